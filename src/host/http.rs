@@ -1,0 +1,107 @@
+//! HTTP, as the host provides it: a request in, a status, headers and a byte stream out.
+
+use async_trait::async_trait;
+use futures::stream::{LocalBoxStream, StreamExt};
+
+use crate::cancel::CancelToken;
+use crate::Result;
+
+/// A response body, read incrementally: each item is one chunk as the network delivered it.
+pub type ByteStream = LocalBoxStream<'static, Result<Vec<u8>>>;
+
+/// An HTTP request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    /// A GET request to `url`.
+    pub fn get(url: impl Into<String>) -> Self {
+        HttpRequest { method: "GET".into(), url: url.into(), headers: Vec::new(), body: None }
+    }
+
+    /// A POST request to `url` with a JSON body.
+    pub fn post_json(url: impl Into<String>, body: &serde_json::Value) -> Self {
+        HttpRequest {
+            method: "POST".into(),
+            url: url.into(),
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: Some(body.to_string().into_bytes()),
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// A response whose body has not been read yet.
+pub struct HttpResponse {
+    pub status: u16,
+    /// Header names are lower-case.
+    pub headers: Vec<(String, String)>,
+    pub body: ByteStream,
+}
+
+impl HttpResponse {
+    /// The first value of the header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// Reads the whole body.
+    pub async fn bytes(mut self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        while let Some(chunk) = self.body.next().await {
+            out.extend_from_slice(&chunk?);
+        }
+        Ok(out)
+    }
+
+    /// Reads the whole body as (lossy) UTF-8 text.
+    pub async fn text(self) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.bytes().await?).into_owned())
+    }
+}
+
+impl std::fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpResponse").field("status", &self.status).field("headers", &self.headers).finish()
+    }
+}
+
+/// Sends HTTP requests. An implementation resolves as soon as the status and headers arrive;
+/// the body is read through [`HttpResponse::body`]. When `cancel` fires, the request is
+/// aborted on the wire and the call (or the body stream) ends with [`Error::Cancelled`].
+#[async_trait(?Send)]
+pub trait HttpClient {
+    async fn send(&self, request: HttpRequest, cancel: &CancelToken) -> Result<HttpResponse>;
+}
+
+/// Ends `body` with `Err(Error::Cancelled)` once `cancel` fires. Implementations wrap their
+/// stream in this so that a reader blocked on the network wakes up on cancel.
+pub(crate) fn cancellable(body: ByteStream, cancel: &CancelToken) -> ByteStream {
+    let cancel = cancel.clone();
+    futures::stream::unfold((body, cancel, false), |(mut body, cancel, done)| async move {
+        if done {
+            return None;
+        }
+        match crate::cancel::with_cancel(&cancel, body.next()).await {
+            Ok(Some(item)) => Some((item, (body, cancel, false))),
+            Ok(None) => None,
+            Err(e) => Some((Err(e), (body, cancel, true))),
+        }
+    })
+    .boxed_local()
+}

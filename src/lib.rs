@@ -1,0 +1,43 @@
+//! # Vault Agent
+//!
+//! The core of an AI agent for an Obsidian vault. It compiles to WebAssembly for the Obsidian
+//! plugin and natively for the `vault-agent` CLI; the host (the plugin's JS shim, or the CLI)
+//! supplies the vault, the clock and HTTP through the traits in [`vault`] and [`host`].
+//!
+//! ```
+//! use vault_agent::vault::{MemoryVault, Vault, VaultPath};
+//!
+//! # futures::executor::block_on(async {
+//! let vault = MemoryVault::new();
+//! let note = VaultPath::parse("Projects/Plan.md")?;
+//! vault.write(&note, "# Plan\n").await?;
+//! assert_eq!(vault.read(&note).await?, "# Plan\n");
+//!
+//! // Paths that leave the vault, or could mean another file on some host, are refused.
+//! assert!(VaultPath::parse("../secrets.md").is_err());
+//! # Ok::<(), vault_agent::Error>(())
+//! # }).unwrap();
+//! ```
+//!
+//! ## Map
+//! - [`vault`] — the `Vault` trait, the path sandbox, `MemoryVault`, `FsVault`.
+//! - [`host`] — `Clock` and `HttpClient`, with native implementations.
+//! - [`protocol`] — messages, tool specs, usage and stream events shared by every layer.
+//! - [`provider`] — the `ModelProvider` trait.
+//! - [`cancel`] — cooperative cancellation.
+//! - `wasm` (wasm32 only) — the binding layer for the plugin.
+
+pub mod cancel;
+mod error;
+pub mod host;
+pub mod protocol;
+pub mod provider;
+pub mod vault;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::{Error, PathProblem, Result};
+
+/// The crate version, as shown by the plugin and the CLI.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

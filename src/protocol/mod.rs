@@ -1,0 +1,273 @@
+//! What crosses the boundary between the loop, the model providers and the host: messages,
+//! tool specs, usage, stop reasons and stream events.
+//!
+//! This module depends on nothing else in the crate, so every layer can name these types.
+
+mod assemble;
+
+pub use assemble::MessageAssembler;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message. Tool results travel in `User` messages, as both APIs expect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One block of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    /// A base64-encoded image.
+    Image {
+        media_type: String,
+        data: String,
+    },
+    /// The model asks for a tool call.
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    /// The answer to a `ToolUse` with the same id.
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(default)]
+        is_error: bool,
+    },
+    /// The model's reasoning. Anthropic needs the `signature` echoed back unchanged; OpenAI-
+    /// compatible reasoning models need the text echoed as `reasoning_content`.
+    Thinking {
+        thinking: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+}
+
+/// A message in the history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message { role: Role::User, content: vec![ContentBlock::text(text)] }
+    }
+
+    /// An assistant message with one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: vec![ContentBlock::text(text)] }
+    }
+
+    /// The concatenated text blocks.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    /// The tool calls in this message, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
+            _ => None,
+        })
+    }
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub input_schema: Value,
+}
+
+/// Token counts for one model call (or a sum of them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Input tokens read from the provider's prompt cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the provider's prompt cache.
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Every input token, cached or not.
+    pub fn total_input(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    StopSequence,
+    Refusal,
+    Other(String),
+}
+
+/// A part of the system prompt. `cache_breakpoint` marks the end of a stable prefix that a
+/// provider with prompt caching may cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemPart {
+    pub text: String,
+    #[serde(default)]
+    pub cache_breakpoint: bool,
+}
+
+/// Everything one model call needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequest {
+    pub system: Vec<SystemPart>,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: u32,
+    /// Extended-thinking budget in tokens, where the model supports it.
+    #[serde(default)]
+    pub thinking_budget: Option<u32>,
+    #[serde(default)]
+    pub temperature: Option<f32>,
+}
+
+/// What went wrong with a model call, sorted so the loop can decide: back off, condense or
+/// stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// 429: too many requests or tokens; retry later.
+    RateLimited,
+    /// The prompt does not fit the model's window; condense and retry.
+    ContextOverflow,
+    /// Missing or wrong API key, or no permission.
+    Auth,
+    /// The request is malformed or refused; retrying will not help.
+    BadRequest,
+    /// No response, or the connection dropped.
+    Network,
+    /// 5xx or 529: the provider is overloaded; retry later.
+    Overloaded,
+    /// The task was cancelled.
+    Cancelled,
+    /// The response could not be understood.
+    Protocol,
+}
+
+impl ErrorKind {
+    /// Whether a retry with backoff may succeed.
+    pub fn is_retryable(self) -> bool {
+        matches!(self, ErrorKind::RateLimited | ErrorKind::Network | ErrorKind::Overloaded)
+    }
+}
+
+/// A categorised model-call error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The HTTP status, if one was received.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// How long the provider asked us to wait (Retry-After), in milliseconds.
+    #[serde(default)]
+    pub retry_after_ms: Option<u64>,
+}
+
+impl ProviderError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ProviderError { kind, message: message.into(), status: None, retry_after_ms: None }
+    }
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(status) => write!(f, "{:?} (HTTP {status}): {}", self.kind, self.message),
+            None => write!(f, "{:?}: {}", self.kind, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ProviderError {}
+
+/// One event of a streamed model response, in the order the model produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    /// The opaque signature that closes a thinking block (Anthropic).
+    ThinkingSignature {
+        signature: String,
+    },
+    /// A tool call begins. `index` identifies it among this response's tool calls.
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    /// A piece of the tool call's JSON arguments.
+    ToolCallDelta {
+        index: usize,
+        json: String,
+    },
+    ToolCallEnd {
+        index: usize,
+    },
+    Usage {
+        usage: Usage,
+    },
+    /// The response is complete.
+    Done {
+        stop_reason: StopReason,
+    },
+    /// The response failed; no event follows.
+    Error {
+        error: ProviderError,
+    },
+}

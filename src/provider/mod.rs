@@ -1,0 +1,56 @@
+//! Model providers: one streaming method per provider; everything else derives from it.
+
+use async_trait::async_trait;
+use futures::stream::{LocalBoxStream, StreamExt};
+
+use crate::cancel::CancelToken;
+use crate::protocol::{
+    ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, StopReason, StreamEvent, Usage,
+};
+
+/// A stream of events for one model call. It ends after `Done` or `Error`.
+pub type EventStream = LocalBoxStream<'static, StreamEvent>;
+
+/// A model behind some API. Implementations stream; retries of failures before the first
+/// token happen inside `stream`. Cancelling `cancel` aborts the HTTP request and ends the
+/// stream with an `Error` of kind [`ErrorKind::Cancelled`].
+#[async_trait(?Send)]
+pub trait ModelProvider {
+    /// A short name for logs and reports ("anthropic", "openai", "scripted").
+    fn name(&self) -> &str;
+    /// The model id sent to the API.
+    fn model(&self) -> &str;
+    /// Starts one model call.
+    async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream;
+}
+
+/// A finished, non-streamed model response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub message: Message,
+    pub usage: Usage,
+    pub stop_reason: StopReason,
+}
+
+/// Runs `request` and collects the whole response: the non-streaming call, derived from
+/// [`ModelProvider::stream`].
+pub async fn complete(
+    provider: &dyn ModelProvider,
+    request: &ModelRequest,
+    cancel: &CancelToken,
+) -> Result<Completion, ProviderError> {
+    let mut stream = provider.stream(request, cancel).await;
+    let mut assembler = MessageAssembler::new();
+    while let Some(event) = stream.next().await {
+        assembler.push(&event);
+        if let StreamEvent::Error { error } = event {
+            return Err(error);
+        }
+    }
+    let usage = assembler.usage();
+    let stop_reason = assembler
+        .stop_reason()
+        .cloned()
+        .ok_or_else(|| ProviderError::new(ErrorKind::Protocol, "the stream ended without a stop reason"))?;
+    Ok(Completion { message: assembler.finish(), usage, stop_reason })
+}

@@ -1,0 +1,114 @@
+//! The vault: the notes the agent works on, owned by the host.
+//!
+//! [`Vault`] is the interface every host implements: [`MemoryVault`] for tests,
+//! [`FsVault`] over a folder for the CLI, and `JsVault` (in `src/wasm/`) over the JS
+//! `VaultHost` that the Obsidian plugin passes in. Paths are [`VaultPath`]s, so an
+//! implementation never sees a path that escapes the vault.
+//!
+//! Contract shared by all implementations (and checked by one test suite run against each):
+//! - `write`/`write_binary` create missing parent folders and replace the whole file; a failed
+//!   write leaves the old bytes intact.
+//! - `read` of a missing file is [`Error::NotFound`]; of a folder, [`Error::IsAFolder`].
+//! - `list(dir)` returns the direct children of `dir`, files and folders apart, sorted.
+//! - `rename` never overwrites: an existing destination is [`Error::AlreadyExists`].
+//! - `trash` moves a user's file or folder to the vault's `.trash/` folder (never a hard
+//!   delete); `remove` deletes, and is for the agent's own files under `.obsidian-agent/`.
+//! - `mkdir` creates missing parents and succeeds if the folder already exists.
+
+mod memory;
+mod path;
+mod walk;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod fs;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use fs::FsVault;
+pub use memory::MemoryVault;
+pub use path::VaultPath;
+pub use walk::walk_files;
+
+use crate::{Error, Result};
+
+/// The folder that `trash` moves entries into, as Obsidian's "move to Obsidian trash" does.
+pub const TRASH_FOLDER: &str = ".trash";
+
+/// Whether a path is a file or a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    File,
+    Folder,
+}
+
+/// What `stat` knows about an entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    pub kind: EntryKind,
+    /// Size in bytes (0 for folders).
+    pub size: u64,
+    /// Last modification, in milliseconds since the Unix epoch.
+    pub mtime: u64,
+}
+
+/// The direct children of a folder, files and folders apart, each sorted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    pub files: Vec<VaultPath>,
+    pub folders: Vec<VaultPath>,
+}
+
+/// The host's vault. Futures are not `Send`: JS promises are not.
+#[async_trait(?Send)]
+pub trait Vault {
+    /// The whole file as UTF-8 text.
+    async fn read(&self, path: &VaultPath) -> Result<String>;
+    /// The whole file as bytes.
+    async fn read_binary(&self, path: &VaultPath) -> Result<Vec<u8>>;
+    /// Replaces (or creates) the file with `content`, creating missing parent folders.
+    async fn write(&self, path: &VaultPath, content: &str) -> Result<()>;
+    /// Replaces (or creates) the file with `data`, creating missing parent folders.
+    async fn write_binary(&self, path: &VaultPath, data: &[u8]) -> Result<()>;
+    /// The direct children of the folder `dir` (the root is [`VaultPath::root`]).
+    async fn list(&self, dir: &VaultPath) -> Result<Listing>;
+    /// The entry's kind, size and mtime, or `None` if nothing is there.
+    async fn stat(&self, path: &VaultPath) -> Result<Option<Stat>>;
+    /// Creates the folder and its missing parents; succeeds if it already exists.
+    async fn mkdir(&self, path: &VaultPath) -> Result<()>;
+    /// Moves a file or folder; fails if `to` exists. Creates `to`'s missing parents.
+    async fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<()>;
+    /// Moves a user's file or folder to the trash. Never a hard delete.
+    async fn trash(&self, path: &VaultPath) -> Result<()>;
+    /// Deletes a file or folder (recursively). Only for the agent's own files.
+    async fn remove(&self, path: &VaultPath) -> Result<()>;
+}
+
+/// Decodes file bytes as text, naming the path if they are not UTF-8.
+pub(crate) fn decode_text(path: &VaultPath, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|_| Error::NotText(path.to_string()))
+}
+
+/// Where `trash` puts `path`: `.trash/<path>`, with ` 1`, ` 2`… before the extension when that
+/// name is taken, so trashing twice never overwrites the first copy.
+pub(crate) async fn trash_destination(vault: &dyn Vault, path: &VaultPath) -> Result<VaultPath> {
+    let trash = VaultPath::parse(TRASH_FOLDER)?;
+    let base = trash.join(path.as_str())?;
+    if vault.stat(&base).await?.is_none() {
+        return Ok(base);
+    }
+    let parent = base.parent().unwrap_or_else(VaultPath::root);
+    let (stem, ext) = match (base.stem(), base.extension()) {
+        (Some(stem), Some(ext)) => (stem.to_string(), format!(".{ext}")),
+        _ => (base.name().unwrap_or("entry").to_string(), String::new()),
+    };
+    for n in 1.. {
+        let candidate = parent.join(&format!("{stem} {n}{ext}"))?;
+        if vault.stat(&candidate).await?.is_none() {
+            return Ok(candidate);
+        }
+    }
+    unreachable!("an unbounded counter always finds a free name")
+}

@@ -1,0 +1,166 @@
+//! [`Vault`] over a JS `VaultHost` object (interface in `js/host/VaultHost.ts`).
+
+use async_trait::async_trait;
+use js_sys::{Promise, Reflect, Uint8Array};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::vault::{EntryKind, Listing, Stat, Vault, VaultPath};
+use crate::{Error, Result};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The JS object that owns the vault. Every method returns a promise; a rejection whose
+    /// error has `code` `ENOENT`, `EEXIST`, `EISDIR` or `ENOTDIR` maps to the matching
+    /// [`Error`], any other rejection to [`Error::Host`] carrying its message.
+    pub type VaultHost;
+
+    #[wasm_bindgen(method, catch)]
+    fn read(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readBinary)]
+    fn read_binary(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn write(this: &VaultHost, path: &str, content: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writeBinary)]
+    fn write_binary(this: &VaultHost, path: &str, data: Uint8Array) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn list(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn stat(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn mkdir(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn rename(this: &VaultHost, from: &str, to: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn trash(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn remove(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+}
+
+/// A vault whose storage is the JS host's.
+pub struct JsVault {
+    host: VaultHost,
+}
+
+impl JsVault {
+    /// Wraps `host`.
+    pub fn new(host: VaultHost) -> Self {
+        JsVault { host }
+    }
+}
+
+#[derive(Deserialize)]
+struct JsListing {
+    files: Vec<String>,
+    folders: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct JsStat {
+    kind: EntryKind,
+    #[serde(default)]
+    size: f64,
+    #[serde(default)]
+    mtime: f64,
+}
+
+/// Awaits a host call, mapping a synchronous throw or a rejection to a core error.
+async fn call(op: &str, path: &VaultPath, promise: std::result::Result<Promise, JsValue>) -> Result<JsValue> {
+    let promise = promise.map_err(|e| host_error(op, path, &e))?;
+    JsFuture::from(promise).await.map_err(|e| host_error(op, path, &e))
+}
+
+fn host_error(op: &str, path: &VaultPath, value: &JsValue) -> Error {
+    let code = Reflect::get(value, &JsValue::from_str("code")).ok().and_then(|c| c.as_string());
+    match code.as_deref() {
+        Some("ENOENT") => return Error::NotFound(path.to_string()),
+        Some("EEXIST") => return Error::AlreadyExists(path.to_string()),
+        Some("EISDIR") => return Error::IsAFolder(path.to_string()),
+        Some("ENOTDIR") => return Error::NotAFolder(path.to_string()),
+        _ => {}
+    }
+    Error::Host { op: format!("{op} {path}"), message: js_message(value) }
+}
+
+/// The message of a JS error value, whatever was thrown.
+pub(crate) fn js_message(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()).unwrap_or_else(|| format!("{value:?}"))
+}
+
+fn host_value<T: for<'de> Deserialize<'de>>(op: &str, path: &VaultPath, value: JsValue) -> Result<T> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| Error::Host { op: format!("{op} {path}"), message: format!("unexpected answer from host: {e}") })
+}
+
+fn parse_paths(raw: Vec<String>) -> Vec<VaultPath> {
+    // Entries no VaultPath can name (hosts may allow names we refuse) cannot be addressed.
+    let mut paths: Vec<VaultPath> = raw.iter().filter_map(|p| VaultPath::parse(p).ok()).collect();
+    paths.sort();
+    paths
+}
+
+#[async_trait(?Send)]
+impl Vault for JsVault {
+    async fn read(&self, path: &VaultPath) -> Result<String> {
+        let value = call("read", path, self.host.read(path.as_str())).await?;
+        value
+            .as_string()
+            .ok_or_else(|| Error::Host { op: format!("read {path}"), message: "host returned a non-string".into() })
+    }
+
+    async fn read_binary(&self, path: &VaultPath) -> Result<Vec<u8>> {
+        let value = call("readBinary", path, self.host.read_binary(path.as_str())).await?;
+        // Uint8Array::new accepts both an ArrayBuffer and a typed array.
+        Ok(Uint8Array::new(&value).to_vec())
+    }
+
+    async fn write(&self, path: &VaultPath, content: &str) -> Result<()> {
+        call("write", path, self.host.write(path.as_str(), content)).await.map(drop)
+    }
+
+    async fn write_binary(&self, path: &VaultPath, data: &[u8]) -> Result<()> {
+        let array = Uint8Array::from(data);
+        call("writeBinary", path, self.host.write_binary(path.as_str(), array)).await.map(drop)
+    }
+
+    async fn list(&self, dir: &VaultPath) -> Result<Listing> {
+        let value = call("list", dir, self.host.list(dir.as_str())).await?;
+        let listing: JsListing = host_value("list", dir, value)?;
+        Ok(Listing { files: parse_paths(listing.files), folders: parse_paths(listing.folders) })
+    }
+
+    async fn stat(&self, path: &VaultPath) -> Result<Option<Stat>> {
+        let value = call("stat", path, self.host.stat(path.as_str())).await?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        let stat: JsStat = host_value("stat", path, value)?;
+        Ok(Some(Stat { kind: stat.kind, size: stat.size as u64, mtime: stat.mtime as u64 }))
+    }
+
+    async fn mkdir(&self, path: &VaultPath) -> Result<()> {
+        call("mkdir", path, self.host.mkdir(path.as_str())).await.map(drop)
+    }
+
+    async fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<()> {
+        match call("rename", from, self.host.rename(from.as_str(), to.as_str())).await {
+            Err(Error::AlreadyExists(_)) => Err(Error::AlreadyExists(to.to_string())),
+            other => other.map(drop),
+        }
+    }
+
+    async fn trash(&self, path: &VaultPath) -> Result<()> {
+        call("trash", path, self.host.trash(path.as_str())).await.map(drop)
+    }
+
+    async fn remove(&self, path: &VaultPath) -> Result<()> {
+        call("remove", path, self.host.remove(path.as_str())).await.map(drop)
+    }
+}

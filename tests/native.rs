@@ -1,0 +1,8 @@
+//! Native integration tests, built as one binary (`tests/native/*.rs`).
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/vault_contract.rs"]
+mod vault_contract;
+
+#[path = "native/vault.rs"]
+mod vault;
