@@ -12,7 +12,7 @@ use crate::{Error, Result};
 #[wasm_bindgen]
 extern "C" {
     /// The JS object that owns the vault. Every method returns a promise; a rejection whose
-    /// error has `code` `ENOENT`, `EEXIST`, `EISDIR` or `ENOTDIR` maps to the matching
+    /// error has `code` `ENOENT`, `EEXIST`, `EISDIR`, `ENOTDIR` or `EILSEQ` (text that is not UTF-8) maps to the matching
     /// [`Error`], any other rejection to [`Error::Host`] carrying its message.
     pub type VaultHost;
 
@@ -78,6 +78,7 @@ fn host_error(op: &str, path: &VaultPath, value: &JsValue) -> Error {
         Some("EEXIST") => return Error::AlreadyExists(path.to_string()),
         Some("EISDIR") => return Error::IsAFolder(path.to_string()),
         Some("ENOTDIR") => return Error::NotAFolder(path.to_string()),
+        Some("EILSEQ") => return Error::NotText(path.to_string()),
         _ => {}
     }
     Error::Host { op: format!("{op} {path}"), message: js_message(value) }
