@@ -6,3 +6,6 @@ mod vault_contract;
 
 #[path = "native/vault.rs"]
 mod vault;
+
+#[path = "native/host.rs"]
+mod host;

@@ -1,0 +1,52 @@
+/**
+ * The vault as the Rust core sees it (`JsVault` in `src/wasm/vault.rs`).
+ *
+ * Paths are vault-relative and `/`-separated; the root is `""`. The core checks every path before
+ * it reaches the host, so a host never sees one that escapes the vault.
+ *
+ * Every method returns a promise. To signal a condition the core acts on, reject with an `Error`
+ * whose `code` is one of {@link VaultErrorCode}; any other rejection reaches the core as a host
+ * error carrying its message.
+ */
+export interface VaultHost {
+  /** The whole file as text. Rejects with `EILSEQ` if the bytes are not UTF-8. */
+  read(path: string): Promise<string>;
+  /** The whole file as bytes. */
+  readBinary(path: string): Promise<Uint8Array | ArrayBuffer>;
+  /** Replaces or creates the file, creating missing parent folders. */
+  write(path: string, content: string): Promise<void>;
+  /** Replaces or creates the file, creating missing parent folders. */
+  writeBinary(path: string, data: Uint8Array): Promise<void>;
+  /** The direct children of a folder, as vault-relative paths. */
+  list(path: string): Promise<{ files: string[]; folders: string[] }>;
+  /** Kind, size and mtime (ms since the epoch), or `null` when nothing is there. */
+  stat(path: string): Promise<HostStat | null>;
+  /** Creates the folder and missing parents; succeeds if it exists. */
+  mkdir(path: string): Promise<void>;
+  /** Moves a file or folder; rejects with `EEXIST` if `to` exists. */
+  rename(from: string, to: string): Promise<void>;
+  /** Moves a user's file or folder to the vault's `.trash/` folder. Never a hard delete. */
+  trash(path: string): Promise<void>;
+  /** Deletes a file or folder recursively. The core uses it only for its own files. */
+  remove(path: string): Promise<void>;
+}
+
+export interface HostStat {
+  kind: "file" | "folder";
+  size: number;
+  mtime: number;
+}
+
+/** Error codes the core maps to its own errors (not found, exists, wrong kind, not text). */
+export type VaultErrorCode = "ENOENT" | "EEXIST" | "EISDIR" | "ENOTDIR" | "EILSEQ";
+
+/** An error the core recognises by its `code`. */
+export class VaultHostError extends Error {
+  constructor(
+    readonly code: VaultErrorCode,
+    path: string,
+  ) {
+    super(`${code}: ${path}`);
+    this.name = "VaultHostError";
+  }
+}

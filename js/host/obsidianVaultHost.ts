@@ -1,0 +1,112 @@
+import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
+import { VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
+
+/** Obsidian's adapter wants "/" for the vault root. */
+const adapterPath = (path: string): string => (path === "" ? "/" : normalizePath(path));
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * {@link VaultHost} over Obsidian's API. Writes to notes Obsidian already knows go through
+ * `app.vault.modify`, so open editors, the metadata cache and other plugins see them; everything
+ * else (the agent's own index and temp files) goes through the adapter.
+ */
+export class ObsidianVaultHost implements VaultHost {
+  private readonly adapter: DataAdapter;
+
+  constructor(private readonly app: App) {
+    this.adapter = app.vault.adapter;
+  }
+
+  async read(path: string): Promise<string> {
+    const bytes = await this.readBinary(path);
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      throw new VaultHostError("EILSEQ", path);
+    }
+  }
+
+  async readBinary(path: string): Promise<ArrayBuffer> {
+    const stat = await this.stat(path);
+    if (!stat) throw new VaultHostError("ENOENT", path);
+    if (stat.kind === "folder") throw new VaultHostError("EISDIR", path);
+    return this.adapter.readBinary(adapterPath(path));
+  }
+
+  async write(path: string, content: string): Promise<void> {
+    const file = this.app.vault.getAbstractFileByPath(path);
+    if (file instanceof TFile) {
+      await this.app.vault.modify(file, content);
+      return;
+    }
+    await this.prepareWrite(path);
+    await this.adapter.write(adapterPath(path), content);
+  }
+
+  async writeBinary(path: string, data: Uint8Array): Promise<void> {
+    await this.prepareWrite(path);
+    const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    await this.adapter.writeBinary(adapterPath(path), buffer);
+  }
+
+  async list(path: string): Promise<{ files: string[]; folders: string[] }> {
+    const stat = await this.stat(path);
+    if (path !== "" && !stat) throw new VaultHostError("ENOENT", path);
+    if (stat?.kind === "file") throw new VaultHostError("ENOTDIR", path);
+    const listed = await this.adapter.list(adapterPath(path));
+    const strip = (p: string) => p.replace(/^\/+/, "");
+    return { files: listed.files.map(strip), folders: listed.folders.map(strip) };
+  }
+
+  async stat(path: string): Promise<HostStat | null> {
+    const stat = await this.adapter.stat(adapterPath(path));
+    if (!stat) return null;
+    return { kind: stat.type, size: stat.size, mtime: stat.mtime };
+  }
+
+  async mkdir(path: string): Promise<void> {
+    const stat = await this.stat(path);
+    if (stat?.kind === "file") throw new VaultHostError("ENOTDIR", path);
+    if (!stat) await this.adapter.mkdir(adapterPath(path));
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    if (!(await this.stat(from))) throw new VaultHostError("ENOENT", from);
+    if (await this.stat(to)) throw new VaultHostError("EEXIST", to);
+    await this.ensureParent(to);
+    const file = this.app.vault.getAbstractFileByPath(from);
+    // The file manager also updates links to the moved note, as a user's move would.
+    if (file) await this.app.fileManager.renameFile(file, to);
+    else await this.adapter.rename(adapterPath(from), adapterPath(to));
+  }
+
+  async trash(path: string): Promise<void> {
+    if (!(await this.stat(path))) throw new VaultHostError("ENOENT", path);
+    const file = this.app.vault.getAbstractFileByPath(path);
+    if (file) await this.app.vault.trash(file, false);
+    else await this.adapter.trashLocal(adapterPath(path));
+  }
+
+  async remove(path: string): Promise<void> {
+    const stat = await this.stat(path);
+    if (!stat) throw new VaultHostError("ENOENT", path);
+    if (stat.kind === "folder") await this.adapter.rmdir(adapterPath(path), true);
+    else await this.adapter.remove(adapterPath(path));
+  }
+
+  private async prepareWrite(path: string): Promise<void> {
+    const stat = await this.stat(path);
+    if (stat?.kind === "folder") throw new VaultHostError("EISDIR", path);
+    await this.ensureParent(path);
+  }
+
+  private async ensureParent(path: string): Promise<void> {
+    const slash = path.lastIndexOf("/");
+    if (slash <= 0) return;
+    const parent = path.slice(0, slash);
+    const stat = await this.stat(parent);
+    if (stat?.kind === "file") throw new VaultHostError("ENOTDIR", parent);
+    if (!stat) await this.adapter.mkdir(adapterPath(parent));
+  }
+}

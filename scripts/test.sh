@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every check and test: lints, native tests, tests in headless Chrome, the plugin bundle's
+# type check and node tests. This is README command (2) and exactly what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+export VAULT_AGENT_TEST_PORT="${VAULT_AGENT_TEST_PORT:-47800}"
+# Tests over the whole sample vault take longer than wasm-bindgen-test's 20 s default.
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup (idempotent)"
+bash scripts/setup.sh
+
+step "cargo fmt --check"
+cargo fmt --check
+
+step "cargo clippy (native)"
+cargo clippy --locked --all-targets -- -D warnings
+
+step "cargo clippy (wasm32)"
+cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+step "cargo test (native)"
+cargo test --locked
+
+step "tests in headless Chrome (wasm-pack test)"
+server_log=$(mktemp)
+node tests/servers/server.mjs >"$server_log" 2>&1 &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do grep -q listening "$server_log" && break; sleep 0.1; done
+grep -q listening "$server_log" || { cat "$server_log"; echo "the test server did not start"; exit 1; }
+wasm-pack test --headless --chrome -- --locked --test browser
+
+step "plugin: wasm package, bundle, type check, node tests"
+wasm-pack build --dev --target web --out-dir pkg --no-pack -- --locked
+node esbuild.config.mjs
+npx --no-install tsc --noEmit -p tsconfig.json
+node --test tests/js/
+
+step "all checks passed"
