@@ -1,6 +1,7 @@
 //! Tests that run the core inside headless Chrome (`wasm-pack test --headless --chrome -- --test browser`),
 //! built as one binary. They need the local test server (`node tests/servers/server.mjs`).
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
