@@ -4,7 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-export VAULT_AGENT_TEST_PORT="${VAULT_AGENT_TEST_PORT:-47800}"
+# The local test server's port: a free one unless given. Browser tests read it at compile time.
+if [ -z "${VAULT_AGENT_TEST_PORT:-}" ]; then
+  VAULT_AGENT_TEST_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+fi
+export VAULT_AGENT_TEST_PORT
 # Tests over the whole sample vault take longer than wasm-bindgen-test's 20 s default.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}"
 
