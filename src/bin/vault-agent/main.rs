@@ -1,4 +1,7 @@
 //! `vault-agent`: the core as a terminal program, over a folder on disk.
+//!
+//! Each subcommand lives in its own module; `main` only parses arguments, starts a
+//! single-threaded runtime (the core's futures are not `Send`) and reports a fatal error.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -9,12 +12,13 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+mod notes;
+
+#[cfg(not(target_arch = "wasm32"))]
 mod cli {
-    use std::path::PathBuf;
     use std::process::ExitCode;
 
     use clap::{Parser, Subcommand};
-    use vault_agent::vault::{walk_files, FsVault, Vault, VaultPath};
 
     #[derive(Parser)]
     #[command(name = "vault-agent", version, about = "An AI agent for an Obsidian vault, in the terminal")]
@@ -26,11 +30,7 @@ mod cli {
     #[derive(Subcommand)]
     enum Command {
         /// List the vault's Markdown notes (hidden folders are skipped).
-        Notes {
-            /// The vault folder.
-            #[arg(long)]
-            vault: PathBuf,
-        },
+        Notes(crate::notes::Args),
     }
 
     pub fn main() -> ExitCode {
@@ -42,25 +42,16 @@ mod cli {
                 return ExitCode::FAILURE;
             }
         };
-        match runtime.block_on(run(cli)) {
+        let result = runtime.block_on(async {
+            match cli.command {
+                Command::Notes(args) => crate::notes::run(args).await,
+            }
+        });
+        match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("vault-agent: {e}");
                 ExitCode::FAILURE
-            }
-        }
-    }
-
-    async fn run(cli: Cli) -> vault_agent::Result<()> {
-        match cli.command {
-            Command::Notes { vault } => {
-                let vault = FsVault::open(&vault)?;
-                let skip_hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-                let files = walk_files(&vault as &dyn Vault, &VaultPath::root(), &skip_hidden).await?;
-                for note in files.iter().filter(|p| p.extension() == Some("md")) {
-                    println!("{note}");
-                }
-                Ok(())
             }
         }
     }
