@@ -16,3 +16,6 @@ mod provider_support;
 
 #[path = "native/provider.rs"]
 mod provider;
+
+#[path = "native/chat_cli.rs"]
+mod chat_cli;

@@ -611,3 +611,66 @@ fn the_factory_refuses_configurations_that_cannot_work() {
     let ollama = build(&ProviderConfig::ollama("llama3.2"), http.clone(), clock.clone()).unwrap();
     assert_eq!((ollama.name(), ollama.model()), ("openai-compatible", "llama3.2"));
 }
+
+#[test]
+fn cancelling_closes_the_connection() {
+    use std::io::{Read, Write};
+    // A server that sends the start of a stream, then waits to see the client hang up.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (closed_tx, closed) = std::sync::mpsc::channel();
+    let body = fixture("anthropic/text.sse");
+    let first = body[..body.find("event: content_block_stop").unwrap()].to_string();
+    std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 8192];
+        // Read the whole request (headers, then content-length bytes) before answering.
+        let complete = |request: &[u8]| {
+            let text = String::from_utf8_lossy(request);
+            let Some(end) = text.find("\r\n\r\n") else { return false };
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())
+                })
+                .unwrap_or(0);
+            request.len() >= end + 4 + length
+        };
+        while !complete(&request) {
+            let n = socket.read(&mut buf).unwrap();
+            request.extend_from_slice(&buf[..n]);
+        }
+        socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n").unwrap();
+        socket.write_all(first.as_bytes()).unwrap();
+        socket.flush().unwrap();
+        let hung_up = matches!(socket.read(&mut buf), Ok(0) | Err(_));
+        closed_tx.send(hung_up).unwrap();
+    });
+
+    let config = ProviderConfig { base_url: Some(base), ..anthropic() };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (last, hung_up) = runtime.block_on(async {
+        let http = Rc::new(vault_agent::host::ReqwestClient::new());
+        let provider = build(&config, http, Rc::new(vault_agent::host::SystemClock)).unwrap();
+        let cancel = CancelToken::new();
+        let mut stream = provider.stream(&request(), &cancel).await;
+        let mut last = None;
+        while let Some(event) = stream.next().await {
+            if matches!(event, StreamEvent::TextDelta { .. }) {
+                cancel.cancel();
+            }
+            last = Some(event);
+        }
+        // The runtime keeps running (as in the CLI) while the server waits for the hang-up.
+        for _ in 0..1000 {
+            if let Ok(hung_up) = closed.try_recv() {
+                return (last, Some(hung_up));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        (last, None)
+    });
+    assert!(matches!(last, Some(StreamEvent::Error { error }) if error.kind == ErrorKind::Cancelled));
+    assert_eq!(hung_up, Some(true), "the server saw the client hang up");
+}
