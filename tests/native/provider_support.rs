@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use vault_agent::cancel::{with_cancel, CancelToken};
-use vault_agent::host::{ByteStream, Clock, HttpClient, HttpRequest, HttpResponse, ManualClock};
+use vault_agent::cancel::CancelToken;
+use vault_agent::host::{cancellable, ByteStream, Clock, HttpClient, HttpRequest, HttpResponse, ManualClock};
 use vault_agent::protocol::StreamEvent;
 use vault_agent::provider::{build, ModelProvider, ProviderConfig, RetryPolicy};
 use vault_agent::Error;
@@ -84,21 +84,6 @@ fn cut(body: &str, cuts: &[usize]) -> Vec<Vec<u8>> {
         }
     }
     out
-}
-
-fn cancellable(body: ByteStream, cancel: &CancelToken) -> ByteStream {
-    let cancel = cancel.clone();
-    futures::stream::unfold((body, cancel, false), |(mut body, cancel, done)| async move {
-        if done {
-            return None;
-        }
-        match with_cancel(&cancel, body.next()).await {
-            Ok(Some(item)) => Some((item, (body, cancel, false))),
-            Ok(None) => None,
-            Err(e) => Some((Err(e), (body, cancel, true))),
-        }
-    })
-    .boxed_local()
 }
 
 #[async_trait(?Send)]
