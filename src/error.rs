@@ -95,6 +95,10 @@ pub enum Error {
     /// Bad input that is not a path: arguments, configuration, serialized data.
     #[error("invalid input: {0}")]
     Invalid(String),
+
+    /// A model call failed; the error says how (rate limit, context overflow, auth, …).
+    #[error("model call failed: {0}")]
+    Provider(#[from] crate::protocol::ProviderError),
 }
 
 /// `Result` with the crate's [`Error`].

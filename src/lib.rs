@@ -23,11 +23,14 @@
 //! - [`vault`] — the `Vault` trait, the path sandbox, `MemoryVault`, `FsVault`.
 //! - [`host`] — `Clock` and `HttpClient`, with native implementations.
 //! - [`protocol`] — messages, tool specs, usage and stream events shared by every layer.
-//! - [`provider`] — the `ModelProvider` trait.
+//! - [`provider`] — the `ModelProvider` trait; Anthropic and OpenAI(-compatible) providers,
+//!   SSE, retries, text tool-call dialects.
+//! - [`context`] — what fits in the model's window: the token estimate.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
 pub mod cancel;
+pub mod context;
 mod error;
 pub mod host;
 pub mod protocol;

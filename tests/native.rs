@@ -10,3 +10,12 @@ mod vault;
 
 #[path = "native/host.rs"]
 mod host;
+
+#[path = "native/provider_support.rs"]
+mod provider_support;
+
+#[path = "native/provider.rs"]
+mod provider;
+
+#[path = "native/chat_cli.rs"]
+mod chat_cli;

@@ -91,7 +91,7 @@ pub trait HttpClient {
 
 /// Ends `body` with `Err(Error::Cancelled)` once `cancel` fires. Implementations wrap their
 /// stream in this so that a reader blocked on the network wakes up on cancel.
-pub(crate) fn cancellable(body: ByteStream, cancel: &CancelToken) -> ByteStream {
+pub fn cancellable(body: ByteStream, cancel: &CancelToken) -> ByteStream {
     let cancel = cancel.clone();
     futures::stream::unfold((body, cancel, false), |(mut body, cancel, done)| async move {
         if done {

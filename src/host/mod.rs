@@ -13,8 +13,7 @@ mod native_clock;
 mod native_http;
 
 pub use clock::{Clock, ManualClock};
-pub(crate) use http::cancellable;
-pub use http::{ByteStream, HttpClient, HttpRequest, HttpResponse};
+pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_clock::SystemClock;
 #[cfg(not(target_arch = "wasm32"))]

@@ -24,6 +24,7 @@ pub struct MessageAssembler {
 enum Partial {
     Text(String),
     Thinking { text: String, signature: Option<String> },
+    Redacted(String),
     Tool { id: String, name: String, json: String },
 }
 
@@ -59,7 +60,8 @@ impl MessageAssembler {
                     existing.push_str(json);
                 }
             }
-            StreamEvent::ToolCallEnd { .. } => {}
+            StreamEvent::RedactedThinking { data } => self.blocks.push(Partial::Redacted(data.clone())),
+            StreamEvent::ToolCallEnd { .. } | StreamEvent::Retry { .. } => {}
             StreamEvent::Usage { usage } => self.usage = merge_usage(self.usage, *usage),
             StreamEvent::Done { stop_reason } => self.stop_reason = Some(stop_reason.clone()),
             StreamEvent::Error { error } => self.error = Some(error.clone()),
@@ -90,6 +92,7 @@ impl MessageAssembler {
                 Partial::Text(text) if text.is_empty() => None,
                 Partial::Text(text) => Some(ContentBlock::Text { text }),
                 Partial::Thinking { text, signature } => Some(ContentBlock::Thinking { thinking: text, signature }),
+                Partial::Redacted(data) => Some(ContentBlock::RedactedThinking { data }),
                 Partial::Tool { id, name, json } => {
                     Some(ContentBlock::ToolUse { id, name, input: parse_arguments(&json) })
                 }

@@ -50,6 +50,11 @@ pub enum ContentBlock {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
+    /// Reasoning the provider encrypted (Anthropic `redacted_thinking`). It is opaque, and must
+    /// be sent back unchanged with the rest of the assistant message.
+    RedactedThinking {
+        data: String,
+    },
 }
 
 impl ContentBlock {
@@ -266,8 +271,39 @@ pub enum StreamEvent {
     Done {
         stop_reason: StopReason,
     },
+    /// An opaque, encrypted thinking block (Anthropic `redacted_thinking`), complete.
+    RedactedThinking {
+        data: String,
+    },
+    /// The call failed before its first token and will be tried again after `delay_ms`; the
+    /// events of the failed attempt were not delivered. Shown by the UI ("retrying in 2 s"),
+    /// ignored by [`MessageAssembler`].
+    Retry {
+        /// The attempt that failed, from 1.
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error: ProviderError,
+    },
     /// The response failed; no event follows.
     Error {
         error: ProviderError,
     },
+}
+
+impl StreamEvent {
+    /// Whether the event carries model output (text, thinking or a tool call), as opposed to
+    /// metadata. Retries stop once such an event was delivered.
+    pub fn is_output(&self) -> bool {
+        matches!(
+            self,
+            StreamEvent::TextDelta { .. }
+                | StreamEvent::ThinkingDelta { .. }
+                | StreamEvent::ThinkingSignature { .. }
+                | StreamEvent::RedactedThinking { .. }
+                | StreamEvent::ToolCallStart { .. }
+                | StreamEvent::ToolCallDelta { .. }
+                | StreamEvent::ToolCallEnd { .. }
+        )
+    }
 }

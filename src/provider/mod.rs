@@ -1,4 +1,33 @@
 //! Model providers: one streaming method per provider; everything else derives from it.
+//!
+//! - [`ProviderConfig`] + [`build`]: the one way to get a provider (Anthropic, OpenAI, any
+//!   OpenAI-compatible server by base URL, optionally with [text tool calls](dialect)).
+//! - [`formats`]: the pure wire converters (request JSON, SSE event → [`StreamEvent`]).
+//! - [`sse`]: server-sent events over the host's byte stream.
+//! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`].
+//! - [`dialect`]: tool calls written as text, for models without native tool calling.
+//!
+//! Retries of failures before the first token happen inside `stream` (announced with
+//! [`StreamEvent::Retry`]); the loop sees a categorised [`ProviderError`] when they are used up.
+
+mod anthropic;
+pub mod classify;
+mod config;
+pub mod dialect;
+pub mod formats;
+mod openai;
+pub mod retry;
+pub mod sse;
+mod transport;
+
+pub use anthropic::AnthropicProvider;
+pub use config::{
+    build, ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL,
+    OPENAI_BASE_URL, OPENROUTER_BASE_URL,
+};
+pub use dialect::{TextToolDialect, TextToolProvider};
+pub use openai::OpenAiProvider;
+pub use retry::RetryPolicy;
 
 use async_trait::async_trait;
 use futures::stream::{LocalBoxStream, StreamExt};

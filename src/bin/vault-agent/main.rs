@@ -12,6 +12,8 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+mod chat;
+#[cfg(not(target_arch = "wasm32"))]
 mod notes;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -31,6 +33,8 @@ mod cli {
     enum Command {
         /// List the vault's Markdown notes (hidden folders are skipped).
         Notes(crate::notes::Args),
+        /// Ask a model one question and stream its answer to stdout.
+        Chat(crate::chat::Args),
     }
 
     pub fn main() -> ExitCode {
@@ -45,6 +49,7 @@ mod cli {
         let result = runtime.block_on(async {
             match cli.command {
                 Command::Notes(args) => crate::notes::run(args).await,
+                Command::Chat(args) => crate::chat::run(args).await,
             }
         });
         match result {

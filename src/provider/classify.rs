@@ -1,0 +1,149 @@
+//! Sorting a failed model call into an [`ErrorKind`], from its HTTP status, headers and body, or
+//! from an error object that arrived inside a stream.
+//!
+//! Both providers' error bodies are understood: Anthropic's
+//! `{"type":"error","error":{"type":"rate_limit_error","message":…}}` and OpenAI's (and
+//! OpenRouter's) `{"error":{"message":…,"type":…,"code":…}}`, whose `code` may be a number.
+
+use serde_json::Value;
+
+use crate::protocol::{ErrorKind, ProviderError};
+
+/// Phrases in an error message that mean "the prompt is longer than the model's window", from
+/// Anthropic, OpenAI and the common OpenAI-compatible servers (vLLM, llama.cpp, Ollama, LM Studio).
+const OVERFLOW_PHRASES: &[&str] = &[
+    "prompt is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "exceed context limit",
+    "exceeds the context",
+    "too many tokens",
+    "input is too long",
+    "request too large",
+    "reduce the length",
+];
+
+/// The error for a response with a non-success `status`.
+pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, now_ms: u64) -> ProviderError {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let (type_or_code, message) = match parsed.as_ref().and_then(error_object) {
+        Some(object) => describe(object),
+        None => (None, short(body)),
+    };
+    let message = if message.is_empty() { format!("HTTP {status}") } else { message };
+    let mut kind = match status {
+        401 | 403 => ErrorKind::Auth,
+        408 => ErrorKind::Network,
+        413 => ErrorKind::ContextOverflow,
+        429 => ErrorKind::RateLimited,
+        529 => ErrorKind::Overloaded,
+        500..=599 => ErrorKind::Overloaded,
+        _ => ErrorKind::BadRequest,
+    };
+    if let Some(by_type) = type_or_code.as_deref().and_then(kind_from_type) {
+        // A body that names its error precisely wins over a generic status (an
+        // `overloaded_error` behind a 500, a rate limit behind a 400 from a proxy).
+        if by_type != ErrorKind::BadRequest {
+            kind = by_type;
+        }
+    }
+    if kind == ErrorKind::BadRequest && is_overflow(type_or_code.as_deref(), &message) {
+        kind = ErrorKind::ContextOverflow;
+    }
+    ProviderError { kind, message, status: Some(status), retry_after_ms: retry_after_ms(headers, now_ms) }
+}
+
+/// The error for an error object that arrived inside a stream (Anthropic's `error` event, an
+/// OpenAI-compatible chunk with an `error` member, or a whole JSON body with status 200).
+/// `value` may be the object itself or a body holding it under `error`.
+pub fn classify_error_object(value: &Value) -> ProviderError {
+    let object = error_object(value).unwrap_or(value);
+    let (type_or_code, message) = describe(object);
+    let status = object.get("code").and_then(Value::as_u64).and_then(|c| u16::try_from(c).ok());
+    let mut kind = type_or_code.as_deref().and_then(kind_from_type).unwrap_or(ErrorKind::Overloaded);
+    if let Some(status) = status.filter(|s| *s >= 400) {
+        kind = classify_response(status, &[], &value.to_string(), 0).kind;
+    }
+    if matches!(kind, ErrorKind::BadRequest | ErrorKind::Overloaded) && is_overflow(type_or_code.as_deref(), &message) {
+        kind = ErrorKind::ContextOverflow;
+    }
+    let message = if message.is_empty() { "the provider reported an error".to_string() } else { message };
+    ProviderError { kind, message, status, retry_after_ms: None }
+}
+
+/// The object describing the error in a body: `body.error` if it is an object, else the body
+/// itself if it has a `message`.
+fn error_object(body: &Value) -> Option<&Value> {
+    match body.get("error") {
+        Some(inner) if inner.is_object() => Some(inner),
+        Some(Value::String(_)) => Some(body),
+        _ if body.get("message").is_some() => Some(body),
+        _ => None,
+    }
+}
+
+/// The error's type or code (as text) and its message.
+fn describe(object: &Value) -> (Option<String>, String) {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let type_or_code = object.get("type").and_then(text).or_else(|| object.get("code").and_then(text));
+    let message =
+        object.get("message").and_then(text).or_else(|| object.get("error").and_then(text)).unwrap_or_default();
+    // OpenRouter puts the upstream provider's own message in metadata.raw.
+    let raw = object.pointer("/metadata/raw").and_then(text);
+    let message = match raw {
+        Some(raw) if !message.contains(&raw) => format!("{message} ({})", short(&raw)),
+        _ => message,
+    };
+    (type_or_code, message)
+}
+
+fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {
+    Some(match type_or_code {
+        "rate_limit_error" | "rate_limit_exceeded" | "429" | "insufficient_quota" => ErrorKind::RateLimited,
+        "overloaded_error" | "529" | "api_error" | "server_error" | "500" | "502" | "503" => ErrorKind::Overloaded,
+        "authentication_error" | "permission_error" | "invalid_api_key" | "401" | "403" => ErrorKind::Auth,
+        "context_length_exceeded" | "request_too_large" | "413" => ErrorKind::ContextOverflow,
+        "invalid_request_error" | "not_found_error" | "400" | "404" | "422" => ErrorKind::BadRequest,
+        _ => return None,
+    })
+}
+
+fn is_overflow(type_or_code: Option<&str>, message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    type_or_code == Some("context_length_exceeded") || OVERFLOW_PHRASES.iter().any(|p| message.contains(p))
+}
+
+fn short(text: &str) -> String {
+    const LIMIT: usize = 500;
+    let text = text.trim();
+    match text.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// How long the response asks us to wait: `retry-after-ms` (OpenAI), else `retry-after` in
+/// seconds or as an HTTP date (RFC 9110), relative to `now_ms`.
+pub fn retry_after_ms(headers: &[(String, String)], now_ms: u64) -> Option<u64> {
+    let header = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| *v >= 0.0) {
+        return Some(ms.round() as u64);
+    }
+    let value = header("retry-after")?;
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    let date_ms = date.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis() as u64;
+    Some(date_ms.saturating_sub(now_ms))
+}
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod tests;

@@ -1,0 +1,108 @@
+use serde_json::json;
+
+use super::*;
+
+fn classify(status: u16, body: &str) -> ProviderError {
+    classify_response(status, &[], body, 0)
+}
+
+#[test]
+fn statuses_map_to_kinds() {
+    assert_eq!(classify(401, "").kind, ErrorKind::Auth);
+    assert_eq!(classify(403, "forbidden").kind, ErrorKind::Auth);
+    assert_eq!(classify(429, "").kind, ErrorKind::RateLimited);
+    assert_eq!(classify(500, "").kind, ErrorKind::Overloaded);
+    assert_eq!(classify(503, "<html>bad gateway</html>").kind, ErrorKind::Overloaded);
+    assert_eq!(classify(529, "").kind, ErrorKind::Overloaded);
+    assert_eq!(classify(400, "nope").kind, ErrorKind::BadRequest);
+    assert_eq!(classify(404, "").kind, ErrorKind::BadRequest);
+    assert_eq!(classify(408, "").kind, ErrorKind::Network);
+    assert_eq!(classify(429, "").status, Some(429));
+    assert_eq!(classify(500, "").message, "HTTP 500");
+}
+
+#[test]
+fn anthropic_error_bodies() {
+    let body = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string();
+    let e = classify(529, &body);
+    assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Overloaded, "Overloaded"));
+
+    let body = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "prompt is too long: 215000 tokens > 200000 maximum"}})
+    .to_string();
+    assert_eq!(classify(400, &body).kind, ErrorKind::ContextOverflow);
+
+    let body = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000"}})
+    .to_string();
+    assert_eq!(classify(400, &body).kind, ErrorKind::ContextOverflow);
+
+    let body =
+        json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string();
+    assert_eq!(classify(401, &body).kind, ErrorKind::Auth);
+
+    let body = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: required"}})
+        .to_string();
+    assert_eq!(classify(400, &body).kind, ErrorKind::BadRequest);
+}
+
+#[test]
+fn openai_and_openrouter_error_bodies() {
+    let body = json!({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+    .to_string();
+    let e = classify(400, &body);
+    assert_eq!(e.kind, ErrorKind::ContextOverflow);
+    assert!(e.message.starts_with("This model's maximum context length"));
+
+    let body = json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+        "code": "invalid_api_key"}})
+    .to_string();
+    assert_eq!(classify(401, &body).kind, ErrorKind::Auth);
+
+    // OpenRouter: a numeric code and the upstream message in metadata.raw.
+    let body = json!({"error": {"code": 429, "message": "Provider returned error",
+        "metadata": {"raw": "rate limited upstream", "provider_name": "X"}}})
+    .to_string();
+    let e = classify(429, &body);
+    assert_eq!(e.kind, ErrorKind::RateLimited);
+    assert_eq!(e.message, "Provider returned error (rate limited upstream)");
+
+    // Ollama's {"error": "..."}.
+    let e = classify(404, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#);
+    assert_eq!(e.kind, ErrorKind::BadRequest);
+    assert!(e.message.contains("llama9"));
+}
+
+#[test]
+fn errors_inside_a_stream_or_a_200_body() {
+    let e = classify_error_object(
+        &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    );
+    assert_eq!(e.kind, ErrorKind::Overloaded);
+    let e =
+        classify_error_object(&json!({"error": {"code": 429, "message": "Rate limit exceeded: free-models-per-min"}}));
+    assert_eq!((e.kind, e.status), (ErrorKind::RateLimited, Some(429)));
+    let e = classify_error_object(&json!({"error": {"code": 502, "message": "upstream died"}}));
+    assert_eq!(e.kind, ErrorKind::Overloaded);
+    let e = classify_error_object(&json!({"error": {"message": "context_length_exceeded", "code": 400}}));
+    assert_eq!(e.kind, ErrorKind::ContextOverflow);
+    let e = classify_error_object(&json!({"error": {"type": "api_error", "message": "Internal server error"}}));
+    assert_eq!(e.kind, ErrorKind::Overloaded);
+}
+
+#[test]
+fn retry_after_in_seconds_milliseconds_or_a_date() {
+    let h = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    assert_eq!(retry_after_ms(&h("retry-after", "7"), 0), Some(7000));
+    assert_eq!(retry_after_ms(&h("Retry-After", "1.5"), 0), Some(1500));
+    assert_eq!(retry_after_ms(&h("retry-after-ms", "250"), 0), Some(250));
+    // Sun, 06 Nov 1994 08:49:37 GMT is 784111777 s after the epoch.
+    let date = h("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT");
+    assert_eq!(retry_after_ms(&date, 784_111_777_000 - 3_000), Some(3_000));
+    assert_eq!(retry_after_ms(&date, 784_111_777_000 + 5_000), Some(0), "a date in the past means now");
+    assert_eq!(retry_after_ms(&h("retry-after", "soon"), 0), None);
+    assert_eq!(retry_after_ms(&[], 0), None);
+    let e = classify_response(429, &h("retry-after", "2"), "", 0);
+    assert_eq!(e.retry_after_ms, Some(2000));
+}

@@ -1,0 +1,196 @@
+//! Which model to call and how: one serialisable configuration, and the factory that the loop,
+//! the CLI and the plugin all use to turn it into a [`ModelProvider`].
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::anthropic::AnthropicProvider;
+use super::dialect::{TextToolDialect, TextToolProvider};
+use super::formats::openai::OpenAiOptions;
+use super::openai::OpenAiProvider;
+use super::retry::RetryPolicy;
+use super::transport::Transport;
+use super::ModelProvider;
+use crate::host::{Clock, HttpClient};
+use crate::{Error, Result};
+
+/// The API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ProviderKind {
+    /// The Anthropic Messages API.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// OpenAI's own Chat Completions API (sends `max_completion_tokens`).
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// A server that copies Chat Completions: OpenRouter, Ollama, LM Studio, vLLM… (sends
+    /// `max_tokens`, and needs no API key).
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+}
+
+impl ProviderKind {
+    /// The base URL used when the configuration gives none.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => ANTHROPIC_BASE_URL,
+            ProviderKind::OpenAi => OPENAI_BASE_URL,
+            ProviderKind::OpenAiCompatible => OLLAMA_BASE_URL,
+        }
+    }
+}
+
+/// Anthropic's API; requests go to `{base}/v1/messages`.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// OpenAI's API; requests go to `{base}/chat/completions`, as for every compatible server.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// OpenRouter.
+pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
+/// Ollama on this machine.
+pub const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
+/// LM Studio on this machine.
+pub const LM_STUDIO_BASE_URL: &str = "http://localhost:1234/v1";
+
+/// Everything needed to build a provider. Serialised in camelCase for the plugin's settings:
+/// `{"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "…", "maxTokens": 8192}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// The model id sent to the API.
+    pub model: String,
+    /// Where the API lives; [`ProviderKind::default_base_url`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Required for Anthropic and OpenAI; optional for compatible servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// The output limit the loop asks for unless it has a reason to ask for another.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+    /// Headers added to every request (OpenRouter's `HTTP-Referer` and `X-Title`, a proxy's
+    /// auth).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// For models without native tool calling: describe the tools in the system prompt and
+    /// read calls from the text in this dialect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_tool_dialect: Option<TextToolDialect>,
+    /// OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
+    #[serde(default)]
+    pub echo_reasoning: bool,
+    #[serde(default)]
+    pub retry: RetryPolicy,
+}
+
+fn default_max_tokens() -> u32 {
+    DEFAULT_MAX_TOKENS
+}
+
+/// The output limit when the configuration names none.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+impl ProviderConfig {
+    /// A configuration of `kind` for `model` with every other field at its default.
+    pub fn new(kind: ProviderKind, model: impl Into<String>) -> Self {
+        ProviderConfig {
+            kind,
+            model: model.into(),
+            base_url: None,
+            api_key: None,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            headers: BTreeMap::new(),
+            text_tool_dialect: None,
+            echo_reasoning: false,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Anthropic with `api_key`.
+    pub fn anthropic(model: impl Into<String>, api_key: impl Into<String>) -> Self {
+        Self::new(ProviderKind::Anthropic, model).with_api_key(api_key)
+    }
+
+    /// OpenAI with `api_key`.
+    pub fn openai(model: impl Into<String>, api_key: impl Into<String>) -> Self {
+        Self::new(ProviderKind::OpenAi, model).with_api_key(api_key)
+    }
+
+    /// OpenRouter with `api_key`.
+    pub fn openrouter(model: impl Into<String>, api_key: impl Into<String>) -> Self {
+        Self::compatible(OPENROUTER_BASE_URL, model).with_api_key(api_key)
+    }
+
+    /// A local Ollama server.
+    pub fn ollama(model: impl Into<String>) -> Self {
+        Self::compatible(OLLAMA_BASE_URL, model)
+    }
+
+    /// A local LM Studio server.
+    pub fn lm_studio(model: impl Into<String>) -> Self {
+        Self::compatible(LM_STUDIO_BASE_URL, model)
+    }
+
+    /// Any Chat Completions server at `base_url` (the URL that `/chat/completions` follows).
+    pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(ProviderKind::OpenAiCompatible, model).with_base_url(base_url)
+    }
+
+    /// This configuration with `base_url`.
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = Some(base_url.into());
+        self
+    }
+
+    /// This configuration with `api_key`.
+    pub fn with_api_key(mut self, api_key: impl Into<String>) -> Self {
+        self.api_key = Some(api_key.into());
+        self
+    }
+
+    /// The base URL in effect.
+    pub fn effective_base_url(&self) -> &str {
+        self.base_url.as_deref().filter(|u| !u.trim().is_empty()).unwrap_or(self.kind.default_base_url())
+    }
+}
+
+/// Builds the provider `config` describes, calling out through `http` and waiting (between
+/// retries) on `clock`. Refuses a configuration that cannot work: an empty model, a base URL
+/// that is not http(s), a missing API key where the API needs one.
+pub fn build(
+    config: &ProviderConfig,
+    http: Rc<dyn HttpClient>,
+    clock: Rc<dyn Clock>,
+) -> Result<Box<dyn ModelProvider>> {
+    if config.model.trim().is_empty() {
+        return Err(Error::Invalid("the provider configuration names no model".into()));
+    }
+    let base_url = config.effective_base_url().trim();
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
+    }
+    let api_key = config.api_key.clone().filter(|k| !k.trim().is_empty());
+    let headers: Vec<(String, String)> = config.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let transport = Transport::new(http, clock, config.retry.clone());
+    let provider: Box<dyn ModelProvider> = match config.kind {
+        ProviderKind::Anthropic => {
+            let key = api_key.ok_or_else(|| Error::Invalid("Anthropic needs an API key".into()))?;
+            Box::new(AnthropicProvider::new(transport, base_url, key, config.model.clone(), headers))
+        }
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+            let official = config.kind == ProviderKind::OpenAi;
+            if official && api_key.is_none() {
+                return Err(Error::Invalid("OpenAI needs an API key".into()));
+            }
+            let options = OpenAiOptions { max_completion_tokens: official, echo_reasoning: config.echo_reasoning };
+            let name = if official { "openai" } else { "openai-compatible" };
+            Box::new(OpenAiProvider::new(transport, name, base_url, api_key, config.model.clone(), options, headers))
+        }
+    };
+    Ok(match config.text_tool_dialect {
+        Some(dialect) => Box::new(TextToolProvider::new(provider, dialect)),
+        None => provider,
+    })
+}

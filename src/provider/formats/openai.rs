@@ -1,0 +1,328 @@
+//! OpenAI Chat Completions on the wire, as OpenAI and the compatible servers (OpenRouter,
+//! Ollama, LM Studio, vLLM, llama.cpp) speak it.
+//!
+//! Request: the system parts joined into one `system` message; tool results as `tool`
+//! messages; tools as `function`s; `stream_options.include_usage` so the last chunk carries
+//! usage. Reasoning from an earlier turn is echoed as `reasoning_content` when
+//! [`OpenAiOptions::echo_reasoning`] is set (DeepSeek and Kimi need it with tool calls; other
+//! servers reject unknown fields).
+//!
+//! Stream: `data:` chunks whose `choices[0].delta` holds `content`, `reasoning_content` (or
+//! OpenRouter's `reasoning`) and `tool_calls` pieces keyed by `index`; a chunk with
+//! `finish_reason`; a usage chunk with empty `choices`; then `data: [DONE]`. An `error` member
+//! in a chunk (OpenRouter reports upstream 429s this way, inside a 200) becomes an error.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::StreamDecoder;
+use crate::protocol::{ContentBlock, ErrorKind, ModelRequest, ProviderError, Role, StopReason, StreamEvent, Usage};
+use crate::provider::classify::classify_error_object;
+
+/// What differs between OpenAI itself and the servers that copy its API.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OpenAiOptions {
+    /// Send the output limit as `max_completion_tokens` (OpenAI; required by its reasoning
+    /// models) instead of `max_tokens` (what compatible servers understand).
+    pub max_completion_tokens: bool,
+    /// Send the reasoning of earlier assistant turns back as `reasoning_content`.
+    pub echo_reasoning: bool,
+}
+
+/// The JSON body of a streamed `POST {base}/chat/completions` for `model`.
+pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    let mut messages = Vec::new();
+    let system: Vec<&str> = request.system.iter().map(|p| p.text.as_str()).filter(|t| !t.is_empty()).collect();
+    if !system.is_empty() {
+        messages.push(json!({"role": "system", "content": system.join("\n\n")}));
+    }
+    for message in &request.messages {
+        match message.role {
+            Role::User => user_messages(&message.content, &mut messages),
+            Role::Assistant => messages.extend(assistant_message(&message.content, options)),
+        }
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.input_schema}})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    let limit = if options.max_completion_tokens { "max_completion_tokens" } else { "max_tokens" };
+    body.insert(limit.into(), json!(request.max_tokens));
+    if let Some(t) = request.temperature {
+        body.insert("temperature".into(), super::temperature(t));
+    }
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    Value::Object(body)
+}
+
+/// A user message becomes its tool results (one `tool` message each, first, since they
+/// answer the previous assistant turn) and then the rest as one `user` message.
+fn user_messages(content: &[ContentBlock], out: &mut Vec<Value>) {
+    let mut parts = Vec::new();
+    for block in content {
+        match block {
+            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+                let content = if *is_error { format!("Error: {content}") } else { content.clone() };
+                out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
+            }
+            ContentBlock::Text { text } if !text.is_empty() => parts.push(json!({"type": "text", "text": text})),
+            ContentBlock::Image { media_type, data } => parts.push(json!({
+                "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})),
+            _ => {}
+        }
+    }
+    match parts.as_slice() {
+        [] => {}
+        // Plain text as a string: some compatible servers accept nothing else.
+        [single] if single["type"] == "text" => out.push(json!({"role": "user", "content": single["text"]})),
+        _ => out.push(json!({"role": "user", "content": parts})),
+    }
+}
+
+fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Option<Value> {
+    let mut text = String::new();
+    let mut reasoning = String::new();
+    let mut calls = Vec::new();
+    for block in content {
+        match block {
+            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Thinking { thinking, .. } => reasoning.push_str(thinking),
+            ContentBlock::ToolUse { id, name, input } => {
+                // Arguments the assembler kept as a string (they were not JSON) go back as
+                // they came.
+                let arguments = match input {
+                    Value::String(raw) => raw.clone(),
+                    other => other.to_string(),
+                };
+                calls.push(json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}));
+            }
+            _ => {}
+        }
+    }
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+    if !calls.is_empty() {
+        message["tool_calls"] = Value::Array(calls);
+    }
+    if options.echo_reasoning && !reasoning.is_empty() {
+        message["reasoning_content"] = json!(reasoning);
+    }
+    Some(message)
+}
+
+/// Decodes a Chat Completions stream (choice 0).
+#[derive(Debug, Default)]
+pub struct OpenAiDecoder {
+    /// Per `tool_calls[].index`: the call's number among ours and its id; several servers
+    /// (older Ollama) reuse index 0 for every call, so a new id at a known index starts a new
+    /// call.
+    calls: BTreeMap<u64, OpenCall>,
+    next_call: usize,
+    finish_reason: Option<StopReason>,
+    saw_tool_call: bool,
+    saw_chunk: bool,
+    finished: bool,
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    ours: usize,
+    id: String,
+    /// Set once `ToolCallStart` went out; until a name arrives, arguments wait here.
+    started: bool,
+    pending: String,
+    name: String,
+    ended: bool,
+}
+
+impl OpenAiDecoder {
+    /// A decoder for one response.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tool_call_piece(&mut self, piece: &Value, out: &mut Vec<StreamEvent>) {
+        let index = piece.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let id = piece.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
+        let name = piece.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty());
+        let arguments = piece.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
+        let reused = matches!((self.calls.get(&index), id), (Some(call), Some(id)) if call.id != id);
+        if reused {
+            if let Some(call) = self.calls.get_mut(&index) {
+                end_call(call, out);
+            }
+        }
+        if reused || !self.calls.contains_key(&index) {
+            let ours = self.next_call;
+            self.next_call += 1;
+            let id = id.map(str::to_string).unwrap_or_else(|| format!("call_{ours}"));
+            self.calls.insert(
+                index,
+                OpenCall { ours, id, started: false, pending: String::new(), name: String::new(), ended: false },
+            );
+        }
+        let Some(call) = self.calls.get_mut(&index) else { return };
+        self.saw_tool_call = true;
+        if let Some(name) = name {
+            call.name.push_str(name);
+        }
+        call.pending.push_str(arguments);
+        if !call.started && !call.name.is_empty() {
+            call.started = true;
+            out.push(StreamEvent::ToolCallStart { index: call.ours, id: call.id.clone(), name: call.name.clone() });
+        }
+        if call.started && !call.pending.is_empty() {
+            out.push(StreamEvent::ToolCallDelta { index: call.ours, json: std::mem::take(&mut call.pending) });
+        }
+    }
+
+    fn end_calls(&mut self, out: &mut Vec<StreamEvent>) {
+        let mut calls: Vec<&mut OpenCall> = self.calls.values_mut().collect();
+        calls.sort_by_key(|c| c.ours);
+        for call in calls {
+            end_call(call, out);
+        }
+    }
+
+    fn done(&mut self) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        self.end_calls(&mut out);
+        self.finished = true;
+        let reason = match self.finish_reason.clone() {
+            // Some servers say "stop" after tool calls.
+            Some(StopReason::EndTurn) | None if self.saw_tool_call => StopReason::ToolUse,
+            Some(reason) => reason,
+            None => StopReason::EndTurn,
+        };
+        out.push(StreamEvent::Done { stop_reason: reason });
+        out
+    }
+}
+
+/// Ends a call; a call whose name never came is still announced, with an empty name, so its
+/// arguments reach the pipeline, which reports the unknown tool to the model.
+fn end_call(call: &mut OpenCall, out: &mut Vec<StreamEvent>) {
+    if call.ended {
+        return;
+    }
+    if !call.started {
+        call.started = true;
+        out.push(StreamEvent::ToolCallStart { index: call.ours, id: call.id.clone(), name: call.name.clone() });
+        if !call.pending.is_empty() {
+            out.push(StreamEvent::ToolCallDelta { index: call.ours, json: std::mem::take(&mut call.pending) });
+        }
+    }
+    call.ended = true;
+    out.push(StreamEvent::ToolCallEnd { index: call.ours });
+}
+
+impl StreamDecoder for OpenAiDecoder {
+    fn decode(&mut self, _event: &str, data: &str) -> Vec<StreamEvent> {
+        if self.finished {
+            return Vec::new();
+        }
+        if data.trim() == "[DONE]" {
+            return self.done();
+        }
+        let Ok(chunk) = serde_json::from_str::<Value>(data) else {
+            return Vec::new();
+        };
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
+            self.finished = true;
+            return vec![StreamEvent::Error { error: classify_error_object(&chunk) }];
+        }
+        self.saw_chunk = true;
+        let mut out = Vec::new();
+        if let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) {
+            let delta = &choice["delta"];
+            for field in ["reasoning_content", "reasoning"] {
+                if let Some(text) = delta.get(field).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                    out.push(StreamEvent::ThinkingDelta { text: text.to_string() });
+                    break;
+                }
+            }
+            if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::TextDelta { text: text.to_string() });
+            }
+            for piece in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                self.tool_call_piece(piece, &mut out);
+            }
+            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+                if reason == "error" {
+                    self.finished = true;
+                    let error =
+                        ProviderError::new(ErrorKind::Overloaded, "the provider ended the response with an error");
+                    out.push(StreamEvent::Error { error });
+                    return out;
+                }
+                self.finish_reason = Some(finish_reason(reason));
+                self.end_calls(&mut out);
+            }
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            let field = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+            let cached = field("/prompt_tokens_details/cached_tokens");
+            out.push(StreamEvent::Usage {
+                usage: Usage {
+                    // OpenAI counts cached tokens inside prompt_tokens.
+                    input_tokens: field("/prompt_tokens").saturating_sub(cached),
+                    output_tokens: field("/completion_tokens"),
+                    cache_read_tokens: cached,
+                    cache_write_tokens: 0,
+                },
+            });
+        }
+        out
+    }
+
+    fn finish(&mut self) -> Vec<StreamEvent> {
+        if self.finished {
+            return Vec::new();
+        }
+        // A finish_reason is as good as [DONE]: some compatible servers close without it.
+        if self.finish_reason.is_some() {
+            return self.done();
+        }
+        self.finished = true;
+        let message = if self.saw_chunk {
+            "the response stream ended before a finish_reason or [DONE]"
+        } else {
+            "the response stream ended without any chunk"
+        };
+        vec![StreamEvent::Error { error: ProviderError::new(ErrorKind::Network, message) }]
+    }
+
+    fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+fn finish_reason(reason: &str) -> StopReason {
+    match reason {
+        "stop" => StopReason::EndTurn,
+        "tool_calls" | "function_call" => StopReason::ToolUse,
+        "length" => StopReason::MaxTokens,
+        "content_filter" => StopReason::Refusal,
+        other => StopReason::Other(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+#[path = "openai_tests.rs"]
+mod tests;

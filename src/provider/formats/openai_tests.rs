@@ -1,0 +1,149 @@
+use serde_json::json;
+
+use super::*;
+use crate::protocol::{Message, SystemPart, ToolSpec};
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        system: vec![
+            SystemPart { text: "You are an agent.".into(), cache_breakpoint: true },
+            SystemPart { text: "Today is Monday.".into(), cache_breakpoint: false },
+        ],
+        messages: vec![
+            Message::user("Find cats"),
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::Thinking { thinking: "I should search".into(), signature: None },
+                    ContentBlock::ToolUse { id: "call_1".into(), name: "search".into(), input: json!({"q": "cats"}) },
+                    ContentBlock::ToolUse { id: "call_2".into(), name: "read".into(), input: json!("{broken") },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: "call_1".into(),
+                        content: "cats.md".into(),
+                        is_error: false,
+                    },
+                    ContentBlock::ToolResult {
+                        tool_use_id: "call_2".into(),
+                        content: "bad args".into(),
+                        is_error: true,
+                    },
+                    ContentBlock::text("and this picture"),
+                    ContentBlock::Image { media_type: "image/png".into(), data: "iVBOR".into() },
+                ],
+            },
+            Message::assistant("Done."),
+        ],
+        tools: vec![ToolSpec {
+            name: "search".into(),
+            description: "Searches notes.".into(),
+            input_schema: json!({"type": "object"}),
+        }],
+        max_tokens: 1000,
+        thinking_budget: None,
+        temperature: None,
+    }
+}
+
+#[test]
+fn the_request_body_in_chat_completions_shape() {
+    let body = request_body("gpt-x", &request(), &OpenAiOptions::default());
+    assert_eq!(body["model"], "gpt-x");
+    assert_eq!(body["max_tokens"], 1000);
+    assert!(body.get("max_completion_tokens").is_none());
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(
+        body["tools"],
+        json!([{"type": "function", "function": {"name": "search", "description": "Searches notes.",
+            "parameters": {"type": "object"}}}])
+    );
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "system", "content": "You are an agent.\n\nToday is Monday."},
+            {"role": "user", "content": "Find cats"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": "{\"q\":\"cats\"}"}},
+                {"id": "call_2", "type": "function", "function": {"name": "read", "arguments": "{broken"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "cats.md"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "Error: bad args"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "and this picture"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}}
+            ]},
+            {"role": "assistant", "content": "Done."}
+        ])
+    );
+}
+
+#[test]
+fn options_for_openai_itself_and_reasoning_echo() {
+    let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true };
+    let body = request_body("o3", &request(), &options);
+    assert_eq!(body["max_completion_tokens"], 1000);
+    assert!(body.get("max_tokens").is_none());
+    assert_eq!(body["messages"][2]["reasoning_content"], "I should search");
+    let plain = request_body("o3", &request(), &OpenAiOptions::default());
+    assert!(plain["messages"][2].get("reasoning_content").is_none(), "not echoed unless asked");
+}
+
+#[test]
+fn a_call_split_into_pieces_with_the_name_late() {
+    let mut d = OpenAiDecoder::new();
+    let chunk = |delta: serde_json::Value| json!({"choices": [{"index": 0, "delta": delta}]}).to_string();
+    let mut events = Vec::new();
+    events.extend(
+        d.decode("", &chunk(json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"arguments": "{\"a\""}}]}))),
+    );
+    assert!(events.is_empty(), "no start before the name");
+    events.extend(
+        d.decode("", &chunk(json!({"tool_calls": [{"index": 0, "function": {"name": "t", "arguments": ":1}"}}]}))),
+    );
+    events.extend(d.decode("", &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string()));
+    events.extend(d.decode("", "[DONE]"));
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::ToolCallStart { index: 0, id: "c1".into(), name: "t".into() },
+            StreamEvent::ToolCallDelta { index: 0, json: "{\"a\":1}".into() },
+            StreamEvent::ToolCallEnd { index: 0 },
+            StreamEvent::Done { stop_reason: StopReason::ToolUse },
+        ],
+        "a 'stop' after tool calls means tool use"
+    );
+}
+
+#[test]
+fn calls_that_reuse_index_zero_with_new_ids_stay_apart() {
+    let mut d = OpenAiDecoder::new();
+    let call = |id: &str, name: &str, args: &str| {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}}]})
+        .to_string()
+    };
+    let mut events = d.decode("", &call("a", "read", "{\"path\":\"x\"}"));
+    events.extend(d.decode("", &call("b", "list", "{}")));
+    events.extend(d.finish());
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::ToolCallStart { index: 0, id: "a".into(), name: "read".into() },
+            StreamEvent::ToolCallDelta { index: 0, json: "{\"path\":\"x\"}".into() },
+            StreamEvent::ToolCallEnd { index: 0 },
+            StreamEvent::ToolCallStart { index: 1, id: "b".into(), name: "list".into() },
+            StreamEvent::ToolCallDelta { index: 1, json: "{}".into() },
+            StreamEvent::Error {
+                error: ProviderError::new(
+                    ErrorKind::Network,
+                    "the response stream ended before a finish_reason or [DONE]"
+                )
+            },
+        ]
+    );
+}

@@ -1,0 +1,168 @@
+//! One model call over HTTP: send, check the status, decode the event stream, and retry what
+//! failed before the first token.
+//!
+//! Events of an attempt are held back until its first output event (text, thinking or a tool
+//! call). If the attempt fails before that — an error status, a dropped connection, an error
+//! event or a JSON error body inside a 200 — and the error is retryable, the held events are
+//! dropped, a [`StreamEvent::Retry`] goes out, and the call is sent again after the policy's
+//! wait. Once output was delivered, a failure ends the stream with `Error`: the caller already
+//! showed part of an answer, and only it can decide what to do with it.
+
+use std::rc::Rc;
+
+use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::future::FutureExt;
+use futures::stream::StreamExt;
+
+use super::formats::StreamDecoder;
+use super::retry::{JitterSource, RetryPolicy};
+use super::sse::sse_events;
+use super::EventStream;
+use crate::cancel::{with_cancel, CancelToken};
+use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
+use crate::protocol::{ErrorKind, ProviderError, StreamEvent};
+use crate::Error;
+
+/// What a provider needs to make calls: the host's HTTP and clock, and the retry policy.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    pub http: Rc<dyn HttpClient>,
+    pub clock: Rc<dyn Clock>,
+    pub policy: RetryPolicy,
+    pub jitter: Rc<JitterSource>,
+}
+
+impl Transport {
+    pub fn new(http: Rc<dyn HttpClient>, clock: Rc<dyn Clock>, policy: RetryPolicy) -> Self {
+        let jitter = Rc::new(JitterSource::new(clock.now_ms()));
+        Transport { http, clock, policy, jitter }
+    }
+
+    /// Streams the response to `request`, decoded by a fresh decoder from `decoder` for each
+    /// attempt.
+    pub fn stream<D, F>(&self, request: HttpRequest, decoder: F, cancel: &CancelToken) -> EventStream
+    where
+        D: StreamDecoder + 'static,
+        F: Fn() -> D + 'static,
+    {
+        let (tx, rx) = unbounded();
+        let call = Call { transport: self.clone(), request, cancel: cancel.clone(), tx };
+        let driver = async move { call.run(decoder).await }.into_stream().filter_map(|()| async { None });
+        // The receiver ends when the driver drops the sender; polling both drives the driver.
+        // Dropping the returned stream drops the driver, and with it the HTTP response, which
+        // aborts the request.
+        futures::stream::select(rx, driver).boxed_local()
+    }
+}
+
+struct Call {
+    transport: Transport,
+    request: HttpRequest,
+    cancel: CancelToken,
+    tx: UnboundedSender<StreamEvent>,
+}
+
+impl Call {
+    fn emit(&self, event: StreamEvent) {
+        // A closed receiver means nobody listens any more; the driver is about to be dropped.
+        let _ = self.tx.unbounded_send(event);
+    }
+
+    async fn run<D: StreamDecoder, F: Fn() -> D>(self, decoder: F) {
+        let policy = &self.transport.policy;
+        let mut attempt = 1;
+        loop {
+            let mut delivered = false;
+            let error = match self.attempt(decoder(), &mut delivered).await {
+                Ok(()) => return,
+                Err(error) => error,
+            };
+            let unit = self.transport.jitter.next_unit();
+            let delay = if delivered { None } else { policy.delay_after(attempt, &error, unit) };
+            let Some(delay_ms) = delay else {
+                self.emit(StreamEvent::Error { error });
+                return;
+            };
+            self.emit(StreamEvent::Retry { attempt, max_attempts: policy.max_attempts, delay_ms, error });
+            if with_cancel(&self.cancel, self.transport.clock.sleep(delay_ms)).await.is_err() {
+                self.emit(StreamEvent::Error { error: cancelled() });
+                return;
+            }
+            attempt += 1;
+        }
+    }
+
+    /// One attempt. `Ok` once `Done` went out; `Err` with the error otherwise (not yet sent).
+    async fn attempt(&self, mut decoder: impl StreamDecoder, delivered: &mut bool) -> Result<(), ProviderError> {
+        let response = match self.transport.http.send(self.request.clone(), &self.cancel).await {
+            Ok(response) => response,
+            Err(error) => return Err(transport_error(error)),
+        };
+        if !response.is_success() {
+            return Err(self.error_response(response).await);
+        }
+        let is_json = response.header("content-type").is_some_and(|t| t.contains("json"));
+        if is_json {
+            // A 200 with a JSON body instead of an event stream: an error in disguise
+            // (OpenRouter reports upstream rate limits this way).
+            let body = response.text().await.map_err(transport_error)?;
+            let error = serde_json::from_str(&body).ok().map(|value| super::classify::classify_error_object(&value));
+            return Err(error.unwrap_or_else(|| {
+                ProviderError::new(ErrorKind::Protocol, "expected an event stream, got a JSON body")
+            }));
+        }
+
+        let mut held = Vec::new();
+        let mut events = sse_events(response.body);
+        loop {
+            let decoded = match events.next().await {
+                Some(Ok(event)) => decoder.decode(&event.event, &event.data),
+                Some(Err(error)) => return Err(transport_error(error)),
+                None => decoder.finish(),
+            };
+            for event in decoded {
+                match event {
+                    StreamEvent::Error { error } => return Err(error),
+                    StreamEvent::Done { .. } => {
+                        held.into_iter().for_each(|e| self.emit(e));
+                        self.emit(event);
+                        return Ok(());
+                    }
+                    event if *delivered => self.emit(event),
+                    event if event.is_output() => {
+                        *delivered = true;
+                        std::mem::take(&mut held).into_iter().for_each(|e| self.emit(e));
+                        self.emit(event);
+                    }
+                    event => held.push(event),
+                }
+            }
+            if decoder.is_finished() {
+                // Finished without Done or Error cannot happen with our decoders; end anyway.
+                return Err(ProviderError::new(ErrorKind::Protocol, "the response ended without a result"));
+            }
+        }
+    }
+
+    async fn error_response(&self, response: HttpResponse) -> ProviderError {
+        let status = response.status;
+        let headers = response.headers.clone();
+        // A body cut short still has a status worth reporting.
+        let body = response.text().await.unwrap_or_default();
+        super::classify::classify_response(status, &headers, &body, self.transport.clock.now_ms())
+    }
+}
+
+fn cancelled() -> ProviderError {
+    ProviderError::new(ErrorKind::Cancelled, "the model call was cancelled")
+}
+
+fn transport_error(error: Error) -> ProviderError {
+    match error {
+        Error::Cancelled => cancelled(),
+        Error::Network(message) => ProviderError::new(ErrorKind::Network, message),
+        // The request could not be made at all (a bad URL or header): sending it again won't help.
+        Error::Invalid(message) => ProviderError::new(ErrorKind::BadRequest, message),
+        other => ProviderError::new(ErrorKind::Network, other.to_string()),
+    }
+}

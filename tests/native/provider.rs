@@ -1,0 +1,676 @@
+//! Model providers end to end, without a network: recorded streams through the real
+//! providers (HTTP handling, SSE, decoding) at every chunking, retries on a test clock, headers,
+//! cancellation, text tool-call dialects and the factory.
+
+use std::rc::Rc;
+
+use futures::StreamExt;
+use serde_json::json;
+use vault_agent::cancel::CancelToken;
+use vault_agent::protocol::{
+    ContentBlock, ErrorKind, Message, MessageAssembler, ModelRequest, Role, StopReason, StreamEvent, SystemPart,
+    ToolSpec, Usage,
+};
+use vault_agent::provider::formats::anthropic::AnthropicDecoder;
+use vault_agent::provider::formats::openai::OpenAiDecoder;
+use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
+use vault_agent::provider::{build, complete, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
+
+use crate::provider_support::*;
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        system: vec![SystemPart { text: "You are a test.".into(), cache_breakpoint: true }],
+        messages: vec![Message::user("Hi")],
+        tools: vec![ToolSpec {
+            name: "search_notes".into(),
+            description: "Searches.".into(),
+            input_schema: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
+        }],
+        max_tokens: 1024,
+        thinking_budget: None,
+        temperature: None,
+    }
+}
+
+fn assemble(events: &[StreamEvent]) -> MessageAssembler {
+    let mut assembler = MessageAssembler::new();
+    events.iter().for_each(|e| assembler.push(e));
+    assembler
+}
+
+const FIXTURES: &[&str] =
+    &["text", "parallel_tools", "tool_split", "thinking", "error_midstream", "malformed", "truncated"];
+
+/// A few fixed chunk sizes and pseudo-random cut points.
+fn chunkings(len: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> =
+        [1, 2, 3, 7, 64, len].iter().map(|&size| (size..len).step_by(size).collect()).collect();
+    let mut seed = 0x2545_F491_u64;
+    for _ in 0..5 {
+        let mut cuts = Vec::new();
+        let mut at = 0;
+        loop {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            at += 1 + (seed >> 33) as usize % 40;
+            if at >= len {
+                break;
+            }
+            cuts.push(at);
+        }
+        out.push(cuts);
+    }
+    out
+}
+
+fn check_every_chunking(config: fn() -> ProviderConfig, dir: &str, decoder: fn() -> Box<dyn StreamDecoder>) {
+    for name in FIXTURES {
+        let body = fixture(&format!("{dir}/{name}.sse"));
+        let expected = decode_recorded(decoder().as_mut(), &body);
+        assert!(!expected.is_empty(), "{dir}/{name}");
+        for cuts in chunkings(body.len()) {
+            let http = FakeHttp::new(vec![Reply::Sse { body: body.clone(), cuts: cuts.clone() }]);
+            let (provider, _) = make(config(), &http);
+            let events = collect(provider.as_ref(), &request());
+            assert_eq!(events, expected, "{dir}/{name} cut at {cuts:?}");
+        }
+    }
+}
+
+#[test]
+fn anthropic_recorded_streams_decode_the_same_at_every_chunking() {
+    check_every_chunking(anthropic, "anthropic", || Box::new(AnthropicDecoder::new()));
+}
+
+#[test]
+fn openai_recorded_streams_decode_the_same_at_every_chunking() {
+    check_every_chunking(openai, "openai", || Box::new(OpenAiDecoder::new()));
+}
+
+fn events_for(config: ProviderConfig, body: &str) -> Vec<StreamEvent> {
+    let http = FakeHttp::new(vec![Reply::sse_chunked(body, 5)]);
+    let (provider, _) = make(config, &http);
+    collect(provider.as_ref(), &request())
+}
+
+fn both(name: &str) -> [(&'static str, Vec<StreamEvent>); 2] {
+    [
+        ("anthropic", events_for(anthropic(), &fixture(&format!("anthropic/{name}.sse")))),
+        ("openai", events_for(openai(), &fixture(&format!("openai/{name}.sse")))),
+    ]
+}
+
+#[test]
+fn text_only() {
+    for (who, events) in both("text") {
+        let deltas = events.iter().filter(|e| matches!(e, StreamEvent::TextDelta { .. })).count();
+        assert_eq!(deltas, 4, "{who}: one event per delta");
+        let a = assemble(&events);
+        assert_eq!(a.stop_reason(), Some(&StopReason::EndTurn), "{who}");
+        assert!(a.error().is_none());
+        let message = a.finish();
+        assert_eq!(message.text(), "Hello! Your notes on cats are in `Pets/Cats.md` — 3 of them, 日本語 included.");
+        assert_eq!(message.content.len(), 1, "{who}");
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{who}: Done comes last");
+    }
+}
+
+#[test]
+fn usage_with_cache_reads_and_writes() {
+    let [(_, anthropic), (_, openai)] = both("text");
+    assert_eq!(
+        assemble(&anthropic).usage(),
+        Usage { input_tokens: 12, output_tokens: 21, cache_read_tokens: 2048, cache_write_tokens: 310 }
+    );
+    assert_eq!(
+        assemble(&openai).usage(),
+        Usage { input_tokens: 12, output_tokens: 21, cache_read_tokens: 2048, cache_write_tokens: 0 },
+        "OpenAI's prompt_tokens include the cached ones"
+    );
+}
+
+#[test]
+fn parallel_tool_calls() {
+    for (who, events) in both("parallel_tools") {
+        let a = assemble(&events);
+        assert_eq!(a.stop_reason(), Some(&StopReason::ToolUse), "{who}");
+        let message = a.finish();
+        assert_eq!(message.text(), "I'll search and list the folder.");
+        let calls: Vec<_> = message.tool_uses().map(|(_, name, input)| (name.to_string(), input.clone())).collect();
+        assert_eq!(
+            calls,
+            vec![
+                ("search_notes".to_string(), json!({"query": "cats", "limit": 5})),
+                ("list_folder".to_string(), json!({"path": "Pets"})),
+            ],
+            "{who}"
+        );
+        let ids: Vec<_> = message.tool_uses().map(|(id, _, _)| id.to_string()).collect();
+        assert!(ids[0] != ids[1] && ids.iter().all(|id| !id.is_empty()), "{who}: {ids:?}");
+        let ends = events.iter().filter(|e| matches!(e, StreamEvent::ToolCallEnd { .. })).count();
+        assert_eq!(ends, 2, "{who}");
+    }
+}
+
+#[test]
+fn a_tool_call_split_across_many_chunks() {
+    let args: serde_json::Value = serde_json::from_str(&fixture("anthropic/tool_split.args.json")).unwrap();
+    for (who, events) in both("tool_split") {
+        let deltas = events.iter().filter(|e| matches!(e, StreamEvent::ToolCallDelta { .. })).count();
+        assert!(deltas > 30, "{who}: {deltas} argument pieces");
+        let message = assemble(&events).finish();
+        let (_, name, input) = message.tool_uses().next().unwrap();
+        assert_eq!((name, input), ("write_note", &args), "{who}");
+    }
+}
+
+#[test]
+fn thinking_then_text() {
+    let [(_, anthropic), (_, openai)] = both("thinking");
+    let message = assemble(&anthropic).finish();
+    assert_eq!(
+        message.content,
+        vec![
+            ContentBlock::Thinking {
+                thinking: "The user wants a summary. Let me be brief.".into(),
+                signature: Some("EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds".into()),
+            },
+            ContentBlock::RedactedThinking {
+                data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP".into()
+            },
+            ContentBlock::text("Here is the summary."),
+        ]
+    );
+    let message = assemble(&openai).finish();
+    assert_eq!(
+        message.content,
+        vec![
+            ContentBlock::Thinking { thinking: "The user wants a summary. Let me be brief.".into(), signature: None },
+            ContentBlock::text("Here is the summary."),
+        ]
+    );
+}
+
+#[test]
+fn an_error_event_mid_stream_ends_it_after_the_text_so_far() {
+    for (who, events) in both("error_midstream") {
+        let a = assemble(&events);
+        let error = a.error().cloned().unwrap_or_else(|| panic!("{who}: {events:?}"));
+        assert_eq!(error.kind, ErrorKind::Overloaded, "{who}");
+        assert!(!events.iter().any(|e| matches!(e, StreamEvent::Retry { .. })), "{who}: output was shown: no retry");
+        assert!(matches!(events.last(), Some(StreamEvent::Error { .. })), "{who}");
+        assert_eq!(a.finish().text(), "Partial answer", "{who}");
+    }
+    let [(_, anthropic), (_, openai)] = both("error_midstream");
+    assert!(matches!(anthropic.last(), Some(StreamEvent::Error { error }) if error.message == "Overloaded"));
+    assert!(
+        matches!(openai.last(), Some(StreamEvent::Error { error }) if error.message == "Upstream provider disconnected")
+    );
+}
+
+#[test]
+fn malformed_lines_are_skipped() {
+    for (who, events) in both("malformed") {
+        let a = assemble(&events);
+        assert!(a.error().is_none(), "{who}: {events:?}");
+        assert_eq!(a.stop_reason(), Some(&StopReason::EndTurn), "{who}");
+        assert_eq!(a.usage().output_tokens, 9, "{who}");
+        let text = a.finish().text();
+        assert!(text == "multi-line data still arrives.", "{who}: {text:?}");
+    }
+}
+
+#[test]
+fn a_stream_cut_short_is_a_network_error() {
+    for (who, events) in both("truncated") {
+        let a = assemble(&events);
+        assert_eq!(a.error().map(|e| e.kind), Some(ErrorKind::Network), "{who}");
+        assert_eq!(a.finish().text(), "Cut o");
+    }
+}
+
+#[test]
+fn complete_collects_the_stream() {
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("anthropic/parallel_tools.sse"))]);
+    let (provider, _) = make(anthropic(), &http);
+    let done = futures::executor::block_on(complete(provider.as_ref(), &request(), &CancelToken::new())).unwrap();
+    assert_eq!(done.stop_reason, StopReason::ToolUse);
+    assert_eq!(done.message.tool_uses().count(), 2);
+    assert_eq!(done.usage.input_tokens, 472);
+
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/error_midstream.sse"))]);
+    let (provider, _) = make(openai(), &http);
+    let err = futures::executor::block_on(complete(provider.as_ref(), &request(), &CancelToken::new())).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Overloaded);
+}
+
+// ---- requests and headers ----
+
+#[test]
+fn anthropic_sends_its_headers_and_the_browser_opt_in() {
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("anthropic/text.sse"))]);
+    let mut config = anthropic();
+    config.headers.insert("x-extra".into(), "1".into());
+    let (provider, _) = make(config, &http);
+    collect(provider.as_ref(), &request());
+    let sent = &http.requests()[0];
+    assert_eq!(sent.method, "POST");
+    assert_eq!(sent.url, "http://mock.test/v1/messages");
+    let header = |name: &str| sent.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    assert_eq!(header("x-api-key"), Some("sk-ant-test"));
+    assert_eq!(header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(header("anthropic-dangerous-direct-browser-access"), Some("true"));
+    assert_eq!(header("content-type"), Some("application/json"));
+    assert_eq!(header("x-extra"), Some("1"));
+    assert_eq!(header("authorization"), None);
+    let body = FakeHttp::body_json(sent);
+    assert_eq!(body["model"], "claude-test");
+    assert_eq!(body["system"][0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(body["tools"][0]["name"], "search_notes");
+}
+
+#[test]
+fn openai_compatible_sends_a_minimal_header_set() {
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/text.sse")), Reply::sse(&fixture("openai/text.sse"))]);
+    let (provider, _) = make(openai(), &http);
+    collect(provider.as_ref(), &request());
+    let sent = &http.requests()[0];
+    assert_eq!(sent.url, "http://mock.test/v1/chat/completions");
+    let mut names: Vec<_> = sent.headers.iter().map(|(k, _)| k.as_str()).collect();
+    names.sort();
+    assert_eq!(names, vec!["accept", "authorization", "content-type"]);
+    assert!(sent.headers.contains(&("authorization".into(), "Bearer sk-test".into())));
+    let body = FakeHttp::body_json(sent);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(body["max_tokens"], 1024);
+
+    // A local server without a key: no authorization header at all.
+    let (provider, _) = make(ProviderConfig { api_key: None, ..openai() }, &http);
+    collect(provider.as_ref(), &request());
+    assert!(http.requests()[1].headers.iter().all(|(k, _)| k != "authorization"));
+}
+
+// ---- retries, on a test clock ----
+
+fn retries(events: &[StreamEvent]) -> Vec<(u32, u64, ErrorKind)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retry { attempt, delay_ms, error, .. } => Some((*attempt, *delay_ms, error.kind)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn retries_429_500_and_529_with_backoff_then_succeeds() {
+    let overloaded =
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string();
+    let http = FakeHttp::new(vec![
+        Reply::status(429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}"#),
+        Reply::status(500, "Internal Server Error"),
+        Reply::status(529, &overloaded),
+        Reply::sse_chunked(&fixture("anthropic/text.sse"), 17),
+    ]);
+    let (provider, clock) = make(anthropic(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(
+        retries(&events),
+        vec![(1, 500, ErrorKind::RateLimited), (2, 1000, ErrorKind::Overloaded), (3, 2000, ErrorKind::Overloaded)]
+    );
+    assert_eq!(clock.sleeps(), vec![500, 1000, 2000], "slept on the test clock, not for real");
+    assert_eq!(http.requests().len(), 4);
+    let a = assemble(&events);
+    assert_eq!(a.stop_reason(), Some(&StopReason::EndTurn));
+    assert!(a.finish().text().starts_with("Hello!"));
+}
+
+#[test]
+fn retry_after_is_honoured() {
+    let http = FakeHttp::new(vec![
+        Reply::status_with(429, &[("retry-after", "7")], "{}"),
+        Reply::status_with(503, &[("retry-after-ms", "1250")], "{}"),
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let (provider, clock) = make(openai(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(clock.sleeps(), vec![7000, 1250]);
+    assert_eq!(retries(&events), vec![(1, 7000, ErrorKind::RateLimited), (2, 1250, ErrorKind::Overloaded)]);
+}
+
+#[test]
+fn a_dropped_connection_before_the_first_token_is_retried() {
+    let body = fixture("anthropic/text.sse");
+    let start_only = body.split("event: content_block_start").next().unwrap().to_string();
+    let http = FakeHttp::new(vec![Reply::SseThenDrop { body: start_only }, Reply::Unreachable, Reply::sse(&body)]);
+    let (provider, clock) = make(anthropic(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(retries(&events), vec![(1, 500, ErrorKind::Network), (2, 1000, ErrorKind::Network)]);
+    assert_eq!(clock.sleeps(), vec![500, 1000]);
+    let usage_events = events.iter().filter(|e| matches!(e, StreamEvent::Usage { .. })).count();
+    assert_eq!(usage_events, 2, "the failed attempt's held-back events were dropped, not repeated");
+    assert_eq!(
+        assemble(&events).finish().text(),
+        "Hello! Your notes on cats are in `Pets/Cats.md` — 3 of them, 日本語 included."
+    );
+}
+
+#[test]
+fn a_drop_after_the_first_token_is_not_retried() {
+    let body = fixture("openai/text.sse");
+    let cut = body.find("cats are in").unwrap();
+    let http = FakeHttp::new(vec![Reply::SseThenDrop { body: body[..cut].to_string() }, Reply::sse(&body)]);
+    let (provider, clock) = make(openai(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(retries(&events).is_empty());
+    assert!(clock.sleeps().is_empty());
+    assert_eq!(http.requests().len(), 1);
+    let a = assemble(&events);
+    assert_eq!(a.error().map(|e| e.kind), Some(ErrorKind::Network));
+    assert_eq!(a.finish().text(), "Hello! Your notes on ");
+}
+
+#[test]
+fn a_429_inside_a_200_is_retried() {
+    let http = FakeHttp::new(vec![
+        // OpenRouter: an error chunk in the event stream, before any token.
+        Reply::sse(&fixture("openai/error_before_output.sse")),
+        // A JSON error body with status 200.
+        Reply::Status {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: json!({"error": {"code": 429, "message": "Rate limit exceeded"}}).to_string(),
+        },
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let (provider, clock) = make(openai(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(retries(&events), vec![(1, 500, ErrorKind::RateLimited), (2, 1000, ErrorKind::RateLimited)]);
+    assert_eq!(clock.sleeps(), vec![500, 1000]);
+    assert_eq!(assemble(&events).stop_reason(), Some(&StopReason::EndTurn));
+}
+
+#[test]
+fn an_overloaded_error_event_before_output_is_retried() {
+    let http = FakeHttp::new(vec![
+        Reply::sse(&fixture("anthropic/error_before_output.sse")),
+        Reply::sse(&fixture("anthropic/text.sse")),
+    ]);
+    let (provider, _) = make(anthropic(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(retries(&events), vec![(1, 500, ErrorKind::Overloaded)]);
+    assert!(assemble(&events).error().is_none());
+}
+
+#[test]
+fn six_attempts_then_the_error() {
+    let http = FakeHttp::new((0..6).map(|_| Reply::status(529, "")).collect());
+    let (provider, clock) = make(anthropic(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(http.requests().len(), 6);
+    assert_eq!(clock.sleeps(), vec![500, 1000, 2000, 4000, 8000]);
+    match events.last() {
+        Some(StreamEvent::Error { error }) => {
+            assert_eq!((error.kind, error.status), (ErrorKind::Overloaded, Some(529)))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn jitter_lengthens_waits_by_at_most_a_quarter() {
+    let http = FakeHttp::new((0..6).map(|_| Reply::status(503, "")).collect());
+    let config = ProviderConfig { retry: RetryPolicy::default(), ..anthropic() };
+    let (provider, clock) = make(config, &http);
+    collect(provider.as_ref(), &request());
+    let sleeps = clock.sleeps();
+    assert_eq!(sleeps.len(), 5);
+    for (sleep, nominal) in sleeps.iter().zip([500u64, 1000, 2000, 4000, 8000]) {
+        assert!((nominal..=nominal + nominal / 4).contains(sleep), "{sleeps:?}");
+    }
+}
+
+#[test]
+fn errors_that_retrying_cannot_fix_end_at_once() {
+    let cases = [
+        (
+            401,
+            r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+            ErrorKind::Auth,
+        ),
+        (
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+            ErrorKind::ContextOverflow,
+        ),
+        (
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages: required"}}"#,
+            ErrorKind::BadRequest,
+        ),
+    ];
+    for (status, body, kind) in cases {
+        let http = FakeHttp::new(vec![Reply::status(status, body)]);
+        let (provider, clock) = make(anthropic(), &http);
+        let events = collect(provider.as_ref(), &request());
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert!(matches!(&events[0], StreamEvent::Error { error } if error.kind == kind), "{events:?}");
+        assert!(clock.sleeps().is_empty());
+    }
+    let http = FakeHttp::new(vec![Reply::status(
+        400,
+        r#"{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+    )]);
+    let (provider, _) = make(openai(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(matches!(&events[0], StreamEvent::Error { error } if error.kind == ErrorKind::ContextOverflow));
+}
+
+// ---- cancellation ----
+
+#[test]
+fn cancelling_ends_an_open_stream() {
+    let body = fixture("anthropic/text.sse");
+    let cut = body.find("event: content_block_stop").unwrap();
+    let http = FakeHttp::new(vec![Reply::SseThenHang { body: body[..cut].to_string() }]);
+    let (provider, _) = make(anthropic(), &http);
+    let cancel = CancelToken::new();
+    let events = futures::executor::block_on(async {
+        let mut stream = provider.stream(&request(), &cancel).await;
+        let mut events = Vec::new();
+        while let Some(event) = stream.next().await {
+            let is_text = matches!(event, StreamEvent::TextDelta { .. });
+            events.push(event);
+            if is_text {
+                cancel.cancel();
+            }
+        }
+        events
+    });
+    match events.last() {
+        Some(StreamEvent::Error { error }) => assert_eq!(error.kind, ErrorKind::Cancelled),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cancelling_during_a_backoff_wait_stops_at_once() {
+    let http = FakeHttp::new(vec![Reply::status(529, ""), Reply::sse(&fixture("anthropic/text.sse"))]);
+    let provider = build(&anthropic(), http.clone(), Rc::new(StuckClock)).unwrap();
+    let cancel = CancelToken::new();
+    let events = futures::executor::block_on(async {
+        let mut stream = provider.stream(&request(), &cancel).await;
+        let mut events = Vec::new();
+        while let Some(event) = stream.next().await {
+            if matches!(event, StreamEvent::Retry { .. }) {
+                cancel.cancel();
+            }
+            events.push(event);
+        }
+        events
+    });
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(matches!(&events[1], StreamEvent::Error { error } if error.kind == ErrorKind::Cancelled));
+    assert_eq!(http.requests().len(), 1, "no second request");
+}
+
+// ---- text tool-call dialects ----
+
+#[test]
+fn text_tool_calls_become_tool_call_events() {
+    let say = |text: &str| {
+        format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}))
+    };
+    let answer = "Let me search.\n<tool_call>\n<invoke name=\"search_notes\">\n<parameter name=\"query\">cats</parameter>\n</invoke>\n</tool_call>\n[TOOL_CALL]{\"name\": \"no_such_tool\", \"arguments\": {}}[/TOOL_CALL][TOOL_CALL]{\"name\": \"search_notes\", \"arguments\": {\"query\": }}[/TOOL_CALL]";
+    // Streamed four characters at a time, so markers arrive split.
+    let mut body: String =
+        answer.chars().collect::<Vec<_>>().chunks(4).map(|c| say(&c.iter().collect::<String>())).collect();
+    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let http = FakeHttp::new(vec![Reply::sse(&body)]);
+    let config = ProviderConfig { text_tool_dialect: Some(TextToolDialect::XmlInvoke), ..openai() };
+    let (provider, _) = make(config, &http);
+
+    let mut history = request();
+    history.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::ToolUse {
+            id: "t1".into(),
+            name: "search_notes".into(),
+            input: json!({"query": "dogs"}),
+        }],
+    });
+    history.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult {
+            tool_use_id: "t1".into(),
+            content: "dogs.md".into(),
+            is_error: false,
+        }],
+    });
+    let events = collect(provider.as_ref(), &history);
+    let a = assemble(&events);
+    assert_eq!(a.stop_reason(), Some(&StopReason::ToolUse));
+    let message = a.finish();
+    assert_eq!(message.text(), "Let me search.\n\n");
+    let calls: Vec<_> =
+        message.tool_uses().map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone())).collect();
+    assert_eq!(calls.len(), 3);
+    assert_eq!((calls[0].1.as_str(), &calls[0].2), ("search_notes", &json!({"query": "cats"})));
+    assert_eq!(calls[1].1, "no_such_tool", "an unknown tool is passed on for the pipeline to refuse");
+    assert_eq!(calls[2].1, "search_notes");
+    let broken = calls[2].2.as_str().expect("unreadable arguments stay text");
+    assert!(broken.contains("not a JSON object") || broken.contains("not valid JSON"), "{broken}");
+    assert!(calls.iter().all(|(id, _, _)| id.starts_with("textcall_")));
+
+    // What the model was sent: no native tools; the tools, the call and its result as text.
+    let sent = FakeHttp::body_json(&http.requests()[0]);
+    assert!(sent.get("tools").is_none());
+    let system = sent["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("### search_notes") && system.contains("<invoke name=\"tool_name\">"), "{system}");
+    let assistant = sent["messages"][2]["content"].as_str().unwrap();
+    assert!(
+        assistant.contains("<invoke name=\"search_notes\">") && assistant.contains(">dogs</parameter>"),
+        "{assistant}"
+    );
+    let result = sent["messages"][3]["content"].as_str().unwrap();
+    assert!(result.contains("<tool_result name=\"search_notes\" id=\"t1\">\ndogs.md"), "{result}");
+}
+
+// ---- configuration ----
+
+#[test]
+fn the_configuration_reads_camel_case_json() {
+    let config: ProviderConfig = serde_json::from_value(json!({
+        "kind": "openai-compatible", "model": "llama3.2", "baseUrl": "http://localhost:11434/v1",
+        "maxTokens": 2048, "textToolDialect": "fenced-json", "echoReasoning": true,
+        "headers": {"X-Title": "Vault Agent"}, "retry": {"maxAttempts": 2}
+    }))
+    .unwrap();
+    assert_eq!(config.kind, ProviderKind::OpenAiCompatible);
+    assert_eq!(config.max_tokens, 2048);
+    assert_eq!(config.text_tool_dialect, Some(TextToolDialect::FencedJson));
+    assert_eq!(config.retry.max_attempts, 2);
+    assert_eq!(config.retry.base_delay_ms, 500, "unnamed retry fields keep their defaults");
+    let minimal: ProviderConfig = serde_json::from_value(json!({"kind": "anthropic", "model": "claude-x"})).unwrap();
+    assert_eq!(minimal.effective_base_url(), "https://api.anthropic.com");
+    assert_eq!(minimal.max_tokens, 8192);
+    assert_eq!(ProviderConfig::ollama("m").effective_base_url(), "http://localhost:11434/v1");
+    assert_eq!(ProviderConfig::lm_studio("m").effective_base_url(), "http://localhost:1234/v1");
+    assert_eq!(ProviderConfig::openrouter("m", "k").effective_base_url(), "https://openrouter.ai/api/v1");
+}
+
+#[test]
+fn the_factory_refuses_configurations_that_cannot_work() {
+    let http = FakeHttp::new(vec![]);
+    let clock = Rc::new(vault_agent::host::ManualClock::new(0));
+    let refuse = |config: ProviderConfig| build(&config, http.clone(), clock.clone()).err().unwrap().to_string();
+    assert!(refuse(ProviderConfig::new(ProviderKind::Anthropic, "m")).contains("Anthropic needs an API key"));
+    assert!(refuse(ProviderConfig::new(ProviderKind::OpenAi, "m")).contains("OpenAI needs an API key"));
+    assert!(refuse(ProviderConfig::anthropic("", "k")).contains("names no model"));
+    assert!(refuse(ProviderConfig::compatible("localhost:11434", "m")).contains("not an http"));
+    let ollama = build(&ProviderConfig::ollama("llama3.2"), http.clone(), clock.clone()).unwrap();
+    assert_eq!((ollama.name(), ollama.model()), ("openai-compatible", "llama3.2"));
+}
+
+#[test]
+fn cancelling_closes_the_connection() {
+    use std::io::{Read, Write};
+    // A server that sends the start of a stream, then waits to see the client hang up.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (closed_tx, closed) = std::sync::mpsc::channel();
+    let body = fixture("anthropic/text.sse");
+    let first = body[..body.find("event: content_block_stop").unwrap()].to_string();
+    std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 8192];
+        // Read the whole request (headers, then content-length bytes) before answering.
+        let complete = |request: &[u8]| {
+            let text = String::from_utf8_lossy(request);
+            let Some(end) = text.find("\r\n\r\n") else { return false };
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())
+                })
+                .unwrap_or(0);
+            request.len() >= end + 4 + length
+        };
+        while !complete(&request) {
+            let n = socket.read(&mut buf).unwrap();
+            request.extend_from_slice(&buf[..n]);
+        }
+        socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n").unwrap();
+        socket.write_all(first.as_bytes()).unwrap();
+        socket.flush().unwrap();
+        let hung_up = matches!(socket.read(&mut buf), Ok(0) | Err(_));
+        closed_tx.send(hung_up).unwrap();
+    });
+
+    let config = ProviderConfig { base_url: Some(base), ..anthropic() };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (last, hung_up) = runtime.block_on(async {
+        let http = Rc::new(vault_agent::host::ReqwestClient::new());
+        let provider = build(&config, http, Rc::new(vault_agent::host::SystemClock)).unwrap();
+        let cancel = CancelToken::new();
+        let mut stream = provider.stream(&request(), &cancel).await;
+        let mut last = None;
+        while let Some(event) = stream.next().await {
+            if matches!(event, StreamEvent::TextDelta { .. }) {
+                cancel.cancel();
+            }
+            last = Some(event);
+        }
+        // The runtime keeps running (as in the CLI) while the server waits for the hang-up.
+        for _ in 0..1000 {
+            if let Ok(hung_up) = closed.try_recv() {
+                return (last, Some(hung_up));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        (last, None)
+    });
+    assert!(matches!(last, Some(StreamEvent::Error { error }) if error.kind == ErrorKind::Cancelled));
+    assert_eq!(hung_up, Some(true), "the server saw the client hang up");
+}
