@@ -1,5 +1,9 @@
 //! Model providers: one streaming method per provider; everything else derives from it.
 
+mod scripted;
+
+pub use scripted::{ScriptedCall, ScriptedProvider, Turn};
+
 use async_trait::async_trait;
 use futures::stream::{LocalBoxStream, StreamExt};
 
