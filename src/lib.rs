@@ -29,12 +29,17 @@
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
+pub mod agent;
 pub mod cancel;
 pub mod context;
 mod error;
+pub mod hash;
 pub mod host;
+pub mod pipeline;
+pub mod prompt;
 pub mod protocol;
 pub mod provider;
+pub mod tools;
 pub mod vault;
 
 #[cfg(target_arch = "wasm32")]

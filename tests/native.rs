@@ -19,3 +19,6 @@ mod provider;
 
 #[path = "native/chat_cli.rs"]
 mod chat_cli;
+
+#[path = "native/agent.rs"]
+mod agent;

@@ -123,6 +123,7 @@ mod tests {
             max_tokens: 1000,
             thinking_budget: None,
             temperature: None,
+            tool_choice: Default::default(),
         }
     }
 

@@ -1,9 +1,11 @@
-//! Interfaces the host provides besides the vault: time and HTTP.
+//! Interfaces the host provides besides the vault: time, HTTP, and the user (events,
+//! approvals, questions).
 //!
 //! The core never reads the system clock or opens a socket itself. In the browser these are
 //! implemented in `src/wasm/` over `Date.now`/`setTimeout` and `fetch`; natively over the
 //! system clock and reqwest; in tests by [`ManualClock`] and local servers.
 
+mod agent_host;
 mod clock;
 mod http;
 
@@ -12,7 +14,8 @@ mod native_clock;
 #[cfg(not(target_arch = "wasm32"))]
 mod native_http;
 
-pub use clock::{Clock, ManualClock};
+pub use agent_host::{AgentHost, ChannelHost, SilentHost};
+pub use clock::{utc_datetime, Clock, ManualClock};
 pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_clock::SystemClock;

@@ -3,9 +3,15 @@
 //!
 //! This module depends on nothing else in the crate, so every layer can name these types.
 
+mod approval;
 mod assemble;
+mod event;
+mod report;
 
+pub use approval::{ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, Question};
 pub use assemble::MessageAssembler;
+pub use event::AgentEvent;
+pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -173,6 +179,21 @@ pub struct ModelRequest {
     pub thinking_budget: Option<u32>,
     #[serde(default)]
     pub temperature: Option<f32>,
+    /// Whether the model may call tools on this request.
+    #[serde(default)]
+    pub tool_choice: ToolChoice,
+}
+
+/// Whether the model may call tools. The tools stay in the request either way: both APIs
+/// refuse a history with tool calls when no tools are defined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// The model must answer in text (the loop-breaker's force-answer round).
+    None,
 }
 
 /// What went wrong with a model call, sorted so the loop can decide: back off, condense or

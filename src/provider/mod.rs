@@ -29,6 +29,10 @@ pub use dialect::{TextToolDialect, TextToolProvider};
 pub use openai::OpenAiProvider;
 pub use retry::RetryPolicy;
 
+mod scripted;
+
+pub use scripted::{ScriptedCall, ScriptedProvider, Turn};
+
 use async_trait::async_trait;
 use futures::stream::{LocalBoxStream, StreamExt};
 

@@ -17,6 +17,7 @@
 
 mod memory;
 mod path;
+mod path_rules;
 mod walk;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use fs::FsVault;
 pub use memory::MemoryVault;
 pub use path::VaultPath;
+pub use path_rules::{PathRules, IGNORE_FILE, PROTECT_FILE};
 pub use walk::walk_files;
 
 use crate::{Error, Result};
@@ -92,10 +94,18 @@ pub(crate) fn decode_text(path: &VaultPath, bytes: Vec<u8>) -> Result<String> {
 }
 
 /// Where `trash` puts `path`: `.trash/<path>`, with ` 1`, ` 2`… before the extension when that
-/// name is taken, so trashing twice never overwrites the first copy.
+/// name is taken, so trashing twice never overwrites the first copy. When a folder on that way
+/// is taken by a file (a note trashed earlier had the name of this folder), the entry goes
+/// straight into `.trash/` under its own name instead.
 pub(crate) async fn trash_destination(vault: &dyn Vault, path: &VaultPath) -> Result<VaultPath> {
     let trash = VaultPath::parse(TRASH_FOLDER)?;
-    let base = trash.join(path.as_str())?;
+    let mut base = trash.join(path.as_str())?;
+    for ancestor in base.ancestors() {
+        if vault.stat(&ancestor).await?.is_some_and(|s| s.kind == EntryKind::File) {
+            base = trash.join(path.name().unwrap_or("entry"))?;
+            break;
+        }
+    }
     if vault.stat(&base).await?.is_none() {
         return Ok(base);
     }

@@ -94,11 +94,20 @@ export class MemoryHost {
   }
   async trash(p) {
     if (!this.exists(p)) throw fail("ENOENT", p);
-    let dest = `.trash/${p}`;
+    // .trash/<path>; straight into .trash/ when a file there blocks the folders on the way.
+    let rel = p;
+    const parts = `.trash/${p}`.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      if (this.files.has(parts.slice(0, i).join("/"))) {
+        rel = p.slice(p.lastIndexOf("/") + 1);
+        break;
+      }
+    }
+    let dest = `.trash/${rel}`;
     for (let n = 1; this.exists(dest); n++) {
-      const dot = p.lastIndexOf(".");
-      const slash = p.lastIndexOf("/");
-      dest = dot > slash + 1 ? `.trash/${p.slice(0, dot)} ${n}${p.slice(dot)}` : `.trash/${p} ${n}`;
+      const dot = rel.lastIndexOf(".");
+      const slash = rel.lastIndexOf("/");
+      dest = dot > slash + 1 ? `.trash/${rel.slice(0, dot)} ${n}${rel.slice(dot)}` : `.trash/${rel} ${n}`;
     }
     this.ensureParents(dest);
     this.move(p, dest);

@@ -61,6 +61,7 @@ fn request() -> ModelRequest {
         max_tokens: 512,
         thinking_budget: None,
         temperature: None,
+        tool_choice: Default::default(),
     }
 }
 

@@ -152,6 +152,17 @@ async fn trash_keeps_a_copy(vault: &dyn Vault) {
     let trashed = vault.list(&p(".trash/t")).await.unwrap();
     assert_eq!(trashed.files.len(), 2, "both trashed copies are kept: {trashed:?}");
     assert!(matches!(vault.trash(&p("t/none.md")).await, Err(Error::NotFound(_))));
+
+    // A folder named like a file already in the trash still goes to the trash.
+    vault.write(&p("clash"), "a note without extension").await.unwrap();
+    vault.trash(&p("clash")).await.unwrap();
+    vault.write(&p("clash/inner.md"), "inner").await.unwrap();
+    vault.trash(&p("clash")).await.unwrap_or_else(|e| panic!("trash a folder over a trashed file: {e}"));
+    assert!(vault.stat(&p("clash")).await.unwrap().is_none());
+    vault.write(&p("clash/deeper/x.md"), "x").await.unwrap();
+    vault.trash(&p("clash/deeper/x.md")).await.unwrap_or_else(|e| panic!("trash below a trashed file's name: {e}"));
+    assert!(vault.stat(&p("clash/deeper/x.md")).await.unwrap().is_none());
+    vault.remove(&p("clash")).await.unwrap();
     vault.remove(&p(".trash")).await.unwrap();
     vault.remove(&p("t")).await.unwrap();
 }

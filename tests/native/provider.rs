@@ -30,6 +30,7 @@ fn request() -> ModelRequest {
         max_tokens: 1024,
         thinking_budget: None,
         temperature: None,
+        tool_choice: Default::default(),
     }
 }
 
@@ -574,6 +575,21 @@ fn text_tool_calls_become_tool_call_events() {
     );
     let result = sent["messages"][3]["content"].as_str().unwrap();
     assert!(result.contains("<tool_result name=\"search_notes\" id=\"t1\">\ndogs.md"), "{result}");
+}
+
+#[test]
+fn a_forced_answer_tells_a_text_dialect_model_of_no_tools() {
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let http = FakeHttp::new(vec![Reply::sse(body)]);
+    let config = ProviderConfig { text_tool_dialect: Some(TextToolDialect::XmlInvoke), ..openai() };
+    let (provider, _) = make(config, &http);
+    let mut forced = request();
+    forced.tool_choice = vault_agent::protocol::ToolChoice::None;
+    collect(provider.as_ref(), &forced);
+    let sent = FakeHttp::body_json(&http.requests()[0]);
+    assert!(sent.get("tools").is_none() && sent.get("tool_choice").is_none());
+    let system = sent["messages"][0]["content"].as_str().unwrap();
+    assert!(!system.contains("<invoke name=\"tool_name\">"), "no tool instructions: {system}");
 }
 
 // ---- configuration ----

@@ -73,6 +73,7 @@ pub async fn run(args: Args) -> Result<()> {
         max_tokens: config.max_tokens,
         thinking_budget: None,
         temperature: None,
+        tool_choice: Default::default(),
     };
 
     let cancel = CancelToken::new();

@@ -10,7 +10,7 @@ use futures::stream::{self, StreamExt};
 use super::parse::{parse_block, CallSplitter, Piece};
 use super::{render_result, TextToolDialect};
 use crate::cancel::CancelToken;
-use crate::protocol::{ContentBlock, Message, ModelRequest, StopReason, StreamEvent, SystemPart, ToolSpec};
+use crate::protocol::{ContentBlock, Message, ModelRequest, StopReason, StreamEvent, SystemPart, ToolChoice, ToolSpec};
 use crate::provider::{EventStream, ModelProvider};
 
 /// Wraps `inner` so that tools are described in the prompt and called in text (see the
@@ -33,7 +33,9 @@ impl TextToolProvider {
     pub fn rewrite(&self, request: &ModelRequest) -> ModelRequest {
         let mut rewritten = request.clone();
         rewritten.tools = Vec::new();
-        if !request.tools.is_empty() {
+        rewritten.tool_choice = ToolChoice::Auto;
+        // With tools disabled (a forced answer), the model is not told about them at all.
+        if !request.tools.is_empty() && request.tool_choice == ToolChoice::Auto {
             rewritten
                 .system
                 .push(SystemPart { text: self.dialect.render_tools(&request.tools), cache_breakpoint: true });

@@ -16,7 +16,8 @@ use serde_json::{json, Map, Value};
 
 use super::StreamDecoder;
 use crate::protocol::{
-    ContentBlock, ErrorKind, Message, ModelRequest, ProviderError, Role, StopReason, StreamEvent, SystemPart, Usage,
+    ContentBlock, ErrorKind, Message, ModelRequest, ProviderError, Role, StopReason, StreamEvent, SystemPart,
+    ToolChoice, Usage,
 };
 use crate::provider::classify::classify_error_object;
 
@@ -43,6 +44,9 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if request.tool_choice == ToolChoice::None {
+            body.insert("tool_choice".into(), json!({"type": "none"}));
+        }
     }
     match request.thinking_budget {
         // Extended thinking needs the default temperature, and a budget below max_tokens.

@@ -47,6 +47,7 @@ fn request() -> ModelRequest {
         max_tokens: 4096,
         thinking_budget: None,
         temperature: Some(0.2),
+        tool_choice: Default::default(),
     }
 }
 
@@ -149,4 +150,14 @@ fn usage_from_start_and_delta_is_cumulative() {
     );
     assert!(d.is_finished());
     assert!(d.finish().is_empty());
+}
+
+#[test]
+fn a_forced_answer_keeps_the_tools_but_disables_them() {
+    let mut r = request();
+    assert!(request_body("m", &r).get("tool_choice").is_none(), "auto is the API default");
+    r.tool_choice = crate::protocol::ToolChoice::None;
+    let body = request_body("m", &r);
+    assert_eq!(body["tool_choice"], json!({"type": "none"}));
+    assert!(!body["tools"].as_array().unwrap().is_empty());
 }

@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::StreamDecoder;
-use crate::protocol::{ContentBlock, ErrorKind, ModelRequest, ProviderError, Role, StopReason, StreamEvent, Usage};
+use crate::protocol::{
+    ContentBlock, ErrorKind, ModelRequest, ProviderError, Role, StopReason, StreamEvent, ToolChoice, Usage,
+};
 use crate::provider::classify::classify_error_object;
 
 /// What differs between OpenAI itself and the servers that copy its API.
@@ -58,6 +60,9 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if request.tool_choice == ToolChoice::None {
+            body.insert("tool_choice".into(), json!("none"));
+        }
     }
     let limit = if options.max_completion_tokens { "max_completion_tokens" } else { "max_tokens" };
     body.insert(limit.into(), json!(request.max_tokens));

@@ -46,6 +46,7 @@ fn request() -> ModelRequest {
         max_tokens: 1000,
         thinking_budget: None,
         temperature: None,
+        tool_choice: Default::default(),
     }
 }
 
@@ -146,4 +147,14 @@ fn calls_that_reuse_index_zero_with_new_ids_stay_apart() {
             },
         ]
     );
+}
+
+#[test]
+fn a_forced_answer_keeps_the_tools_but_disables_them() {
+    let mut r = request();
+    assert!(request_body("m", &r, &OpenAiOptions::default()).get("tool_choice").is_none(), "auto is the default");
+    r.tool_choice = crate::protocol::ToolChoice::None;
+    let body = request_body("m", &r, &OpenAiOptions::default());
+    assert_eq!(body["tool_choice"], json!("none"));
+    assert!(!body["tools"].as_array().unwrap().is_empty());
 }

@@ -1,0 +1,72 @@
+//! The knobs of a task.
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::ApprovalCategory;
+
+/// How a task runs. Every field has a default (the reference design's), so hosts may pass a
+/// partial object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentConfig {
+    /// Model calls at most; the hard stop.
+    pub max_iterations: u32,
+    /// At this share of `max_iterations` (in %), the model is told to wrap up.
+    pub soft_limit_percent: u32,
+    /// After this many failing steps in a row, the loop-breaker runs.
+    pub consecutive_mistake_limit: u32,
+    /// At least this long between two model requests (0: no limit).
+    pub rate_limit_ms: u64,
+    pub condensing_enabled: bool,
+    /// Condense the history above this share (in %) of `context_window`.
+    pub condensing_threshold: u32,
+    /// Remind the model of its mode every N steps (0: never).
+    pub power_steering_frequency: u32,
+    /// How deep this task is nested in subtasks (0: a user's task).
+    pub depth: u32,
+    pub max_subtask_depth: u32,
+    /// The model's answer length limit per call.
+    pub max_tokens: u32,
+    /// The model's context window in tokens.
+    pub context_window: u32,
+    /// Extended-thinking budget, for models that support it.
+    pub thinking_budget: Option<u32>,
+    /// A tool call is stopped after this long (0: never).
+    pub tool_timeout_ms: u64,
+    /// Tool results longer than this (in characters) are externalized.
+    pub externalize_threshold: usize,
+    /// Categories of tool call that run without asking.
+    pub auto_approve: Vec<ApprovalCategory>,
+    /// The mode's slug (`ask`, `agent`, or a custom mode).
+    pub mode: String,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_iterations: 25,
+            soft_limit_percent: 60,
+            consecutive_mistake_limit: 3,
+            rate_limit_ms: 0,
+            condensing_enabled: true,
+            condensing_threshold: 70,
+            power_steering_frequency: 0,
+            depth: 0,
+            max_subtask_depth: 2,
+            max_tokens: 8_192,
+            context_window: 200_000,
+            thinking_budget: None,
+            tool_timeout_ms: 120_000,
+            externalize_threshold: crate::pipeline::DEFAULT_THRESHOLD,
+            auto_approve: vec![ApprovalCategory::Read],
+            mode: "agent".into(),
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The step at which the soft-limit warning is sent (15 of 25 by default).
+    pub fn soft_limit_step(&self) -> u32 {
+        (self.max_iterations * self.soft_limit_percent).div_ceil(100).max(1)
+    }
+}

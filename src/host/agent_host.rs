@@ -1,0 +1,196 @@
+//! The user, as the host presents them to a running task: it sees the events and answers
+//! approvals and questions.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use futures::channel::oneshot;
+
+use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, Question};
+
+/// Receives a task's events and answers for the user. Every method has a safe default: with
+/// no answer, a call is denied and a question goes unanswered.
+#[async_trait(?Send)]
+pub trait AgentHost {
+    /// Called for every event, in order. `ApprovalRequired` and `QuestionAsked` are emitted
+    /// before the matching [`AgentHost::approve`] / [`AgentHost::ask`] call.
+    fn emit(&self, event: &AgentEvent);
+
+    /// Decides whether a tool call may run. The default denies.
+    async fn approve(&self, _request: &ApprovalRequest) -> ApprovalDecision {
+        ApprovalDecision::Deny
+    }
+
+    /// Asks the user a question; `None` when nobody can answer.
+    async fn ask(&self, _question: &Question) -> Option<String> {
+        None
+    }
+}
+
+/// A host that drops every event and denies every approval.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SilentHost;
+
+impl AgentHost for SilentHost {
+    fn emit(&self, _event: &AgentEvent) {}
+}
+
+/// A host whose answers come later, from outside the task: the plugin's UI, through
+/// [`ChannelHost::respond`] and [`ChannelHost::answer`].
+///
+/// The pending answer is registered when the `ApprovalRequired` / `QuestionAsked` event is
+/// emitted, before the listener sees it, so a listener that answers at once is never lost.
+pub struct ChannelHost {
+    listener: Box<dyn Fn(&AgentEvent)>,
+    approvals: RefCell<Pending<ApprovalDecision>>,
+    questions: RefCell<Pending<Option<String>>>,
+}
+
+struct Pending<T> {
+    senders: HashMap<String, oneshot::Sender<T>>,
+    receivers: HashMap<String, oneshot::Receiver<T>>,
+}
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Pending { senders: HashMap::new(), receivers: HashMap::new() }
+    }
+}
+
+impl<T> Pending<T> {
+    fn open(&mut self, id: &str) {
+        let (tx, rx) = oneshot::channel();
+        self.senders.insert(id.to_string(), tx);
+        self.receivers.insert(id.to_string(), rx);
+    }
+
+    fn send(&mut self, id: &str, value: T) -> bool {
+        match self.senders.remove(id) {
+            Some(tx) => tx.send(value).is_ok(),
+            None => false,
+        }
+    }
+}
+
+impl ChannelHost {
+    /// A host that passes every event to `listener`.
+    pub fn new(listener: impl Fn(&AgentEvent) + 'static) -> Self {
+        ChannelHost {
+            listener: Box::new(listener),
+            approvals: RefCell::new(Pending::default()),
+            questions: RefCell::new(Pending::default()),
+        }
+    }
+
+    /// Answers the approval request `id`. Returns false if no such request is waiting.
+    pub fn respond(&self, id: &str, decision: ApprovalDecision) -> bool {
+        self.approvals.borrow_mut().send(id, decision)
+    }
+
+    /// Answers the question `id` (`None`: the user declined). Returns false if no such
+    /// question is waiting.
+    pub fn answer(&self, id: &str, answer: Option<String>) -> bool {
+        self.questions.borrow_mut().send(id, answer)
+    }
+
+    /// Denies every waiting approval and declines every waiting question (the task is going
+    /// away, e.g. the view was closed).
+    pub fn dismiss_all(&self) {
+        let approvals: Vec<_> = self.approvals.borrow_mut().senders.drain().collect();
+        for (_, tx) in approvals {
+            let _ = tx.send(ApprovalDecision::Deny);
+        }
+        let questions: Vec<_> = self.questions.borrow_mut().senders.drain().collect();
+        for (_, tx) in questions {
+            let _ = tx.send(None);
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl AgentHost for ChannelHost {
+    fn emit(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::ApprovalRequired { request } => self.approvals.borrow_mut().open(&request.id),
+            AgentEvent::QuestionAsked { question } => self.questions.borrow_mut().open(&question.id),
+            _ => {}
+        }
+        (self.listener)(event);
+    }
+
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let receiver = self.approvals.borrow_mut().receivers.remove(&request.id);
+        match receiver {
+            // A dropped sender means nobody will answer: deny.
+            Some(rx) => rx.await.unwrap_or(ApprovalDecision::Deny),
+            None => ApprovalDecision::Deny,
+        }
+    }
+
+    async fn ask(&self, question: &Question) -> Option<String> {
+        let receiver = self.questions.borrow_mut().receivers.remove(&question.id);
+        match receiver {
+            Some(rx) => rx.await.unwrap_or(None),
+            None => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::protocol::ApprovalCategory;
+
+    fn request(id: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            id: id.into(),
+            call_id: "c".into(),
+            tool: "write_file".into(),
+            category: ApprovalCategory::Write,
+            summary: "write_file a.md".into(),
+            input: serde_json::Value::Null,
+            preview: None,
+        }
+    }
+
+    #[test]
+    fn an_answer_given_inside_the_listener_is_not_lost() {
+        let host: Rc<RefCell<Option<Rc<ChannelHost>>>> = Rc::new(RefCell::new(None));
+        let slot = host.clone();
+        let channel = Rc::new(ChannelHost::new(move |event| {
+            if let AgentEvent::ApprovalRequired { request } = event {
+                let host = slot.borrow().clone().unwrap();
+                assert!(host.respond(&request.id, ApprovalDecision::Skip));
+            }
+        }));
+        *host.borrow_mut() = Some(channel.clone());
+        let req = request("a1");
+        channel.emit(&AgentEvent::ApprovalRequired { request: req.clone() });
+        let decision = futures::executor::block_on(channel.approve(&req));
+        assert_eq!(decision, ApprovalDecision::Skip);
+        *host.borrow_mut() = None;
+    }
+
+    #[test]
+    fn unknown_or_dismissed_requests_are_denied() {
+        let channel = ChannelHost::new(|_| {});
+        assert!(!channel.respond("nope", ApprovalDecision::Approve));
+        let req = request("a2");
+        assert_eq!(futures::executor::block_on(channel.approve(&req)), ApprovalDecision::Deny);
+        channel.emit(&AgentEvent::ApprovalRequired { request: req.clone() });
+        channel.dismiss_all();
+        assert_eq!(futures::executor::block_on(channel.approve(&req)), ApprovalDecision::Deny);
+    }
+
+    #[test]
+    fn questions_are_answered_by_id() {
+        let channel = ChannelHost::new(|_| {});
+        let q = Question { id: "q1".into(), question: "Which folder?".into(), suggestions: vec![] };
+        channel.emit(&AgentEvent::QuestionAsked { question: q.clone() });
+        assert!(channel.answer("q1", Some("Projects".into())));
+        assert_eq!(futures::executor::block_on(channel.ask(&q)), Some("Projects".into()));
+    }
+}

@@ -1,0 +1,512 @@
+//! The pipeline proper: stages in order, and the scheduling of a turn's calls.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::{join_all, select, Either};
+use serde_json::Value;
+
+use super::audit::{AuditEntry, AuditLog, Outcome};
+use super::{ApprovalPolicy, CheckpointStore, ResultExternalizer, SchemaValidator, ToolRepetitionDetector};
+use crate::cancel::{with_cancel, CancelToken};
+use crate::host::{AgentHost, Clock};
+use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolSpec};
+use crate::tools::{Access, Control, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry};
+use crate::vault::{PathRules, Vault, VaultPath};
+use crate::Result;
+
+/// A tool call as the model made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallStatus {
+    Ok,
+    /// Refused by a stage or failed in the tool; the model was told why.
+    Failed,
+    /// Refused by the repetition guard.
+    Blocked,
+    /// The user skipped it.
+    Skipped,
+    /// The user denied it: the task stops.
+    Denied,
+    /// A fatal error: the task stops.
+    Fatal(String),
+    /// Not run because an earlier call of the turn stopped the task, or the task was cancelled.
+    NotRun,
+    Cancelled,
+}
+
+/// A call's result, in the form the loop needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    pub call_id: String,
+    pub tool: String,
+    /// What the model is told.
+    pub content: String,
+    pub is_error: bool,
+    pub status: CallStatus,
+    pub control: Option<Control>,
+    pub report: ToolCallReport,
+}
+
+/// The pipeline's knobs.
+#[derive(Debug, Clone)]
+pub struct PipelineSettings {
+    pub policy: ApprovalPolicy,
+    /// The mode's tools; `None` allows every registered tool.
+    pub allowed_tools: Option<BTreeSet<String>>,
+    /// The mode's name, for refusals.
+    pub mode: String,
+    /// A tool call is stopped after this long (0: never). Control tools, which wait for the
+    /// user, are exempt.
+    pub tool_timeout_ms: u64,
+    pub externalize_threshold: usize,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        PipelineSettings {
+            policy: ApprovalPolicy::default(),
+            allowed_tools: None,
+            mode: "agent".into(),
+            tool_timeout_ms: 120_000,
+            externalize_threshold: super::DEFAULT_THRESHOLD,
+        }
+    }
+}
+
+/// What the pipeline needs from the host.
+#[derive(Clone)]
+pub struct PipelineHost {
+    pub vault: Rc<dyn Vault>,
+    pub clock: Rc<dyn Clock>,
+    pub host: Rc<dyn AgentHost>,
+    pub cancel: CancelToken,
+}
+
+/// Runs a task's tool calls. No tool is reached except through [`ToolExecutionPipeline::run`].
+pub struct ToolExecutionPipeline {
+    task_id: String,
+    env: PipelineHost,
+    registry: ToolRegistry,
+    rules: PathRules,
+    settings: PipelineSettings,
+    policy: RefCell<ApprovalPolicy>,
+    validator: SchemaValidator,
+    repetition: RefCell<ToolRepetitionDetector>,
+    ledger: ReadLedger,
+    checkpoints: CheckpointStore,
+    externalizer: ResultExternalizer,
+    audit: AuditLog,
+    next_index: Cell<u32>,
+    audit_warned: Cell<bool>,
+}
+
+/// The result of the stages, before reporting.
+struct Staged {
+    status: CallStatus,
+    content: String,
+    control: Option<Control>,
+    result_chars: usize,
+    externalized: Option<String>,
+    approval: &'static str,
+}
+
+impl Staged {
+    fn refused(status: CallStatus, message: impl Into<String>) -> Self {
+        let content = message.into();
+        Staged {
+            status,
+            result_chars: content.chars().count(),
+            content,
+            control: None,
+            externalized: None,
+            approval: "none",
+        }
+    }
+}
+
+impl ToolExecutionPipeline {
+    /// A pipeline for the task `task_id`.
+    pub fn new(
+        task_id: &str,
+        env: PipelineHost,
+        registry: ToolRegistry,
+        rules: PathRules,
+        settings: PipelineSettings,
+    ) -> Result<Self> {
+        let now = env.clock.now_ms();
+        Ok(ToolExecutionPipeline {
+            task_id: task_id.to_string(),
+            checkpoints: CheckpointStore::new(env.vault.clone(), task_id, now)?,
+            externalizer: ResultExternalizer::new(env.vault.clone(), task_id, settings.externalize_threshold)?,
+            audit: AuditLog::new(env.vault.clone(), task_id)?,
+            policy: RefCell::new(settings.policy.clone()),
+            env,
+            registry,
+            rules,
+            settings,
+            validator: SchemaValidator::new(),
+            repetition: RefCell::new(ToolRepetitionDetector::new()),
+            ledger: ReadLedger::new(),
+            next_index: Cell::new(0),
+            audit_warned: Cell::new(false),
+        })
+    }
+
+    /// The tools the model may call, as it sees them.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.registry.iter().filter(|t| self.is_allowed(t.name())).map(|t| t.spec()).collect()
+    }
+
+    /// The paths the task has changed so far (what `undo_task` would restore).
+    pub fn changed_paths(&self) -> Vec<VaultPath> {
+        self.checkpoints.changed_paths()
+    }
+
+    /// The approval policy as it stands (with any "always allow" answers).
+    pub fn policy(&self) -> ApprovalPolicy {
+        self.policy.borrow().clone()
+    }
+
+    /// Removes the task's externalized results. Call once, when the task ends.
+    pub async fn finish(&self) -> Result<()> {
+        self.externalizer.cleanup().await
+    }
+
+    /// Runs one turn's calls and returns their outcomes in call order. Consecutive read-only
+    /// calls run concurrently; writes and control calls run one at a time, so a read that
+    /// follows a write sees it. After a denial, a fatal error, a completion or a cancel, the
+    /// remaining calls are not run.
+    pub async fn run(&self, calls: &[ToolCall]) -> Vec<CallOutcome> {
+        let base = self.next_index.get();
+        self.next_index.set(base + calls.len() as u32);
+        let mut outcomes: Vec<CallOutcome> = Vec::with_capacity(calls.len());
+        let mut stop: Option<String> = None;
+        let mut i = 0;
+        while i < calls.len() {
+            if stop.is_none() && self.env.cancel.is_cancelled() {
+                stop = Some("the task was cancelled".into());
+            }
+            if let Some(reason) = &stop {
+                outcomes.push(self.not_run(&calls[i], base + i as u32, reason));
+                i += 1;
+                continue;
+            }
+            let mut end = i + 1;
+            if self.is_parallel_safe(&calls[i]) {
+                while end < calls.len() && self.is_parallel_safe(&calls[end]) {
+                    end += 1;
+                }
+            }
+            let batch = join_all((i..end).map(|k| self.run_one(&calls[k], base + k as u32))).await;
+            for outcome in batch {
+                stop = stop.or_else(|| match (&outcome.status, &outcome.control) {
+                    (CallStatus::Denied, _) => Some("the user denied an earlier call of this turn".into()),
+                    (CallStatus::Fatal(_), _) => Some("an earlier call of this turn failed fatally".into()),
+                    (CallStatus::Cancelled, _) => Some("the task was cancelled".into()),
+                    (_, Some(Control::Complete { .. })) => Some("the task was completed".into()),
+                    _ => None,
+                });
+                outcomes.push(outcome);
+            }
+            i = end;
+        }
+        outcomes
+    }
+
+    fn is_allowed(&self, name: &str) -> bool {
+        self.settings.allowed_tools.as_ref().is_none_or(|allowed| allowed.contains(name))
+    }
+
+    fn is_parallel_safe(&self, call: &ToolCall) -> bool {
+        self.registry.get(&call.name).is_some_and(|t| t.kind() == ToolKind::Read)
+    }
+
+    fn context(&self, index: u32) -> ToolContext<'_> {
+        ToolContext {
+            vault: &*self.env.vault,
+            clock: &*self.env.clock,
+            host: &*self.env.host,
+            cancel: &self.env.cancel,
+            rules: &self.rules,
+            ledger: &self.ledger,
+            task_id: &self.task_id,
+            call_index: index,
+        }
+    }
+
+    fn not_run(&self, call: &ToolCall, index: u32, reason: &str) -> CallOutcome {
+        let content = format!("Not run: {reason}.");
+        CallOutcome {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            report: ToolCallReport {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                index,
+                latency_ms: 0,
+                result_chars: 0,
+                error: Some(content.clone()),
+                externalized: None,
+            },
+            content,
+            is_error: true,
+            status: CallStatus::NotRun,
+            control: None,
+        }
+    }
+
+    async fn run_one(&self, call: &ToolCall, index: u32) -> CallOutcome {
+        let started = self.env.clock.now_ms();
+        self.env.host.emit(&AgentEvent::ToolStarted {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            input: call.input.clone(),
+        });
+        let staged = self.stages(call, index).await;
+        let duration_ms = self.env.clock.now_ms().saturating_sub(started);
+        let is_error = !matches!(staged.status, CallStatus::Ok | CallStatus::Skipped);
+
+        let outcome = match &staged.status {
+            CallStatus::Ok => Outcome::Ok,
+            CallStatus::Skipped => Outcome::Skipped,
+            CallStatus::Denied => Outcome::Denied,
+            CallStatus::Fatal(_) => Outcome::Fatal,
+            _ => Outcome::Error,
+        };
+        let error = is_error.then(|| staged.content.clone());
+        let entry = AuditEntry {
+            ts_ms: started,
+            task_id: self.task_id.clone(),
+            index,
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            input: call.input.clone(),
+            approval: staged.approval.to_string(),
+            outcome,
+            error: error.clone(),
+            result_chars: staged.result_chars,
+            duration_ms,
+            externalized: staged.externalized.clone(),
+        };
+        if let Err(e) = self.audit.record(entry).await {
+            if !self.audit_warned.replace(true) {
+                self.env.host.emit(&AgentEvent::Warning {
+                    message: format!("could not write the audit log {}: {e}", self.audit.path()),
+                });
+            }
+        }
+        self.env.host.emit(&AgentEvent::ToolFinished {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            is_error,
+            summary: staged.content.lines().next().unwrap_or("").chars().take(200).collect(),
+            duration_ms,
+        });
+        CallOutcome {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            report: ToolCallReport {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                index,
+                latency_ms: duration_ms,
+                result_chars: staged.result_chars,
+                error,
+                externalized: staged.externalized,
+            },
+            content: staged.content,
+            is_error,
+            status: staged.status,
+            control: staged.control,
+        }
+    }
+
+    /// The stages, in order; the first that refuses ends the call.
+    async fn stages(&self, call: &ToolCall, index: u32) -> Staged {
+        use CallStatus::{Blocked, Cancelled, Denied, Failed, Fatal, Skipped};
+        let available = || self.specs().iter().map(|s| s.name.clone()).collect::<Vec<_>>().join(", ");
+
+        let Some(tool) = self.registry.get(&call.name).cloned() else {
+            return Staged::refused(Failed, format!("Unknown tool {:?}. Available tools: {}.", call.name, available()));
+        };
+        let input = &call.input;
+        if let Err(message) = self.validator.check(&*tool, input) {
+            return Staged::refused(Failed, message);
+        }
+        let query = tool.search_query(input);
+        if let Err(message) = self.repetition.borrow_mut().check(tool.name(), input, query.as_deref()) {
+            self.env.host.emit(&AgentEvent::Warning { message: format!("{}: {message}", tool.name()) });
+            return Staged::refused(Blocked, message);
+        }
+        let uses = match tool.paths(input) {
+            Ok(uses) => uses,
+            Err(e) => return Staged::refused(Failed, e.to_string()),
+        };
+        for u in &uses {
+            if self.rules.is_ignored(&u.path) {
+                return Staged::refused(Failed, format!("not found: {}", u.path));
+            }
+            if u.access == Access::Write && self.rules.is_protected(&u.path) {
+                return Staged::refused(
+                    Failed,
+                    format!("{} is protected: the agent may read it but not change it.", u.path),
+                );
+            }
+        }
+        if !self.is_allowed(tool.name()) {
+            return Staged::refused(
+                Failed,
+                format!(
+                    "The tool {} is not available in {} mode. Available tools: {}.",
+                    tool.name(),
+                    self.settings.mode,
+                    available()
+                ),
+            );
+        }
+
+        let ctx = self.context(index);
+        let category = tool.category();
+        let mut approval = "auto";
+        if !self.policy.borrow().is_automatic(category) {
+            let preview = match tool.preview(input, &ctx).await {
+                Ok(preview) => preview,
+                Err(ToolError::RespondToModel(m)) => return Staged::refused(Failed, m),
+                Err(ToolError::Fatal(m)) => return Staged::refused(Fatal(m.clone()), m),
+            };
+            let request = ApprovalRequest {
+                id: format!("a{index}"),
+                call_id: call.id.clone(),
+                tool: tool.name().to_string(),
+                category,
+                summary: summarize(tool.name(), input),
+                input: input.clone(),
+                preview,
+            };
+            self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
+            let Ok(decision) = with_cancel(&self.env.cancel, self.env.host.approve(&request)).await else {
+                return Staged::refused(Cancelled, "Cancelled while waiting for approval.");
+            };
+            self.env.host.emit(&AgentEvent::ApprovalResolved { request_id: request.id.clone(), decision });
+            approval = match decision {
+                ApprovalDecision::Approve => "approved",
+                ApprovalDecision::AlwaysAllow => {
+                    self.policy.borrow_mut().allow(category);
+                    "always_allow"
+                }
+                ApprovalDecision::Skip => {
+                    let mut staged = Staged::refused(
+                        Skipped,
+                        "The user skipped this call; it did not run. Continue the task without it.",
+                    );
+                    staged.approval = "skipped";
+                    return staged;
+                }
+                ApprovalDecision::Deny => {
+                    let mut staged =
+                        Staged::refused(Denied, "The user denied this call; it did not run, and the task stops here.");
+                    staged.approval = "denied";
+                    return staged;
+                }
+            };
+        }
+
+        if tool.kind() == ToolKind::Write {
+            for u in uses.iter().filter(|u| u.access == Access::Write) {
+                if let Err(e) = self.checkpoints.record(&u.path).await {
+                    let message = format!(
+                        "could not save a checkpoint of {} before changing it, so nothing was changed: {e}",
+                        u.path
+                    );
+                    return Staged::refused(Fatal(message.clone()), message);
+                }
+            }
+        }
+
+        let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
+        let executed =
+            with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, tool.execute(input.clone(), &ctx)))
+                .await;
+        let output = match executed {
+            Err(_) => return Staged::refused(Cancelled, "Cancelled while the tool was running."),
+            Ok(None) => {
+                return Staged::refused(
+                    Failed,
+                    format!("{} did not finish within {} s and was stopped.", tool.name(), timeout_ms / 1000),
+                )
+            }
+            Ok(Some(Err(ToolError::RespondToModel(m)))) => return Staged::refused(Failed, m),
+            Ok(Some(Err(ToolError::Fatal(m)))) => return Staged::refused(Fatal(m.clone()), m),
+            Ok(Some(Ok(output))) => output,
+        };
+
+        if tool.kind() == ToolKind::Write {
+            for u in uses.iter().filter(|u| u.access == Access::Write) {
+                if let Err(e) = self.checkpoints.record_created(&u.path).await {
+                    self.env.host.emit(&AgentEvent::Warning {
+                        message: format!("undo may not remove everything created under {}: {e}", u.path),
+                    });
+                }
+            }
+        }
+
+        let result_chars = output.content.chars().count();
+        let mut externalized = None;
+        let content = if tool.externalizable() {
+            match self.externalizer.externalize(tool.name(), index, &output).await {
+                Ok(Some(ext)) => {
+                    self.env.host.emit(&AgentEvent::Externalized {
+                        call_id: call.id.clone(),
+                        path: ext.path.to_string(),
+                        chars: result_chars,
+                    });
+                    externalized = Some(ext.path.to_string());
+                    ext.reference
+                }
+                Ok(None) => output.content,
+                Err(e) => {
+                    // The history is better served by a cut result than by none.
+                    self.env.host.emit(&AgentEvent::Warning { message: format!("could not save a large result: {e}") });
+                    let cut: String = output.content.chars().take(self.settings.externalize_threshold * 4).collect();
+                    format!("{cut}\n[result cut at {} characters]", cut.chars().count())
+                }
+            }
+        } else {
+            output.content
+        };
+        Staged { status: CallStatus::Ok, content, control: output.control, result_chars, externalized, approval }
+    }
+}
+
+/// `fut`'s value, or `None` if `ms` pass first (`ms == 0`: no limit).
+async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) -> Option<T> {
+    if ms == 0 {
+        return Some(fut.await);
+    }
+    let sleep = clock.sleep(ms);
+    futures::pin_mut!(fut);
+    match select(fut, sleep).await {
+        Either::Left((value, _)) => Some(value),
+        Either::Right(_) => None,
+    }
+}
+
+/// One line for the approval view: the tool and the paths it names.
+fn summarize(tool: &str, input: &Value) -> String {
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    match (field("path"), field("new_path")) {
+        (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
+        (Some(path), None) => format!("{tool} {path}"),
+        _ => tool.to_string(),
+    }
+}

@@ -1,0 +1,94 @@
+//! What the host is asked before a tool call runs, and what it can answer.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of effect a tool call has, which is what an approval policy decides on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalCategory {
+    /// Reads, lists and searches notes.
+    Read,
+    /// Creates, changes or moves notes and folders.
+    Write,
+    /// Moves notes or folders to the trash.
+    Delete,
+    /// Finishes the task or asks the user a question; never needs approval.
+    Control,
+}
+
+impl ApprovalCategory {
+    /// Every category, in a stable order.
+    pub const ALL: [ApprovalCategory; 4] =
+        [ApprovalCategory::Read, ApprovalCategory::Write, ApprovalCategory::Delete, ApprovalCategory::Control];
+
+    /// The category's name as users type it (`read`, `write`, `delete`, `control`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalCategory::Read => "read",
+            ApprovalCategory::Write => "write",
+            ApprovalCategory::Delete => "delete",
+            ApprovalCategory::Control => "control",
+        }
+    }
+
+    /// Parses a name as returned by [`ApprovalCategory::as_str`].
+    pub fn parse(name: &str) -> Option<ApprovalCategory> {
+        ApprovalCategory::ALL.into_iter().find(|c| c.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// The host's answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run this call.
+    Approve,
+    /// Run this call, and every later call of the same category in this task without asking.
+    AlwaysAllow,
+    /// Do not run this call; the task goes on and the model is told it was skipped.
+    Skip,
+    /// Do not run this call and stop the task. Also what "no answer" means.
+    Deny,
+}
+
+/// What a write would change, for the approval view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChangePreview {
+    /// A note is created (`old` is `None`) or replaced. `diff` is a unified diff of the two.
+    Write { path: String, old: Option<String>, new: String, diff: String },
+    /// A note or folder is moved.
+    Move { from: String, to: String },
+    /// A note or folder goes to the trash.
+    Delete { path: String },
+    /// A folder is created.
+    CreateFolder { path: String },
+}
+
+/// A tool call waiting for the host's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// Unique within the task; the host answers with it.
+    pub id: String,
+    /// The model's id for the tool call.
+    pub call_id: String,
+    pub tool: String,
+    pub category: ApprovalCategory,
+    /// One line saying what the call does, e.g. `edit_file Projects/Plan.md`.
+    pub summary: String,
+    #[serde(default)]
+    pub input: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<ChangePreview>,
+}
+
+/// A question the model asks the user (`ask_followup_question`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// Unique within the task; the host answers with it.
+    pub id: String,
+    pub question: String,
+    /// Answers the model suggests; the user may also type their own.
+    #[serde(default)]
+    pub suggestions: Vec<String>,
+}

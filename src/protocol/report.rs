@@ -1,0 +1,86 @@
+//! The report every agent run ends with.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorKind, StopReason, Usage};
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum EndReason {
+    /// The model called `attempt_completion`.
+    Completed,
+    /// The model answered with text and no tool call.
+    Answered,
+    /// The host cancelled the task.
+    Cancelled,
+    /// `max_iterations` model calls were made.
+    MaxIterations,
+    /// The model made `consecutive_mistake_limit` failing steps in a row.
+    MistakeLimit,
+    /// The model kept repeating blocked tool calls.
+    RepetitionLoop,
+    /// The user denied a tool call.
+    Denied,
+    /// A fatal error: the provider failed for good, or a tool reported a fatal error.
+    Failed { kind: Option<ErrorKind>, message: String },
+}
+
+impl EndReason {
+    /// Whether the task reached an answer the user asked for (completion or a text answer).
+    pub fn is_success(&self) -> bool {
+        matches!(self, EndReason::Completed | EndReason::Answered)
+    }
+}
+
+/// One tool call's metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallReport {
+    pub call_id: String,
+    pub tool: String,
+    /// The call's index within the task (the same index names its externalized file).
+    pub index: u32,
+    pub latency_ms: u64,
+    /// Size of the full result, before any externalization.
+    pub result_chars: usize,
+    /// The error sent back to the model, if the call failed or was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where the full result was written, when it was too large for the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub externalized: Option<String>,
+}
+
+/// One iteration: a model call and the tool calls it asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    pub step: u32,
+    /// From sending the request to the end of the stream.
+    pub model_latency_ms: u64,
+    /// Time to the first streamed event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<u64>,
+    pub usage: Usage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    pub tool_calls: Vec<ToolCallReport>,
+}
+
+/// Everything a run did, for the UI, the logs and benchmarks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub task_id: String,
+    pub end: EndReason,
+    /// The final answer: `attempt_completion`'s result or the last text answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_text: Option<String>,
+    pub steps: Vec<StepReport>,
+    /// Summed over every model call.
+    pub usage: Usage,
+    pub duration_ms: u64,
+    pub tool_calls: u32,
+    pub tool_errors: u32,
+    /// Vault paths the task changed (the ones `undo_task` restores).
+    #[serde(default)]
+    pub changed_paths: Vec<String>,
+}

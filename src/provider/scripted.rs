@@ -1,0 +1,253 @@
+//! A scripted model: a real [`ModelProvider`] that replays scripted turns as streamed events,
+//! for tests, benchmarks and the demo without a server.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use async_trait::async_trait;
+use futures::stream::{self, StreamExt};
+use serde_json::Value;
+
+use super::{EventStream, ModelProvider};
+use crate::cancel::CancelToken;
+use crate::protocol::{ErrorKind, ModelRequest, ProviderError, StopReason, StreamEvent, Usage};
+
+/// A tool call in a scripted turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptedCall {
+    pub name: String,
+    pub input: Value,
+}
+
+/// One scripted model response.
+pub enum Turn {
+    /// Streams optional thinking, then text, then tool calls.
+    Reply { thinking: Option<String>, text: String, calls: Vec<ScriptedCall> },
+    /// The call fails with this error (after no events).
+    Fail(ProviderError),
+    /// Streams `text`, then waits until the task is cancelled.
+    Hang { text: String },
+    /// The turn is computed from the request (to answer what the tools returned).
+    Dynamic(Box<dyn Fn(&ModelRequest) -> Turn>),
+}
+
+impl Turn {
+    /// A text-only answer.
+    pub fn text(text: impl Into<String>) -> Self {
+        Turn::Reply { thinking: None, text: text.into(), calls: Vec::new() }
+    }
+
+    /// Tool calls with no text.
+    pub fn tools<'a>(calls: impl IntoIterator<Item = (&'a str, Value)>) -> Self {
+        Turn::text_and_tools("", calls)
+    }
+
+    /// Text, then tool calls.
+    pub fn text_and_tools<'a>(text: impl Into<String>, calls: impl IntoIterator<Item = (&'a str, Value)>) -> Self {
+        let calls = calls.into_iter().map(|(name, input)| ScriptedCall { name: name.to_string(), input }).collect();
+        Turn::Reply { thinking: None, text: text.into(), calls }
+    }
+
+    /// A failed call.
+    pub fn fail(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Turn::Fail(ProviderError::new(kind, message))
+    }
+}
+
+/// Replays [`Turn`]s in order, one per model call, streaming each in small pieces with a
+/// yield to the executor between events, as a network stream would arrive. It records every
+/// request, so tests can check what the model was sent. When the script runs out, a call fails
+/// with a protocol error.
+pub struct ScriptedProvider {
+    turns: RefCell<VecDeque<Turn>>,
+    requests: RefCell<Vec<ModelRequest>>,
+    chunk_chars: usize,
+    calls: Cell<u32>,
+}
+
+impl ScriptedProvider {
+    /// A provider that will answer with `turns`, in order.
+    pub fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
+        ScriptedProvider {
+            turns: RefCell::new(turns.into_iter().collect()),
+            requests: RefCell::new(Vec::new()),
+            chunk_chars: 8,
+            calls: Cell::new(0),
+        }
+    }
+
+    /// Streams text and arguments in pieces of `chars` characters (default 8).
+    pub fn with_chunk_chars(mut self, chars: usize) -> Self {
+        self.chunk_chars = chars.max(1);
+        self
+    }
+
+    /// Adds turns at the end of the script.
+    pub fn push(&self, turn: Turn) {
+        self.turns.borrow_mut().push_back(turn);
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        self.requests.borrow().clone()
+    }
+
+    /// How many turns are left.
+    pub fn remaining(&self) -> usize {
+        self.turns.borrow().len()
+    }
+}
+
+#[async_trait(?Send)]
+impl ModelProvider for ScriptedProvider {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "scripted"
+    }
+
+    async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
+        self.requests.borrow_mut().push(request.clone());
+        let call = self.calls.get() + 1;
+        self.calls.set(call);
+        let mut turn = self.turns.borrow_mut().pop_front();
+        while let Some(Turn::Dynamic(make)) = turn {
+            turn = Some(make(request));
+        }
+        let input_tokens = estimate_tokens(request);
+        let (events, hang) = match turn {
+            None => {
+                (vec![error(ProviderError::new(ErrorKind::Protocol, "the scripted model has no more turns"))], false)
+            }
+            Some(Turn::Fail(e)) => (vec![error(e)], false),
+            Some(Turn::Hang { text }) => {
+                (chunks(&text, self.chunk_chars, |t| StreamEvent::TextDelta { text: t }), true)
+            }
+            Some(Turn::Reply { thinking, text, calls }) => {
+                (reply_events(call, thinking, &text, &calls, input_tokens, self.chunk_chars), false)
+            }
+            Some(Turn::Dynamic(_)) => unreachable!("dynamic turns were resolved above"),
+        };
+        let cancel = cancel.clone();
+        let body = stream::iter(events).then(|event| async move {
+            YieldNow(false).await;
+            event
+        });
+        if hang {
+            let tail = stream::once(async move {
+                cancel.cancelled().await;
+                error(ProviderError::new(ErrorKind::Cancelled, "cancelled"))
+            });
+            body.chain(tail).boxed_local()
+        } else {
+            body.boxed_local()
+        }
+    }
+}
+
+fn error(error: ProviderError) -> StreamEvent {
+    StreamEvent::Error { error }
+}
+
+fn reply_events(
+    call: u32,
+    thinking: Option<String>,
+    text: &str,
+    calls: &[ScriptedCall],
+    input_tokens: u64,
+    chunk: usize,
+) -> Vec<StreamEvent> {
+    let mut events = vec![StreamEvent::Usage { usage: Usage { input_tokens, ..Default::default() } }];
+    if let Some(thinking) = thinking {
+        events.extend(chunks(&thinking, chunk, |t| StreamEvent::ThinkingDelta { text: t }));
+        events.push(StreamEvent::ThinkingSignature { signature: format!("scripted-signature-{call}") });
+    }
+    events.extend(chunks(text, chunk, |t| StreamEvent::TextDelta { text: t }));
+    let mut output_chars = text.chars().count();
+    for (index, c) in calls.iter().enumerate() {
+        let json = c.input.to_string();
+        output_chars += json.chars().count() + c.name.len();
+        events.push(StreamEvent::ToolCallStart { index, id: format!("call_{call}_{index}"), name: c.name.clone() });
+        events.extend(chunks(&json, chunk, |t| StreamEvent::ToolCallDelta { index, json: t }));
+        events.push(StreamEvent::ToolCallEnd { index });
+    }
+    let output_tokens = (output_chars as u64).div_ceil(4);
+    events.push(StreamEvent::Usage { usage: Usage { output_tokens, ..Default::default() } });
+    let stop_reason = if calls.is_empty() { StopReason::EndTurn } else { StopReason::ToolUse };
+    events.push(StreamEvent::Done { stop_reason });
+    events
+}
+
+fn chunks(text: &str, size: usize, make: impl Fn(String) -> StreamEvent) -> Vec<StreamEvent> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(size).map(|piece| make(piece.iter().collect())).collect()
+}
+
+/// About a token per four characters of the serialized request.
+fn estimate_tokens(request: &ModelRequest) -> u64 {
+    let chars = serde_json::to_string(request).map(|s| s.chars().count()).unwrap_or(0);
+    (chars as u64).div_ceil(4)
+}
+
+/// Returns `Pending` once, after asking to be polled again: a yield to the executor.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::Message;
+    use crate::provider::complete;
+
+    fn request() -> ModelRequest {
+        ModelRequest {
+            system: vec![],
+            messages: vec![Message::user("hi")],
+            tools: vec![],
+            max_tokens: 100,
+            thinking_budget: None,
+            temperature: None,
+            tool_choice: Default::default(),
+        }
+    }
+
+    #[test]
+    fn turns_stream_in_pieces_and_assemble_back() {
+        let provider = ScriptedProvider::new([
+            Turn::text_and_tools("Let me look that up.", [("read_file", json!({"path": "Notes/a long name.md"}))]),
+            Turn::text("Done."),
+        ])
+        .with_chunk_chars(3);
+        let events: Vec<StreamEvent> = futures::executor::block_on(async {
+            provider.stream(&request(), &CancelToken::new()).await.collect().await
+        });
+        let deltas = events.iter().filter(|e| matches!(e, StreamEvent::ToolCallDelta { .. })).count();
+        assert!(deltas > 5, "arguments arrive in many pieces: {deltas}");
+        let done = futures::executor::block_on(complete(&provider, &request(), &CancelToken::new())).unwrap();
+        assert_eq!(done.message.text(), "Done.");
+        assert_eq!(done.stop_reason, StopReason::EndTurn);
+        assert_eq!(provider.requests().len(), 2);
+        assert_eq!(provider.remaining(), 0);
+        let exhausted = futures::executor::block_on(complete(&provider, &request(), &CancelToken::new()));
+        assert_eq!(exhausted.unwrap_err().kind, ErrorKind::Protocol);
+    }
+}

@@ -1,0 +1,164 @@
+//! `edit_file`: replaces exact text in a note.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::note_io::{plural, read_existing, write_note, write_preview};
+use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::protocol::ChangePreview;
+use crate::vault::VaultPath;
+
+pub struct EditFile;
+
+#[derive(Deserialize)]
+struct Args {
+    path: VaultPath,
+    old_string: String,
+    new_string: String,
+    #[serde(default = "one")]
+    expected_replacements: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+#[async_trait(?Send)]
+impl Tool for EditFile {
+    fn name(&self) -> &'static str {
+        "edit_file"
+    }
+
+    fn description(&self) -> &'static str {
+        "Replace exact text in a note you have read in this task. `old_string` must match the note \
+         exactly (whitespace and line breaks included) and occur exactly `expected_replacements` times \
+         (default 1); include enough surrounding lines to make it unique. Every occurrence is replaced \
+         by `new_string`."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Vault-relative path of the note."},
+                "old_string": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
+                "new_string": {"type": "string", "description": "The text to put in its place."},
+                "expected_replacements": {"type": "integer", "minimum": 1, "description": "How many occurrences to replace (default 1)."}
+            },
+            "required": ["path", "old_string", "new_string"],
+            "additionalProperties": false
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+
+    fn group(&self) -> ToolGroup {
+        ToolGroup::Edit
+    }
+
+    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
+        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    }
+
+    async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
+        let args: Args = parse_args(self.name(), args)?;
+        let (old, new) = plan(&args, ctx).await?;
+        Ok(Some(write_preview(&args.path, Some(&old), &new)))
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse_args(self.name(), &args)?;
+        let (_, new) = plan(&args, ctx).await?;
+        write_note(ctx, &args.path, &new).await?;
+        Ok(ToolOutput::text(format!(
+            "Edited {}: replaced {}.",
+            args.path,
+            plural(args.expected_replacements, "occurrence", "occurrences")
+        )))
+    }
+}
+
+/// The note's current text and the text after the edit, or why the edit cannot be made.
+async fn plan(args: &Args, ctx: &ToolContext<'_>) -> Result<(String, String), ToolError> {
+    let Some(current) = read_existing(ctx, &args.path).await? else {
+        return Err(ToolError::model(format!("{} does not exist; create it with write_file", args.path)));
+    };
+    ctx.ledger.check_unchanged(&args.path, current.as_bytes())?;
+    let new = replace_exact(&current, &args.old_string, &args.new_string, args.expected_replacements)
+        .map_err(|problem| ToolError::model(format!("{}: {problem}", args.path)))?;
+    Ok((current, new))
+}
+
+/// Replaces every occurrence of `old` in `text` with `new` when there are exactly `expected`
+/// of them. A note with CRLF line breaks matches `old` written with LF.
+pub fn replace_exact(text: &str, old: &str, new: &str, expected: usize) -> Result<String, String> {
+    if old.is_empty() {
+        return Err("old_string is empty".into());
+    }
+    if old == new {
+        return Err("old_string and new_string are the same; nothing would change".into());
+    }
+    let mut count = text.matches(old).count();
+    let (mut old, mut new) = (old.to_string(), new.to_string());
+    if count == 0 && text.contains("\r\n") && old.contains('\n') && !old.contains('\r') {
+        old = old.replace('\n', "\r\n");
+        new = new.replace('\n', "\r\n");
+        count = text.matches(old.as_str()).count();
+    }
+    match count {
+        0 => {
+            let hint = nearest_line(text, &old)
+                .map(|line| format!(" The closest line in the note is: {line:?}."))
+                .unwrap_or_default();
+            Err(format!(
+                "old_string was not found. It must match the note exactly, including whitespace and line breaks; \
+                 read the note again and copy the text.{hint}"
+            ))
+        }
+        n if n != expected => Err(format!(
+            "old_string occurs {n} times but expected_replacements is {expected}. Add surrounding text to \
+             make it unique, or set expected_replacements to {n} to replace them all."
+        )),
+        _ => Ok(text.replace(old.as_str(), &new)),
+    }
+}
+
+/// The note line that best matches the first non-blank line of `old`, ignoring case and
+/// surrounding whitespace, to help the model correct itself.
+fn nearest_line<'a>(text: &'a str, old: &str) -> Option<&'a str> {
+    let wanted = old.lines().map(str::trim).find(|l| !l.is_empty())?.to_lowercase();
+    text.lines().find(|line| {
+        let line = line.trim().to_lowercase();
+        !line.is_empty() && (line.contains(&wanted) || wanted.contains(&line))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_exact;
+
+    #[test]
+    fn replaces_a_unique_match() {
+        assert_eq!(replace_exact("a b c", "b", "B", 1).unwrap(), "a B c");
+    }
+
+    #[test]
+    fn refuses_missing_ambiguous_and_no_op_edits() {
+        let missing = replace_exact("alpha\nbeta\n", "Beta ", "x", 1).unwrap_err();
+        assert!(missing.contains("not found") && missing.contains("\"beta\""), "{missing}");
+        let ambiguous = replace_exact("x x x", "x", "y", 1).unwrap_err();
+        assert!(ambiguous.contains("occurs 3 times"), "{ambiguous}");
+        assert_eq!(replace_exact("x x x", "x", "y", 3).unwrap(), "y y y");
+        assert!(replace_exact("x", "x", "x", 1).unwrap_err().contains("same"));
+        assert!(replace_exact("x", "", "y", 1).unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn lf_edits_apply_to_crlf_notes() {
+        let note = "# T\r\none\r\ntwo\r\n";
+        assert_eq!(replace_exact(note, "one\ntwo", "1\n2", 1).unwrap(), "# T\r\n1\r\n2\r\n");
+    }
+}

@@ -1,0 +1,65 @@
+//! What each tool does. The rules every call goes through (validation, approval, checkpoints)
+//! live apart, in `pipeline`, so a new tool never touches the rules and a new rule never
+//! touches a tool.
+//!
+//! Every tool that acts on one note names it with a vault-relative `path` argument.
+
+mod append_to_file;
+mod ask_followup_question;
+mod attempt_completion;
+mod create_folder;
+mod delete_file;
+mod edit_file;
+mod ledger;
+mod list_files;
+mod move_file;
+mod note_io;
+mod read_file;
+mod registry;
+mod search_files;
+mod tool;
+mod write_file;
+
+use std::rc::Rc;
+
+pub use append_to_file::AppendToFile;
+pub use ask_followup_question::AskFollowupQuestion;
+pub use attempt_completion::AttemptCompletion;
+pub use create_folder::CreateFolder;
+pub use delete_file::DeleteFile;
+pub use edit_file::{replace_exact, EditFile};
+pub use ledger::ReadLedger;
+pub use list_files::ListFiles;
+pub use move_file::MoveFile;
+pub use read_file::ReadFile;
+pub use registry::ToolRegistry;
+pub use search_files::SearchFiles;
+pub use tool::{
+    parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
+};
+pub use write_file::WriteFile;
+
+/// The name of the tool that ends a task with its result.
+pub const ATTEMPT_COMPLETION: &str = "attempt_completion";
+
+/// Every built-in tool: reading and finding, writing, and control.
+pub fn builtin_tools() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    let tools: Vec<Rc<dyn Tool>> = vec![
+        Rc::new(ReadFile),
+        Rc::new(ListFiles),
+        Rc::new(SearchFiles),
+        Rc::new(WriteFile),
+        Rc::new(AppendToFile),
+        Rc::new(EditFile),
+        Rc::new(CreateFolder),
+        Rc::new(MoveFile),
+        Rc::new(DeleteFile),
+        Rc::new(AttemptCompletion),
+        Rc::new(AskFollowupQuestion),
+    ];
+    for tool in tools {
+        registry.register(tool);
+    }
+    registry
+}

@@ -1,0 +1,55 @@
+//! Small vault helpers the note tools share.
+
+use similar::TextDiff;
+
+use super::{ToolContext, ToolError};
+use crate::protocol::ChangePreview;
+use crate::vault::{EntryKind, VaultPath};
+
+/// The note's text, or `None` when nothing is there. A folder is an error for the model.
+pub async fn read_existing(ctx: &ToolContext<'_>, path: &VaultPath) -> Result<Option<String>, ToolError> {
+    match ctx.vault.stat(path).await? {
+        None => Ok(None),
+        Some(stat) if stat.kind == EntryKind::Folder => {
+            Err(ToolError::model(format!("{path} is a folder, not a note")))
+        }
+        Some(_) => Ok(Some(ctx.vault.read(path).await?)),
+    }
+}
+
+/// Writes `content` to `path` and records it as seen, so the agent can edit it again.
+pub async fn write_note(ctx: &ToolContext<'_>, path: &VaultPath, content: &str) -> Result<(), ToolError> {
+    ctx.vault.write(path, content).await?;
+    ctx.ledger.record(path, content.as_bytes());
+    Ok(())
+}
+
+/// The approval preview of replacing `old` (absent: a new note) with `new` at `path`.
+pub fn write_preview(path: &VaultPath, old: Option<&str>, new: &str) -> ChangePreview {
+    let before = old.unwrap_or("");
+    let name = path.as_str();
+    let diff = TextDiff::from_lines(before, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(if old.is_some() { name } else { "/dev/null" }, name)
+        .to_string();
+    ChangePreview::Write { path: name.to_string(), old: old.map(str::to_string), new: new.to_string(), diff }
+}
+
+/// A count with its noun, singular or plural.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The number of lines in `text`.
+pub fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.lines().count()
+    }
+}

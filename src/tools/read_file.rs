@@ -1,0 +1,111 @@
+//! `read_file`: a note's text, a window of lines at a time.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::note_io::plural;
+use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::vault::VaultPath;
+
+/// Lines returned when the model gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 2000;
+/// At most this many characters are returned at once; the rest is a later `offset` away.
+pub const MAX_CHARS: usize = 50_000;
+
+pub struct ReadFile;
+
+#[derive(Deserialize)]
+struct Args {
+    path: VaultPath,
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+#[async_trait(?Send)]
+impl Tool for ReadFile {
+    fn name(&self) -> &'static str {
+        "read_file"
+    }
+
+    fn description(&self) -> &'static str {
+        "Read a note (or any text file) in the vault. Returns the lines from `offset` (1-based, default 1), \
+         at most `limit` lines (default 2000), under a header that gives the line range and the total. \
+         For long files, read the next window with a larger offset. Also opens the result files that \
+         other tools saved under .obsidian-agent/tmp/."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Vault-relative path, e.g. \"Projects/Plan.md\"."},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
+                "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn group(&self) -> ToolGroup {
+        ToolGroup::Read
+    }
+
+    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
+        Ok(vec![PathUse::read(parse_args::<Args>(self.name(), args)?.path)])
+    }
+
+    fn externalizable(&self) -> bool {
+        false
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse_args(self.name(), &args)?;
+        let text = ctx.vault.read(&args.path).await?;
+        ctx.ledger.record(&args.path, text.as_bytes());
+
+        let lines: Vec<&str> = text.lines().collect();
+        let total = lines.len();
+        let start = args.offset.unwrap_or(1).max(1);
+        if total == 0 {
+            return Ok(ToolOutput::text(format!("{} is empty.", args.path)).with_summary("empty note"));
+        }
+        if start > total {
+            return Err(ToolError::model(format!(
+                "offset {start} is past the end of {} ({}).",
+                args.path,
+                plural(total, "line", "lines")
+            )));
+        }
+        let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+        let mut body = String::new();
+        let mut end = start - 1;
+        for line in lines.iter().skip(start - 1).take(limit) {
+            if !body.is_empty() && body.len() + line.len() + 1 > MAX_CHARS {
+                break;
+            }
+            body.push_str(line);
+            body.push('\n');
+            end += 1;
+        }
+        let header = if start == 1 && end == total {
+            format!("{} ({}):", args.path, plural(total, "line", "lines"))
+        } else {
+            format!("{} (lines {start}-{end} of {total}):", args.path)
+        };
+        let mut content = format!("{header}\n{body}");
+        if end < total {
+            content.push_str(&format!(
+                "[{} more; continue with offset {}]\n",
+                plural(total - end, "line", "lines"),
+                end + 1
+            ));
+        }
+        Ok(ToolOutput::text(content).with_summary(format!("lines {start}-{end} of {total}")))
+    }
+}

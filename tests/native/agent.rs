@@ -1,0 +1,13 @@
+//! The agent loop, the pipeline and undo, over a scripted model and in-memory vaults.
+
+#[path = "agent/support.rs"]
+mod support;
+
+#[path = "agent/run.rs"]
+mod run;
+
+#[path = "agent/pipeline.rs"]
+mod pipeline;
+
+#[path = "agent/undo.rs"]
+mod undo;

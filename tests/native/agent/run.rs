@@ -1,0 +1,240 @@
+//! AgentTask::run end to end with a scripted model: a real task, and every limit and rail.
+
+use serde_json::json;
+use vault_agent::agent::AgentConfig;
+use vault_agent::protocol::{AgentEvent, ContentBlock, EndReason, ErrorKind, Role, ToolChoice};
+use vault_agent::provider::Turn;
+use vault_agent::vault::MemoryVault;
+
+use super::support::{block_on, last_user_text, p, Harness, YieldingVault};
+
+fn notes() -> MemoryVault {
+    MemoryVault::with_notes([
+        ("Cooking/Bread.md", "# Bread\n\nSourdough needs a starter. Bake at 230 °C.\n"),
+        ("Cooking/Pizza.md", "# Pizza\n\nThe dough rests 48 hours. Bake as hot as the oven goes.\n"),
+        ("Work/Plan.md", "# Plan\n\nShip the search.\n"),
+    ])
+    .unwrap()
+}
+
+/// A fast config for tests: no tool timeout (the manual clock's sleeps end at once).
+fn config() -> AgentConfig {
+    AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() }
+}
+
+#[test]
+fn a_three_step_task_reads_in_parallel_then_writes_then_completes() {
+    let h = Harness::new(
+        YieldingVault(notes()),
+        [
+            Turn::text_and_tools(
+                "I'll read both baking notes.",
+                [
+                    ("read_file", json!({"path": "Cooking/Bread.md"})),
+                    ("read_file", json!({"path": "Cooking/Pizza.md"})),
+                ],
+            ),
+            Turn::tools([(
+                "write_file",
+                json!({"path": "Cooking/Baking.md", "content": "# Baking\n\n- [[Bread]]: 230 °C\n- [[Pizza]]: 48 h dough\n"}),
+            )]),
+            Turn::tools([("attempt_completion", json!({"result": "Merged into [[Baking]]."}))]),
+        ],
+    );
+    let mut task = h.task(config());
+    let report = block_on(task.run("Merge my baking notes into one note"));
+
+    assert_eq!(report.end, EndReason::Completed);
+    assert_eq!(report.final_text.as_deref(), Some("Merged into [[Baking]]."));
+    assert_eq!(report.steps.len(), 3);
+    assert_eq!(report.tool_calls, 4);
+    assert_eq!(report.tool_errors, 0);
+    assert_eq!(report.changed_paths, vec!["Cooking/Baking.md"]);
+    assert!(report.usage.input_tokens > 0 && report.usage.output_tokens > 0);
+    let written = block_on(h.vault.read(&p("Cooking/Baking.md"))).unwrap();
+    assert!(written.contains("[[Bread]]"));
+
+    // The two reads ran concurrently: the second started before the first finished.
+    let trace = h.host.trace();
+    let pos = |name: &str| trace.iter().position(|t| t == name).unwrap();
+    assert!(pos("tool_started:read_file") < pos("tool_finished:read_file"));
+    let second_start = trace.iter().rposition(|t| t == "tool_started:read_file").unwrap();
+    assert!(second_start < pos("tool_finished:read_file"), "reads interleave: {trace:?}");
+    // Text streamed in several deltas before the tools ran; the run ends with Done.
+    assert!(trace.iter().filter(|t| *t == "text_delta").count() > 2, "{trace:?}");
+    assert_eq!(trace.last().unwrap(), "done");
+
+    // The model saw the tool results, in call order, before writing.
+    let second = &h.provider.requests()[1];
+    let results: Vec<_> = second
+        .messages
+        .last()
+        .unwrap()
+        .content
+        .iter()
+        .map(|b| match b {
+            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+                (tool_use_id.clone(), content.clone(), *is_error)
+            }
+            other => panic!("unexpected block {other:?}"),
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].1.contains("Sourdough") && results[1].1.contains("48 hours"));
+    assert_eq!(results[0].0, "call_1_0");
+    // The report has per-step metrics.
+    assert_eq!(report.steps[0].tool_calls.len(), 2);
+    assert!(report.steps.iter().all(|s| s.stop_reason.is_some()));
+}
+
+#[test]
+fn a_text_only_answer_ends_the_task() {
+    let h = Harness::new(MemoryVault::new(), [Turn::text("Hello! Your vault is empty.")]);
+    let report = block_on(h.task(config()).run("hi"));
+    assert_eq!(report.end, EndReason::Answered);
+    assert_eq!(report.final_text.as_deref(), Some("Hello! Your vault is empty."));
+    assert!(report.changed_paths.is_empty());
+}
+
+fn listing_turn(i: usize) -> Turn {
+    Turn::tools([("list_files", json!({"path": "", "limit": i + 1}))])
+}
+
+#[test]
+fn the_soft_limit_warning_reaches_the_model() {
+    let turns: Vec<Turn> = (0..5).map(listing_turn).chain([Turn::text("done")]).collect();
+    let h = Harness::new(notes(), turns);
+    let config = AgentConfig { max_iterations: 10, ..config() };
+    assert_eq!(config.soft_limit_step(), 6);
+    let report = block_on(h.task(config).run("list a lot"));
+    assert_eq!(report.end, EndReason::Answered);
+    let requests = h.provider.requests();
+    assert_eq!(requests.len(), 6);
+    for request in &requests[..5] {
+        assert!(!last_user_text(request).contains("Step"), "no warning before the soft limit");
+    }
+    let warned = last_user_text(&requests[5]);
+    assert!(warned.contains("[Step 6 of 10]") && warned.contains("attempt_completion"), "{warned}");
+    assert!(h.host.warnings().iter().any(|w| w.contains("[Step 6 of 10]")));
+}
+
+#[test]
+fn the_hard_limit_stops_the_loop() {
+    let turns: Vec<Turn> = (0..10).map(listing_turn).collect();
+    let h = Harness::new(notes(), turns);
+    let report = block_on(h.task(AgentConfig { max_iterations: 3, ..config() }).run("loop forever"));
+    assert_eq!(report.end, EndReason::MaxIterations);
+    assert_eq!(h.provider.requests().len(), 3, "no model call after the limit");
+    assert_eq!(report.steps.len(), 3);
+}
+
+#[test]
+fn the_mistake_limit_runs_the_force_answer_round() {
+    let h = Harness::new(
+        notes(),
+        [
+            Turn::tools([("read_file", json!({"path": "missing-1.md"}))]),
+            Turn::tools([("read_file", json!({"path": "missing-2.md"}))]),
+            Turn::tools([("read_file", json!({"path": "missing-3.md"}))]),
+            Turn::text("I could not find the notes you meant."),
+        ],
+    );
+    let report = block_on(h.task(config()).run("read my notes"));
+    assert_eq!(report.end, EndReason::MistakeLimit);
+    assert_eq!(report.final_text.as_deref(), Some("I could not find the notes you meant."));
+    let requests = h.provider.requests();
+    assert_eq!(requests.len(), 4);
+    let forced = requests.last().unwrap();
+    assert_eq!(forced.tool_choice, ToolChoice::None, "the force-answer round disables tools");
+    assert!(!forced.tools.is_empty(), "tools stay defined: the history holds tool calls");
+    assert!(last_user_text(forced).contains("Do not call any more tools"));
+    assert!(requests[..3].iter().all(|r| r.tool_choice == ToolChoice::Auto));
+    assert_eq!(report.tool_errors, 3);
+}
+
+#[test]
+fn repeated_identical_calls_are_blocked_then_the_loop_is_broken() {
+    let read = || Turn::tools([("read_file", json!({"path": "Work/Plan.md"}))]);
+    let h = Harness::new(notes(), [read(), read(), read(), read(), Turn::text("The plan is to ship the search.")]);
+    let report = block_on(h.task(config()).run("what is the plan?"));
+    assert_eq!(report.end, EndReason::RepetitionLoop);
+    assert_eq!(report.final_text.as_deref(), Some("The plan is to ship the search."));
+    let requests = h.provider.requests();
+    assert!(last_user_text(&requests[3]).contains("Blocked: this exact read_file call"));
+    assert_eq!(requests.last().unwrap().tool_choice, ToolChoice::None);
+    let errors: Vec<_> = report.steps.iter().flat_map(|s| &s.tool_calls).map(|c| c.error.is_some()).collect();
+    assert_eq!(errors, vec![false, false, true, true]);
+}
+
+#[test]
+fn a_model_that_calls_tools_in_the_forced_round_gets_no_tool_run() {
+    let bad = |i: usize| Turn::tools([("read_file", json!({"path": format!("missing-{i}.md")}))]);
+    let h = Harness::new(
+        notes(),
+        [
+            bad(1),
+            bad(2),
+            bad(3),
+            Turn::text_and_tools("Partial answer.", [("read_file", json!({"path": "Work/Plan.md"}))]),
+        ],
+    );
+    let mut task = h.task(config());
+    let report = block_on(task.run("x"));
+    assert_eq!(report.end, EndReason::MistakeLimit);
+    assert_eq!(report.final_text.as_deref(), Some("Partial answer."));
+    let last = task.history().last().unwrap();
+    assert_eq!(last.role, Role::Assistant);
+    assert!(last.tool_uses().next().is_none(), "no call without a result is left in the history");
+}
+
+#[test]
+fn cancel_mid_stream_ends_the_task() {
+    let h = Harness::new(notes(), [Turn::Hang { text: "Thinking about your notes and".into() }]);
+    let cancel = h.cancel.clone();
+    h.host.on_event(move |event| {
+        if matches!(event, AgentEvent::TextDelta { .. }) {
+            cancel.cancel();
+        }
+    });
+    let report = block_on(h.task(config()).run("summarise everything"));
+    assert_eq!(report.end, EndReason::Cancelled);
+    assert!(h.host.trace().contains(&"text_delta".to_string()));
+    assert_eq!(h.host.trace().last().unwrap(), "done");
+}
+
+#[test]
+fn a_provider_error_ends_the_task_with_its_category() {
+    let h = Harness::new(notes(), [Turn::fail(ErrorKind::Auth, "invalid x-api-key")]);
+    let report = block_on(h.task(config()).run("hi"));
+    assert_eq!(report.end, EndReason::Failed { kind: Some(ErrorKind::Auth), message: "invalid x-api-key".into() });
+    assert!(h.host.events().iter().any(|e| matches!(e, AgentEvent::Error { kind: Some(ErrorKind::Auth), .. })));
+}
+
+#[test]
+fn the_rate_limit_spaces_model_calls_on_the_clock() {
+    let h = Harness::new(notes(), [listing_turn(0), listing_turn(1), Turn::text("ok")]);
+    let report = block_on(h.task(AgentConfig { rate_limit_ms: 1_500, ..config() }).run("x"));
+    assert_eq!(report.end, EndReason::Answered);
+    assert_eq!(h.clock.sleeps(), vec![1_500, 1_500]);
+}
+
+#[test]
+fn a_subtask_deeper_than_allowed_is_refused() {
+    let h = Harness::new(notes(), []);
+    let setup_err = block_on(vault_agent::agent::AgentTask::new(vault_agent::agent::TaskSetup {
+        config: AgentConfig { depth: 3, ..config() },
+        provider: h.provider.clone(),
+        vault: h.vault.clone(),
+        clock: h.clock.clone(),
+        host: h.host.clone(),
+        cancel: h.cancel.clone(),
+        tools: None,
+        mode: None,
+        vault_info: Default::default(),
+        history: vec![],
+        task_id: None,
+    }))
+    .err()
+    .unwrap();
+    assert!(setup_err.to_string().contains("depth 3"), "{setup_err}");
+}
