@@ -17,8 +17,14 @@ mod provider_support;
 #[path = "native/provider.rs"]
 mod provider;
 
+#[path = "native/local_server.rs"]
+mod local_server;
+
 #[path = "native/chat_cli.rs"]
 mod chat_cli;
+
+#[path = "native/run_cli.rs"]
+mod run_cli;
 
 #[path = "native/agent.rs"]
 mod agent;

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::ApprovalCategory;
 
 /// How a task runs. Every field has a default (the reference design's), so hosts may pass a
-/// partial object.
+/// partial object. In JSON the fields are camelCase, like the plugin's other settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct AgentConfig {
     /// Model calls at most; the hard stop.
     pub max_iterations: u32,

@@ -2,9 +2,11 @@
 //! through the pipeline, and feeds the results back until the task is done.
 
 mod config;
+mod conversation;
 mod mode;
 mod task;
 
 pub use config::AgentConfig;
+pub use conversation::Conversation;
 pub use mode::Mode;
 pub use task::{new_task_id, AgentTask, TaskSetup};

@@ -317,13 +317,22 @@ impl AgentTask {
                 Ok(None) => break,
                 Ok(Some(event)) => event,
             };
-            first_token_ms.get_or_insert_with(|| self.clock.now_ms().saturating_sub(sent));
+            if event.is_output() {
+                first_token_ms.get_or_insert_with(|| self.clock.now_ms().saturating_sub(sent));
+            }
             match &event {
                 StreamEvent::TextDelta { text } => self.host.emit(&AgentEvent::TextDelta { text: text.clone() }),
                 StreamEvent::ThinkingDelta { text } => {
                     self.host.emit(&AgentEvent::ThinkingDelta { text: text.clone() })
                 }
                 StreamEvent::Error { error } => return Err(error.clone()),
+                StreamEvent::Retry { attempt, max_attempts, delay_ms, error } => self.host.emit(&AgentEvent::Warning {
+                    message: format!(
+                        "{error}; retrying in {:.1} s (attempt {} of {max_attempts})",
+                        *delay_ms as f64 / 1000.0,
+                        attempt + 1
+                    ),
+                }),
                 _ => {}
             }
             assembler.push(&event);

@@ -118,6 +118,8 @@ struct Staged {
     result_chars: usize,
     externalized: Option<String>,
     approval: &'static str,
+    /// The tool's one-line summary of a successful result.
+    summary: Option<String>,
 }
 
 impl Staged {
@@ -130,6 +132,7 @@ impl Staged {
             control: None,
             externalized: None,
             approval: "none",
+            summary: None,
         }
     }
 }
@@ -309,7 +312,10 @@ impl ToolExecutionPipeline {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             is_error,
-            summary: staged.content.lines().next().unwrap_or("").chars().take(200).collect(),
+            summary: staged
+                .summary
+                .clone()
+                .unwrap_or_else(|| staged.content.lines().next().unwrap_or("").chars().take(200).collect()),
             duration_ms,
         });
         CallOutcome {
@@ -461,6 +467,7 @@ impl ToolExecutionPipeline {
         }
 
         let result_chars = output.content.chars().count();
+        let summary = output.summary.clone();
         let mut externalized = None;
         let content = if tool.externalizable() {
             match self.externalizer.externalize(tool.name(), index, &output).await {
@@ -484,7 +491,15 @@ impl ToolExecutionPipeline {
         } else {
             output.content
         };
-        Staged { status: CallStatus::Ok, content, control: output.control, result_chars, externalized, approval }
+        Staged {
+            status: CallStatus::Ok,
+            content,
+            control: output.control,
+            result_chars,
+            externalized,
+            approval,
+            summary,
+        }
     }
 }
 

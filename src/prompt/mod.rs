@@ -6,7 +6,8 @@ use crate::host::utc_datetime;
 use crate::protocol::SystemPart;
 
 /// What the prompt says about the vault.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct VaultInfo {
     pub name: String,
     pub note_count: Option<usize>,

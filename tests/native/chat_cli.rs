@@ -1,97 +1,12 @@
 //! `vault-agent chat`: the real binary against a local server on 127.0.0.1 that speaks the
 //! provider protocols.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 
+use crate::local_server::{serve, Answer};
 use crate::provider_support::fixture;
-
-/// A request as the server saw it: the request line, lower-case headers and the body.
-#[derive(Debug, Clone)]
-struct Seen {
-    line: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
-}
-
-enum Answer {
-    /// An event stream in parts; with a gate, the parts after the first wait for it.
-    Sse {
-        parts: Vec<String>,
-        gate: Option<mpsc::Receiver<()>>,
-    },
-    Status(u16, String),
-}
-
-/// Serves one answer per connection, in order, on a thread; returns the base URL.
-fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for answer in answers {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let mut headers = Vec::new();
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                let (k, v) = h.split_once(':').unwrap();
-                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
-            let length: usize =
-                headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            log.lock().unwrap().push(Seen {
-                line: line.trim_end().to_string(),
-                headers,
-                body: String::from_utf8(body).unwrap(),
-            });
-            let mut out = stream;
-            match answer {
-                Answer::Status(status, body) => {
-                    let head = format!(
-                        "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 0\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(body.as_bytes()).unwrap();
-                }
-                Answer::Sse { parts, gate } => {
-                    out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
-                        .unwrap();
-                    for (i, part) in parts.iter().enumerate() {
-                        if i == 1 {
-                            if let Some(gate) = &gate {
-                                gate.recv().unwrap();
-                            }
-                        }
-                        out.write_all(part.as_bytes()).unwrap();
-                        out.flush().unwrap();
-                    }
-                }
-            }
-        }
-    });
-    (base, seen)
-}
 
 fn chat(args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_vault-agent"));

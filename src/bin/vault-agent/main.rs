@@ -15,6 +15,12 @@ fn main() -> std::process::ExitCode {
 mod chat;
 #[cfg(not(target_arch = "wasm32"))]
 mod notes;
+#[cfg(not(target_arch = "wasm32"))]
+mod provider_args;
+#[cfg(not(target_arch = "wasm32"))]
+mod run;
+#[cfg(not(target_arch = "wasm32"))]
+mod undo;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -35,6 +41,13 @@ mod cli {
         Notes(crate::notes::Args),
         /// Ask a model one question and stream its answer to stdout.
         Chat(crate::chat::Args),
+        /// Run the agent on a task over the vault: it searches, reads and (with approval)
+        /// changes notes.
+        Run(crate::run::Args),
+        /// Restore everything a task changed (default: the newest task).
+        Undo(crate::undo::UndoArgs),
+        /// List the tasks that can be undone.
+        Checkpoints(crate::undo::ListArgs),
     }
 
     pub fn main() -> ExitCode {
@@ -50,6 +63,9 @@ mod cli {
             match cli.command {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
+                Command::Run(args) => crate::run::run(args).await,
+                Command::Undo(args) => crate::undo::undo(args).await,
+                Command::Checkpoints(args) => crate::undo::list(args).await,
             }
         });
         match result {

@@ -1,0 +1,124 @@
+//! A conversation: the user's messages one after another, each run as its own task over the
+//! history so far.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use super::{AgentConfig, AgentTask, Mode, TaskSetup};
+use crate::cancel::CancelToken;
+use crate::host::{AgentHost, Clock};
+use crate::prompt::VaultInfo;
+use crate::protocol::{Message, RunReport};
+use crate::provider::ModelProvider;
+use crate::tools::ToolRegistry;
+use crate::vault::Vault;
+use crate::{Error, Result};
+
+/// A chat with the agent. Every [`Conversation::send`] is a task of its own (its own id,
+/// checkpoint and undo) that starts from the history of the earlier ones; "always allow"
+/// answers carry over from one to the next. Only one task runs at a time.
+pub struct Conversation {
+    config: RefCell<AgentConfig>,
+    provider: Rc<dyn ModelProvider>,
+    vault: Rc<dyn Vault>,
+    clock: Rc<dyn Clock>,
+    host: Rc<dyn AgentHost>,
+    tools: Option<ToolRegistry>,
+    mode: Option<Mode>,
+    vault_info: RefCell<VaultInfo>,
+    history: RefCell<Vec<Message>>,
+    cancel: RefCell<CancelToken>,
+    running: Cell<bool>,
+}
+
+impl Conversation {
+    /// An empty conversation. `tools` and `mode` default as in [`TaskSetup`].
+    pub fn new(
+        config: AgentConfig,
+        provider: Rc<dyn ModelProvider>,
+        vault: Rc<dyn Vault>,
+        clock: Rc<dyn Clock>,
+        host: Rc<dyn AgentHost>,
+    ) -> Self {
+        Conversation {
+            config: RefCell::new(config),
+            provider,
+            vault,
+            clock,
+            host,
+            tools: None,
+            mode: None,
+            vault_info: RefCell::new(VaultInfo::default()),
+            history: RefCell::new(Vec::new()),
+            cancel: RefCell::new(CancelToken::new()),
+            running: Cell::new(false),
+        }
+    }
+
+    /// Offers `tools` instead of the built-in ones.
+    pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Uses `mode` instead of the built-in one named in the config.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// What the next task's prompt says about the vault (its name, the active note).
+    pub fn set_vault_info(&self, info: VaultInfo) {
+        *self.vault_info.borrow_mut() = info;
+    }
+
+    /// The conversation so far.
+    pub fn history(&self) -> Vec<Message> {
+        self.history.borrow().clone()
+    }
+
+    /// Whether a task is running.
+    pub fn is_running(&self) -> bool {
+        self.running.get()
+    }
+
+    /// Cancels the running task, if any.
+    pub fn cancel(&self) {
+        self.cancel.borrow().cancel();
+    }
+
+    /// Runs `message` as a new task and returns its report. An error means the task could not
+    /// start (a task is already running, an unknown mode, an unreadable rules file); what goes
+    /// wrong once it runs is in the report.
+    pub async fn send(&self, message: &str) -> Result<RunReport> {
+        if self.running.replace(true) {
+            return Err(Error::Invalid("a task is already running in this conversation".into()));
+        }
+        let result = self.run(message).await;
+        self.running.set(false);
+        result
+    }
+
+    async fn run(&self, message: &str) -> Result<RunReport> {
+        let cancel = CancelToken::new();
+        *self.cancel.borrow_mut() = cancel.clone();
+        let setup = TaskSetup {
+            config: self.config.borrow().clone(),
+            provider: self.provider.clone(),
+            vault: self.vault.clone(),
+            clock: self.clock.clone(),
+            host: self.host.clone(),
+            cancel,
+            tools: self.tools.clone(),
+            mode: self.mode.clone(),
+            vault_info: self.vault_info.borrow().clone(),
+            history: self.history.borrow().clone(),
+            task_id: None,
+        };
+        let mut task = AgentTask::new(setup).await?;
+        let report = task.run(message).await;
+        *self.history.borrow_mut() = task.history().to_vec();
+        self.config.borrow_mut().auto_approve = task.policy().automatic().collect();
+        Ok(report)
+    }
+}

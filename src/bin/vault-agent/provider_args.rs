@@ -1,0 +1,61 @@
+//! The provider options `chat` and `run` share, and the config they make.
+
+use vault_agent::provider::{ProviderConfig, ProviderKind, OPENAI_BASE_URL};
+use vault_agent::{Error, Result};
+
+/// The APIs the CLI can talk to.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Provider {
+    /// The Anthropic Messages API (key: --api-key or ANTHROPIC_API_KEY).
+    Anthropic,
+    /// OpenAI Chat Completions, or any compatible server by --base-url (key: --api-key or
+    /// OPENAI_API_KEY; optional for local servers).
+    Openai,
+}
+
+#[derive(clap::Args)]
+pub struct ProviderArgs {
+    /// Which API to call.
+    #[arg(long, value_enum)]
+    provider: Provider,
+    /// The model id.
+    #[arg(long)]
+    model: String,
+    /// Where the API lives (Anthropic: the URL before /v1/messages; OpenAI-compatible: the URL
+    /// before /chat/completions, e.g. http://localhost:11434/v1 for Ollama).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The API key; defaults to $ANTHROPIC_API_KEY or $OPENAI_API_KEY.
+    #[arg(long)]
+    api_key: Option<String>,
+    /// The output limit in tokens per model call.
+    #[arg(long, default_value_t = vault_agent::provider::DEFAULT_MAX_TOKENS)]
+    max_tokens: u32,
+}
+
+impl ProviderArgs {
+    /// The provider's config, or why it cannot work (a missing key).
+    pub fn config(&self) -> Result<ProviderConfig> {
+        let (kind, env_key) = match self.provider {
+            Provider::Anthropic => (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
+            Provider::Openai => {
+                // OpenAI itself, or a compatible server (which sends max_tokens and may need no key).
+                let official = self.base_url.as_deref().is_none_or(|url| url.trim_end_matches('/') == OPENAI_BASE_URL);
+                (if official { ProviderKind::OpenAi } else { ProviderKind::OpenAiCompatible }, "OPENAI_API_KEY")
+            }
+        };
+        let mut config = ProviderConfig::new(kind, &self.model);
+        config.base_url = self.base_url.clone();
+        config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
+        config.max_tokens = self.max_tokens;
+        let name = match kind {
+            ProviderKind::Anthropic => "Anthropic",
+            ProviderKind::OpenAi => "OpenAI",
+            ProviderKind::OpenAiCompatible => return Ok(config),
+        };
+        if config.api_key.is_none() {
+            return Err(Error::Invalid(format!("{name} needs an API key: pass --api-key or set {env_key}")));
+        }
+        Ok(config)
+    }
+}

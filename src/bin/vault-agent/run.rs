@@ -1,0 +1,265 @@
+//! `vault-agent run --vault DIR --provider … --model M [--approve read,write,delete|--yes] "task"`:
+//! the agent loop over a folder. The answer streams to stdout; one line per tool call, warnings,
+//! approvals and the summary go to stderr.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use futures::future::{select, Either};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use vault_agent::agent::{AgentConfig, Conversation};
+use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
+use vault_agent::pipeline::{sweep_orphans, ApprovalPolicy, ORPHAN_AGE_MS};
+use vault_agent::prompt::VaultInfo;
+use vault_agent::protocol::{
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
+};
+use vault_agent::provider::build;
+use vault_agent::vault::{walk_files, FsVault, Vault, VaultPath};
+use vault_agent::{Error, Result};
+
+use crate::provider_args::ProviderArgs;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The vault folder.
+    #[arg(long)]
+    vault: PathBuf,
+    #[command(flatten)]
+    provider: ProviderArgs,
+    /// Categories of tool call to allow without asking: read, write, delete (default: read).
+    #[arg(long, value_name = "LIST", default_value = "read", conflicts_with = "yes")]
+    approve: String,
+    /// Allow every tool call without asking.
+    #[arg(long)]
+    yes: bool,
+    /// ask (read-only) or agent (may change notes).
+    #[arg(long, default_value = "agent")]
+    mode: String,
+    /// Model calls at most.
+    #[arg(long, default_value_t = 25)]
+    max_iterations: u32,
+    /// What to do.
+    task: String,
+}
+
+pub async fn run(args: Args) -> Result<()> {
+    let vault = Rc::new(FsVault::open(&args.vault)?);
+    let clock = Rc::new(SystemClock);
+    for swept in sweep_orphans(&*vault, clock.now_ms(), ORPHAN_AGE_MS).await? {
+        eprintln!("removed leftover temporary files {swept}");
+    }
+    let policy = if args.yes {
+        ApprovalPolicy::auto_approving(ApprovalCategory::ALL)
+    } else {
+        ApprovalPolicy::from_list(&args.approve).map_err(Error::Invalid)?
+    };
+    let config = AgentConfig {
+        auto_approve: policy.automatic().collect(),
+        mode: args.mode.clone(),
+        max_iterations: args.max_iterations,
+        ..AgentConfig::default()
+    };
+    let provider = build(&args.provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
+    let host = Rc::new(TerminalHost::new());
+    let conversation = Conversation::new(config, Rc::from(provider), vault.clone(), clock, host.clone());
+    conversation.set_vault_info(vault_info(&args.vault, &*vault).await?);
+
+    // Ctrl-C cancels the task; the loop then ends cleanly (temporary files removed, report).
+    let interrupt = async {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => {
+                eprintln!("\ncancelling…");
+                conversation.cancel();
+            }
+            Err(_) => futures::future::pending::<()>().await,
+        }
+    };
+    let send = conversation.send(&args.task);
+    futures::pin_mut!(send, interrupt);
+    let report = match select(send, interrupt).await {
+        Either::Left((report, _)) => report?,
+        Either::Right(((), send)) => send.await?,
+    };
+    host.finish_line();
+    // attempt_completion's result is a tool argument, not streamed text: print it now.
+    if let (EndReason::Completed, Some(result)) = (&report.end, &report.final_text) {
+        println!("{result}");
+    }
+    eprintln!("{}", summary(&report, &args.vault));
+    match &report.end {
+        EndReason::Completed | EndReason::Answered => Ok(()),
+        EndReason::Failed { message, .. } => Err(Error::Invalid(format!("the task failed: {message}"))),
+        EndReason::Denied if host.asked_without_terminal.get() => Err(Error::Invalid(
+            "a tool call needed approval and there is no terminal to ask: pass --approve read,write,delete or --yes"
+                .into(),
+        )),
+        EndReason::Denied => Err(Error::Invalid("stopped: a tool call was denied".into())),
+        EndReason::Cancelled => Err(Error::Invalid("cancelled".into())),
+        EndReason::MaxIterations => {
+            Err(Error::Invalid(format!("stopped after {} steps (--max-iterations)", args.max_iterations)))
+        }
+        EndReason::MistakeLimit | EndReason::RepetitionLoop => {
+            Err(Error::Invalid("stopped: the model was stuck (repeated failing tool calls)".into()))
+        }
+    }
+}
+
+async fn vault_info(dir: &std::path::Path, vault: &dyn Vault) -> Result<VaultInfo> {
+    let hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
+    let notes = walk_files(vault, &VaultPath::root(), &hidden).await?;
+    let name = dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+    Ok(VaultInfo {
+        name: name.unwrap_or_else(|| "vault".into()),
+        note_count: Some(notes.iter().filter(|p| p.extension() == Some("md")).count()),
+        active_note: None,
+    })
+}
+
+fn summary(report: &RunReport, vault: &std::path::Path) -> String {
+    let mut line = format!(
+        "task {}: {} steps, {} tool calls ({} failed), {} tokens in ({} cached), {} out, {:.1} s",
+        report.task_id,
+        report.steps.len(),
+        report.tool_calls,
+        report.tool_errors,
+        report.usage.total_input(),
+        report.usage.cache_read_tokens,
+        report.usage.output_tokens,
+        report.duration_ms as f64 / 1000.0
+    );
+    if !report.changed_paths.is_empty() {
+        line.push_str(&format!(
+            "\nchanged: {}\nundo with: vault-agent undo --vault {} {}",
+            report.changed_paths.join(", "),
+            vault.display(),
+            report.task_id
+        ));
+    }
+    line
+}
+
+/// The terminal as the user: the answer on stdout, everything else on stderr, approvals and
+/// questions asked on stdin when it is a terminal (denied and unanswered when it is not).
+struct TerminalHost {
+    inputs: RefCell<HashMap<String, Value>>,
+    at_line_start: Cell<bool>,
+    interactive: bool,
+    asked_without_terminal: Cell<bool>,
+}
+
+impl TerminalHost {
+    fn new() -> Self {
+        TerminalHost {
+            inputs: RefCell::new(HashMap::new()),
+            at_line_start: Cell::new(true),
+            interactive: std::io::stdin().is_terminal(),
+            asked_without_terminal: Cell::new(false),
+        }
+    }
+
+    /// Ends the streamed answer's line, so stderr lines do not run into it.
+    fn finish_line(&self) {
+        if !self.at_line_start.replace(true) {
+            println!();
+        }
+    }
+
+    async fn prompt(&self, text: &str) -> Option<String> {
+        eprint!("{text}");
+        let _ = std::io::stderr().flush();
+        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        lines.next_line().await.ok().flatten()
+    }
+}
+
+/// `tool path` or `tool path → new_path`, from a call's arguments.
+fn describe(tool: &str, input: Option<&Value>) -> String {
+    let field = |name: &str| input.and_then(|i| i.get(name)).and_then(Value::as_str);
+    match (field("path"), field("new_path"), field("query")) {
+        (Some(path), Some(to), _) => format!("{tool} {path} → {to}"),
+        (Some(path), None, _) => format!("{tool} {path}"),
+        (None, _, Some(query)) => format!("{tool} {query:?}"),
+        _ => tool.to_string(),
+    }
+}
+
+#[async_trait(?Send)]
+impl AgentHost for TerminalHost {
+    fn emit(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TextDelta { text } => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                self.at_line_start.set(text.ends_with('\n'));
+            }
+            AgentEvent::ToolStarted { call_id, input, .. } => {
+                self.inputs.borrow_mut().insert(call_id.clone(), input.clone());
+            }
+            AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms } => {
+                self.finish_line();
+                let input = self.inputs.borrow_mut().remove(call_id);
+                let mark = if *is_error { "✗" } else { "✓" };
+                eprintln!("{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
+            }
+            AgentEvent::Warning { message } => {
+                self.finish_line();
+                eprintln!("warning: {message}");
+            }
+            AgentEvent::Error { message, .. } => {
+                self.finish_line();
+                eprintln!("error: {message}");
+            }
+            _ => {}
+        }
+    }
+
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        self.finish_line();
+        if !self.interactive {
+            self.asked_without_terminal.set(true);
+            eprintln!("denied: {} needs {} approval (no terminal to ask)", request.summary, request.category.as_str());
+            return ApprovalDecision::Deny;
+        }
+        eprintln!("\nApproval needed ({}): {}", request.category.as_str(), request.summary);
+        match &request.preview {
+            Some(ChangePreview::Write { diff, .. }) => eprintln!("{diff}"),
+            Some(ChangePreview::Move { from, to }) => eprintln!("move {from} → {to}"),
+            Some(ChangePreview::Delete { path }) => eprintln!("move {path} to the trash"),
+            Some(ChangePreview::CreateFolder { path }) => eprintln!("create folder {path}"),
+            None => {}
+        }
+        let question = format!("Allow? [y]es, [a]lways for {}, [s]kip, [n]o and stop: ", request.category.as_str());
+        match self.prompt(&question).await.as_deref().map(str::trim) {
+            Some("y" | "Y" | "yes") => ApprovalDecision::Approve,
+            Some("a" | "A" | "always") => ApprovalDecision::AlwaysAllow,
+            Some("s" | "S" | "skip") => ApprovalDecision::Skip,
+            _ => ApprovalDecision::Deny,
+        }
+    }
+
+    async fn ask(&self, question: &Question) -> Option<String> {
+        self.finish_line();
+        if !self.interactive {
+            eprintln!("question (no terminal to answer): {}", question.question);
+            return None;
+        }
+        eprintln!("\n{}", question.question);
+        for (i, suggestion) in question.suggestions.iter().enumerate() {
+            eprintln!("  {}. {suggestion}", i + 1);
+        }
+        let answer = self.prompt("> ").await?;
+        let answer = answer.trim();
+        let picked = answer.parse::<usize>().ok().and_then(|n| question.suggestions.get(n.wrapping_sub(1)));
+        match picked {
+            Some(suggestion) => Some(suggestion.clone()),
+            None if answer.is_empty() => None,
+            None => Some(answer.to_string()),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The agent from JS: a chat whose events go to a JS callback, answered from JS.
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault};
+use crate::agent::{AgentConfig, Conversation};
+use crate::host::ChannelHost;
+use crate::prompt::VaultInfo;
+use crate::protocol::ApprovalDecision;
+use crate::provider::{build, ProviderConfig};
+
+/// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChatOptions {
+    provider: ProviderConfig,
+    #[serde(default)]
+    agent: AgentConfig,
+    #[serde(default)]
+    vault: VaultInfo,
+}
+
+/// A chat with the agent. `send` runs one message as a task and resolves with its run report;
+/// meanwhile every event goes to the callback given to `newChat`, and approvals and questions
+/// are answered with `respond` and `answer`.
+#[wasm_bindgen]
+pub struct Chat {
+    conversation: Conversation,
+    host: Rc<ChannelHost>,
+}
+
+impl Chat {
+    pub(crate) fn new(vault: Rc<JsVault>, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
+        let options: ChatOptions = from_js(options)?;
+        let provider = build(&options.provider, Rc::new(FetchClient), Rc::new(JsClock)).map_err(js_error)?;
+        let host = Rc::new(ChannelHost::new(move |event| {
+            // A listener that throws must not stop the task; the error is reported where JS
+            // errors go.
+            if let Ok(value) = to_js(event) {
+                if let Err(e) = on_event.call1(&JsValue::NULL, &value) {
+                    web_sys::console::error_2(&"Vault Agent: the event listener threw".into(), &e);
+                }
+            }
+        }));
+        let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone());
+        conversation.set_vault_info(options.vault);
+        Ok(Chat { conversation, host })
+    }
+}
+
+#[wasm_bindgen]
+impl Chat {
+    /// Runs `message` as a task; resolves with its `RunReport` (rejects only if the task could
+    /// not start, e.g. while another is running).
+    pub async fn send(&self, message: String) -> Result<JsValue, JsValue> {
+        let report = self.conversation.send(&message).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
+    /// Answers the approval request `requestId` with `approve`, `always_allow`, `skip` or
+    /// `deny`. Returns false if no such request is waiting.
+    pub fn respond(&self, request_id: &str, decision: &str) -> Result<bool, JsValue> {
+        let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
+        Ok(self.host.respond(request_id, decision))
+    }
+
+    /// Answers the question `questionId`; `null` declines. Returns false if no such question is
+    /// waiting.
+    pub fn answer(&self, question_id: &str, answer: Option<String>) -> bool {
+        self.host.answer(question_id, answer)
+    }
+
+    /// Stops the running task: the model call or tool is aborted, waiting approvals are denied.
+    pub fn cancel(&self) {
+        self.conversation.cancel();
+        self.host.dismiss_all();
+    }
+
+    /// Whether a task is running.
+    #[wasm_bindgen(js_name = isRunning)]
+    pub fn is_running(&self) -> bool {
+        self.conversation.is_running()
+    }
+
+    /// The conversation so far, as protocol messages.
+    pub fn history(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.conversation.history())
+    }
+
+    /// Sets what the next task is told about the vault (`{name, noteCount, activeNote}`).
+    #[wasm_bindgen(js_name = setVaultInfo)]
+    pub fn set_vault_info(&self, info: JsValue) -> Result<(), JsValue> {
+        self.conversation.set_vault_info(from_js(info)?);
+        Ok(())
+    }
+}

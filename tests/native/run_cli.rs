@@ -1,0 +1,142 @@
+//! `vault-agent run`, `undo` and `checkpoints`: the real binary over a folder, against a local
+//! server speaking the OpenAI streaming protocol.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::local_server::{serve, Answer};
+
+/// An OpenAI-style event stream: `text` in pieces, then `calls` as `(name, arguments)`.
+fn turn(text: &str, calls: &[(&str, Value)]) -> Answer {
+    let chunk = |delta: Value, finish: Value| {
+        format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+    };
+    let mut parts: Vec<String> = text
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(5)
+        .map(|c| chunk(json!({"content": c.iter().collect::<String>()}), Value::Null))
+        .collect();
+    for (i, (name, args)) in calls.iter().enumerate() {
+        let call = json!({"index": i, "id": format!("call_{i}"), "type": "function",
+            "function": {"name": name, "arguments": args.to_string()}});
+        parts.push(chunk(json!({"tool_calls": [call]}), Value::Null));
+    }
+    let finish = if calls.is_empty() { "stop" } else { "tool_calls" };
+    parts.push(chunk(json!({}), json!(finish)));
+    parts.push(format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 30}})
+    ));
+    parts.push("data: [DONE]\n\n".into());
+    Answer::Sse { parts, gate: None }
+}
+
+fn vault_agent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn run(vault: &Path, base: &str, extra: &[&str], task: &str) -> Output {
+    let dir = vault.to_str().unwrap();
+    let url = format!("{base}/v1");
+    let mut args = vec!["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "local"];
+    args.extend_from_slice(extra);
+    args.push(task);
+    vault_agent(&args)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn sample_vault() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("Projects")).unwrap();
+    std::fs::write(dir.path().join("Projects/Plan.md"), "# Plan\n\n- ship search\n").unwrap();
+    std::fs::write(dir.path().join("Inbox.md"), "buy milk\n").unwrap();
+    dir
+}
+
+#[test]
+fn run_does_a_task_then_undo_puts_the_vault_back() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        turn("Let me look.", &[("read_file", json!({"path": "Projects/Plan.md"})), ("list_files", json!({}))]),
+        turn(
+            "",
+            &[(
+                "edit_file",
+                json!({"path": "Projects/Plan.md", "old_string": "- ship search", "new_string": "- ship search\n- ship undo"}),
+            )],
+        ),
+        turn("", &[("attempt_completion", json!({"result": "Added *ship undo* to [[Plan]]."}))]),
+    ]);
+    let output = run(vault.path(), &base, &["--approve", "read,write"], "add undo to my plan");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.starts_with("Let me look.\n"), "streamed text first: {stdout}");
+    assert!(stdout.trim_end().ends_with("Added *ship undo* to [[Plan]]."), "{stdout}");
+    let tool_lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with('✓') || l.starts_with('✗')).collect();
+    assert_eq!(tool_lines.len(), 4, "one line per tool call: {stderr}");
+    assert!(
+        tool_lines[0].starts_with("✓ read_file Projects/Plan.md") && tool_lines[0].ends_with("lines 1-3 of 3"),
+        "{stderr}"
+    );
+    assert!(tool_lines[1].ends_with("2 entries in the vault root"), "{stderr}");
+    assert!(tool_lines[2].starts_with("✓ edit_file Projects/Plan.md"), "{stderr}");
+    assert!(stderr.contains("undo with: vault-agent undo --vault"), "{stderr}");
+    let plan = std::fs::read_to_string(vault.path().join("Projects/Plan.md")).unwrap();
+    assert_eq!(plan, "# Plan\n\n- ship search\n- ship undo\n");
+
+    // The model saw the tools, the vault's name and note count, and the tool results.
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    let first: Value = serde_json::from_str(&seen[0].body).unwrap();
+    let tools: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"edit_file") && tools.contains(&"attempt_completion"), "{tools:?}");
+    assert!(first["messages"][0]["content"].as_str().unwrap().contains("Notes: 2"));
+    let second: Value = serde_json::from_str(&seen[1].body).unwrap();
+    assert!(second.to_string().contains("ship search"), "the read result went back to the model");
+    drop(seen);
+
+    let dir = vault.path().to_str().unwrap();
+    let listed = vault_agent(&["checkpoints", "--vault", dir]);
+    assert!(text(&listed.stdout).contains("1 paths: Projects/Plan.md"), "{}", text(&listed.stdout));
+    let undone = vault_agent(&["undo", "--vault", dir]);
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert!(text(&undone.stdout).contains("restored Projects/Plan.md"));
+    assert_eq!(std::fs::read_to_string(vault.path().join("Projects/Plan.md")).unwrap(), "# Plan\n\n- ship search\n");
+    assert!(!vault.path().join(".obsidian-agent/tmp").read_dir().is_ok_and(|mut d| d.next().is_some()));
+}
+
+#[test]
+fn without_a_terminal_an_unapproved_write_is_denied_and_run_fails_clearly() {
+    let vault = sample_vault();
+    let (base, _) = serve(vec![turn("", &[("write_file", json!({"path": "New.md", "content": "x"}))])]);
+    let output = run(vault.path(), &base, &[], "make a note");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("denied: write_file New.md needs write approval"), "{stderr}");
+    assert!(stderr.contains("pass --approve read,write,delete or --yes"), "{stderr}");
+    assert!(!vault.path().join("New.md").exists());
+}
+
+#[test]
+fn a_provider_error_ends_run_with_a_clear_message() {
+    let vault = sample_vault();
+    let body =
+        r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    let (base, _) = serve(vec![Answer::Status(401, body.into())]);
+    let output = run(vault.path(), &base, &["--yes"], "hi");
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("the task failed") && stderr.contains("Incorrect API key"), "{stderr}");
+}
