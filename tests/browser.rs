@@ -16,3 +16,6 @@ mod host;
 
 #[path = "browser/provider.rs"]
 mod provider;
+
+#[path = "browser/agent.rs"]
+mod agent;
