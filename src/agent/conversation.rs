@@ -67,6 +67,12 @@ impl Conversation {
         self
     }
 
+    /// Continues an earlier conversation (restored from the host's chat history).
+    pub fn with_history(self, history: Vec<Message>) -> Self {
+        *self.history.borrow_mut() = history;
+        self
+    }
+
     /// What the next task's prompt says about the vault (its name, the active note).
     pub fn set_vault_info(&self, info: VaultInfo) {
         *self.vault_info.borrow_mut() = info;

@@ -183,6 +183,7 @@ impl AgentTask {
                 }
             };
             usage += turn.usage;
+            self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: usage });
             let mut report = StepReport {
                 step,
                 model_latency_ms: turn.latency_ms,
@@ -246,6 +247,11 @@ impl AgentTask {
                 let (answer, step_report) = self.force_answer(why, steps.len() as u32 + 1).await;
                 if let Some(step_report) = step_report {
                     usage += step_report.usage;
+                    self.host.emit(&AgentEvent::StepFinished {
+                        step: step_report.step,
+                        usage: step_report.usage,
+                        total: usage,
+                    });
                     steps.push(step_report);
                 }
                 final_text = answer;

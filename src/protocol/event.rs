@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalRequest, ErrorKind, Question, RunReport};
+use super::{ApprovalDecision, ApprovalRequest, ErrorKind, Question, RunReport, Usage};
 
 /// One event of a running task, in the order things happened. The host renders them; it
 /// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
@@ -17,6 +17,12 @@ pub enum AgentEvent {
     /// A model call begins (steps count from 1).
     StepStarted {
         step: u32,
+    },
+    /// A model call ended; `usage` is its own, `total` the task's so far (for a live meter).
+    StepFinished {
+        step: u32,
+        usage: Usage,
+        total: Usage,
     },
     TextDelta {
         text: String,

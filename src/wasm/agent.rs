@@ -6,10 +6,10 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault};
-use crate::agent::{AgentConfig, Conversation};
+use crate::agent::{AgentConfig, Conversation, Mode};
 use crate::host::ChannelHost;
 use crate::prompt::VaultInfo;
-use crate::protocol::ApprovalDecision;
+use crate::protocol::{ApprovalDecision, Message};
 use crate::provider::{build, ProviderConfig};
 
 /// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
@@ -21,6 +21,12 @@ struct ChatOptions {
     agent: AgentConfig,
     #[serde(default)]
     vault: VaultInfo,
+    /// An earlier conversation to continue.
+    #[serde(default)]
+    history: Vec<Message>,
+    /// The user's own modes; `agent.mode` may name one of them.
+    #[serde(default)]
+    modes: Vec<Mode>,
 }
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
@@ -45,7 +51,13 @@ impl Chat {
                 }
             }
         }));
-        let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone());
+        let custom = options.modes.into_iter().find(|m| m.slug == options.agent.mode);
+        let mut conversation =
+            Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
+                .with_history(options.history);
+        if let Some(mode) = custom {
+            conversation = conversation.with_mode(mode);
+        }
         conversation.set_vault_info(options.vault);
         Ok(Chat { conversation, host })
     }

@@ -63,6 +63,17 @@ fn a_three_step_task_reads_in_parallel_then_writes_then_completes() {
     // Text streamed in several deltas before the tools ran; the run ends with Done.
     assert!(trace.iter().filter(|t| *t == "text_delta").count() > 2, "{trace:?}");
     assert_eq!(trace.last().unwrap(), "done");
+    let meter: Vec<u64> = h
+        .host
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::StepFinished { total, .. } => Some(total.output_tokens),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(meter.len(), 3, "one usage event per model call");
+    assert!(meter.windows(2).all(|w| w[0] < w[1]) && *meter.last().unwrap() == report.usage.output_tokens);
 
     // The model saw the tool results, in call order, before writing.
     let second = &h.provider.requests()[1];
