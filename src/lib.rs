@@ -24,6 +24,7 @@
 //! - [`host`] — `Clock` and `HttpClient`, with native implementations.
 //! - [`protocol`] — messages, tool specs, usage and stream events shared by every layer.
 //! - [`provider`] — the `ModelProvider` trait.
+//! - [`search`] — note parsing and full-text search (tantivy), in wasm and natively.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
@@ -32,6 +33,7 @@ mod error;
 pub mod host;
 pub mod protocol;
 pub mod provider;
+pub mod search;
 pub mod vault;
 
 #[cfg(target_arch = "wasm32")]

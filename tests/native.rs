@@ -10,3 +10,6 @@ mod vault;
 
 #[path = "native/host.rs"]
 mod host;
+
+#[path = "native/search.rs"]
+mod search;
