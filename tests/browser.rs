@@ -13,3 +13,6 @@ mod support;
 
 #[path = "browser/host.rs"]
 mod host;
+
+#[path = "browser/search.rs"]
+mod search;

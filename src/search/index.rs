@@ -58,6 +58,7 @@ pub struct SearchQuery {
     /// Only notes with all of these tags (a tag also matches tags nested under it).
     pub tags: Vec<String>,
     /// Only notes whose path starts with this.
+    #[serde(alias = "pathPrefix")]
     pub path_prefix: Option<String>,
     /// Whether to compute snippets (default true).
     pub snippets: bool,
@@ -122,6 +123,32 @@ pub fn is_hidden(path: &VaultPath) -> bool {
 pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
     let files = walk_files(vault, &VaultPath::root(), &is_hidden).await?;
     Ok(files.into_iter().filter(|p| p.extension() == Some("md")).collect())
+}
+
+/// What [`read_note`] found.
+pub enum NoteRead {
+    /// The note's text and mtime.
+    Text { text: String, mtime: u64 },
+    /// Nothing is there any more.
+    Gone,
+    /// Not something the index holds (not `.md`, in a hidden folder, not UTF-8).
+    NotANote,
+}
+
+/// Reads a note for indexing. Lets a host read without holding the index (so searches go on
+/// meanwhile) and then call [`SearchIndex::index_note`] or [`SearchIndex::remove`].
+pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> {
+    if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
+        return Ok(NoteRead::NotANote);
+    }
+    let text = match vault.read(path).await {
+        Ok(text) => text,
+        Err(Error::NotFound(_)) => return Ok(NoteRead::Gone),
+        Err(Error::NotText(_)) => return Ok(NoteRead::NotANote),
+        Err(e) => return Err(e),
+    };
+    let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+    Ok(NoteRead::Text { text, mtime })
 }
 
 /// Yields to the host's event loop when enough work has been done since the last yield.
@@ -264,18 +291,14 @@ impl SearchIndex {
     // ---- incremental updates ----------------------------------------------------------------
 
     /// Re-reads one note from the vault and updates the index: a new or changed note is
-    /// (re)indexed, a note that no longer exists is removed. Returns whether the index changed.
+    /// (re)indexed, a note that no longer exists is removed. Files that are not notes (not
+    /// `.md`, or in a hidden folder) are ignored. Returns whether the index changed.
     pub async fn update(&mut self, vault: &dyn Vault, path: &VaultPath) -> Result<bool> {
-        if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
-            return Ok(false);
+        match read_note(vault, path).await? {
+            NoteRead::Text { text, mtime } => self.index_note(path.as_str(), &text, mtime),
+            NoteRead::Gone => Ok(self.remove(path.as_str())),
+            NoteRead::NotANote => Ok(false),
         }
-        let text = match vault.read(path).await {
-            Ok(text) => text,
-            Err(Error::NotFound(_)) => return Ok(self.remove(path.as_str())),
-            Err(e) => return Err(e),
-        };
-        let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
-        self.index_note(path.as_str(), &text, mtime)
     }
 
     /// Indexes `text` as the note at `path` (replacing an older version). Unchanged text only

@@ -45,7 +45,9 @@ mod tokenizer;
 
 pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;
-pub use index::{is_hidden, list_notes, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS};
+pub use index::{
+    is_hidden, list_notes, read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS,
+};
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
-pub use persist::{LoadOutcome, LoadProblem, FORMAT_VERSION, INDEX_DIR};
+pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
 pub use tokenizer::{vault_analyzer, TOKENIZER_VERSION};

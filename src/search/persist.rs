@@ -58,6 +58,33 @@ impl FileSum {
     }
 }
 
+/// A packed index, ready to be written.
+pub struct Snapshot {
+    segments: Vec<u8>,
+    catalog: Vec<u8>,
+    manifest: Vec<u8>,
+}
+
+impl Snapshot {
+    /// Writes the files, the manifest last.
+    pub async fn write(&self, vault: &dyn Vault) -> Result<()> {
+        vault.write_binary(&file("segments.bin")?, &self.segments).await?;
+        vault.write_binary(&file("catalog.json")?, &self.catalog).await?;
+        vault.write_binary(&file("manifest.json")?, &self.manifest).await?;
+        Ok(())
+    }
+
+    /// The total size in bytes.
+    pub fn len(&self) -> usize {
+        self.segments.len() + self.catalog.len() + self.manifest.len()
+    }
+
+    /// Whether there is nothing to write (never, in practice: the manifest is always there).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Why a persisted index was not used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
@@ -103,6 +130,12 @@ fn schema_fingerprint() -> String {
 impl SearchIndex {
     /// Compacts the index and saves it to `.obsidian-agent/index/` in the vault.
     pub async fn persist(&mut self, vault: &dyn Vault) -> Result<()> {
+        self.snapshot()?.write(vault).await
+    }
+
+    /// Compacts the index and packs it for saving. Split from writing so that a host can keep
+    /// searching while the bytes are written.
+    pub fn snapshot(&mut self) -> Result<Snapshot> {
         self.compact()?;
         let segments = pack(&self.main.index)?;
         let notes: BTreeMap<&String, &NoteEntry> = self.catalog.notes().iter().collect();
@@ -116,10 +149,7 @@ impl SearchIndex {
             catalog: FileSum::of(&catalog),
         };
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-        vault.write_binary(&file("segments.bin")?, &segments).await?;
-        vault.write_binary(&file("catalog.json")?, &catalog).await?;
-        vault.write_binary(&file("manifest.json")?, &manifest).await?;
-        Ok(())
+        Ok(Snapshot { segments, catalog, manifest })
     }
 
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;

@@ -53,12 +53,20 @@ impl Snippets {
             return Ok((opening, None));
         }
         let fragment = snippet.fragment();
+        // Overlapping matches (CJK bigrams `录音` + `音机`) become one highlight.
+        let mut ranges: Vec<std::ops::Range<usize>> =
+            snippet.highlighted().iter().filter(|r| r.end <= fragment.len()).cloned().collect();
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
         let mut marked = String::with_capacity(fragment.len() + 16);
         let mut at = 0;
-        for range in snippet.highlighted() {
-            if range.start < at || range.end > fragment.len() {
-                continue;
-            }
+        for range in merged {
             marked.push_str(&fragment[at..range.start]);
             marked.push_str("**");
             marked.push_str(&fragment[range.start..range.end]);

@@ -5,12 +5,14 @@
 
 mod clock;
 mod http;
+mod search;
 mod vault;
 
 use wasm_bindgen::prelude::*;
 
 pub use clock::JsClock;
 pub use http::FetchClient;
+pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
 use crate::vault::{walk_files, Vault};

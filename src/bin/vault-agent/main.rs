@@ -12,7 +12,11 @@ fn main() -> std::process::ExitCode {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+mod index;
+#[cfg(not(target_arch = "wasm32"))]
 mod notes;
+#[cfg(not(target_arch = "wasm32"))]
+mod search;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -31,6 +35,10 @@ mod cli {
     enum Command {
         /// List the vault's Markdown notes (hidden folders are skipped).
         Notes(crate::notes::Args),
+        /// Build the search index and save it to <vault>/.obsidian-agent/index/.
+        Index(crate::index::Args),
+        /// Search the vault: ranked paths, or JSON with --json.
+        Search(crate::search::Args),
     }
 
     pub fn main() -> ExitCode {
@@ -45,6 +53,8 @@ mod cli {
         let result = runtime.block_on(async {
             match cli.command {
                 Command::Notes(args) => crate::notes::run(args).await,
+                Command::Index(args) => crate::index::run(args).await,
+                Command::Search(args) => crate::search::run(args).await,
             }
         });
         match result {
