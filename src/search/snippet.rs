@@ -19,6 +19,8 @@ const SNIPPET_CHARS: usize = 200;
 pub(crate) struct Snippets {
     generator: SnippetGenerator,
     fields: Fields,
+    /// The highlighted terms and their weights (the generator keeps its copy private).
+    terms: Vec<(String, f32)>,
 }
 
 impl Snippets {
@@ -36,8 +38,9 @@ impl Snippets {
                 }
             }
         });
+        let list = terms.iter().map(|(t, w)| (t.clone(), *w)).collect();
         let generator = SnippetGenerator::new(terms, vault_analyzer(), fields.body, SNIPPET_CHARS);
-        Snippets { generator, fields: *fields }
+        Snippets { generator, fields: *fields, terms: list }
     }
 
     /// The snippet for a document and the heading of the section it comes from.
@@ -45,7 +48,10 @@ impl Snippets {
         let doc: TantivyDocument = searcher.doc(addr).map_err(search_error)?;
         let body = doc.get_first(self.fields.body).and_then(|v| v.as_str()).unwrap_or_default();
         let sections = doc.get_first(self.fields.sections).and_then(|v| v.as_str()).unwrap_or_default();
-        let snippet = self.generator.snippet(body);
+        // Tokenising and stemming a whole long note is most of a snippet's cost: look only in
+        // the section where the query's terms appear most (a cheap substring check first).
+        let (start, end) = self.best_section(body, sections);
+        let snippet = self.generator.snippet(&body[start..end]);
         if snippet.fragment().is_empty() {
             // Matched by title, alias or tag only: the note's opening.
             let end = char_boundary(body, SNIPPET_CHARS);
@@ -74,8 +80,45 @@ impl Snippets {
             at = range.end;
         }
         marked.push_str(&fragment[at..]);
-        let heading = section_at(sections, snippet.fragment_range().start);
+        let heading = section_at(sections, start + snippet.fragment_range().start);
         Ok((one_line(&marked), heading))
+    }
+}
+
+impl Snippets {
+    /// The byte range of the body section (split at the stored heading offsets) containing the
+    /// most query terms, weighted by rarity; the whole body when no section clearly wins.
+    fn best_section(&self, body: &str, sections: &str) -> (usize, usize) {
+        let terms = &self.terms;
+        if terms.is_empty() || body.len() < 2 * SNIPPET_CHARS {
+            return (0, body.len());
+        }
+        let mut bounds: Vec<usize> = vec![0];
+        for line in sections.lines() {
+            if let Some(offset) = line.split_once('\t').and_then(|(o, _)| o.parse::<usize>().ok()) {
+                if offset > *bounds.last().unwrap_or(&0) && offset < body.len() && body.is_char_boundary(offset) {
+                    bounds.push(offset);
+                }
+            }
+        }
+        bounds.push(body.len());
+        if bounds.len() <= 2 {
+            return (0, body.len());
+        }
+        // ASCII lowercasing keeps byte offsets; terms are lowercase already.
+        let lower = body.to_ascii_lowercase();
+        let mut best = (0.0f32, 0, body.len());
+        for pair in bounds.windows(2) {
+            let section = &lower[pair[0]..pair[1]];
+            let score: f32 = terms.iter().filter(|(t, _)| section.contains(t.as_str())).map(|(_, w)| w).sum();
+            if score > best.0 {
+                best = (score, pair[0], pair[1]);
+            }
+        }
+        if best.0 == 0.0 {
+            return (0, body.len());
+        }
+        (best.1, best.2)
     }
 }
 
