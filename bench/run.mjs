@@ -116,6 +116,10 @@ for (const corpus of wanted) {
 
 `;
 }
+// A hand-written "## Notes" section (analysis, targets) survives regeneration.
+const previous = await readFile(path.join(repo, "BENCHMARKS.md"), "utf8").catch(() => "");
+const notes = previous.indexOf("\n## Notes");
+if (notes >= 0) md += previous.slice(notes + 1);
 await writeFile(path.join(repo, "BENCHMARKS.md"), md);
 await writeFile(path.join(repo, "target/bench/browser.json"), JSON.stringify(browserResults, null, 2));
 console.log("wrote BENCHMARKS.md");
