@@ -6,6 +6,7 @@
 mod agent;
 mod clock;
 mod http;
+mod search;
 mod vault;
 
 use std::rc::Rc;
@@ -17,6 +18,7 @@ use wasm_bindgen::prelude::*;
 pub use agent::Chat;
 pub use clock::JsClock;
 pub use http::FetchClient;
+pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
 use crate::host::Clock;
