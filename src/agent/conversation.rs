@@ -10,6 +10,7 @@ use crate::host::{AgentHost, Clock};
 use crate::prompt::VaultInfo;
 use crate::protocol::{Message, RunReport};
 use crate::provider::ModelProvider;
+use crate::search::SharedIndex;
 use crate::tools::ToolRegistry;
 use crate::vault::Vault;
 use crate::{Error, Result};
@@ -25,6 +26,7 @@ pub struct Conversation {
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
     mode: Option<Mode>,
+    search: Option<SharedIndex>,
     vault_info: RefCell<VaultInfo>,
     history: RefCell<Vec<Message>>,
     cancel: RefCell<CancelToken>,
@@ -48,6 +50,7 @@ impl Conversation {
             host,
             tools: None,
             mode: None,
+            search: None,
             vault_info: RefCell::new(VaultInfo::default()),
             history: RefCell::new(Vec::new()),
             cancel: RefCell::new(CancelToken::new()),
@@ -64,6 +67,12 @@ impl Conversation {
     /// Uses `mode` instead of the built-in one named in the config.
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
+        self
+    }
+
+    /// Lets the search tools use the vault's full-text index.
+    pub fn with_search(mut self, search: SharedIndex) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -118,6 +127,7 @@ impl Conversation {
             tools: self.tools.clone(),
             mode: self.mode.clone(),
             vault_info: self.vault_info.borrow().clone(),
+            search: self.search.clone(),
             history: self.history.borrow().clone(),
             task_id: None,
         };

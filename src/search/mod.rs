@@ -40,6 +40,7 @@ mod persist;
 mod query;
 mod schema;
 mod shard;
+mod shared;
 mod snippet;
 mod tokenizer;
 
@@ -50,4 +51,5 @@ pub use index::{
 };
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
 pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
+pub use shared::SharedIndex;
 pub use tokenizer::{vault_analyzer, TOKENIZER_VERSION};

@@ -11,6 +11,7 @@ use crate::host::ChannelHost;
 use crate::prompt::VaultInfo;
 use crate::protocol::{ApprovalDecision, Message};
 use crate::provider::{build, ProviderConfig};
+use crate::search::SharedIndex;
 
 /// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
 #[derive(Deserialize)]
@@ -39,7 +40,12 @@ pub struct Chat {
 }
 
 impl Chat {
-    pub(crate) fn new(vault: Rc<JsVault>, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
+    pub(crate) fn new(
+        vault: Rc<JsVault>,
+        search: SharedIndex,
+        options: JsValue,
+        on_event: js_sys::Function,
+    ) -> Result<Chat, JsValue> {
         let options: ChatOptions = from_js(options)?;
         let provider = build(&options.provider, Rc::new(FetchClient), Rc::new(JsClock)).map_err(js_error)?;
         let host = Rc::new(ChannelHost::new(move |event| {
@@ -54,7 +60,8 @@ impl Chat {
         let custom = options.modes.into_iter().find(|m| m.slug == options.agent.mode);
         let mut conversation =
             Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
-                .with_history(options.history);
+                .with_history(options.history)
+                .with_search(search);
         if let Some(mode) = custom {
             conversation = conversation.with_mode(mode);
         }

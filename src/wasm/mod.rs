@@ -23,6 +23,7 @@ pub use vault::{JsVault, VaultHost};
 
 use crate::host::Clock;
 use crate::pipeline::{list_checkpoints, sweep_orphans, undo_task, ORPHAN_AGE_MS};
+use crate::search::SharedIndex;
 use crate::vault::{walk_files, Vault};
 
 #[wasm_bindgen(start)]
@@ -55,6 +56,7 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue>
 #[wasm_bindgen]
 pub struct VaultCore {
     vault: Rc<JsVault>,
+    search: SharedIndex,
 }
 
 #[wasm_bindgen]
@@ -62,14 +64,21 @@ impl VaultCore {
     /// Binds the core to `host`, a `VaultHost` (see `js/host/VaultHost.ts`).
     #[wasm_bindgen(constructor)]
     pub fn new(host: VaultHost) -> VaultCore {
-        VaultCore { vault: Rc::new(JsVault::new(host)) }
+        VaultCore { vault: Rc::new(JsVault::new(host)), search: SharedIndex::new() }
+    }
+
+    /// The vault's search engine. Every engine a core hands out shares one index, and the
+    /// agent's tools search that index once it is built or loaded.
+    #[wasm_bindgen(js_name = searchEngine)]
+    pub fn search_engine(&self) -> SearchEngine {
+        SearchEngine::shared(self.vault.clone(), self.search.clone())
     }
 
     /// A new chat with the agent: `options` is `{provider, agent?, vault?}` (see
     /// `ChatOptions` in `js/core.ts`); `onEvent` receives every `AgentEvent`.
     #[wasm_bindgen(js_name = newChat)]
     pub fn new_chat(&self, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
-        Chat::new(self.vault.clone(), options, on_event)
+        Chat::new(self.vault.clone(), self.search.clone(), options, on_event)
     }
 
     /// Restores everything the task `taskId` changed; resolves with an `UndoReport`.

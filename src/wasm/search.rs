@@ -5,22 +5,20 @@
 //! update reads the note first and then indexes it synchronously, and a save packs the index
 //! synchronously and then writes. So searches keep answering while any of these is awaited.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, JsClock, JsVault, VaultHost};
-use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery};
+use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery, SharedIndex};
 use crate::vault::VaultPath;
-use crate::Error;
 
 /// Full-text search over one vault.
 #[wasm_bindgen]
 pub struct SearchEngine {
-    vault: JsVault,
-    index: Rc<RefCell<Option<SearchIndex>>>,
+    vault: Rc<JsVault>,
+    index: SharedIndex,
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -45,15 +43,15 @@ impl SearchEngine {
     /// An engine over `host`, with no index yet.
     #[wasm_bindgen(constructor)]
     pub fn new(host: VaultHost) -> SearchEngine {
-        SearchEngine { vault: JsVault::new(host), index: Rc::new(RefCell::new(None)) }
+        SearchEngine::shared(Rc::new(JsVault::new(host)), SharedIndex::new())
     }
 
     /// Indexes every note, yielding to the event loop between chunks and calling
     /// `onProgress(done, total)`. Resolves to the number of notes indexed.
     pub async fn build(&self, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
-        let index = SearchIndex::build(&self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        let index = SearchIndex::build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         let count = index.note_count() as u32;
-        *self.index.borrow_mut() = Some(index);
+        self.index.replace(index);
         Ok(count)
     }
 
@@ -62,15 +60,15 @@ impl SearchEngine {
     #[wasm_bindgen(js_name = loadOrBuild)]
     pub async fn load_or_build(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
         let (index, outcome) =
-            SearchIndex::load_or_build(&self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
-        *self.index.borrow_mut() = Some(index);
+            SearchIndex::load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        self.index.replace(index);
         to_js(&outcome)
     }
 
     /// Compacts the index and saves it to `.obsidian-agent/index/`. Resolves to the bytes written.
     pub async fn persist(&self) -> Result<u32, JsValue> {
         let snapshot = self.with_index_mut(|index| index.snapshot())?;
-        snapshot.write(&self.vault).await.map_err(js_error)?;
+        snapshot.write(&*self.vault).await.map_err(js_error)?;
         Ok(snapshot.len() as u32)
     }
 
@@ -78,7 +76,7 @@ impl SearchEngine {
     /// whether the index changed.
     pub async fn update(&self, note: String) -> Result<bool, JsValue> {
         let note = path(&note)?;
-        let read = read_note(&self.vault, &note).await.map_err(js_error)?;
+        let read = read_note(&*self.vault, &note).await.map_err(js_error)?;
         self.with_index_mut(|index| match read {
             NoteRead::Text { text, mtime } => index.index_note(note.as_str(), &text, mtime),
             NoteRead::Gone => Ok(index.remove(note.as_str())),
@@ -129,24 +127,21 @@ impl SearchEngine {
     /// The number of indexed notes (0 before a build or load).
     #[wasm_bindgen(js_name = noteCount)]
     pub fn note_count(&self) -> u32 {
-        self.index.borrow().as_ref().map_or(0, |i| i.note_count() as u32)
+        self.index.read(|i| Ok(i.note_count() as u32)).unwrap_or(0)
     }
 }
 
 impl SearchEngine {
+    /// An engine over `vault` and `index`, shared with the rest of the core (the agent's tools).
+    pub(crate) fn shared(vault: Rc<JsVault>, index: SharedIndex) -> SearchEngine {
+        SearchEngine { vault, index }
+    }
+
     fn with_index<T>(&self, f: impl FnOnce(&SearchIndex) -> crate::Result<T>) -> Result<T, JsValue> {
-        let guard = self.index.try_borrow().map_err(|_| js_error("the search index is busy"))?;
-        let index = guard.as_ref().ok_or_else(|| js_error(not_ready()))?;
-        f(index).map_err(js_error)
+        self.index.read(f).map_err(js_error)
     }
 
     fn with_index_mut<T>(&self, f: impl FnOnce(&mut SearchIndex) -> crate::Result<T>) -> Result<T, JsValue> {
-        let mut guard = self.index.try_borrow_mut().map_err(|_| js_error("the search index is busy"))?;
-        let index = guard.as_mut().ok_or_else(|| js_error(not_ready()))?;
-        f(index).map_err(js_error)
+        self.index.write(f).map_err(js_error)
     }
-}
-
-fn not_ready() -> Error {
-    Error::Invalid("the search index is not built yet: call build() or loadOrBuild() first".into())
 }

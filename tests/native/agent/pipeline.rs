@@ -325,6 +325,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         tools: Some(tools),
         mode: Some(Mode::agent()),
         vault_info: Default::default(),
+        search: None,
         history: vec![],
         task_id: None,
     }))
