@@ -467,6 +467,14 @@ impl ToolExecutionPipeline {
                         message: format!("undo may not remove everything created under {}: {e}", u.path),
                     });
                 }
+                // Later searches in this task (and the user's) see what the write changed.
+                if let Some(search) = &self.env.search {
+                    if let Err(e) = search.refresh(&*self.env.vault, &u.path).await {
+                        self.env.host.emit(&AgentEvent::Warning {
+                            message: format!("the search index could not follow the change to {}: {e}", u.path),
+                        });
+                    }
+                }
             }
         }
 

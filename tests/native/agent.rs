@@ -11,3 +11,6 @@ mod pipeline;
 
 #[path = "agent/undo.rs"]
 mod undo;
+
+#[path = "agent/search_tools.rs"]
+mod search_tools;

@@ -25,6 +25,8 @@ mod run;
 mod search;
 #[cfg(not(target_arch = "wasm32"))]
 mod undo;
+#[cfg(not(target_arch = "wasm32"))]
+mod vault_index;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {

@@ -4,9 +4,10 @@
 
 use std::path::PathBuf;
 
-use vault_agent::host::SystemClock;
-use vault_agent::search::{LoadOutcome, SearchIndex, SearchQuery};
+use vault_agent::search::SearchQuery;
 use vault_agent::vault::FsVault;
+
+use crate::vault_index::current_index;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,17 +35,7 @@ struct JsonHit<'a> {
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
     let vault = FsVault::open(&args.vault)?;
-    let (mut index, outcome) = SearchIndex::load_or_build(&vault, &SystemClock, &mut |_| {}).await?;
-    let changed = index.sync(&vault, &SystemClock, &mut |_| {}).await?;
-    if let LoadOutcome::Built { reason } = &outcome {
-        eprintln!("vault-agent: indexed the vault ({reason})");
-    }
-    if changed > 0 || outcome != LoadOutcome::Loaded {
-        // Saving is a convenience for the next run; a read-only vault still gets its answer.
-        if let Err(e) = index.persist(&vault).await {
-            eprintln!("vault-agent: could not save the index: {e}");
-        }
-    }
+    let index = current_index(&vault).await?;
     let query = SearchQuery { text: args.query.join(" "), limit: args.limit, ..SearchQuery::default() };
     let hits = index.search(&query)?;
     if args.json {
