@@ -7,7 +7,7 @@ use vault_agent::host::ManualClock;
 use vault_agent::protocol::EndReason;
 use vault_agent::provider::Turn;
 use vault_agent::search::{SearchIndex, SharedIndex};
-use vault_agent::vault::{MemoryVault, Vault};
+use vault_agent::vault::MemoryVault;
 
 use super::support::{block_on, last_user_text, p, Harness};
 
