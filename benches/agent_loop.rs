@@ -38,7 +38,7 @@ mod native {
         fn name(&self) -> &'static str {
             "noop"
         }
-        fn description(&self) -> &'static str {
+        fn description(&self) -> &str {
             "Does nothing."
         }
         fn parameters(&self) -> Value {
@@ -74,9 +74,10 @@ mod native {
             host: Rc::new(SilentHost),
             cancel: CancelToken::new(),
             tools: Some(tools),
-            mode: None,
+            modes: vec![],
             vault_info: Default::default(),
             search: None,
+            condense_hook: None,
             history: Vec::new(),
             task_id: Some("bench".into()),
         };

@@ -39,6 +39,10 @@ pub struct AgentConfig {
     pub auto_approve: Vec<ApprovalCategory>,
     /// The mode's slug (`ask`, `agent`, or a custom mode).
     pub mode: String,
+    /// The user's own instructions, added to every task's prompt.
+    pub custom_instructions: String,
+    /// Before condensing, ask the model for durable facts and save them to memory.
+    pub memory_flush: bool,
 }
 
 impl Default for AgentConfig {
@@ -60,6 +64,8 @@ impl Default for AgentConfig {
             externalize_threshold: crate::pipeline::DEFAULT_THRESHOLD,
             auto_approve: vec![ApprovalCategory::Read],
             mode: "agent".into(),
+            custom_instructions: String::new(),
+            memory_flush: true,
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::{AgentConfig, AgentTask, Mode, TaskSetup};
+use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup};
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::prompt::VaultInfo;
@@ -25,7 +25,7 @@ pub struct Conversation {
     clock: Rc<dyn Clock>,
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
-    mode: Option<Mode>,
+    modes: Vec<Mode>,
     search: Option<SharedIndex>,
     vault_info: RefCell<VaultInfo>,
     history: RefCell<Vec<Message>>,
@@ -49,7 +49,7 @@ impl Conversation {
             clock,
             host,
             tools: None,
-            mode: None,
+            modes: Vec::new(),
             search: None,
             vault_info: RefCell::new(VaultInfo::default()),
             history: RefCell::new(Vec::new()),
@@ -64,9 +64,9 @@ impl Conversation {
         self
     }
 
-    /// Uses `mode` instead of the built-in one named in the config.
-    pub fn with_mode(mut self, mode: Mode) -> Self {
-        self.mode = Some(mode);
+    /// The user's own modes, beside the built-in ones (`config.mode` may name one).
+    pub fn with_modes(mut self, modes: Vec<Mode>) -> Self {
+        self.modes = modes;
         self
     }
 
@@ -117,15 +117,17 @@ impl Conversation {
     async fn run(&self, message: &str) -> Result<RunReport> {
         let cancel = CancelToken::new();
         *self.cancel.borrow_mut() = cancel.clone();
+        let config = self.config.borrow().clone();
         let setup = TaskSetup {
-            config: self.config.borrow().clone(),
+            config: config.clone(),
             provider: self.provider.clone(),
             vault: self.vault.clone(),
             clock: self.clock.clone(),
             host: self.host.clone(),
             cancel,
             tools: self.tools.clone(),
-            mode: self.mode.clone(),
+            modes: self.modes.clone(),
+            condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
             vault_info: self.vault_info.borrow().clone(),
             search: self.search.clone(),
             history: self.history.borrow().clone(),

@@ -3,10 +3,12 @@
 
 mod config;
 mod conversation;
+mod hooks;
 mod mode;
 mod task;
 
 pub use config::AgentConfig;
 pub use conversation::Conversation;
+pub use hooks::{CondenseHook, HookContext, MemoryFlush};
 pub use mode::Mode;
 pub use task::{new_task_id, AgentTask, TaskSetup};

@@ -1,17 +1,21 @@
-//! Modes: which tools a task may use, and the role the model plays.
+//! Modes: which tools a task may use, the role the model plays, and optionally which model.
 
 use serde::{Deserialize, Serialize};
 
 use crate::tools::{Tool, ToolGroup};
 
-/// A mode: a name, the role text the model gets, and the tool groups it grants. The mode's
-/// tools are the only ones sent to the model and the only ones the pipeline allows.
+/// A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
+/// model of its own. The mode's tools are the only ones sent to the model and the only ones
+/// the pipeline allows. Users define their own in the plugin's settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mode {
     pub slug: String,
     pub name: String,
     pub role: String,
     pub groups: Vec<ToolGroup>,
+    /// A model id to use in this mode instead of the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Mode {
@@ -23,6 +27,7 @@ impl Mode {
             role: "You answer questions about the user's notes. You read and search the vault but never change it."
                 .into(),
             groups: vec![ToolGroup::Read, ToolGroup::Search, ToolGroup::Agent],
+            model: None,
         }
     }
 
@@ -35,16 +40,25 @@ impl Mode {
                    reorganise notes to do what the user asks."
                 .into(),
             groups: vec![ToolGroup::Read, ToolGroup::Search, ToolGroup::Edit, ToolGroup::Agent, ToolGroup::Mcp],
+            model: None,
         }
     }
 
-    /// The built-in mode called `slug`.
-    pub fn builtin(slug: &str) -> Option<Self> {
-        match slug {
-            "ask" => Some(Mode::ask()),
-            "agent" => Some(Mode::agent()),
-            _ => None,
-        }
+    /// The built-in modes.
+    pub fn builtin() -> Vec<Mode> {
+        vec![Mode::ask(), Mode::agent()]
+    }
+
+    /// The mode called `slug`: one of the user's `custom` modes, else a built-in one.
+    pub fn find(slug: &str, custom: &[Mode]) -> Option<Mode> {
+        custom.iter().find(|m| m.slug == slug).cloned().or_else(|| Mode::builtin().into_iter().find(|m| m.slug == slug))
+    }
+
+    /// Every mode a task can switch to: the user's, then the built-in ones they do not replace.
+    pub fn all(custom: &[Mode]) -> Vec<Mode> {
+        let mut all = custom.to_vec();
+        all.extend(Mode::builtin().into_iter().filter(|b| !custom.iter().any(|c| c.slug == b.slug)));
+        all
     }
 
     /// Whether this mode grants `tool`.

@@ -5,21 +5,25 @@ use std::rc::Rc;
 
 use futures::StreamExt;
 
+use super::hooks::{CondenseHook, HookContext};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
+use crate::context::{
+    condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
+};
 use crate::host::{utc_datetime, AgentHost, Clock};
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline,
     CHECKPOINT_FOLDER, LOG_FOLDER,
 };
-use crate::prompt::{system_prompt, VaultInfo};
+use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions};
 use crate::protocol::{
     AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
-    RunReport, StepReport, StopReason, StreamEvent, SystemPart, ToolChoice, Usage,
+    RunReport, StepReport, StopReason, StreamEvent, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
 use crate::search::SharedIndex;
-use crate::tools::{builtin_tools, Control, ToolRegistry};
+use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -33,12 +37,14 @@ pub struct TaskSetup {
     pub cancel: CancelToken,
     /// The tools on offer before the mode filters them; `None`: the built-in tools.
     pub tools: Option<ToolRegistry>,
-    /// The mode; `None`: the built-in mode named by `config.mode`.
-    pub mode: Option<Mode>,
+    /// The user's own modes; `config.mode` names one of them or a built-in one.
+    pub modes: Vec<Mode>,
     /// What the prompt says about the vault.
     pub vault_info: VaultInfo,
     /// The vault's full-text index, for the search tools.
     pub search: Option<SharedIndex>,
+    /// Runs before condensing (the memory flush, for one); `None`: nothing runs.
+    pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// Earlier messages of the conversation, to continue it.
     pub history: Vec<Message>,
     /// A task id to use; `None`: a new one from the clock.
@@ -51,12 +57,23 @@ pub struct AgentTask {
     id: String,
     config: AgentConfig,
     mode: Mode,
+    modes: Vec<Mode>,
     provider: Rc<dyn ModelProvider>,
+    vault: Rc<dyn Vault>,
     clock: Rc<dyn Clock>,
     host: Rc<dyn AgentHost>,
     cancel: CancelToken,
     pipeline: ToolExecutionPipeline,
-    system: Vec<SystemPart>,
+    prompt: SystemPrompt,
+    instructions: VaultInstructions,
+    vault_info: VaultInfo,
+    condense_hook: Option<Rc<dyn CondenseHook>>,
+    estimator: TokenEstimator,
+    /// Condense above this share (in %) of the window; an overflow raises it to 80.
+    threshold: u32,
+    condensations: u32,
+    /// Model calls the context machinery made (summaries, memory flush), for the report.
+    overhead: Usage,
     history: Vec<Message>,
 }
 
@@ -69,9 +86,16 @@ struct ModelTurn {
     first_token_ms: Option<u64>,
 }
 
+/// The share of the window (in %) condensing keeps as the latest turns.
+const KEEP_RECENT_PERCENT: u64 = 25;
+/// Old tool results are trimmed from this many points below the condensing threshold.
+const TRIM_MARGIN_PERCENT: u32 = 10;
+/// The threshold after a provider reported a context overflow.
+const EMERGENCY_THRESHOLD: u32 = 80;
+
 impl AgentTask {
-    /// Prepares a task: picks its id, loads the vault's ignore/protect lists and builds the
-    /// pipeline with the mode's tools.
+    /// Prepares a task: picks its id and mode, loads the vault's ignore/protect lists, rules,
+    /// skills and memory, and builds the pipeline with the mode's tools.
     pub async fn new(setup: TaskSetup) -> Result<Self> {
         let TaskSetup {
             config,
@@ -81,9 +105,10 @@ impl AgentTask {
             host,
             cancel,
             tools,
-            mode,
+            modes,
             vault_info,
             search,
+            condense_hook,
             history,
             task_id,
         } = setup;
@@ -93,11 +118,11 @@ impl AgentTask {
                 config.depth, config.max_subtask_depth
             )));
         }
-        let mode = match mode {
-            Some(mode) => mode,
-            None => Mode::builtin(&config.mode)
-                .ok_or_else(|| Error::Invalid(format!("unknown mode {:?} (built-in: ask, agent)", config.mode)))?,
-        };
+        let all_modes = Mode::all(&modes);
+        let mode = Mode::find(&config.mode, &modes).ok_or_else(|| {
+            let known: Vec<&str> = all_modes.iter().map(|m| m.slug.as_str()).collect();
+            Error::Invalid(format!("unknown mode {:?} (known: {})", config.mode, known.join(", ")))
+        })?;
         let id = match task_id {
             Some(id) => {
                 VaultPath::parse(&id)?;
@@ -106,20 +131,46 @@ impl AgentTask {
             None => new_task_id(&*vault, clock.now_ms()).await?,
         };
         let rules = PathRules::load(&*vault).await?;
-        let registry = tools.unwrap_or_else(builtin_tools);
-        let allowed: BTreeSet<String> =
-            registry.iter().filter(|t| mode.allows(&***t)).map(|t| t.name().to_string()).collect();
+        let instructions = VaultInstructions::load(&*vault).await?;
+        let mut registry = tools.unwrap_or_else(builtin_tools);
+        let choices = all_modes.iter().map(|m| (m.slug.clone(), m.name.clone())).collect();
+        registry.register(Rc::new(SwitchMode::new(choices)));
         let settings = PipelineSettings {
             policy: ApprovalPolicy::auto_approving(config.auto_approve.iter().copied()),
-            allowed_tools: Some(allowed),
+            allowed_tools: Some(allowed_tools(&registry, &mode)),
             mode: mode.slug.clone(),
             tool_timeout_ms: config.tool_timeout_ms,
             externalize_threshold: config.externalize_threshold,
         };
-        let env = PipelineHost { vault, search, clock: clock.clone(), host: host.clone(), cancel: cancel.clone() };
+        let env = PipelineHost {
+            vault: vault.clone(),
+            search,
+            clock: clock.clone(),
+            host: host.clone(),
+            cancel: cancel.clone(),
+        };
         let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?;
-        let system = system_prompt(&mode, &vault_info, clock.now_ms());
-        Ok(AgentTask { id, config, mode, provider, clock, host, cancel, pipeline, system, history })
+        Ok(AgentTask {
+            id,
+            threshold: config.condensing_threshold,
+            config,
+            mode,
+            modes: all_modes,
+            provider,
+            vault,
+            clock,
+            host,
+            cancel,
+            pipeline,
+            prompt: SystemPrompt::new(),
+            instructions,
+            vault_info,
+            condense_hook,
+            estimator: TokenEstimator::new(),
+            condensations: 0,
+            overhead: Usage::default(),
+            history,
+        })
     }
 
     /// The task's id (names its checkpoint, log and temporary folder).
@@ -132,6 +183,11 @@ impl AgentTask {
         &self.history
     }
 
+    /// The mode the task is in now.
+    pub fn mode(&self) -> &Mode {
+        &self.mode
+    }
+
     /// The pipeline's approval policy as it stands (with any "always allow" answers).
     pub fn policy(&self) -> ApprovalPolicy {
         self.pipeline.policy()
@@ -139,16 +195,23 @@ impl AgentTask {
 
     /// Runs the task for `request`, the user's message.
     ///
-    /// The loop: each step sends the history to the model and streams its answer to the host.
-    /// If the answer holds tool calls, each goes through the [`ToolExecutionPipeline`] (reads
-    /// concurrently, writes one at a time), the results are appended to the history, and the
-    /// next step begins. The task ends when the model answers with text only or calls
-    /// `attempt_completion`, when the host cancels or the user denies a call, on a fatal error,
-    /// or at a limit: at the soft limit (60 % of `max_iterations`) the model is told to wrap
-    /// up, at `max_iterations` the loop stops. A model that is stuck (the same blocked calls
-    /// again and again, or `consecutive_mistake_limit` failing steps in a row) gets one last
-    /// call with tools disabled, to answer with what it has. Every end produces a
-    /// [`RunReport`], also sent to the host as the last event.
+    /// The loop: each step sends the system prompt, the history and the mode's tools to the
+    /// model and streams its answer to the host. If the answer holds tool calls, each goes
+    /// through the [`ToolExecutionPipeline`] (reads concurrently, writes one at a time), the
+    /// results are appended to the history, and the next step begins. The task ends when the
+    /// model answers with text only or calls `attempt_completion`, when the host cancels or the
+    /// user denies a call, on a fatal error, or at a limit: at the soft limit (60 % of
+    /// `max_iterations`) the model is told to wrap up, at `max_iterations` the loop stops. A
+    /// model that is stuck (the same blocked calls again and again, or
+    /// `consecutive_mistake_limit` failing steps in a row) gets one last call with tools
+    /// disabled, to answer with what it has.
+    ///
+    /// Before each request the history is sanitised (no call without its result), old tool
+    /// results are trimmed when the request nears the window, and above `condensing_threshold`
+    /// the older history is condensed into one summary (after the memory-flush hook). A
+    /// provider's context-overflow error condenses at once and retries. Every
+    /// `power_steering_frequency` steps the model is reminded of its mode. Every end produces
+    /// a [`RunReport`], also sent to the host as the last event.
     pub async fn run(&mut self, request: &str) -> RunReport {
         let started = self.clock.now_ms();
         self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
@@ -160,6 +223,8 @@ impl AgentTask {
         let mut mistakes = 0u32;
         let mut blocked_streak = 0u32;
         let mut last_request_ms: Option<u64> = None;
+        let mut prepared_step = 0u32;
+        let mut overflow_retried = false;
 
         let end = loop {
             let step = steps.len() as u32 + 1;
@@ -172,33 +237,57 @@ impl AgentTask {
                 });
                 break EndReason::MaxIterations;
             }
-            if step == self.config.soft_limit_step() && self.config.max_iterations > 1 {
-                let warning = format!(
-                    "[Step {step} of {max}] You have used {pct}% of the steps for this task. Finish the essential \
-                     work now and call attempt_completion soon: at step {max} the task stops.",
-                    max = self.config.max_iterations,
-                    pct = self.config.soft_limit_percent
-                );
-                self.host.emit(&AgentEvent::Warning { message: warning.clone() });
-                self.append_user_text(warning);
+            // What is added to the history before a step is added once, even if the step's
+            // request is retried after an overflow.
+            if prepared_step != step {
+                prepared_step = step;
+                overflow_retried = false;
+                self.before_step(step);
             }
             if let Err(reason) = self.wait_for_rate_limit(last_request_ms).await {
                 break reason;
             }
-            last_request_ms = Some(self.clock.now_ms());
-            self.host.emit(&AgentEvent::StepStarted { step });
-
-            let request = self.request(ToolChoice::Auto);
-            let turn = match self.call_model(&request).await {
-                Ok(turn) => turn,
+            let request = match self.fit_request(ToolChoice::Auto).await {
+                Ok(request) => request,
                 Err(e) if e.kind == ErrorKind::Cancelled => break EndReason::Cancelled,
                 Err(e) => {
                     self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
                     break EndReason::Failed { kind: Some(e.kind), message: e.message };
                 }
             };
+            last_request_ms = Some(self.clock.now_ms());
+            self.host.emit(&AgentEvent::StepStarted { step });
+            let turn = match self.call_model(&request, true).await {
+                Ok(turn) => turn,
+                Err(e) if e.kind == ErrorKind::Cancelled => break EndReason::Cancelled,
+                Err(e) if e.kind == ErrorKind::ContextOverflow && !overflow_retried => {
+                    // Emergency condensing: whatever the estimate said, the request did not fit.
+                    overflow_retried = true;
+                    self.threshold = self.threshold.max(EMERGENCY_THRESHOLD);
+                    self.host.emit(&AgentEvent::Warning {
+                        message: format!("{e}; condensing the conversation and retrying"),
+                    });
+                    match self.condense(&request, true).await {
+                        Ok(true) => continue,
+                        Ok(false) => {
+                            let message = format!("{}; and the conversation is too short to condense", e.message);
+                            self.host.emit(&AgentEvent::Error { message: message.clone(), kind: Some(e.kind) });
+                            break EndReason::Failed { kind: Some(e.kind), message };
+                        }
+                        Err(c) => {
+                            self.host.emit(&AgentEvent::Error { message: c.to_string(), kind: Some(c.kind) });
+                            break EndReason::Failed { kind: Some(c.kind), message: c.message };
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
+                    break EndReason::Failed { kind: Some(e.kind), message: e.message };
+                }
+            };
+            self.estimator.record(&request, &turn.usage);
             usage += turn.usage;
-            self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: usage });
+            self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: usage + self.overhead });
             let mut report = StepReport {
                 step,
                 model_latency_ms: turn.latency_ms,
@@ -227,9 +316,18 @@ impl AgentTask {
             steps.push(report);
             self.history.push(tool_results(&outcomes));
 
-            if let Some(Control::Complete { result }) = outcomes.iter().find_map(|o| o.control.clone()) {
+            let controls: Vec<Control> = outcomes.iter().filter_map(|o| o.control.clone()).collect();
+            if let Some(result) = controls.iter().find_map(|c| match c {
+                Control::Complete { result } => Some(result.clone()),
+                _ => None,
+            }) {
                 final_text = Some(result);
                 break EndReason::Completed;
+            }
+            for control in controls {
+                if let Control::SwitchMode { mode } = control {
+                    self.switch_mode(&mode);
+                }
             }
             if outcomes.iter().any(|o| o.status == CallStatus::Denied) {
                 break EndReason::Denied;
@@ -265,7 +363,7 @@ impl AgentTask {
                     self.host.emit(&AgentEvent::StepFinished {
                         step: step_report.step,
                         usage: step_report.usage,
-                        total: usage,
+                        total: usage + self.overhead,
                     });
                     steps.push(step_report);
                 }
@@ -285,23 +383,127 @@ impl AgentTask {
             tool_calls: steps.iter().map(|s| s.tool_calls.len() as u32).sum(),
             tool_errors: steps.iter().flat_map(|s| &s.tool_calls).filter(|c| c.error.is_some()).count() as u32,
             steps,
-            usage,
+            usage: usage + self.overhead,
             duration_ms: self.clock.now_ms().saturating_sub(started),
             changed_paths: self.pipeline.changed_paths().iter().map(|p| p.to_string()).collect(),
+            condensations: self.condensations,
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
     }
 
+    /// What the history gets before step `step`'s request: the soft-limit warning, and the
+    /// power-steering reminder.
+    fn before_step(&mut self, step: u32) {
+        if step == self.config.soft_limit_step() && self.config.max_iterations > 1 {
+            let warning = format!(
+                "[Step {step} of {max}] You have used {pct}% of the steps for this task. Finish the essential \
+                 work now and call attempt_completion soon: at step {max} the task stops.",
+                max = self.config.max_iterations,
+                pct = self.config.soft_limit_percent
+            );
+            self.host.emit(&AgentEvent::Warning { message: warning.clone() });
+            self.append_user_text(warning);
+        }
+        let every = self.config.power_steering_frequency;
+        if every > 0 && step > 1 && (step - 1).is_multiple_of(every) {
+            let skills: Vec<&str> = self.instructions.skills.iter().map(|s| s.name.as_str()).collect();
+            let reminder = format!(
+                "[Reminder] You are in {} mode. {} Active skills: {}. Keep to the user's request and finish with \
+                 attempt_completion.",
+                self.mode.name,
+                self.mode.role,
+                if skills.is_empty() { "none".to_string() } else { skills.join(", ") }
+            );
+            self.append_user_text(reminder);
+        }
+    }
+
+    /// The request for the next model call, made to fit the window: sanitised, with old tool
+    /// results trimmed near the threshold and the history condensed above it.
+    async fn fit_request(&mut self, tool_choice: ToolChoice) -> std::result::Result<ModelRequest, ProviderError> {
+        let mut request = self.request(tool_choice);
+        if !self.config.condensing_enabled {
+            return Ok(request);
+        }
+        let window = u64::from(self.config.context_window);
+        let limit = window * u64::from(self.threshold) / 100;
+        let trim_at = window * u64::from(self.threshold.saturating_sub(TRIM_MARGIN_PERCENT)) / 100;
+        let mut tokens = self.estimator.estimate(&request);
+        if tokens > trim_at {
+            trim_tool_results(&mut request.messages, &mut tokens, trim_at, 4);
+        }
+        if tokens > limit && self.condense(&request, false).await? {
+            request = self.request(tool_choice);
+        }
+        Ok(request)
+    }
+
+    /// Replaces the older history by one summary message (after the pre-condense hook),
+    /// keeping the latest turns — only the last few in an `emergency` (the provider said the
+    /// request does not fit). Returns false when the history is too short to condense.
+    async fn condense(&mut self, current: &ModelRequest, emergency: bool) -> std::result::Result<bool, ProviderError> {
+        let keep = if emergency { 0 } else { u64::from(self.config.context_window) * KEEP_RECENT_PERCENT / 100 };
+        let Some(cut) = split_point(&self.history, keep) else { return Ok(false) };
+        let tokens_before = estimate_request(&self.request(current.tool_choice));
+        let older = self.history[..cut].to_vec();
+        if let Some(hook) = self.condense_hook.clone() {
+            let ctx = HookContext {
+                task_id: &self.id,
+                older: &older,
+                request: current,
+                provider: &*self.provider,
+                vault: &*self.vault,
+                clock: &*self.clock,
+                cancel: &self.cancel,
+            };
+            if let Err(e) = hook.before_condense(&ctx).await {
+                self.host
+                    .emit(&AgentEvent::Warning { message: format!("saving memory before condensing failed: {e}") });
+            }
+        }
+        let summary_request = summary_request(current, &older);
+        let turn = self.call_model(&summary_request, false).await?;
+        self.overhead += turn.usage;
+        let summary = turn.message.text();
+        if summary.trim().is_empty() {
+            return Err(ProviderError::new(ErrorKind::Protocol, "the model returned an empty summary"));
+        }
+        self.history = condensed(&summary, &tool_ledger(&older), &self.history[cut..]);
+        self.condensations += 1;
+        self.estimator.reset();
+        let tokens_after = estimate_request(&self.request(current.tool_choice));
+        self.host.emit(&AgentEvent::ContextCondensed { tokens_before, tokens_after, messages_summarized: cut });
+        Ok(true)
+    }
+
+    /// Moves the task to the mode `slug` (checked by the tool against the same list).
+    fn switch_mode(&mut self, slug: &str) {
+        let Some(mode) = self.modes.iter().find(|m| m.slug == slug).cloned() else { return };
+        self.pipeline.set_mode(&mode.slug, allowed_tools(self.pipeline.registry(), &mode));
+        self.mode = mode;
+        self.host.emit(&AgentEvent::ModeChanged { mode: self.mode.slug.clone() });
+    }
+
     fn request(&self, tool_choice: ToolChoice) -> ModelRequest {
+        let tools = self.pipeline.specs();
+        let system = self.prompt.assemble(&PromptInputs {
+            mode: &self.mode,
+            tools: &tools,
+            vault: &self.vault_info,
+            instructions: &self.instructions,
+            custom_instructions: &self.config.custom_instructions,
+            now_ms: self.clock.now_ms(),
+        });
         ModelRequest {
-            system: self.system.clone(),
-            messages: self.history.clone(),
-            tools: self.pipeline.specs(),
+            system,
+            messages: sanitize(&self.history),
+            tools,
             max_tokens: self.config.max_tokens,
             thinking_budget: self.config.thinking_budget,
             temperature: None,
             tool_choice,
+            model: self.mode.model.clone(),
         }
     }
 
@@ -324,8 +526,9 @@ impl AgentTask {
         with_cancel(&self.cancel, self.clock.sleep(due - now)).await.map_err(|_| EndReason::Cancelled)
     }
 
-    /// One streamed model call: text and thinking go to the host as they arrive.
-    async fn call_model(&self, request: &ModelRequest) -> std::result::Result<ModelTurn, ProviderError> {
+    /// One streamed model call; with `to_host`, text and thinking go to the host as they
+    /// arrive (not for the context machinery's own calls).
+    async fn call_model(&self, request: &ModelRequest, to_host: bool) -> std::result::Result<ModelTurn, ProviderError> {
         let cancelled = || ProviderError::new(ErrorKind::Cancelled, "cancelled");
         let sent = self.clock.now_ms();
         let mut stream =
@@ -342,8 +545,10 @@ impl AgentTask {
                 first_token_ms.get_or_insert_with(|| self.clock.now_ms().saturating_sub(sent));
             }
             match &event {
-                StreamEvent::TextDelta { text } => self.host.emit(&AgentEvent::TextDelta { text: text.clone() }),
-                StreamEvent::ThinkingDelta { text } => {
+                StreamEvent::TextDelta { text } if to_host => {
+                    self.host.emit(&AgentEvent::TextDelta { text: text.clone() })
+                }
+                StreamEvent::ThinkingDelta { text } if to_host => {
                     self.host.emit(&AgentEvent::ThinkingDelta { text: text.clone() })
                 }
                 StreamEvent::Error { error } => return Err(error.clone()),
@@ -378,8 +583,14 @@ impl AgentTask {
              and say plainly what you could not do."
         ));
         self.host.emit(&AgentEvent::StepStarted { step });
-        let request = self.request(ToolChoice::None);
-        match self.call_model(&request).await {
+        let request = match self.fit_request(ToolChoice::None).await {
+            Ok(request) => request,
+            Err(e) => {
+                self.host.emit(&AgentEvent::Warning { message: format!("the final answer failed: {e}") });
+                return (None, None);
+            }
+        };
+        match self.call_model(&request, true).await {
             Ok(turn) => {
                 // Tools were disabled: any call the model made anyway is dropped, so the history
                 // never holds a call without a result.
@@ -406,6 +617,11 @@ impl AgentTask {
             }
         }
     }
+}
+
+/// The names of the tools in `registry` that `mode` grants.
+fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
+    registry.iter().filter(|t| mode.allows(&***t)).map(|t| t.name().to_string()).collect()
 }
 
 /// The user message that answers a turn's tool calls, in call order.

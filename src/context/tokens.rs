@@ -124,6 +124,7 @@ mod tests {
             thinking_budget: None,
             temperature: None,
             tool_choice: Default::default(),
+            model: None,
         }
     }
 

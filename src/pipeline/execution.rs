@@ -102,6 +102,8 @@ pub struct ToolExecutionPipeline {
     registry: ToolRegistry,
     rules: PathRules,
     settings: PipelineSettings,
+    /// The mode's tools and name; a mode switch changes them.
+    mode: RefCell<(Option<BTreeSet<String>>, String)>,
     policy: RefCell<ApprovalPolicy>,
     validator: SchemaValidator,
     repetition: RefCell<ToolRepetitionDetector>,
@@ -156,6 +158,7 @@ impl ToolExecutionPipeline {
             externalizer: ResultExternalizer::new(env.vault.clone(), task_id, settings.externalize_threshold)?,
             audit: AuditLog::new(env.vault.clone(), task_id)?,
             policy: RefCell::new(settings.policy.clone()),
+            mode: RefCell::new((settings.allowed_tools.clone(), settings.mode.clone())),
             env,
             registry,
             rules,
@@ -220,6 +223,9 @@ impl ToolExecutionPipeline {
                     (CallStatus::Fatal(_), _) => Some("an earlier call of this turn failed fatally".into()),
                     (CallStatus::Cancelled, _) => Some("the task was cancelled".into()),
                     (_, Some(Control::Complete { .. })) => Some("the task was completed".into()),
+                    (_, Some(Control::SwitchMode { .. })) => {
+                        Some("the mode changed; call the tool again if it is still needed".into())
+                    }
                     _ => None,
                 });
                 outcomes.push(outcome);
@@ -230,7 +236,17 @@ impl ToolExecutionPipeline {
     }
 
     fn is_allowed(&self, name: &str) -> bool {
-        self.settings.allowed_tools.as_ref().is_none_or(|allowed| allowed.contains(name))
+        self.mode.borrow().0.as_ref().is_none_or(|allowed| allowed.contains(name))
+    }
+
+    /// Moves to another mode: from now on only `allowed` tools are offered and allowed.
+    pub fn set_mode(&self, mode: &str, allowed: BTreeSet<String>) {
+        *self.mode.borrow_mut() = (Some(allowed), mode.to_string());
+    }
+
+    /// The registered tools (whatever the mode allows).
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
     }
 
     fn is_parallel_safe(&self, call: &ToolCall) -> bool {
@@ -379,7 +395,7 @@ impl ToolExecutionPipeline {
                 format!(
                     "The tool {} is not available in {} mode. Available tools: {}.",
                     tool.name(),
-                    self.settings.mode,
+                    self.mode.borrow().1,
                     available()
                 ),
             );

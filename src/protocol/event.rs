@@ -59,6 +59,18 @@ pub enum AgentEvent {
         path: String,
         chars: usize,
     },
+    /// Older messages were replaced by a summary to fit the model's window.
+    ContextCondensed {
+        /// Estimated input tokens before and after.
+        tokens_before: u64,
+        tokens_after: u64,
+        /// How many messages the summary replaced.
+        messages_summarized: usize,
+    },
+    /// The task moved to another mode (`switch_mode`).
+    ModeChanged {
+        mode: String,
+    },
     /// Something the user should know that does not stop the task (the soft iteration limit,
     /// a failed audit-log write, a blocked repetition).
     Warning {

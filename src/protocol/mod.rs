@@ -137,6 +137,14 @@ impl Usage {
     }
 }
 
+impl std::ops::Add for Usage {
+    type Output = Usage;
+    fn add(mut self, other: Usage) -> Usage {
+        self += other;
+        self
+    }
+}
+
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
@@ -182,6 +190,9 @@ pub struct ModelRequest {
     /// Whether the model may call tools on this request.
     #[serde(default)]
     pub tool_choice: ToolChoice,
+    /// A model to use instead of the provider's own (a mode with a model of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Whether the model may call tools. The tools stay in the request either way: both APIs

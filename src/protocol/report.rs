@@ -83,4 +83,7 @@ pub struct RunReport {
     /// Vault paths the task changed (the ones `undo_task` restores).
     #[serde(default)]
     pub changed_paths: Vec<String>,
+    /// How many times the history was condensed.
+    #[serde(default)]
+    pub condensations: u32,
 }

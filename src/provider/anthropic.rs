@@ -38,14 +38,16 @@ impl AnthropicProvider {
 
     /// The HTTP request for `request`, as sent.
     pub fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let mut http =
-            HttpRequest::post_json(format!("{}/v1/messages", self.base_url), &request_body(&self.model, request))
-                .header("accept", "text/event-stream")
-                .header("x-api-key", &self.api_key)
-                .header("anthropic-version", API_VERSION)
-                // Anthropic refuses requests from a browser origin without this opt-in; the plugin
-                // runs in Obsidian's renderer, which is one.
-                .header("anthropic-dangerous-direct-browser-access", "true");
+        let mut http = HttpRequest::post_json(
+            format!("{}/v1/messages", self.base_url),
+            &request_body(request.model.as_deref().unwrap_or(&self.model), request),
+        )
+        .header("accept", "text/event-stream")
+        .header("x-api-key", &self.api_key)
+        .header("anthropic-version", API_VERSION)
+        // Anthropic refuses requests from a browser origin without this opt-in; the plugin
+        // runs in Obsidian's renderer, which is one.
+        .header("anthropic-dangerous-direct-browser-access", "true");
         for (name, value) in &self.extra_headers {
             http = http.header(name, value);
         }

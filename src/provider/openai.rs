@@ -42,7 +42,7 @@ impl OpenAiProvider {
 
     /// The HTTP request for `request`, as sent.
     pub fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let body = request_body(&self.model, request, &self.options);
+        let body = request_body(request.model.as_deref().unwrap_or(&self.model), request, &self.options);
         let mut http = HttpRequest::post_json(format!("{}/chat/completions", self.base_url), &body)
             .header("accept", "text/event-stream");
         if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {

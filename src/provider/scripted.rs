@@ -2,7 +2,7 @@
 //! for tests, benchmarks and the demo without a server.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
+use crate::context::tokens::{estimate_message, estimate_request, estimate_text};
+use crate::hash::content_hash;
 use crate::protocol::{ErrorKind, ModelRequest, ProviderError, StopReason, StreamEvent, Usage};
 
 /// A tool call in a scripted turn.
@@ -66,6 +68,8 @@ pub struct ScriptedProvider {
     requests: RefCell<Vec<ModelRequest>>,
     chunk_chars: usize,
     calls: Cell<u32>,
+    /// With a prompt cache, the prefixes (by hash) written so far.
+    cache: Option<RefCell<HashSet<u64>>>,
 }
 
 impl ScriptedProvider {
@@ -76,7 +80,19 @@ impl ScriptedProvider {
             requests: RefCell::new(Vec::new()),
             chunk_chars: 8,
             calls: Cell::new(0),
+            cache: None,
         }
+    }
+
+    /// Reports usage as a provider with Anthropic-style prompt caching would: the request is
+    /// cut at its cache breakpoints (the system parts that end a stable prefix, and the last
+    /// message); the longest prefix that an earlier request wrote at one of its breakpoints is
+    /// read from the cache (found at any block boundary, as Anthropic's lookback does), the rest
+    /// up to the last breakpoint is written to it. Prefixes under
+    /// [`MIN_CACHED_TOKENS`] are not cached. Tokens are estimated at four characters each.
+    pub fn with_prompt_cache(mut self) -> Self {
+        self.cache = Some(RefCell::new(HashSet::new()));
+        self
     }
 
     /// Streams text and arguments in pieces of `chars` characters (default 8).
@@ -119,7 +135,7 @@ impl ModelProvider for ScriptedProvider {
         while let Some(Turn::Dynamic(make)) = turn {
             turn = Some(make(request));
         }
-        let input_tokens = estimate_tokens(request);
+        let input = self.input_usage(request);
         let (events, hang) = match turn {
             None => {
                 (vec![error(ProviderError::new(ErrorKind::Protocol, "the scripted model has no more turns"))], false)
@@ -129,7 +145,7 @@ impl ModelProvider for ScriptedProvider {
                 (chunks(&text, self.chunk_chars, |t| StreamEvent::TextDelta { text: t }), true)
             }
             Some(Turn::Reply { thinking, text, calls }) => {
-                (reply_events(call, thinking, &text, &calls, input_tokens, self.chunk_chars), false)
+                (reply_events(call, thinking, &text, &calls, input, self.chunk_chars), false)
             }
             Some(Turn::Dynamic(_)) => unreachable!("dynamic turns were resolved above"),
         };
@@ -159,10 +175,10 @@ fn reply_events(
     thinking: Option<String>,
     text: &str,
     calls: &[ScriptedCall],
-    input_tokens: u64,
+    input: Usage,
     chunk: usize,
 ) -> Vec<StreamEvent> {
-    let mut events = vec![StreamEvent::Usage { usage: Usage { input_tokens, ..Default::default() } }];
+    let mut events = vec![StreamEvent::Usage { usage: input }];
     if let Some(thinking) = thinking {
         events.extend(chunks(&thinking, chunk, |t| StreamEvent::ThinkingDelta { text: t }));
         events.push(StreamEvent::ThinkingSignature { signature: format!("scripted-signature-{call}") });
@@ -188,10 +204,53 @@ fn chunks(text: &str, size: usize, make: impl Fn(String) -> StreamEvent) -> Vec<
     chars.chunks(size).map(|piece| make(piece.iter().collect())).collect()
 }
 
-/// About a token per four characters of the serialized request.
-fn estimate_tokens(request: &ModelRequest) -> u64 {
-    let chars = serde_json::to_string(request).map(|s| s.chars().count()).unwrap_or(0);
-    (chars as u64).div_ceil(4)
+/// The smallest prefix a prompt cache keeps (Anthropic's minimum for its larger models).
+pub const MIN_CACHED_TOKENS: u64 = 1_024;
+
+impl ScriptedProvider {
+    /// The input side of the usage for `request`: all uncached, or split by the simulated
+    /// prompt cache.
+    fn input_usage(&self, request: &ModelRequest) -> Usage {
+        let total = estimate_request(request);
+        let Some(cache) = &self.cache else {
+            return Usage { input_tokens: total, ..Default::default() };
+        };
+        // The request as the cache sees it: tools, then system parts, then messages, with a
+        // breakpoint after each marked system part and after the last message.
+        let mut blocks: Vec<(String, u64, bool)> = Vec::new();
+        let tools = serde_json::to_string(&request.tools).unwrap_or_default();
+        let tool_tokens: u64 = total
+            - request.system.iter().map(|p| estimate_text(&p.text)).sum::<u64>()
+            - request.messages.iter().map(estimate_message).sum::<u64>();
+        blocks.push((tools, tool_tokens, false));
+        for part in &request.system {
+            blocks.push((part.text.clone(), estimate_text(&part.text), part.cache_breakpoint));
+        }
+        let last = request.messages.len().saturating_sub(1);
+        for (i, message) in request.messages.iter().enumerate() {
+            let json = serde_json::to_string(message).unwrap_or_default();
+            blocks.push((json, estimate_message(message), i == last));
+        }
+        let mut cache = cache.borrow_mut();
+        let (mut hash, mut tokens) = (0u64, 0u64);
+        let (mut read, mut written_to) = (0u64, 0u64);
+        for (text, block_tokens, breakpoint) in &blocks {
+            hash = content_hash(format!("{hash:x}{text}").as_bytes());
+            tokens += block_tokens;
+            // A lookup finds a prefix written earlier at any block boundary before a
+            // breakpoint, as Anthropic's does (it looks back from each breakpoint).
+            if cache.contains(&hash) {
+                read = tokens;
+            } else if *breakpoint && tokens >= MIN_CACHED_TOKENS {
+                cache.insert(hash);
+            }
+            if *breakpoint && tokens >= MIN_CACHED_TOKENS {
+                written_to = tokens;
+            }
+        }
+        let write = written_to.saturating_sub(read);
+        Usage { input_tokens: total - read - write, cache_read_tokens: read, cache_write_tokens: write, ..Default::default() }
+    }
 }
 
 /// Returns `Pending` once, after asking to be polled again: a yield to the executor.
@@ -227,7 +286,25 @@ mod tests {
             thinking_budget: None,
             temperature: None,
             tool_choice: Default::default(),
+            model: None,
         }
+    }
+
+    #[test]
+    fn the_simulated_prompt_cache_reads_the_prefix_an_earlier_request_wrote() {
+        let provider = ScriptedProvider::new([Turn::text("a"), Turn::text("b"), Turn::text("c")]).with_prompt_cache();
+        let mut r = request();
+        r.system = vec![crate::protocol::SystemPart { text: "x".repeat(8_000), cache_breakpoint: true }];
+        let usage = |r: &ModelRequest| futures::executor::block_on(complete(&provider, r, &CancelToken::new())).unwrap().usage;
+        let first = usage(&r);
+        assert_eq!((first.cache_read_tokens, first.input_tokens), (0, 0), "all written: {first:?}");
+        assert!(first.cache_write_tokens >= 2_000);
+        r.messages.push(Message::assistant("a"));
+        r.messages.push(Message::user("more"));
+        let second = usage(&r);
+        assert_eq!(second.cache_read_tokens, first.cache_write_tokens, "the first request's prefix is read back");
+        assert!(second.cache_write_tokens > 0 && second.cache_write_tokens < 10);
+        assert_eq!(second.total_input(), estimate_request(&r));
     }
 
     #[test]

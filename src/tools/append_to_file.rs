@@ -32,7 +32,7 @@ impl Tool for AppendToFile {
         "append_to_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Append text to the end of a note (on a new line), creating the note if it does not exist. \
          Nothing already in the note changes, so reading it first is not required."
     }

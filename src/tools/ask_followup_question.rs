@@ -22,7 +22,7 @@ impl Tool for AskFollowupQuestion {
         "ask_followup_question"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Ask the user a question when you cannot go on without their answer (which of two notes, what \
          they meant). Offer 2-4 short suggested answers. Do not ask what you can find out with the tools."
     }

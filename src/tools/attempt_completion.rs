@@ -19,7 +19,7 @@ impl Tool for AttemptCompletion {
         "attempt_completion"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Finish the task: give the user the final result (what you found or changed, with the notes \
          involved as [[wikilinks]]). Call it once the work is done; the task ends with it."
     }

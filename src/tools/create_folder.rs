@@ -21,7 +21,7 @@ impl Tool for CreateFolder {
         "create_folder"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Create a folder (and any missing parent folders). Succeeds if it already exists."
     }
 

@@ -21,7 +21,7 @@ impl Tool for DeleteFile {
         "delete_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Move a note or folder to the vault's trash (.trash/). Nothing is erased: the user can restore it, \
          and undoing the task puts it back."
     }

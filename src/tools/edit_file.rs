@@ -30,7 +30,7 @@ impl Tool for EditFile {
         "edit_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Replace exact text in a note you have read in this task. `old_string` must match the note \
          exactly (whitespace and line breaks included) and occur exactly `expected_replacements` times \
          (default 1); include enough surrounding lines to make it unique. Every occurrence is replaced \

@@ -21,7 +21,7 @@ impl Tool for GetFrontmatter {
         "get_frontmatter"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a note's frontmatter properties (the YAML block at its top) as JSON, with its title, \
          aliases and all its tags (frontmatter and inline). Cheaper than reading the whole note."
     }

@@ -23,7 +23,7 @@ impl Tool for GetLinkedNotes {
         "get_linked_notes"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "A note's links: its outgoing links ([[wikilinks]], embeds and Markdown links, each with the \
          note it resolves to, as Obsidian resolves it) and its backlinks (the notes that link to it)."
     }

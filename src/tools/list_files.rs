@@ -30,7 +30,7 @@ impl Tool for ListFiles {
         "list_files"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "List the files and folders in a vault folder (default: the vault root). With recursive=true, list \
          every file below it. `glob` filters files (a glob with ** lists recursively): a pattern without '/' matches file names (\"*.md\"), \
          one with '/' matches vault paths (\"Projects/**/*.md\"). Folders end with '/'. Hidden folders \

@@ -21,6 +21,7 @@ mod read_file;
 mod registry;
 mod search_by_tag;
 mod search_files;
+mod switch_mode;
 mod tool;
 mod update_frontmatter;
 mod write_file;
@@ -42,6 +43,7 @@ pub use read_file::ReadFile;
 pub use registry::ToolRegistry;
 pub use search_by_tag::SearchByTag;
 pub use search_files::SearchFiles;
+pub use switch_mode::SwitchMode;
 pub use tool::{
     parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
 };

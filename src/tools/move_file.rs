@@ -22,7 +22,7 @@ impl Tool for MoveFile {
         "move_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Move or rename a note or folder. Missing destination folders are created; an existing \
          destination is never overwritten. In Obsidian, links to the moved note are updated as for a \
          user's move."

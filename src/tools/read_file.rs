@@ -28,7 +28,7 @@ impl Tool for ReadFile {
         "read_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a note (or any text file) in the vault. Returns the lines from `offset` (1-based, default 1), \
          at most `limit` lines (default 2000), under a header that gives the line range and the total. \
          For long files, read the next window with a larger offset. Also opens the result files that \

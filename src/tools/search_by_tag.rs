@@ -27,7 +27,7 @@ impl Tool for SearchByTag {
         "search_by_tag"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "List the notes that carry a tag, in their frontmatter or inline. A tag also matches the tags \
          nested under it: \"project\" finds #project and #project/alpha. Case-insensitive; '#' optional."
     }

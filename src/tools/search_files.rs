@@ -36,7 +36,7 @@ impl Tool for SearchFiles {
         "search_files"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Full-text search over the vault's notes (titles, aliases, headings, tags, text; any language). \
          Returns the best-matching notes with a score and a snippet in which matches are **bold**. All \
          words must match (if no note has all, any may); \"exact phrase\", a OR b, -exclude, #tag, \

@@ -68,6 +68,8 @@ impl PathUse {
 pub enum Control {
     /// `attempt_completion`: the task is done; `result` is the answer.
     Complete { result: String },
+    /// `switch_mode`: the task goes on in the mode `mode`.
+    SwitchMode { mode: String },
 }
 
 /// One entry of a result, for the compact reference that replaces a large result: a path
@@ -158,7 +160,7 @@ pub struct ToolContext<'a> {
 pub trait Tool {
     fn name(&self) -> &'static str;
     /// What the tool does, for the model.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// The JSON Schema of the arguments object.
     fn parameters(&self) -> Value;
     fn kind(&self) -> ToolKind;

@@ -28,7 +28,7 @@ impl Tool for UpdateFrontmatter {
         "update_frontmatter"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Set or remove properties in a note's YAML frontmatter (created if the note has none). `set` \
          maps property names to values (strings, numbers, booleans, lists); `remove` lists names to \
          delete. The note's body is not touched; other properties keep their order but are written back \

@@ -23,7 +23,7 @@ impl Tool for WriteFile {
         "write_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Create a note, or replace the whole content of an existing one. Missing folders are created. \
          To replace an existing note you must have read it in this task (read_file); if it changed since, \
          the write is refused. For small changes prefer edit_file."

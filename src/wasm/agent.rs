@@ -57,14 +57,10 @@ impl Chat {
                 }
             }
         }));
-        let custom = options.modes.into_iter().find(|m| m.slug == options.agent.mode);
-        let mut conversation =
-            Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
-                .with_history(options.history)
-                .with_search(search);
-        if let Some(mode) = custom {
-            conversation = conversation.with_mode(mode);
-        }
+        let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
+            .with_history(options.history)
+            .with_modes(options.modes)
+            .with_search(search);
         conversation.set_vault_info(options.vault);
         Ok(Chat { conversation, host })
     }

@@ -14,3 +14,6 @@ mod undo;
 
 #[path = "agent/search_tools.rs"]
 mod search_tools;
+
+#[path = "agent/context.rs"]
+mod context;

@@ -31,6 +31,7 @@ fn request() -> ModelRequest {
         thinking_budget: None,
         temperature: None,
         tool_choice: Default::default(),
+        model: None,
     }
 }
 
@@ -289,6 +290,21 @@ fn openai_compatible_sends_a_minimal_header_set() {
     let (provider, _) = make(ProviderConfig { api_key: None, ..openai() }, &http);
     collect(provider.as_ref(), &request());
     assert!(http.requests()[1].headers.iter().all(|(k, _)| k != "authorization"));
+}
+
+#[test]
+fn a_request_may_name_another_model_than_the_providers() {
+    for (config, fixture_name) in [(anthropic(), "anthropic/text.sse"), (openai(), "openai/text.sse")] {
+        let http = FakeHttp::new(vec![Reply::sse(&fixture(fixture_name)), Reply::sse(&fixture(fixture_name))]);
+        let default_model = config.model.clone();
+        let (provider, _) = make(config, &http);
+        collect(provider.as_ref(), &request());
+        let mut other = request();
+        other.model = Some("mode-specific-model".into());
+        collect(provider.as_ref(), &other);
+        assert_eq!(FakeHttp::body_json(&http.requests()[0])["model"], default_model.as_str());
+        assert_eq!(FakeHttp::body_json(&http.requests()[1])["model"], "mode-specific-model");
+    }
 }
 
 // ---- retries, on a test clock ----

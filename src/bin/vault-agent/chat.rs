@@ -35,6 +35,7 @@ pub async fn run(args: Args) -> Result<()> {
         thinking_budget: None,
         temperature: None,
         tool_choice: Default::default(),
+        model: None,
     };
 
     let cancel = CancelToken::new();

@@ -48,6 +48,7 @@ fn request() -> ModelRequest {
         thinking_budget: None,
         temperature: Some(0.2),
         tool_choice: Default::default(),
+        model: None,
     }
 }
 

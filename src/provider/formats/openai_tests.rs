@@ -47,6 +47,7 @@ fn request() -> ModelRequest {
         thinking_budget: None,
         temperature: None,
         tool_choice: Default::default(),
+        model: None,
     }
 }
 

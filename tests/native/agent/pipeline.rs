@@ -6,7 +6,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use futures::FutureExt;
 use serde_json::{json, Value};
-use vault_agent::agent::{AgentConfig, AgentTask, Mode, TaskSetup};
+use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
 use vault_agent::pipeline::{sweep_orphans, ORPHAN_AGE_MS};
 use vault_agent::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, ChangePreview, EndReason};
 use vault_agent::provider::Turn;
@@ -293,7 +293,7 @@ impl Tool for Stall {
     fn name(&self) -> &'static str {
         "stall"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "never finishes"
     }
     fn parameters(&self) -> Value {
@@ -323,9 +323,10 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: Some(tools),
-        mode: Some(Mode::agent()),
+        modes: vec![],
         vault_info: Default::default(),
         search: None,
+        condense_hook: None,
         history: vec![],
         task_id: None,
     }))

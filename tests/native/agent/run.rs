@@ -240,9 +240,10 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: None,
-        mode: None,
+        modes: vec![],
         vault_info: Default::default(),
         search: None,
+        condense_hook: None,
         history: vec![],
         task_id: None,
     }))

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
+use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, Mode, TaskSetup};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{AgentHost, ManualClock};
 use vault_agent::prompt::VaultInfo;
-use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, Question};
+use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ErrorKind, ModelRequest, Question};
 use vault_agent::provider::{ScriptedProvider, Turn};
 use vault_agent::search::SharedIndex;
 use vault_agent::vault::{walk_files, Listing, MemoryVault, Stat, Vault, VaultPath};
@@ -175,6 +175,10 @@ pub struct Harness {
     pub cancel: CancelToken,
     /// The index the search tools use; `None` makes them scan the notes.
     pub search: Option<SharedIndex>,
+    /// The hook before condensing; `None` turns it off.
+    pub condense_hook: Option<Rc<dyn CondenseHook>>,
+    /// The user's own modes.
+    pub modes: Vec<Mode>,
 }
 
 impl Harness {
@@ -186,6 +190,8 @@ impl Harness {
             clock: Rc::new(ManualClock::new(1_795_392_000_000)),
             cancel: CancelToken::new(),
             search: None,
+            condense_hook: None,
+            modes: Vec::new(),
         }
     }
 
@@ -198,9 +204,10 @@ impl Harness {
             host: self.host.clone(),
             cancel: self.cancel.clone(),
             tools: None,
-            mode: None,
+            modes: self.modes.clone(),
             vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
             search: self.search.clone(),
+            condense_hook: self.condense_hook.clone(),
             history: Vec::new(),
             task_id: Some("t1".into()),
         }))
@@ -234,4 +241,37 @@ pub fn last_user_text(request: &vault_agent::protocol::ModelRequest) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether `request` is the context machinery's own call: the condensing summary or the
+/// memory flush.
+pub fn is_summary_request(request: &ModelRequest) -> bool {
+    request.system.first().is_some_and(|s| s.text.starts_with("You summarise"))
+}
+
+pub fn is_flush_request(request: &ModelRequest) -> bool {
+    request.system.first().is_some_and(|s| s.text.contains("long-term memory"))
+}
+
+/// A script where the summary and memory-flush calls get `summary` and `facts` whenever they
+/// come, and every other call the next of `steps` (then a protocol error).
+pub fn routed(steps: Vec<Turn>, summary: &str, facts: &str) -> Vec<Turn> {
+    let queue = Rc::new(RefCell::new(VecDeque::from(steps)));
+    (0..60)
+        .map(|_| {
+            let (queue, summary, facts) = (queue.clone(), summary.to_string(), facts.to_string());
+            Turn::Dynamic(Box::new(move |request: &ModelRequest| {
+                if is_summary_request(request) {
+                    Turn::text(summary.clone())
+                } else if is_flush_request(request) {
+                    Turn::text(facts.clone())
+                } else {
+                    queue
+                        .borrow_mut()
+                        .pop_front()
+                        .unwrap_or_else(|| Turn::fail(ErrorKind::Protocol, "script exhausted"))
+                }
+            }))
+        })
+        .collect()
 }

@@ -1,0 +1,181 @@
+//! The token benchmark: the same 8-step research task over the real vault, run twice by a
+//! scripted model — (a) naive: every tool result inline, no prompt caching, no condensing;
+//! (b) with everything on: large results externalized, Anthropic-style prompt caching
+//! (simulated by `ScriptedProvider::with_prompt_cache`), condensing enabled — and the input
+//! tokens, cached tokens and cost of each.
+//!
+//! `cargo bench --bench tokens` (reads `../shared/vaults/obsidian-help/`)
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    native::main();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use std::path::{Path, PathBuf};
+    use std::rc::Rc;
+
+    use serde_json::json;
+    use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
+    use vault_agent::cancel::CancelToken;
+    use vault_agent::host::{ManualClock, SilentHost};
+    use vault_agent::protocol::{ApprovalCategory, EndReason, RunReport, Usage};
+    use vault_agent::provider::{ScriptedProvider, Turn};
+    use vault_agent::search::{SearchIndex, SharedIndex};
+    use vault_agent::vault::{MemoryVault, Vault, VaultPath};
+
+    /// Claude Sonnet prices per million tokens: input, cache write, cache read, output.
+    const PRICES: [f64; 4] = [3.00, 3.75, 0.30, 15.00];
+
+    fn vault_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vaults/obsidian-help")
+    }
+
+    /// The sample vault's notes, copied into memory (the bench writes a note).
+    fn load_vault() -> MemoryVault {
+        let vault = MemoryVault::new();
+        let mut pending = vec![vault_dir()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if name.starts_with('.') {
+                    continue;
+                }
+                if path.is_dir() {
+                    pending.push(path);
+                } else if name.ends_with(".md") {
+                    let rel = path.strip_prefix(vault_dir()).unwrap().to_string_lossy().to_string();
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    futures::executor::block_on(vault.write(&VaultPath::parse(&rel).unwrap(), &text)).unwrap();
+                }
+            }
+        }
+        vault
+    }
+
+    /// What a researcher does: search, read, look around, search again, read more, write the
+    /// summary note, finish. Eight model calls, each with the same calls in both runs.
+    fn script() -> Vec<Turn> {
+        vec![
+            Turn::text_and_tools(
+                "I'll look for the notes on Canvas and Graph view.",
+                [("search_files", json!({"query": "canvas"})), ("search_files", json!({"query": "graph view"}))],
+            ),
+            Turn::tools([
+                ("read_file", json!({"path": "en/Plugins/Canvas.md"})),
+                ("read_file", json!({"path": "en/Plugins/Graph view.md"})),
+            ]),
+            Turn::tools([
+                ("list_files", json!({"path": "en", "recursive": true})),
+                ("get_linked_notes", json!({"path": "en/Plugins/Canvas.md"})),
+            ]),
+            Turn::tools([("search_files", json!({"query": "backlinks linked mentions", "limit": 40}))]),
+            Turn::tools([
+                ("read_file", json!({"path": "en/Plugins/Backlinks.md"})),
+                ("read_file", json!({"path": "en/Linking notes and files/Internal links.md"})),
+            ]),
+            Turn::tools([("search_files", json!({"query": "outgoing links", "limit": 40}))]),
+            Turn::tools([(
+                "write_file",
+                json!({"path": "Research/Canvas, graph and backlinks.md", "content": format!(
+                    "# Canvas, graph and backlinks\n\n{}",
+                    "- [[Canvas]] lays notes out on an infinite board; [[Graph view]] shows links as a network; [[Backlinks]] lists the notes that link here.\n".repeat(12)
+                )}),
+            )]),
+            Turn::tools([("attempt_completion", json!({"result": "Wrote [[Canvas, graph and backlinks]]."}))]),
+        ]
+    }
+
+    fn run(vault: Rc<MemoryVault>, index: &SharedIndex, everything_on: bool) -> RunReport {
+        let provider = ScriptedProvider::new(script());
+        let provider = if everything_on { provider.with_prompt_cache() } else { provider };
+        let config = AgentConfig {
+            auto_approve: ApprovalCategory::ALL.to_vec(),
+            externalize_threshold: if everything_on { 2_000 } else { usize::MAX },
+            condensing_enabled: everything_on,
+            memory_flush: false,
+            tool_timeout_ms: 0,
+            ..AgentConfig::default()
+        };
+        let setup = TaskSetup {
+            config,
+            provider: Rc::new(provider),
+            vault,
+            clock: Rc::new(ManualClock::new(1_795_392_000_000)),
+            host: Rc::new(SilentHost),
+            cancel: CancelToken::new(),
+            tools: None,
+            modes: vec![],
+            vault_info: Default::default(),
+            search: Some(index.clone()),
+            condense_hook: None,
+            history: Vec::new(),
+            task_id: Some(if everything_on { "bench-on" } else { "bench-naive" }.into()),
+        };
+        futures::executor::block_on(async {
+            let mut task = AgentTask::new(setup).await.unwrap();
+            task.run("Research how Canvas, Graph view and Backlinks work in Obsidian and write a summary note.")
+                .await
+        })
+    }
+
+    fn cost(u: &Usage) -> f64 {
+        let tokens = [u.input_tokens, u.cache_write_tokens, u.cache_read_tokens, u.output_tokens];
+        tokens.iter().zip(PRICES).map(|(t, p)| *t as f64 * p / 1e6).sum()
+    }
+
+    pub fn main() {
+        let vault = Rc::new(load_vault());
+        let index = SharedIndex::new();
+        index.replace(futures::executor::block_on(SearchIndex::build(&*vault, &ManualClock::new(0), &mut |_| {})).unwrap());
+
+        let naive = run(vault.clone(), &index, false);
+        let on = run(vault, &index, true);
+        for report in [&naive, &on] {
+            assert_eq!(report.end, EndReason::Completed, "{:?}", report.end);
+            assert_eq!(report.steps.len(), 8);
+        }
+
+        println!("| run | model calls | input tokens (all) | uncached input | cache writes | cache reads | output | cost |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (name, r) in [("(a) naive", &naive), ("(b) everything on", &on)] {
+            let u = &r.usage;
+            println!(
+                "| {name} | {} | {} | {} | {} | {} | {} | ${:.4} |",
+                r.steps.len(),
+                u.total_input(),
+                u.input_tokens + u.cache_write_tokens,
+                u.cache_write_tokens,
+                u.cache_read_tokens,
+                u.output_tokens,
+                cost(u)
+            );
+        }
+        let uncached = |u: &Usage| (u.input_tokens + u.cache_write_tokens) as f64;
+        println!(
+            "\n(b) uses {:.1} % of (a)'s uncached input tokens, {:.1} % of its input tokens, and {:.1} % of its cost.",
+            100.0 * uncached(&on.usage) / uncached(&naive.usage),
+            100.0 * on.usage.total_input() as f64 / naive.usage.total_input() as f64,
+            100.0 * cost(&on.usage) / cost(&naive.usage)
+        );
+        println!("\nPer step, input tokens sent (a) → (b):");
+        for (a, b) in naive.steps.iter().zip(&on.steps) {
+            println!(
+                "  step {}: {} → {} ({} read from cache)",
+                a.step,
+                a.usage.total_input(),
+                b.usage.total_input(),
+                b.usage.cache_read_tokens
+            );
+        }
+        let externalized: Vec<&str> =
+            on.steps.iter().flat_map(|s| &s.tool_calls).filter_map(|c| c.externalized.as_deref()).collect();
+        println!("\nExternalized in (b): {externalized:?}");
+    }
+}

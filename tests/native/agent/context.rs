@@ -1,0 +1,271 @@
+//! The context machinery around the loop: the cached prompt, modes and switch_mode, rules,
+//! condensing and its memory flush, emergency condensing, the per-turn trim, power steering
+//! and sanitising.
+
+use std::rc::Rc;
+
+use serde_json::json;
+use vault_agent::agent::{AgentConfig, Conversation, MemoryFlush, Mode};
+use vault_agent::context::SUMMARY_MARKER;
+use vault_agent::protocol::{
+    AgentEvent, ApprovalCategory, ContentBlock, EndReason, ErrorKind, Message, Role, ToolChoice,
+};
+use vault_agent::provider::{ScriptedProvider, Turn};
+use vault_agent::tools::ToolGroup;
+use vault_agent::vault::{MemoryVault, Vault};
+
+use super::support::{block_on, is_flush_request, is_summary_request, last_user_text, p, routed, Harness};
+
+fn config() -> AgentConfig {
+    AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() }
+}
+
+/// A vault of `n` notes of about `chars` characters each.
+fn notes(n: usize, chars: usize) -> MemoryVault {
+    let vault = MemoryVault::new();
+    for i in 0..n {
+        let body = format!("# Note {i}\n\n{}\n", format!("Fact {i} about the garden. ").repeat(chars / 26));
+        block_on(vault.write(&p(&format!("Notes/n{i}.md")), &body)).unwrap();
+    }
+    vault
+}
+
+fn read(i: usize) -> Turn {
+    Turn::text_and_tools(format!("Reading note {i}."), [("read_file", json!({"path": format!("Notes/n{i}.md")}))])
+}
+
+const SUMMARY: &str = "## User goal\nSummarise the garden notes.\n## What was done\nRead n0 to n3.\n## Current state\nFacts collected.\n## Pending\nRead the rest.\n## Key context\nNotes live in Notes/.";
+
+#[test]
+fn the_prompt_is_byte_identical_across_a_tasks_requests() {
+    let h = Harness::new(notes(3, 500), [read(0), read(1), Turn::text("done")]);
+    block_on(h.task(config()).run("read"));
+    let requests = h.provider.requests();
+    assert_eq!(requests.len(), 3);
+    for r in &requests[1..] {
+        assert_eq!(r.system[..2], requests[0].system[..2], "the cached parts never change within a task");
+    }
+    assert!(requests[0].system[0].cache_breakpoint && requests[0].system[1].cache_breakpoint);
+}
+
+#[test]
+fn rules_skills_and_custom_instructions_reach_the_prompt() {
+    let vault = notes(1, 100);
+    block_on(vault.write(&p(".obsidian-agent/rules/style.md"), "Always write dates as YYYY-MM-DD.\n")).unwrap();
+    block_on(vault.write(
+        &p(".obsidian-agent/skills/weekly.md"),
+        "---\ndescription: How to write the weekly review\n---\nSteps…\n",
+    ))
+    .unwrap();
+    block_on(vault.write(&p(".obsidian-agent/memory/facts.md"), "# Memory\n- The user gardens.\n")).unwrap();
+    let h = Harness::new(vault, [Turn::text("ok")]);
+    block_on(h.task(AgentConfig { custom_instructions: "Reply in French.".into(), ..config() }).run("hi"));
+    let system: String = h.provider.requests()[0].system.iter().map(|s| s.text.clone()).collect();
+    assert!(system.contains("### style\nAlways write dates as YYYY-MM-DD."), "{system}");
+    assert!(system.contains("- weekly (.obsidian-agent/skills/weekly.md): How to write the weekly review"));
+    assert!(system.contains("- The user gardens."));
+    assert!(system.contains("Reply in French."));
+}
+
+#[test]
+fn a_mode_switch_changes_the_tools_on_both_layers_and_only_the_modes_prompt_sections() {
+    let h = Harness::new(
+        notes(1, 100),
+        [
+            Turn::tools([("write_file", json!({"path": "Notes/new.md", "content": "x"}))]),
+            Turn::tools([("switch_mode", json!({"mode": "agent", "reason": "the user wants a new note"}))]),
+            Turn::tools([("write_file", json!({"path": "Notes/new.md", "content": "x"}))]),
+            Turn::text("Created it."),
+        ],
+    );
+    let asked = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let log = asked.clone();
+    h.host.deciding(move |request| {
+        log.borrow_mut().push((request.tool.clone(), request.category));
+        vault_agent::protocol::ApprovalDecision::Approve
+    });
+    let mut task = h.task(AgentConfig { mode: "ask".into(), ..config() });
+    let report = block_on(task.run("make a note"));
+    assert_eq!(report.end, EndReason::Answered);
+    assert_eq!(task.mode().slug, "agent");
+    let requests = h.provider.requests();
+    let offered = |i: usize| requests[i].tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    // Layer 1, the schema: ask mode offers no write tool; agent mode does.
+    assert!(!offered(0).contains(&"write_file".to_string()) && offered(0).contains(&"switch_mode".to_string()));
+    assert!(offered(2).contains(&"write_file".to_string()));
+    // Layer 2, the pipeline: the write the model was never shown is refused.
+    assert!(last_user_text(&requests[1]).contains("not available in ask mode"));
+    // Switching is approved like a change, then the write is asked for.
+    assert_eq!(asked.borrow()[0], ("switch_mode".to_string(), ApprovalCategory::Write));
+    assert!(h.host.events().iter().any(|e| matches!(e, AgentEvent::ModeChanged { mode } if mode == "agent")));
+    // Only the mode part of the prompt changed; the core stayed cached.
+    assert_eq!(requests[0].system[0], requests[2].system[0]);
+    assert_ne!(requests[0].system[1], requests[2].system[1]);
+    assert!(requests[2].system[1].text.contains("## Mode: Agent (agent)"));
+    assert!(block_on(h.vault.stat(&p("Notes/new.md"))).unwrap().is_some());
+}
+
+#[test]
+fn a_custom_mode_grants_its_groups_and_uses_its_model() {
+    let mut h = Harness::new(notes(1, 100), [Turn::text("ok")]);
+    h.modes = vec![Mode {
+        slug: "researcher".into(),
+        name: "Researcher".into(),
+        role: "You research and never write.".into(),
+        groups: vec![ToolGroup::Read, ToolGroup::Search],
+        model: Some("small-fast-model".into()),
+    }];
+    block_on(h.task(AgentConfig { mode: "researcher".into(), ..config() }).run("x"));
+    let request = &h.provider.requests()[0];
+    assert_eq!(request.model.as_deref(), Some("small-fast-model"));
+    let offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        offered.contains(&"search_files")
+            && !offered.contains(&"attempt_completion")
+            && !offered.contains(&"edit_file")
+    );
+    assert!(request.system[1].text.contains("You research and never write."));
+}
+
+#[test]
+fn condensing_replaces_the_older_history_with_a_structured_summary_after_the_memory_flush() {
+    let steps: Vec<Turn> = (0..8).map(read).chain([Turn::text("All read.")]).collect();
+    let mut h = Harness::new(notes(8, 1_200), routed(steps, SUMMARY, "- The user's garden notes are in Notes/."));
+    h.condense_hook = Some(Rc::new(MemoryFlush));
+    // A small window: a few notes fill it.
+    let config = AgentConfig { context_window: 4_000, condensing_threshold: 70, ..config() };
+    let mut task = h.task(config);
+    let report = block_on(task.run("summarise my garden notes"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    assert!(report.condensations >= 1);
+
+    let requests = h.provider.requests();
+    let first_summary = requests.iter().position(is_summary_request).expect("a summary call");
+    assert!(is_flush_request(&requests[first_summary - 1]), "the memory flush runs first");
+    let summary_call = &requests[first_summary];
+    assert_eq!(summary_call.tool_choice, ToolChoice::None);
+    let ask = last_user_text(summary_call);
+    for section in ["## User goal", "## What was done", "## Current state", "## Pending", "## Key context"] {
+        assert!(ask.contains(section), "{ask}");
+    }
+    // The next task request starts with the summary and the ledger, then intact recent turns.
+    let after = &requests[first_summary + 1];
+    let head = after.messages[0].text();
+    assert!(head.starts_with(SUMMARY_MARKER) && head.contains("## Pending\nRead the rest."), "{head}");
+    assert!(
+        head.contains("## Tool-call ledger") && head.contains("read_file {\"path\":\"Notes/n0.md\"} → ok"),
+        "{head}"
+    );
+    assert_eq!(after.messages[1].role, Role::Assistant);
+    let mentions_n0 = |m: &Message| serde_json::to_string(m).unwrap().contains("Notes/n0.md");
+    assert!(!after.messages[1..].iter().any(mentions_n0), "the oldest turns are gone, but for the summary");
+    assert!(h.host.events().iter().any(|e| matches!(e, AgentEvent::ContextCondensed { tokens_before, tokens_after, .. } if tokens_after < tokens_before)));
+    let memory = block_on(h.vault.read(&p(".obsidian-agent/memory/facts.md"))).unwrap();
+    assert!(memory.contains("(task t1)\n- The user's garden notes are in Notes/."), "{memory}");
+    // The summary and flush calls are paid for, and counted.
+    let steps_usage: u64 = report.steps.iter().map(|s| s.usage.input_tokens).sum();
+    assert!(report.usage.input_tokens > steps_usage);
+}
+
+#[test]
+fn an_overflow_from_the_provider_condenses_and_retries() {
+    let steps = vec![
+        read(0),
+        read(1),
+        read(2),
+        Turn::fail(ErrorKind::ContextOverflow, "prompt is too long: 210000 tokens > 200000 maximum"),
+        Turn::text("Done after condensing."),
+    ];
+    let h = Harness::new(notes(3, 400), routed(steps, SUMMARY, "NONE"));
+    let report = block_on(h.task(config()).run("read three notes"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    assert_eq!(report.final_text.as_deref(), Some("Done after condensing."));
+    assert_eq!(report.condensations, 1);
+    let requests = h.provider.requests();
+    assert!(is_summary_request(&requests[4]), "condensed right after the overflow");
+    assert!(requests[5].messages[0].text().starts_with(SUMMARY_MARKER), "the retried request is condensed");
+    assert!(h.host.warnings().iter().any(|w| w.contains("condensing the conversation and retrying")));
+    assert_eq!(report.steps.len(), 4, "the retry is the same step, not a new one");
+}
+
+#[test]
+fn a_second_overflow_in_the_same_step_fails_the_task() {
+    let overflow = || Turn::fail(ErrorKind::ContextOverflow, "too long");
+    let steps = vec![read(0), read(1), read(2), overflow(), overflow()];
+    let h = Harness::new(notes(3, 400), routed(steps, SUMMARY, "NONE"));
+    let report = block_on(h.task(config()).run("x"));
+    assert!(matches!(report.end, EndReason::Failed { kind: Some(ErrorKind::ContextOverflow), .. }), "{report:?}");
+}
+
+#[test]
+fn old_tool_results_are_trimmed_in_the_request_but_kept_in_the_history() {
+    let steps: Vec<Turn> = (0..6).map(read).chain([Turn::text("ok")]).collect();
+    let h = Harness::new(notes(6, 8_000), steps);
+    // Six notes of ~2,000 tokens pass the trim level (60 % of 20,000); trimming the oldest
+    // results brings the request back under it, so no summary is needed.
+    let config = AgentConfig { context_window: 20_000, memory_flush: false, ..config() };
+    let mut task = h.task(config);
+    let report = block_on(task.run("read"));
+    assert_eq!(report.condensations, 0);
+    let last = h.provider.requests().pop().unwrap();
+    let first_result = last.messages.iter().flat_map(|m| &m.content).find_map(|b| match b {
+        ContentBlock::ToolResult { content, .. } => Some(content.clone()),
+        _ => None,
+    });
+    assert!(first_result.unwrap().contains("[trimmed to save context"), "the oldest result was trimmed");
+    let kept = task.history().iter().flat_map(|m| &m.content).find_map(|b| match b {
+        ContentBlock::ToolResult { content, .. } => Some(content.len()),
+        _ => None,
+    });
+    assert!(kept.unwrap() > 7_000, "the history keeps the whole result");
+}
+
+#[test]
+fn power_steering_reminds_the_model_every_n_steps() {
+    let steps: Vec<Turn> = (0..6).map(|i| read(i % 2)).chain([Turn::text("ok")]).collect();
+    // Reads repeat: lift the repetition guard out of the way by alternating notes.
+    let h = Harness::new(
+        notes(2, 100),
+        steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| if i == 4 { Turn::tools([("list_files", json!({}))]) } else { t })
+            .collect::<Vec<_>>(),
+    );
+    block_on(h.task(AgentConfig { power_steering_frequency: 2, ..config() }).run("x"));
+    let reminded: Vec<bool> =
+        h.provider.requests().iter().map(|r| last_user_text(r).contains("[Reminder] You are in Agent mode.")).collect();
+    assert_eq!(reminded[..5], [false, false, true, false, true]);
+}
+
+#[test]
+fn a_restored_history_with_a_dangling_call_is_sanitised_before_it_is_sent() {
+    let provider = Rc::new(ScriptedProvider::new([Turn::text("Hello again.")]));
+    let broken = vec![
+        Message::user("earlier question"),
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "old".into(),
+                name: "read_file".into(),
+                input: json!({"path": "x.md"}),
+            }],
+        },
+    ];
+    let conversation = Conversation::new(
+        config(),
+        provider.clone(),
+        Rc::new(MemoryVault::new()),
+        Rc::new(vault_agent::host::ManualClock::new(0)),
+        Rc::new(vault_agent::host::SilentHost),
+    )
+    .with_history(broken);
+    let report = block_on(conversation.send("new question")).unwrap();
+    assert_eq!(report.end, EndReason::Answered);
+    let sent = &provider.requests()[0].messages;
+    assert_eq!(sent.len(), 3);
+    assert!(
+        matches!(&sent[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "old")
+    );
+    assert_eq!(sent[2].text(), "new question");
+}
