@@ -58,7 +58,7 @@ fn dot4(x: [&[f32]; 4], w: &[f32]) -> [f32; 4] {
 /// row-major. `y` is overwritten with `rows × m`.
 pub fn linear(x: &[f32], rows: usize, w: &[f32], bias: &[f32], y: &mut Vec<f32>) {
     let m = bias.len();
-    let k = if m == 0 { 0 } else { w.len() / m };
+    let k = w.len().checked_div(m).unwrap_or(0);
     y.clear();
     y.resize(rows * m, 0.0);
     let mut r = 0;

@@ -7,6 +7,7 @@ mod agent;
 mod clock;
 mod http;
 mod search;
+mod semantic;
 mod vault;
 
 use std::rc::Rc;
