@@ -39,7 +39,7 @@ fn wordpiece_matches_the_reference_tokenizer_on_notes_in_every_script() {
 
 #[test]
 fn minilm_matches_sentence_transformers() {
-    let model = minilm(256);
+    let model = minilm();
     let reference = reference();
     let texts: Vec<&str> = reference.sentences.iter().map(String::as_str).collect();
     let ours = model.embed_texts(&texts);
@@ -344,8 +344,8 @@ fn shares_a_word(query: &str, text: &str) -> Option<String> {
 /// Paraphrases of English help notes that share no content word with the note they ask for.
 const PARAPHRASES: &[(&str, &str)] = &[
     ("capture voice memos", "en/Plugins/Audio recorder.md"),
-    ("get my money back after buying", "en/Licenses and payment/Refund policy.md"),
-    ("visual map showing how my pages connect to each other", "en/Plugins/Graph view.md"),
+    ("jot down a diary entry every morning", "en/Plugins/Daily notes.md"),
+    ("whiteboard for spatial brainstorming", "en/Plugins/Canvas.md"),
 ];
 
 #[test]
@@ -374,7 +374,7 @@ fn paraphrases_sharing_no_word_with_their_note_find_it_with_the_local_model() {
 #[test]
 fn minilm_finds_paraphrases_among_real_sections() {
     // MiniLM itself (unoptimised test build: a few notes' first sections only).
-    let model = minilm(64);
+    let model = minilm();
     let notes = [
         "en/Plugins/Audio recorder.md",
         "en/Licenses and payment/Refund policy.md",
@@ -382,13 +382,14 @@ fn minilm_finds_paraphrases_among_real_sections() {
         "en/Plugins/Word count.md",
         "en/Editing and formatting/Callouts.md",
         "en/Plugins/Canvas.md",
+        "en/Plugins/Daily notes.md",
     ];
     let sections: Vec<String> = notes
         .iter()
         .map(|n| {
             let text = std::fs::read_to_string(sample_vault().join(n)).unwrap();
             let parsed = vault_agent::search::parse_note(n, &text);
-            vault_agent::embed::embed_chunks(&parsed, 2000)[0].text.clone()
+            vault_agent::embed::embed_chunks(&parsed, 2000)[0].text.chars().take(160).collect::<String>()
         })
         .collect();
     let refs: Vec<&str> = sections.iter().map(String::as_str).collect();
@@ -415,4 +416,26 @@ fn the_agents_writes_are_embedded_before_the_next_semantic_search() {
         HybridQuery { text: "baking a loaf".into(), limit: 3, mode: SearchMode::Semantic, ..HybridQuery::default() };
     let hits = block_on(hybrid_search(&shared, Some(&vault), &query, &|_| true)).unwrap();
     assert_eq!(hits[0].path, "en/Kitchen/Bread.md");
+}
+
+#[test]
+fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
+    // all-MiniLM-L6-v2 (and so the static model) learnt English only: a query in another
+    // language finds its note through the names and cognates it shares with it (Evernote,
+    // "modèles"/"note"), not through meaning. German, Italian, Portuguese, Japanese, Chinese,
+    // Russian and Korean paraphrases are not found (BENCHMARKS.md lists each); a multilingual
+    // model behind the API embedder is the way to those.
+    let vault = english_vault(usize::MAX);
+    let shared = SharedIndex::new();
+    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
+    shared.semantic().set_embedder(Rc::new(static_model()));
+    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    for (query, note) in [
+        ("importar mis notas desde Evernote", "en/Import notes/Import from Evernote.md"),
+        ("modèles de texte réutilisables pour une nouvelle note", "en/Plugins/Templates.md"),
+    ] {
+        let q = HybridQuery { text: query.into(), limit: 5, mode: SearchMode::Semantic, ..HybridQuery::default() };
+        let hits = block_on(hybrid_search(&shared, Some(&vault), &q, &|_| true)).unwrap();
+        assert!(hits.iter().any(|h| h.path == note), "{query}: {:?}", hits.iter().map(|h| &h.path).collect::<Vec<_>>());
+    }
 }

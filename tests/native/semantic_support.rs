@@ -24,17 +24,20 @@ pub fn minilm_dir() -> PathBuf {
     .clone()
 }
 
-/// MiniLM loaded from the package's files, inputs capped at `max_tokens`.
-pub fn minilm(max_tokens: usize) -> MiniLm {
-    let dir = minilm_dir();
-    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-    MiniLm::load(
-        &read("model.safetensors"),
-        &String::from_utf8(read("vocab.txt")).unwrap(),
-        &String::from_utf8(read("config.json")).unwrap(),
-        max_tokens,
-    )
-    .unwrap()
+/// MiniLM loaded (once) from the package's files, inputs capped at 256 tokens.
+pub fn minilm() -> &'static MiniLm {
+    static MODEL: OnceLock<MiniLm> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let dir = minilm_dir();
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        MiniLm::load(
+            &read("model.safetensors"),
+            &String::from_utf8(read("vocab.txt")).unwrap(),
+            &String::from_utf8(read("config.json")).unwrap(),
+            256,
+        )
+        .unwrap()
+    })
 }
 
 /// The static model shipped in `models/` (distilled from the same MiniLM).
