@@ -2,18 +2,16 @@
 //! or with `--json` an array of `{"path","title","score","snippet"}`. Uses the saved index,
 //! brought up to date with the vault (built and saved when missing, stale or corrupt).
 
-use std::path::PathBuf;
-
 use vault_agent::search::SearchQuery;
-use vault_agent::vault::FsVault;
 
 use crate::vault_index::current_index;
 
+use crate::vault_arg::VaultArg;
+
 #[derive(clap::Args)]
 pub struct Args {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
     /// At most this many results.
     #[arg(long, default_value_t = 10)]
     limit: usize,
@@ -34,7 +32,7 @@ struct JsonHit<'a> {
 }
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
-    let vault = FsVault::open(&args.vault)?;
+    let vault = args.vault.open()?;
     let index = current_index(&vault).await?;
     let query = SearchQuery { text: args.query.join(" "), limit: args.limit, ..SearchQuery::default() };
     let hits = index.search(&query)?;
