@@ -11,3 +11,6 @@ mod pipeline;
 
 #[path = "agent/undo.rs"]
 mod undo;
+
+#[path = "agent/conversation.rs"]
+mod conversation;
