@@ -76,6 +76,7 @@ mod native {
             tools: Some(tools),
             mode: None,
             vault_info: Default::default(),
+            search: None,
             history: Vec::new(),
             task_id: Some("bench".into()),
         };

@@ -26,6 +26,7 @@
 //! - [`provider`] — the `ModelProvider` trait; Anthropic and OpenAI(-compatible) providers,
 //!   SSE, retries, text tool-call dialects.
 //! - [`context`] — what fits in the model's window: the token estimate.
+//! - [`search`] — note parsing and full-text search (tantivy), in wasm and natively.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
@@ -39,6 +40,7 @@ pub mod pipeline;
 pub mod prompt;
 pub mod protocol;
 pub mod provider;
+pub mod search;
 pub mod tools;
 pub mod vault;
 

@@ -19,3 +19,6 @@ mod provider;
 
 #[path = "browser/agent.rs"]
 mod agent;
+
+#[path = "browser/search.rs"]
+mod search;

@@ -28,3 +28,6 @@ mod run_cli;
 
 #[path = "native/agent.rs"]
 mod agent;
+
+#[path = "native/search.rs"]
+mod search;

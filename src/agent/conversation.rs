@@ -10,6 +10,7 @@ use crate::host::{AgentHost, Clock};
 use crate::prompt::VaultInfo;
 use crate::protocol::{ContentBlock, Message, Role, RunReport};
 use crate::provider::ModelProvider;
+use crate::search::SharedIndex;
 use crate::tools::ToolRegistry;
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -25,6 +26,7 @@ pub struct Conversation {
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
     mode: Option<Mode>,
+    search: Option<SharedIndex>,
     vault_info: RefCell<VaultInfo>,
     history: RefCell<Vec<Message>>,
     cancel: RefCell<CancelToken>,
@@ -50,6 +52,7 @@ impl Conversation {
             host,
             tools: None,
             mode: None,
+            search: None,
             vault_info: RefCell::new(VaultInfo::default()),
             history: RefCell::new(Vec::new()),
             cancel: RefCell::new(CancelToken::new()),
@@ -67,6 +70,12 @@ impl Conversation {
     /// Uses `mode` instead of the built-in one named in the config.
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
+        self
+    }
+
+    /// Lets the search tools use the vault's full-text index.
+    pub fn with_search(mut self, search: SharedIndex) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -179,6 +188,7 @@ impl Conversation {
             tools: self.tools.clone(),
             mode: self.mode.clone(),
             vault_info: self.vault_info.borrow().clone(),
+            search: self.search.clone(),
             history: self.history.borrow().clone(),
             task_id: None,
         };

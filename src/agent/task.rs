@@ -18,6 +18,7 @@ use crate::protocol::{
     RunReport, StepReport, StopReason, StreamEvent, SystemPart, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
+use crate::search::SharedIndex;
 use crate::tools::{builtin_tools, Control, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -36,6 +37,8 @@ pub struct TaskSetup {
     pub mode: Option<Mode>,
     /// What the prompt says about the vault.
     pub vault_info: VaultInfo,
+    /// The vault's full-text index, for the search tools.
+    pub search: Option<SharedIndex>,
     /// Earlier messages of the conversation, to continue it.
     pub history: Vec<Message>,
     /// A task id to use; `None`: a new one from the clock.
@@ -70,8 +73,20 @@ impl AgentTask {
     /// Prepares a task: picks its id, loads the vault's ignore/protect lists and builds the
     /// pipeline with the mode's tools.
     pub async fn new(setup: TaskSetup) -> Result<Self> {
-        let TaskSetup { config, provider, vault, clock, host, cancel, tools, mode, vault_info, history, task_id } =
-            setup;
+        let TaskSetup {
+            config,
+            provider,
+            vault,
+            clock,
+            host,
+            cancel,
+            tools,
+            mode,
+            vault_info,
+            search,
+            history,
+            task_id,
+        } = setup;
         if config.depth > config.max_subtask_depth {
             return Err(Error::Invalid(format!(
                 "subtask depth {} is over the limit of {}",
@@ -101,7 +116,7 @@ impl AgentTask {
             tool_timeout_ms: config.tool_timeout_ms,
             externalize_threshold: config.externalize_threshold,
         };
-        let env = PipelineHost { vault, clock: clock.clone(), host: host.clone(), cancel: cancel.clone() };
+        let env = PipelineHost { vault, search, clock: clock.clone(), host: host.clone(), cancel: cancel.clone() };
         let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?;
         let system = system_prompt(&mode, &vault_info, clock.now_ms());
         Ok(AgentTask { id, config, mode, provider, clock, host, cancel, pipeline, system, history })

@@ -13,6 +13,7 @@ use super::{ApprovalPolicy, CheckpointStore, ResultExternalizer, SchemaValidator
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
 use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolSpec};
+use crate::search::SharedIndex;
 use crate::tools::{Access, Control, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
@@ -87,6 +88,8 @@ impl Default for PipelineSettings {
 #[derive(Clone)]
 pub struct PipelineHost {
     pub vault: Rc<dyn Vault>,
+    /// The vault's full-text index, if the host keeps one.
+    pub search: Option<SharedIndex>,
     pub clock: Rc<dyn Clock>,
     pub host: Rc<dyn AgentHost>,
     pub cancel: CancelToken,
@@ -242,6 +245,7 @@ impl ToolExecutionPipeline {
             cancel: &self.env.cancel,
             rules: &self.rules,
             ledger: &self.ledger,
+            search: self.env.search.as_ref(),
             task_id: &self.task_id,
             call_index: index,
         }
@@ -462,6 +466,14 @@ impl ToolExecutionPipeline {
                     self.env.host.emit(&AgentEvent::Warning {
                         message: format!("undo may not remove everything created under {}: {e}", u.path),
                     });
+                }
+                // Later searches in this task (and the user's) see what the write changed.
+                if let Some(search) = &self.env.search {
+                    if let Err(e) = search.refresh(&*self.env.vault, &u.path).await {
+                        self.env.host.emit(&AgentEvent::Warning {
+                            message: format!("the search index could not follow the change to {}: {e}", u.path),
+                        });
+                    }
                 }
             }
         }

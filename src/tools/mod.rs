@@ -10,14 +10,19 @@ mod attempt_completion;
 mod create_folder;
 mod delete_file;
 mod edit_file;
+mod get_frontmatter;
+mod get_linked_notes;
 mod ledger;
 mod list_files;
 mod move_file;
 mod note_io;
+mod note_scan;
 mod read_file;
 mod registry;
+mod search_by_tag;
 mod search_files;
 mod tool;
+mod update_frontmatter;
 mod write_file;
 
 use std::rc::Rc;
@@ -28,15 +33,19 @@ pub use attempt_completion::AttemptCompletion;
 pub use create_folder::CreateFolder;
 pub use delete_file::DeleteFile;
 pub use edit_file::{replace_exact, EditFile};
+pub use get_frontmatter::GetFrontmatter;
+pub use get_linked_notes::GetLinkedNotes;
 pub use ledger::ReadLedger;
 pub use list_files::ListFiles;
 pub use move_file::MoveFile;
 pub use read_file::ReadFile;
 pub use registry::ToolRegistry;
+pub use search_by_tag::SearchByTag;
 pub use search_files::SearchFiles;
 pub use tool::{
     parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
 };
+pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
 pub use write_file::WriteFile;
 
 /// The name of the tool that ends a task with its result.
@@ -49,9 +58,13 @@ pub fn builtin_tools() -> ToolRegistry {
         Rc::new(ReadFile),
         Rc::new(ListFiles),
         Rc::new(SearchFiles),
+        Rc::new(SearchByTag),
+        Rc::new(GetFrontmatter),
+        Rc::new(GetLinkedNotes),
         Rc::new(WriteFile),
         Rc::new(AppendToFile),
         Rc::new(EditFile),
+        Rc::new(UpdateFrontmatter),
         Rc::new(CreateFolder),
         Rc::new(MoveFile),
         Rc::new(DeleteFile),

@@ -8,6 +8,7 @@ use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
+use crate::search::SharedIndex;
 use crate::vault::{PathRules, Vault, VaultPath};
 
 /// What a tool does to the vault, which decides how the pipeline schedules it.
@@ -142,6 +143,9 @@ pub struct ToolContext<'a> {
     pub cancel: &'a CancelToken,
     pub rules: &'a PathRules,
     pub ledger: &'a ReadLedger,
+    /// The vault's full-text index, when the host keeps one (tools fall back to scanning the
+    /// notes while it is not built).
+    pub search: Option<&'a SharedIndex>,
     pub task_id: &'a str,
     /// The call's index within the task.
     pub call_index: u32,

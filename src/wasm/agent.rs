@@ -58,7 +58,8 @@ impl Chat {
         let custom = options.modes.into_iter().find(|m| m.slug == options.agent.mode);
         let mut conversation =
             Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
-                .with_history(options.history);
+                .with_history(options.history)
+                .with_search(core.search.clone());
         if let Some(mode) = custom {
             conversation = conversation.with_mode(mode);
         }

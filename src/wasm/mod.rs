@@ -7,6 +7,7 @@ mod agent;
 mod clock;
 mod http;
 mod request_client;
+mod search;
 mod vault;
 
 use std::rc::Rc;
@@ -19,6 +20,7 @@ pub use agent::Chat;
 pub use clock::JsClock;
 pub use http::FetchClient;
 pub use request_client::JsRequestClient;
+pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
 use serde::Deserialize;
@@ -29,6 +31,7 @@ use crate::host::{Clock, FallbackClient, HttpClient};
 use crate::pipeline::{list_checkpoints, sweep_orphans, undo_task, ORPHAN_AGE_MS};
 use crate::protocol::{ErrorKind, ProviderError, Usage};
 use crate::provider::{build, check_connection, price_for, ModelPrice, ProviderConfig, RetryPolicy};
+use crate::search::SharedIndex;
 use crate::vault::{walk_files, Vault};
 
 #[wasm_bindgen(start)]
@@ -97,6 +100,7 @@ const CONNECTION_TIMEOUT_MS: u64 = 30_000;
 pub struct VaultCore {
     vault: Rc<JsVault>,
     request: Option<js_sys::Function>,
+    search: SharedIndex,
 }
 
 impl VaultCore {
@@ -121,7 +125,14 @@ impl VaultCore {
     /// `requestUrl`; see `JsRequestClient`): the fallback when `fetch` cannot reach a server.
     #[wasm_bindgen(constructor)]
     pub fn new(host: VaultHost, request: Option<js_sys::Function>) -> VaultCore {
-        VaultCore { vault: Rc::new(JsVault::new(host)), request }
+        VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new() }
+    }
+
+    /// The vault's search engine. Every engine a core hands out shares one index, and the
+    /// agent's tools search that index once it is built or loaded.
+    #[wasm_bindgen(js_name = searchEngine)]
+    pub fn search_engine(&self) -> SearchEngine {
+        SearchEngine::shared(self.vault.clone(), self.search.clone())
     }
 
     /// A new chat with the agent: `options` is `{provider, agent?, vault?, history?, modes?,

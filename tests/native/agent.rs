@@ -14,3 +14,6 @@ mod undo;
 
 #[path = "agent/conversation.rs"]
 mod conversation;
+
+#[path = "agent/search_tools.rs"]
+mod search_tools;

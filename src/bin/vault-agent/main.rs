@@ -14,13 +14,19 @@ fn main() -> std::process::ExitCode {
 #[cfg(not(target_arch = "wasm32"))]
 mod chat;
 #[cfg(not(target_arch = "wasm32"))]
+mod index;
+#[cfg(not(target_arch = "wasm32"))]
 mod notes;
 #[cfg(not(target_arch = "wasm32"))]
 mod provider_args;
 #[cfg(not(target_arch = "wasm32"))]
 mod run;
 #[cfg(not(target_arch = "wasm32"))]
+mod search;
+#[cfg(not(target_arch = "wasm32"))]
 mod undo;
+#[cfg(not(target_arch = "wasm32"))]
+mod vault_index;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -48,6 +54,10 @@ mod cli {
         Undo(crate::undo::UndoArgs),
         /// List the tasks that can be undone.
         Checkpoints(crate::undo::ListArgs),
+        /// Build the search index and save it to <vault>/.obsidian-agent/index/.
+        Index(crate::index::Args),
+        /// Search the vault: ranked paths, or JSON with --json.
+        Search(crate::search::Args),
     }
 
     pub fn main() -> ExitCode {
@@ -66,6 +76,8 @@ mod cli {
                 Command::Run(args) => crate::run::run(args).await,
                 Command::Undo(args) => crate::undo::undo(args).await,
                 Command::Checkpoints(args) => crate::undo::list(args).await,
+                Command::Index(args) => crate::index::run(args).await,
+                Command::Search(args) => crate::search::run(args).await,
             }
         });
         match result {

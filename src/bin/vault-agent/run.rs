@@ -20,10 +20,12 @@ use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
 };
 use vault_agent::provider::build;
+use vault_agent::search::SharedIndex;
 use vault_agent::vault::{walk_files, FsVault, Vault, VaultPath};
 use vault_agent::{Error, Result};
 
 use crate::provider_args::ProviderArgs;
+use crate::vault_index::current_index;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -67,7 +69,10 @@ pub async fn run(args: Args) -> Result<()> {
     };
     let provider = build(&args.provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
     let host = Rc::new(TerminalHost::new());
-    let conversation = Conversation::new(config, Rc::from(provider), vault.clone(), clock, host.clone());
+    let search = SharedIndex::new();
+    search.replace(current_index(&vault).await?);
+    let conversation =
+        Conversation::new(config, Rc::from(provider), vault.clone(), clock, host.clone()).with_search(search);
     conversation.set_vault_info(vault_info(&args.vault, &*vault).await?);
 
     // Ctrl-C cancels the task; the loop then ends cleanly (temporary files removed, report).

@@ -245,7 +245,7 @@ fn search_results_keep_their_scores_in_the_reference() {
         block_on(v.write(&p(&format!("Garden/Bed {i:02}.md")), &body)).unwrap();
     }
     let (h, _, seen) = run(config(), v, vec![Turn::tools([("search_files", json!({"query": "tomato", "limit": 60}))])]);
-    assert!(seen[0].contains("Summary: 60 notes match \"tomato\""), "{}", seen[0]);
+    assert!(seen[0].contains("Summary: 60 notes found for \"tomato\""), "{}", seen[0]);
     assert!(seen[0].contains("(score "), "{}", seen[0]);
     assert!(block_on(h.vault.stat(&p(".obsidian-agent/tmp/t1"))).unwrap().is_none());
 }
@@ -325,6 +325,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         tools: Some(tools),
         mode: Some(Mode::agent()),
         vault_info: Default::default(),
+        search: None,
         history: vec![],
         task_id: None,
     }))

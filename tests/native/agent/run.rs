@@ -242,6 +242,7 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         tools: None,
         mode: None,
         vault_info: Default::default(),
+        search: None,
         history: vec![],
         task_id: None,
     }))

@@ -12,6 +12,7 @@ use vault_agent::host::{AgentHost, ManualClock};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, Question};
 use vault_agent::provider::{ScriptedProvider, Turn};
+use vault_agent::search::SharedIndex;
 use vault_agent::vault::{walk_files, Listing, MemoryVault, Stat, Vault, VaultPath};
 
 pub fn p(raw: &str) -> VaultPath {
@@ -172,6 +173,8 @@ pub struct Harness {
     pub host: Rc<TestHost>,
     pub clock: Rc<ManualClock>,
     pub cancel: CancelToken,
+    /// The index the search tools use; `None` makes them scan the notes.
+    pub search: Option<SharedIndex>,
 }
 
 impl Harness {
@@ -182,6 +185,7 @@ impl Harness {
             host: TestHost::new(),
             clock: Rc::new(ManualClock::new(1_795_392_000_000)),
             cancel: CancelToken::new(),
+            search: None,
         }
     }
 
@@ -196,6 +200,7 @@ impl Harness {
             tools: None,
             mode: None,
             vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
+            search: self.search.clone(),
             history: Vec::new(),
             task_id: Some("t1".into()),
         }))

@@ -1,0 +1,162 @@
+//! Native search benchmarks: full build, query latency (p50/p99 over 210 queries), one-note
+//! update, persisted load, over the sample vault and a generated 50,000-note vault.
+//!
+//! The corpora and queries come from `node bench/corpus.mjs` (run by `npm run bench`), so the
+//! native and the browser runs measure the same notes and queries. Results are printed and
+//! written to `target/bench/native.json`, which `npm run bench` folds into BENCHMARKS.md.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    native::main();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    use async_trait::async_trait;
+    use futures::executor::block_on;
+    use serde_json::json;
+    use vault_agent::host::Clock;
+    use vault_agent::search::{SearchIndex, SearchQuery};
+    use vault_agent::vault::{MemoryVault, Vault, VaultPath};
+
+    /// Wall time; sleeping is a no-op (nothing else runs on this thread).
+    struct WallClock;
+
+    #[async_trait(?Send)]
+    impl Clock for WallClock {
+        fn now_ms(&self) -> u64 {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+        }
+        async fn sleep(&self, _ms: u64) {}
+    }
+
+    fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench")
+    }
+
+    fn percentile(sorted: &[f64], p: f64) -> f64 {
+        sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+    }
+
+    fn ms(since: Instant) -> f64 {
+        since.elapsed().as_secs_f64() * 1000.0
+    }
+
+    fn corpus(name: &str) -> Option<(BTreeMap<String, String>, Vec<String>)> {
+        #[derive(serde::Deserialize)]
+        struct Bundle {
+            files: BTreeMap<String, String>,
+        }
+        let bundle = std::fs::read(dir().join(format!("{name}.json"))).ok()?;
+        let queries = std::fs::read(dir().join(format!("queries-{name}.json"))).ok()?;
+        let bundle: Bundle = serde_json::from_slice(&bundle).ok()?;
+        Some((bundle.files, serde_json::from_slice(&queries).ok()?))
+    }
+
+    fn run(name: &str) -> Option<serde_json::Value> {
+        let Some((files, queries)) = corpus(name) else {
+            eprintln!("no corpus {name}: run `node bench/corpus.mjs` first (npm run bench does)");
+            return None;
+        };
+        let vault = MemoryVault::new();
+        block_on(async {
+            for (path, text) in &files {
+                vault.write(&VaultPath::parse(path).unwrap(), text).await.unwrap();
+            }
+        });
+        let mb = files.values().map(String::len).sum::<usize>() as f64 / 1e6;
+
+        // Full build: the best of three.
+        let mut builds = Vec::new();
+        let mut index = None;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let built = block_on(SearchIndex::build(&vault, &WallClock, &mut |_| {})).unwrap();
+            builds.push(ms(start));
+            index = Some(built);
+        }
+        let mut index = index.unwrap();
+        builds.sort_by(f64::total_cmp);
+
+        // Queries: a warm-up pass, then timed passes with and without snippets.
+        let time_queries = |index: &SearchIndex, snippets: bool| {
+            let mut times = Vec::new();
+            for q in &queries {
+                let request = SearchQuery { text: q.clone(), limit: 10, snippets, ..SearchQuery::default() };
+                let start = Instant::now();
+                let hits = index.search(&request).unwrap();
+                times.push(ms(start));
+                std::hint::black_box(hits);
+            }
+            times.sort_by(f64::total_cmp);
+            times
+        };
+        time_queries(&index, true);
+        let with_snippets = time_queries(&index, true);
+        let ranking_only = time_queries(&index, false);
+
+        // One-note update: rewrite a note 50 times (each a real change).
+        let (path, text) = files.iter().nth(files.len() / 2).unwrap();
+        let mut updates = Vec::new();
+        for i in 0..50 {
+            let start = Instant::now();
+            index.index_note(path, &format!("{text}\n\nedit {i}"), i).unwrap();
+            updates.push(ms(start));
+        }
+        updates.sort_by(f64::total_cmp);
+
+        // Persist (compacts first), then load.
+        let start = Instant::now();
+        block_on(index.persist(&vault)).unwrap();
+        let persist = ms(start);
+        let mut loads = Vec::new();
+        for _ in 0..3 {
+            let start = Instant::now();
+            let loaded = block_on(SearchIndex::load(&vault)).map_err(|e| format!("{e:?}")).unwrap();
+            loads.push(ms(start));
+            std::hint::black_box(loaded);
+        }
+        loads.sort_by(f64::total_cmp);
+
+        let result = json!({
+            "notes": files.len(),
+            "mb": mb,
+            "queries": queries.len(),
+            "build_ms": builds[0],
+            "query_p50_ms": percentile(&with_snippets, 0.5),
+            "query_p99_ms": percentile(&with_snippets, 0.99),
+            "query_nosnippet_p50_ms": percentile(&ranking_only, 0.5),
+            "query_nosnippet_p99_ms": percentile(&ranking_only, 0.99),
+            "update_p50_ms": percentile(&updates, 0.5),
+            "update_p99_ms": percentile(&updates, 0.99),
+            "persist_ms": persist,
+            "load_ms": loads[0],
+        });
+        println!("{name}: {result}");
+        Some(result)
+    }
+
+    pub fn main() {
+        // `cargo bench` passes `--bench`; a filter argument selects one corpus.
+        let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+        let mut results = serde_json::Map::new();
+        for name in ["real", "gen50k"] {
+            if !only.is_empty() && !only.iter().any(|o| o == name) {
+                continue;
+            }
+            if let Some(r) = run(name) {
+                results.insert(name.to_string(), r);
+            }
+        }
+        std::fs::create_dir_all(dir()).unwrap();
+        std::fs::write(dir().join("native.json"), serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+    }
+}

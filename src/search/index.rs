@@ -1,0 +1,579 @@
+//! [`SearchIndex`]: the vault's full-text index — build, incremental updates, search,
+//! backlinks and tags.
+//!
+//! Layout: one main shard (a single-segment tantivy index in memory) plus up to
+//! [`MAX_DELTA_SHARDS`] small delta shards, each written by one update, and per shard a set of
+//! dead documents (older versions of changed notes, removed notes). An update indexes one note
+//! into a new delta shard and marks the old version dead, so it costs the same whatever the
+//! vault's size; deltas are merged together when there are too many, and [`SearchIndex::compact`]
+//! folds everything into a new main shard (done before persisting). Searches run over every
+//! shard with BM25 statistics summed across shards, so scores do not depend on where a note
+//! lives.
+
+use std::collections::{BTreeMap, HashMap};
+
+use levenshtein_automata::LevenshteinAutomatonBuilder;
+use serde::{Deserialize, Serialize};
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema};
+use tantivy::{DocAddress, Score, Searcher, Term};
+
+use super::catalog::{Catalog, NoteEntry};
+use super::note::parse_note;
+use super::query::{self, Expr, QueryBuilder};
+use super::schema::Fields;
+use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
+use super::snippet::Snippets;
+use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
+use crate::host::Clock;
+use crate::vault::{walk_files, Vault, VaultPath};
+use crate::{Error, Result};
+
+/// Delta shards merge into one when there are more than this.
+pub const MAX_DELTA_SHARDS: usize = 8;
+/// Work between two yields to the host's event loop, in milliseconds.
+const YIELD_EVERY_MS: u64 = 40;
+/// …and at most this many notes between two yields (and progress reports).
+const YIELD_EVERY_NOTES: usize = 500;
+
+/// How far an indexing run has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// A search request. `text` uses the query language in [`crate::search`]'s docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchQuery {
+    pub text: String,
+    /// At most this many hits (default 10).
+    pub limit: usize,
+    /// Hits to skip first, for paging.
+    pub offset: usize,
+    /// Only notes in this folder or below it.
+    pub folder: Option<String>,
+    /// Only notes with all of these tags (a tag also matches tags nested under it).
+    pub tags: Vec<String>,
+    /// Only notes whose path starts with this.
+    #[serde(alias = "pathPrefix")]
+    pub path_prefix: Option<String>,
+    /// Whether to compute snippets (default true).
+    pub snippets: bool,
+}
+
+impl Default for SearchQuery {
+    fn default() -> Self {
+        SearchQuery {
+            text: String::new(),
+            limit: 10,
+            offset: 0,
+            folder: None,
+            tags: Vec::new(),
+            path_prefix: None,
+            snippets: true,
+        }
+    }
+}
+
+impl SearchQuery {
+    /// A query for `text` with the defaults.
+    pub fn new(text: impl Into<String>) -> SearchQuery {
+        SearchQuery { text: text.into(), ..SearchQuery::default() }
+    }
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// Vault-relative path.
+    pub path: String,
+    pub title: String,
+    /// BM25 score (higher is better; comparable within one search only).
+    pub score: f32,
+    /// Up to ~200 characters of the note's text around the best match, on one line, matched
+    /// words wrapped in `**…**` (Markdown bold). Empty when snippets were not asked for.
+    pub snippet: String,
+    /// The heading path (`A › B`) of the section the snippet comes from, if any.
+    pub heading: Option<String>,
+}
+
+/// The vault's full-text index. See the module docs for its layout.
+pub struct SearchIndex {
+    pub(crate) schema: Schema,
+    pub(crate) fields: Fields,
+    pub(crate) main: Shard,
+    pub(crate) deltas: Vec<Shard>,
+    pub(crate) catalog: Catalog,
+    /// Where each note's live document is: shard (0 = main, i = deltas[i-1]) and address.
+    locs: HashMap<String, (usize, DocAddress)>,
+    lev1: LevenshteinAutomatonBuilder,
+    lev2: LevenshteinAutomatonBuilder,
+}
+
+/// Folders the index never enters: Obsidian's settings, its trash, the agent's own files, and
+/// every other hidden folder.
+pub fn is_hidden(path: &VaultPath) -> bool {
+    path.name().is_some_and(|n| n.starts_with('.'))
+}
+
+/// The Markdown notes of the vault, outside hidden folders, sorted.
+pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
+    let files = walk_files(vault, &VaultPath::root(), &is_hidden).await?;
+    Ok(files.into_iter().filter(|p| p.extension() == Some("md")).collect())
+}
+
+/// What [`read_note`] found.
+pub enum NoteRead {
+    /// The note's text and mtime.
+    Text { text: String, mtime: u64 },
+    /// Nothing is there any more.
+    Gone,
+    /// Not something the index holds (not `.md`, in a hidden folder, not UTF-8).
+    NotANote,
+}
+
+/// Reads a note for indexing. Lets a host read without holding the index (so searches go on
+/// meanwhile) and then call [`SearchIndex::index_note`] or [`SearchIndex::remove`].
+pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> {
+    if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
+        return Ok(NoteRead::NotANote);
+    }
+    let text = match vault.read(path).await {
+        Ok(text) => text,
+        Err(Error::NotFound(_)) => return Ok(NoteRead::Gone),
+        Err(Error::NotText(_)) => return Ok(NoteRead::NotANote),
+        Err(e) => return Err(e),
+    };
+    let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+    Ok(NoteRead::Text { text, mtime })
+}
+
+/// Yields to the host's event loop when enough work has been done since the last yield.
+pub(crate) struct Pacer<'a> {
+    clock: &'a dyn Clock,
+    last: u64,
+    since: usize,
+}
+
+impl<'a> Pacer<'a> {
+    pub(crate) fn new(clock: &'a dyn Clock) -> Self {
+        Pacer { clock, last: clock.now_ms(), since: 0 }
+    }
+
+    /// Counts one unit of work; after enough, reports progress and yields.
+    pub(crate) async fn tick(&mut self, progress: &mut dyn FnMut(Progress), done: usize, total: usize) {
+        self.since += 1;
+        let now = self.clock.now_ms();
+        if self.since >= YIELD_EVERY_NOTES || now.saturating_sub(self.last) >= YIELD_EVERY_MS {
+            progress(Progress { done, total });
+            self.clock.sleep(0).await;
+            self.last = self.clock.now_ms();
+            self.since = 0;
+        }
+    }
+}
+
+impl SearchIndex {
+    /// Indexes every Markdown note of the vault (hidden folders skipped). Works in chunks,
+    /// yielding to the host between them, and reports progress (first `0/total`, last
+    /// `total/total`). A note that is not UTF-8 text is skipped.
+    pub async fn build(
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<SearchIndex> {
+        let notes = list_notes(vault).await?;
+        let total = notes.len();
+        progress(Progress { done: 0, total });
+        let (schema, fields) = Fields::schema();
+        let mut writer = shard::writer(&schema, BUILD_MEMORY)?;
+        let mut catalog = BTreeMap::new();
+        let mut pacer = Pacer::new(clock);
+        for (i, path) in notes.iter().enumerate() {
+            let text = match vault.read(path).await {
+                Ok(text) => text,
+                Err(Error::NotText(_)) | Err(Error::NotFound(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+            let note = parse_note(path.as_str(), &text);
+            writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
+            catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+            pacer.tick(progress, i + 1, total).await;
+        }
+        let main = Shard::open(writer.finalize().map_err(search_error)?)?;
+        let index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
+        progress(Progress { done: total, total });
+        Ok(index)
+    }
+
+    /// An index over notes given as `(path, text, mtime)`, without a vault (tests, tools).
+    pub fn from_notes<'a>(notes: impl IntoIterator<Item = (&'a str, &'a str, u64)>) -> Result<SearchIndex> {
+        let (schema, fields) = Fields::schema();
+        let mut writer = shard::writer(&schema, BUILD_MEMORY)?;
+        let mut catalog = BTreeMap::new();
+        for (path, text, mtime) in notes {
+            let note = parse_note(path, text);
+            writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
+            catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+        }
+        let main = Shard::open(writer.finalize().map_err(search_error)?)?;
+        Ok(SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog)))
+    }
+
+    pub(crate) fn assemble(schema: Schema, fields: Fields, main: Shard, catalog: Catalog) -> SearchIndex {
+        let mut index = SearchIndex {
+            schema,
+            fields,
+            main,
+            deltas: Vec::new(),
+            catalog,
+            locs: HashMap::new(),
+            lev1: LevenshteinAutomatonBuilder::new(1, true),
+            lev2: LevenshteinAutomatonBuilder::new(2, true),
+        };
+        index.relocate(0);
+        index
+    }
+
+    /// The number of indexed notes.
+    pub fn note_count(&self) -> usize {
+        self.catalog.len()
+    }
+
+    /// What the index knows about a note, if it is indexed.
+    pub fn note(&self, path: &str) -> Option<&NoteEntry> {
+        self.catalog.get(path)
+    }
+
+    /// Every indexed note, by path.
+    pub fn notes(&self) -> impl Iterator<Item = (&str, &NoteEntry)> {
+        self.catalog.notes().iter().map(|(p, e)| (p.as_str(), e))
+    }
+
+    /// The number of delta shards waiting to be compacted into the main one.
+    pub fn delta_count(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// Whether [`SearchIndex::compact`] has anything to do.
+    pub fn needs_compaction(&self) -> bool {
+        !self.deltas.is_empty() || !self.main.dead.is_empty()
+    }
+
+    fn shard(&self, i: usize) -> &Shard {
+        if i == 0 {
+            &self.main
+        } else {
+            &self.deltas[i - 1]
+        }
+    }
+
+    fn shards(&self) -> impl Iterator<Item = &Shard> {
+        std::iter::once(&self.main).chain(self.deltas.iter())
+    }
+
+    /// Records where the live documents of shards `from..` are.
+    fn relocate(&mut self, from: usize) {
+        let count = 1 + self.deltas.len();
+        for i in from..count {
+            let entries: Vec<(String, DocAddress)> =
+                self.shard(i).live().map(|(addr, path)| (path.to_string(), addr)).collect();
+            for (path, addr) in entries {
+                self.locs.insert(path, (i, addr));
+            }
+        }
+    }
+
+    // ---- incremental updates ----------------------------------------------------------------
+
+    /// Re-reads one note from the vault and updates the index: a new or changed note is
+    /// (re)indexed, a note that no longer exists is removed. Files that are not notes (not
+    /// `.md`, or in a hidden folder) are ignored. Returns whether the index changed.
+    pub async fn update(&mut self, vault: &dyn Vault, path: &VaultPath) -> Result<bool> {
+        match read_note(vault, path).await? {
+            NoteRead::Text { text, mtime } => self.index_note(path.as_str(), &text, mtime),
+            NoteRead::Gone => Ok(self.remove(path.as_str())),
+            NoteRead::NotANote => Ok(false),
+        }
+    }
+
+    /// Indexes `text` as the note at `path` (replacing an older version). Unchanged text only
+    /// refreshes the recorded mtime. Returns whether the index changed.
+    pub fn index_note(&mut self, path: &str, text: &str, mtime: u64) -> Result<bool> {
+        let note = parse_note(path, text);
+        if let Some(entry) = self.catalog.get(path) {
+            if entry.hash == note.hash {
+                let mut entry = entry.clone();
+                entry.mtime = mtime;
+                self.catalog.insert(path.to_string(), entry);
+                return Ok(false);
+            }
+        }
+        let mut writer = shard::writer(&self.schema, DELTA_MEMORY)?;
+        writer.add_document(self.fields.document(&note, mtime)).map_err(search_error)?;
+        let delta = Shard::open(writer.finalize().map_err(search_error)?)?;
+        self.kill(path);
+        self.deltas.push(delta);
+        self.catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+        self.relocate(self.deltas.len());
+        if self.deltas.len() > MAX_DELTA_SHARDS {
+            self.merge_deltas()?;
+        }
+        Ok(true)
+    }
+
+    /// Removes a note from the index. Returns whether it was indexed.
+    pub fn remove(&mut self, path: &str) -> bool {
+        self.kill(path);
+        self.catalog.remove(path).is_some()
+    }
+
+    /// Follows a rename: the note leaves `from` and is read again at `to`.
+    pub async fn rename(&mut self, vault: &dyn Vault, from: &VaultPath, to: &VaultPath) -> Result<bool> {
+        let removed = self.remove(from.as_str());
+        let added = self.update(vault, to).await?;
+        Ok(removed || added)
+    }
+
+    fn kill(&mut self, path: &str) {
+        if let Some((i, addr)) = self.locs.remove(path) {
+            if i == 0 {
+                self.main.dead.insert(addr);
+            } else {
+                self.deltas[i - 1].dead.insert(addr);
+            }
+        }
+    }
+
+    fn merge_deltas(&mut self) -> Result<()> {
+        let merged = {
+            let shards: Vec<&Shard> = self.deltas.iter().collect();
+            shard::merge(&shards)?
+        };
+        self.deltas = vec![merged];
+        self.relocate(1);
+        Ok(())
+    }
+
+    /// Folds the deltas and the dead documents into a new main shard. Its cost grows with the
+    /// vault (it rewrites the index), so it runs when the host is idle and before persisting,
+    /// never inside an update.
+    pub fn compact(&mut self) -> Result<()> {
+        if !self.needs_compaction() {
+            return Ok(());
+        }
+        let merged = {
+            let shards: Vec<&Shard> = self.shards().collect();
+            if shards.iter().map(|s| s.num_docs() - s.dead.len()).sum::<usize>() == 0 {
+                Shard::open(shard::writer(&self.schema, DELTA_MEMORY)?.finalize().map_err(search_error)?)?
+            } else {
+                shard::merge(&shards)?
+            }
+        };
+        self.main = merged;
+        self.deltas.clear();
+        self.locs.clear();
+        self.relocate(0);
+        Ok(())
+    }
+
+    /// Brings the index up to date with the vault: new notes are indexed, notes whose mtime
+    /// changed are re-read (and re-indexed if their text changed), vanished notes are removed.
+    /// Returns the number of notes added, changed or removed.
+    pub async fn sync(
+        &mut self,
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<usize> {
+        let notes = list_notes(vault).await?;
+        let total = notes.len();
+        let mut changed = 0;
+        let mut pacer = Pacer::new(clock);
+        let present: std::collections::HashSet<&str> = notes.iter().map(VaultPath::as_str).collect();
+        let gone: Vec<String> =
+            self.catalog.notes().keys().filter(|p| !present.contains(p.as_str())).cloned().collect();
+        for path in gone {
+            changed += usize::from(self.remove(&path));
+        }
+        for (i, path) in notes.iter().enumerate() {
+            let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+            if self.catalog.get(path.as_str()).is_some_and(|e| e.mtime == mtime) {
+                continue;
+            }
+            changed += usize::from(self.update(vault, path).await?);
+            pacer.tick(progress, i + 1, total).await;
+        }
+        progress(Progress { done: total, total });
+        Ok(changed)
+    }
+
+    // ---- search -----------------------------------------------------------------------------
+
+    /// Runs a query (see the query language in [`crate::search`]) with its filters. A query
+    /// that cannot be read strictly is read leniently, so every string is a valid query.
+    pub fn search(&self, request: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let expr = query::parse(&request.text);
+        let mut hits = self.run(request, &expr, true)?;
+        if hits.0.is_empty() && expr.is_multi_and() {
+            // Nothing has every word: rank the notes that have some of them.
+            hits = self.run(request, &expr, false)?;
+        }
+        let (ranked, query) = hits;
+        if !request.snippets || ranked.is_empty() {
+            return Ok(ranked
+                .into_iter()
+                .map(|(score, i, addr)| self.hit(i, addr, score, String::new(), None))
+                .collect());
+        }
+        let snippets = Snippets::new(&self.fields, query.as_ref(), &self.searchers());
+        ranked
+            .into_iter()
+            .map(|(score, i, addr)| {
+                let (snippet, heading) = snippets.for_doc(&self.shard(i).searcher, addr)?;
+                Ok(self.hit(i, addr, score, snippet, heading))
+            })
+            .collect()
+    }
+
+    fn hit(&self, shard: usize, addr: DocAddress, score: Score, snippet: String, heading: Option<String>) -> SearchHit {
+        let path = self.shard(shard).path(addr).unwrap_or_default().to_string();
+        let title = self.catalog.get(&path).map(|e| e.title.clone()).unwrap_or_default();
+        SearchHit { path, title, score, snippet, heading }
+    }
+
+    fn searchers(&self) -> Vec<&Searcher> {
+        self.shards().map(|s| &s.searcher).collect()
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn run(
+        &self,
+        request: &SearchQuery,
+        expr: &Expr,
+        conjunction: bool,
+    ) -> Result<(Vec<(Score, usize, DocAddress)>, Box<dyn Query>)> {
+        let mut builder = QueryBuilder {
+            fields: &self.fields,
+            analyzer: vault_analyzer(),
+            unstemmed: unstemmed_analyzer(),
+            searchers: self.searchers(),
+            conjunction,
+            lev1: &self.lev1,
+            lev2: &self.lev2,
+        };
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, builder.build(expr))];
+        let mut filters = Vec::new();
+        if let Some(folder) = request.folder.as_deref().filter(|f| !f.trim_matches('/').is_empty()) {
+            filters.push(Expr::Folder(folder.to_string()));
+        }
+        for tag in request.tags.iter().filter(|t| !t.trim_start_matches('#').is_empty()) {
+            filters.push(Expr::Tag(tag.clone()));
+        }
+        if let Some(prefix) = request.path_prefix.as_deref().filter(|p| !p.is_empty()) {
+            filters.push(Expr::Path(prefix.to_string()));
+        }
+        for f in &filters {
+            clauses.push((Occur::Must, builder.build(f)));
+        }
+        let query: Box<dyn Query> =
+            if clauses.len() == 1 { clauses.remove(0).1 } else { Box::new(BooleanQuery::new(clauses)) };
+        let stats = CombinedStats(self.searchers());
+        let wanted = request.offset + request.limit.max(1);
+        let mut ranked = Vec::new();
+        for (i, shard) in self.shards().enumerate() {
+            let collector = TopDocs::with_limit(wanted + shard.dead.len()).order_by_score();
+            let top = shard
+                .searcher
+                .search_with_statistics_provider(query.as_ref(), &collector, &stats)
+                .map_err(search_error)?;
+            ranked.extend(top.into_iter().filter(|(_, addr)| !shard.dead.contains(addr)).map(|(s, addr)| (s, i, addr)));
+        }
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0).then_with(|| self.shard(a.1).path(a.2).cmp(&self.shard(b.1).path(b.2)))
+        });
+        let page = ranked.into_iter().skip(request.offset).take(request.limit).collect();
+        Ok((page, query))
+    }
+
+    /// Paths of the live notes matching `query`, sorted.
+    fn matching_paths(&self, query: &dyn Query) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for shard in self.shards() {
+            let docs = shard.searcher.search(query, &DocSetCollector).map_err(search_error)?;
+            out.extend(
+                docs.into_iter().filter(|a| !shard.dead.contains(a)).filter_map(|a| shard.path(a).map(str::to_string)),
+            );
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Notes with `tag` or a tag nested under it (`project` matches `#project/alpha`), sorted.
+    /// Case-insensitive, `#` optional.
+    pub fn notes_with_tag(&self, tag: &str) -> Result<Vec<String>> {
+        let tag = tag.trim().trim_start_matches('#').trim_matches('/').to_lowercase();
+        if tag.is_empty() {
+            return Err(Error::Invalid("an empty tag".into()));
+        }
+        let query = TermQuery::new(Term::from_field_text(self.fields.tag, &tag), IndexRecordOption::Basic);
+        self.matching_paths(&query)
+    }
+
+    /// Notes that link to (or embed) `path`, resolving each link as Obsidian does: by full path,
+    /// else by file name or path suffix, preferring the candidate that shares the most folders
+    /// with the linking note, then the shortest path. Sorted; the note itself excluded.
+    pub fn backlinks(&self, path: &str) -> Result<Vec<String>> {
+        let targets = Catalog::targets_for(path);
+        let clauses: Vec<(Occur, Box<dyn Query>)> = targets
+            .iter()
+            .map(|t| {
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(Term::from_field_text(self.fields.link, t), IndexRecordOption::Basic));
+                (Occur::Should, q)
+            })
+            .collect();
+        let candidates = self.matching_paths(&BooleanQuery::new(clauses))?;
+        Ok(candidates
+            .into_iter()
+            .filter(|source| source != path)
+            .filter(|source| {
+                self.catalog.get(source).is_some_and(|entry| {
+                    entry
+                        .links
+                        .iter()
+                        .any(|l| targets.contains(l) && self.catalog.resolve(l, Some(source)) == Some(path))
+                })
+            })
+            .collect())
+    }
+
+    /// The note a link target (as written: `Name`, `folder/Name`, `Name.md`) in the note
+    /// `source` resolves to (see [`SearchIndex::backlinks`] for the rule).
+    pub fn resolve_link(&self, target: &str, source: &str) -> Option<String> {
+        let target = super::schema::normalize_link(target)?;
+        self.catalog.resolve(&target, Some(source)).map(str::to_string)
+    }
+}
+
+/// BM25 statistics over several shards, so a term weighs the same in each.
+struct CombinedStats<'a>(Vec<&'a Searcher>);
+
+impl Bm25StatisticsProvider for CombinedStats<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.total_num_tokens(field)).sum()
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.total_num_docs()).sum()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.doc_freq(term)).sum()
+    }
+}

@@ -1,0 +1,55 @@
+//! Full-text search over the vault, in wasm and natively.
+//!
+//! - [`parse_note`] reads one note: title, frontmatter, tags, headings, links, callouts,
+//!   plain-text chunks split at headings, and a content hash. It stands alone: the agent's
+//!   tools use it directly.
+//! - [`SearchIndex`] indexes every note with tantivy (BM25 with field boosts, phrases, typo
+//!   and prefix matching, folder/tag/path filters, snippets), updates one note at a time,
+//!   answers backlinks and tag lookups, and persists to `.obsidian-agent/index/`.
+//!
+//! ```
+//! use vault_agent::search::{SearchIndex, SearchQuery};
+//!
+//! let index = SearchIndex::from_notes([
+//!     ("Recipes/Bread.md", "# Sourdough bread\n\nFeed the starter. #baking", 0),
+//!     ("Travel/Kyoto.md", "# 京都\n\n清水寺に行きました。", 0),
+//! ])?;
+//! let hits = index.search(&SearchQuery::new("sourdogh"))?; // a typo
+//! assert_eq!(hits[0].path, "Recipes/Bread.md");
+//! assert_eq!(index.search(&SearchQuery::new("清水寺"))?[0].path, "Travel/Kyoto.md");
+//! assert_eq!(index.notes_with_tag("baking")?, vec!["Recipes/Bread.md".to_string()]);
+//! # Ok::<(), vault_agent::Error>(())
+//! ```
+//!
+//! ## Query language
+//! `word word` (all words; if no note has all of them, any), `"exact phrase"`, `a OR b`,
+//! `-word`/`NOT word`, parentheses, `#tag` or `tag:a/b` (nested tags included),
+//! `folder:Some/Folder`, `path:prefix`, and `title:` `alias:` `heading:` `body:` to restrict
+//! words to one field. A word the index lacks matches with typos; the last word typed also
+//! matches as a prefix. Every string is a valid query: unbalanced quotes and parentheses are
+//! read leniently.
+//!
+//! ## Snippets
+//! [`SearchHit::snippet`] is one line of plain text with matched words wrapped in `**…**`.
+
+mod catalog;
+mod frontmatter;
+mod index;
+mod note;
+mod persist;
+mod query;
+mod schema;
+mod shard;
+mod shared;
+mod snippet;
+mod tokenizer;
+
+pub use catalog::NoteEntry;
+pub use frontmatter::Frontmatter;
+pub use index::{
+    is_hidden, list_notes, read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS,
+};
+pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
+pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
+pub use shared::SharedIndex;
+pub use tokenizer::{vault_analyzer, TOKENIZER_VERSION};

@@ -1,0 +1,317 @@
+//! Saving the index into the vault and loading it back.
+//!
+//! `.obsidian-agent/index/` holds three files, written through the vault's binary calls:
+//! - `segments.bin` — the compacted main shard's tantivy files, packed: the magic `VAIDX\x01`,
+//!   a little-endian `u32` file count, then per file a `u32` name length, the name, a `u64` data
+//!   length and the data;
+//! - `catalog.json` — what the index keeps per note (title, tags, links, mtime, hash);
+//! - `manifest.json` — the format version, the tokeniser version, a fingerprint of the schema,
+//!   the note count, and each file's length and xxh3-64 checksum. It is written last, so an
+//!   interrupted save leaves a manifest that does not match its files.
+//!
+//! Loading checks all of it before tantivy sees a byte: a missing, stale (other version or
+//! schema) or corrupt (bad checksum, bad packing, tantivy refuses it, catalog disagrees with the
+//! index) index is reported as such, and [`SearchIndex::load_or_build`] rebuilds it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::directory::RamDirectory;
+use tantivy::{Directory, Index};
+
+use super::catalog::{Catalog, NoteEntry};
+use super::index::{Progress, SearchIndex};
+use super::schema::Fields;
+use super::shard::{search_error, Shard};
+use super::tokenizer::TOKENIZER_VERSION;
+use crate::host::Clock;
+use crate::vault::{Vault, VaultPath};
+use crate::{Error, Result};
+
+/// Bumped whenever the persisted layout changes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Where the index lives in the vault.
+pub const INDEX_DIR: &str = ".obsidian-agent/index";
+
+const MAGIC: &[u8; 6] = b"VAIDX\x01";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    tokenizer: u32,
+    schema: String,
+    notes: usize,
+    segments: FileSum,
+    catalog: FileSum,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct FileSum {
+    bytes: usize,
+    xxh3: String,
+}
+
+impl FileSum {
+    fn of(data: &[u8]) -> FileSum {
+        FileSum { bytes: data.len(), xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(data)) }
+    }
+}
+
+/// A packed index, ready to be written.
+pub struct Snapshot {
+    segments: Vec<u8>,
+    catalog: Vec<u8>,
+    manifest: Vec<u8>,
+}
+
+impl Snapshot {
+    /// Writes the files, the manifest last.
+    pub async fn write(&self, vault: &dyn Vault) -> Result<()> {
+        vault.write_binary(&file("segments.bin")?, &self.segments).await?;
+        vault.write_binary(&file("catalog.json")?, &self.catalog).await?;
+        vault.write_binary(&file("manifest.json")?, &self.manifest).await?;
+        Ok(())
+    }
+
+    /// The total size in bytes.
+    pub fn len(&self) -> usize {
+        self.segments.len() + self.catalog.len() + self.manifest.len()
+    }
+
+    /// Whether there is nothing to write (never, in practice: the manifest is always there).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Why a persisted index was not used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum LoadProblem {
+    /// There is no saved index.
+    Missing,
+    /// It was saved by another version (format, tokeniser or schema).
+    Stale(String),
+    /// Its bytes are damaged or inconsistent.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for LoadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadProblem::Missing => f.write_str("no saved index"),
+            LoadProblem::Stale(why) => write!(f, "the saved index is stale: {why}"),
+            LoadProblem::Corrupt(why) => write!(f, "the saved index is corrupt: {why}"),
+        }
+    }
+}
+
+/// What [`SearchIndex::load_or_build`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LoadOutcome {
+    /// The saved index was loaded.
+    Loaded,
+    /// The index was built from the notes, because the saved one could not be used.
+    Built { reason: LoadProblem },
+}
+
+fn file(name: &str) -> Result<VaultPath> {
+    VaultPath::parse(&format!("{INDEX_DIR}/{name}"))
+}
+
+fn schema_fingerprint() -> String {
+    let (schema, _) = Fields::schema();
+    let json = serde_json::to_string(&schema).unwrap_or_default();
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(json.as_bytes()))
+}
+
+impl SearchIndex {
+    /// Compacts the index and saves it to `.obsidian-agent/index/` in the vault.
+    pub async fn persist(&mut self, vault: &dyn Vault) -> Result<()> {
+        self.snapshot()?.write(vault).await
+    }
+
+    /// Compacts the index and packs it for saving. Split from writing so that a host can keep
+    /// searching while the bytes are written.
+    pub fn snapshot(&mut self) -> Result<Snapshot> {
+        self.compact()?;
+        let segments = pack(&self.main.index)?;
+        let notes: BTreeMap<&String, &NoteEntry> = self.catalog.notes().iter().collect();
+        let catalog = serde_json::to_vec(&notes).map_err(|e| Error::Invalid(format!("catalog: {e}")))?;
+        let manifest = Manifest {
+            format: FORMAT_VERSION,
+            tokenizer: TOKENIZER_VERSION,
+            schema: schema_fingerprint(),
+            notes: self.note_count(),
+            segments: FileSum::of(&segments),
+            catalog: FileSum::of(&catalog),
+        };
+        let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
+        Ok(Snapshot { segments, catalog, manifest })
+    }
+
+    /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
+    /// `Err(Err(e))` when the vault itself failed.
+    pub async fn load(vault: &dyn Vault) -> std::result::Result<SearchIndex, std::result::Result<LoadProblem, Error>> {
+        let read = |name: &'static str| async move {
+            match vault.read_binary(&file(name).map_err(Err)?).await {
+                Ok(bytes) => Ok(bytes),
+                Err(Error::NotFound(_)) => Err(Ok(LoadProblem::Missing)),
+                Err(e) => Err(Err(e)),
+            }
+        };
+        let corrupt = |why: String| Err(Ok(LoadProblem::Corrupt(why)));
+        let manifest = read("manifest.json").await?;
+        let manifest: Manifest = match serde_json::from_slice(&manifest) {
+            Ok(m) => m,
+            Err(e) => return corrupt(format!("manifest.json: {e}")),
+        };
+        if manifest.format != FORMAT_VERSION {
+            return Err(Ok(LoadProblem::Stale(format!(
+                "format {} (this version reads {FORMAT_VERSION})",
+                manifest.format
+            ))));
+        }
+        if manifest.tokenizer != TOKENIZER_VERSION {
+            return Err(Ok(LoadProblem::Stale(format!("tokeniser {} (now {TOKENIZER_VERSION})", manifest.tokenizer))));
+        }
+        if manifest.schema != schema_fingerprint() {
+            return Err(Ok(LoadProblem::Stale("the schema changed".into())));
+        }
+        let segments = read("segments.bin").await.map_err(|e| e.map(|p| missing_part(p, "segments.bin")))?;
+        if FileSum::of(&segments) != manifest.segments {
+            return corrupt("segments.bin does not match its checksum".into());
+        }
+        let catalog = read("catalog.json").await.map_err(|e| e.map(|p| missing_part(p, "catalog.json")))?;
+        if FileSum::of(&catalog) != manifest.catalog {
+            return corrupt("catalog.json does not match its checksum".into());
+        }
+        let notes: BTreeMap<String, NoteEntry> = match serde_json::from_slice(&catalog) {
+            Ok(n) => n,
+            Err(e) => return corrupt(format!("catalog.json: {e}")),
+        };
+        let index = match unpack(&segments) {
+            Ok(index) => index,
+            Err(e) => return corrupt(e.to_string()),
+        };
+        let (schema, fields) = Fields::schema();
+        if index.schema() != schema {
+            return Err(Ok(LoadProblem::Stale("the schema changed".into())));
+        }
+        let main = match Shard::open(index) {
+            Ok(shard) => shard,
+            Err(e) => return corrupt(e.to_string()),
+        };
+        let mut indexed: Vec<&str> = main.live().map(|(_, p)| p).collect();
+        indexed.sort_unstable();
+        if notes.len() != manifest.notes || !indexed.iter().copied().eq(notes.keys().map(String::as_str)) {
+            return corrupt("the catalog and the index list different notes".into());
+        }
+        Ok(SearchIndex::assemble(schema, fields, main, Catalog::from_notes(notes)))
+    }
+
+    /// Loads the saved index, or — when there is none, or it is stale or corrupt — builds it
+    /// from the notes (the caller may then [`SearchIndex::persist`] it). Never fails because of
+    /// what was saved; only a failing vault fails it.
+    pub async fn load_or_build(
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(SearchIndex, LoadOutcome)> {
+        let reason = match SearchIndex::load(vault).await {
+            Ok(index) => return Ok((index, LoadOutcome::Loaded)),
+            Err(Ok(problem)) => problem,
+            // A host that cannot read the saved index may still read the notes.
+            Err(Err(e)) => LoadProblem::Corrupt(e.to_string()),
+        };
+        let index = SearchIndex::build(vault, clock, progress).await?;
+        Ok((index, LoadOutcome::Built { reason }))
+    }
+}
+
+/// A file the manifest names is gone: the save was damaged.
+fn missing_part(problem: LoadProblem, name: &str) -> LoadProblem {
+    match problem {
+        LoadProblem::Missing => LoadProblem::Corrupt(format!("{name} is missing")),
+        other => other,
+    }
+}
+
+/// The files of a single-segment index, packed into one buffer.
+fn pack(index: &Index) -> Result<Vec<u8>> {
+    let mut files: Vec<PathBuf> = vec![PathBuf::from("meta.json")];
+    // Candidates: files that do not exist are skipped below.
+    let mut segment_files: Vec<PathBuf> =
+        index.load_metas().map_err(search_error)?.list_segment_files().into_iter().collect();
+    segment_files.sort();
+    files.extend(segment_files);
+    let directory = index.directory();
+    let mut present = Vec::new();
+    for path in files {
+        if directory.exists(&path).map_err(search_error)? {
+            present.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(present.len() as u32).to_le_bytes());
+    for path in present {
+        let data = directory.atomic_read(&path).map_err(search_error)?;
+        let name = path.to_string_lossy();
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&data);
+    }
+    Ok(out)
+}
+
+/// The index packed by [`pack`], in a new in-memory directory.
+fn unpack(data: &[u8]) -> Result<Index> {
+    let bad = |why: &str| Error::Invalid(format!("segments.bin: {why}"));
+    let rest = data.strip_prefix(MAGIC.as_slice()).ok_or_else(|| bad("not a packed index"))?;
+    let mut reader = Reader(rest);
+    let count = reader.u32().ok_or_else(|| bad("truncated"))?;
+    let directory = RamDirectory::create();
+    let mut seen = 0;
+    while !reader.0.is_empty() {
+        let name_len = reader.u32().ok_or_else(|| bad("truncated"))? as usize;
+        let name = reader.take(name_len).ok_or_else(|| bad("truncated"))?;
+        let name = std::str::from_utf8(name).map_err(|_| bad("a file name is not UTF-8"))?;
+        if name.contains('/') || name.contains('\\') || name.starts_with("..") {
+            return Err(bad("a file name leaves the index"));
+        }
+        let len = reader.u64().ok_or_else(|| bad("truncated"))?;
+        let len = usize::try_from(len).map_err(|_| bad("a file is too large"))?;
+        let bytes = reader.take(len).ok_or_else(|| bad("truncated"))?;
+        directory.atomic_write(Path::new(name), bytes).map_err(search_error)?;
+        seen += 1;
+    }
+    if seen == 0 || seen != count {
+        return Err(bad("the file count does not match"));
+    }
+    Index::open(directory).map_err(search_error)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, tail) = self.0.split_at(n);
+        self.0 = tail;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    }
+}

@@ -1,0 +1,140 @@
+//! Snippets: the best passage of a hit's text, with the matched words marked `**…**`.
+
+use std::collections::BTreeMap;
+
+use tantivy::query::Query;
+use tantivy::schema::Value;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, Searcher, TantivyDocument};
+
+use super::schema::{section_at, Fields};
+use super::shard::search_error;
+use super::tokenizer::vault_analyzer;
+use crate::Result;
+
+/// Snippet length, in characters, before trimming to whole words.
+const SNIPPET_CHARS: usize = 200;
+
+/// Makes snippets for one query's hits.
+pub(crate) struct Snippets {
+    generator: SnippetGenerator,
+    fields: Fields,
+    /// The highlighted terms and their weights (the generator keeps its copy private).
+    terms: Vec<(String, f32)>,
+}
+
+impl Snippets {
+    /// Highlights every body term of `query` (its typo and prefix expansions included), rarer
+    /// terms weighing more when choosing the passage.
+    pub(crate) fn new(fields: &Fields, query: &dyn Query, searchers: &[&Searcher]) -> Snippets {
+        let mut terms: BTreeMap<String, f32> = BTreeMap::new();
+        query.query_terms(&mut |term, _| {
+            if term.field() == fields.body {
+                if let Some(text) = term.value().as_str() {
+                    let df: u64 = searchers.iter().map(|s| s.doc_freq(term).unwrap_or(0)).sum();
+                    if df > 0 {
+                        terms.insert(text.to_string(), 1.0 / (1.0 + df as f32));
+                    }
+                }
+            }
+        });
+        let list = terms.iter().map(|(t, w)| (t.clone(), *w)).collect();
+        let generator = SnippetGenerator::new(terms, vault_analyzer(), fields.body, SNIPPET_CHARS);
+        Snippets { generator, fields: *fields, terms: list }
+    }
+
+    /// The snippet for a document and the heading of the section it comes from.
+    pub(crate) fn for_doc(&self, searcher: &Searcher, addr: DocAddress) -> Result<(String, Option<String>)> {
+        let doc: TantivyDocument = searcher.doc(addr).map_err(search_error)?;
+        let body = doc.get_first(self.fields.body).and_then(|v| v.as_str()).unwrap_or_default();
+        let sections = doc.get_first(self.fields.sections).and_then(|v| v.as_str()).unwrap_or_default();
+        // Tokenising and stemming a whole long note is most of a snippet's cost: look only in
+        // the section where the query's terms appear most (a cheap substring check first).
+        let (start, end) = self.best_section(body, sections);
+        let snippet = self.generator.snippet(&body[start..end]);
+        if snippet.fragment().is_empty() {
+            // Matched by title, alias or tag only: the note's opening.
+            let end = char_boundary(body, SNIPPET_CHARS);
+            let opening = one_line(&body[..end]);
+            return Ok((opening, None));
+        }
+        let fragment = snippet.fragment();
+        // Overlapping matches (CJK bigrams `录音` + `音机`) become one highlight.
+        let mut ranges: Vec<std::ops::Range<usize>> =
+            snippet.highlighted().iter().filter(|r| r.end <= fragment.len()).cloned().collect();
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        let mut marked = String::with_capacity(fragment.len() + 16);
+        let mut at = 0;
+        for range in merged {
+            marked.push_str(&fragment[at..range.start]);
+            marked.push_str("**");
+            marked.push_str(&fragment[range.start..range.end]);
+            marked.push_str("**");
+            at = range.end;
+        }
+        marked.push_str(&fragment[at..]);
+        let heading = section_at(sections, start + snippet.fragment_range().start);
+        Ok((one_line(&marked), heading))
+    }
+}
+
+impl Snippets {
+    /// The byte range of the body section (split at the stored heading offsets) containing the
+    /// most query terms, weighted by rarity; the whole body when no section clearly wins.
+    fn best_section(&self, body: &str, sections: &str) -> (usize, usize) {
+        let terms = &self.terms;
+        if terms.is_empty() || body.len() < 2 * SNIPPET_CHARS {
+            return (0, body.len());
+        }
+        let mut bounds: Vec<usize> = vec![0];
+        for line in sections.lines() {
+            if let Some(offset) = line.split_once('\t').and_then(|(o, _)| o.parse::<usize>().ok()) {
+                if offset > *bounds.last().unwrap_or(&0) && offset < body.len() && body.is_char_boundary(offset) {
+                    bounds.push(offset);
+                }
+            }
+        }
+        bounds.push(body.len());
+        if bounds.len() <= 2 {
+            return (0, body.len());
+        }
+        // ASCII lowercasing keeps byte offsets; terms are lowercase already.
+        let lower = body.to_ascii_lowercase();
+        let mut best = (0.0f32, 0, body.len());
+        for pair in bounds.windows(2) {
+            let section = &lower[pair[0]..pair[1]];
+            let score: f32 = terms.iter().filter(|(t, _)| section.contains(t.as_str())).map(|(_, w)| w).sum();
+            if score > best.0 {
+                best = (score, pair[0], pair[1]);
+            }
+        }
+        if best.0 == 0.0 {
+            return (0, body.len());
+        }
+        (best.1, best.2)
+    }
+}
+
+/// The largest char boundary at or before `max` bytes.
+fn char_boundary(text: &str, max: usize) -> usize {
+    if text.len() <= max {
+        return text.len();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Collapses runs of whitespace (newlines included) into single spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,254 @@
+//! Tokenisation for every language in a vault, without dictionaries.
+//!
+//! Scripts written without spaces between words (Chinese, Japanese, Korean, Thai, Lao, Khmer,
+//! Myanmar) are cut into overlapping character bigrams, as Lucene's `CJKAnalyzer` does: a run
+//! `双向链接` becomes `双向 向链 链接` at consecutive positions, so a query for `链接` finds it
+//! and a query for the whole word is a phrase of its bigrams. A run of one character is kept as
+//! a unigram. Everything else is split into words of letters, digits and combining marks.
+//! A dictionary segmenter (lindera, jieba) would add megabytes to the wasm; bigrams add nothing.
+//!
+//! Words are then lowercased, folded to ASCII where a folding exists (`Ü` → `u`, so a query
+//! typed without accents still matches), and stemmed with the English Snowball stemmer. The
+//! stemmer only rewrites English suffixes; applied to other languages it is mostly a no-op, and
+//! since queries go through the same analyser, it never costs recall.
+
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
+
+/// The name the analyser is registered under in the index.
+pub const TOKENIZER_NAME: &str = "vault";
+
+/// Bumped whenever tokenisation changes, so persisted indexes built with another are rebuilt.
+pub const TOKENIZER_VERSION: u32 = 1;
+
+/// Tokens longer than this (in bytes) are dropped: base64 blobs and the like.
+const MAX_TOKEN_BYTES: usize = 64;
+
+/// The analyser every text field uses: [`ScriptTokenizer`], lowercase, ASCII folding, English
+/// stemming.
+pub fn vault_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(ScriptTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The same analyser without stemming: query prefixes (`configu…`) are matched against the
+/// index's terms as typed, since a stemmer would rewrite an unfinished word.
+pub fn unstemmed_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(ScriptTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// Runs `analyzer` over `text` and returns the token texts.
+pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
+}
+
+/// How a character takes part in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Part of a space-separated word.
+    Word,
+    /// A script without spaces: cut into bigrams.
+    Bigram,
+    /// Whitespace, punctuation, symbols.
+    Break,
+}
+
+fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return if c.is_ascii_alphanumeric() { Class::Word } else { Class::Break };
+    }
+    let u = c as u32;
+    if is_bigram_script(u) {
+        // Ideographic punctuation and spaces inside these blocks are breaks.
+        return if c.is_alphanumeric() || is_mark(u) { Class::Bigram } else { Class::Break };
+    }
+    if c.is_alphanumeric() || is_mark(u) {
+        Class::Word
+    } else {
+        Class::Break
+    }
+}
+
+fn is_bigram_script(u: u32) -> bool {
+    matches!(u,
+        0x0E00..=0x0EFF       // Thai, Lao
+        | 0x1000..=0x109F     // Myanmar
+        | 0x1100..=0x11FF     // Hangul Jamo
+        | 0x1780..=0x17FF     // Khmer
+        | 0x19E0..=0x19FF     // Khmer symbols
+        | 0x3040..=0x30FF     // Hiragana, Katakana
+        | 0x3130..=0x318F     // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF     // Katakana phonetic extensions
+        | 0x3400..=0x4DBF     // CJK extension A
+        | 0x4E00..=0x9FFF     // CJK unified ideographs
+        | 0xA960..=0xA97F     // Hangul Jamo extended A
+        | 0xAC00..=0xD7FF     // Hangul syllables, Jamo extended B
+        | 0xF900..=0xFAFF     // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F     // Halfwidth Katakana
+        | 0x20000..=0x3134F // CJK extensions B–H
+    )
+}
+
+/// Combining marks and joiners that belong inside a word (accents written separately, Indic
+/// viramas and nuktas, Arabic and Hebrew points, ZWJ/ZWNJ in Persian and Indic scripts).
+fn is_mark(u: u32) -> bool {
+    matches!(u,
+        0x0300..=0x036F
+        | 0x0483..=0x0489
+        | 0x0591..=0x05BD | 0x05BF | 0x05C1..=0x05C2 | 0x05C4..=0x05C5 | 0x05C7
+        | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670 | 0x06D6..=0x06DC | 0x06DF..=0x06E4 | 0x06E7..=0x06E8 | 0x06EA..=0x06ED
+        | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957 | 0x0962..=0x0963
+        | 0x0981..=0x0983 | 0x09BC | 0x09BE..=0x09CD | 0x09D7 | 0x09E2..=0x09E3
+        | 0x0A01..=0x0A03 | 0x0A3C..=0x0A51 | 0x0A81..=0x0A83 | 0x0ABC..=0x0ACD
+        | 0x0B01..=0x0B03 | 0x0B3C..=0x0B57 | 0x0B82 | 0x0BBE..=0x0BCD | 0x0C00..=0x0C04 | 0x0C3E..=0x0C56
+        | 0x0C81..=0x0C83 | 0x0CBC..=0x0CD6 | 0x0D00..=0x0D03 | 0x0D3B..=0x0D4D | 0x0D57 | 0x0D81..=0x0D83 | 0x0DCA..=0x0DDF
+        | 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E
+        | 0x0EB1 | 0x0EB4..=0x0EBC | 0x0EC8..=0x0ECD
+        | 0x102B..=0x103E | 0x1056..=0x1059 | 0x105E..=0x1060 | 0x1062..=0x1064 | 0x1067..=0x106D | 0x1071..=0x1074 | 0x1082..=0x108D
+        | 0x17B4..=0x17D3 | 0x17DD
+        | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF
+        | 0x200C..=0x200D
+        | 0x20D0..=0x20FF
+        | 0x3099..=0x309A
+        | 0xFE20..=0xFE2F
+    )
+}
+
+/// Splits text into words and bigrams (see the module docs). Offsets are byte offsets in the
+/// text; positions increase by one per token, so bigrams of one run are a phrase.
+#[derive(Clone, Default)]
+pub struct ScriptTokenizer {
+    token: Token,
+}
+
+impl Tokenizer for ScriptTokenizer {
+    type TokenStream<'a> = ScriptTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> ScriptTokenStream<'a> {
+        self.token.reset();
+        ScriptTokenStream { text, cursor: 0, bigram_prev: None, bigram_emitted: false, token: &mut self.token }
+    }
+}
+
+/// The token stream of [`ScriptTokenizer`].
+pub struct ScriptTokenStream<'a> {
+    text: &'a str,
+    /// Byte offset of the next character to look at.
+    cursor: usize,
+    /// Start of the previous character of the current bigram run, if in one.
+    bigram_prev: Option<usize>,
+    /// Whether the current bigram run has produced a token yet.
+    bigram_emitted: bool,
+    token: &'a mut Token,
+}
+
+impl ScriptTokenStream<'_> {
+    fn emit(&mut self, from: usize, to: usize) -> bool {
+        self.token.text.clear();
+        self.token.text.push_str(&self.text[from..to]);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = self.token.position.wrapping_add(1);
+        self.token.position_length = 1;
+        true
+    }
+
+    /// A run of one character ends: it becomes a unigram.
+    fn flush_lone_char(&mut self) -> Option<(usize, usize)> {
+        let prev = self.bigram_prev.take()?;
+        let emitted = std::mem::replace(&mut self.bigram_emitted, false);
+        if emitted {
+            return None;
+        }
+        let len = self.text[prev..].chars().next().map_or(0, char::len_utf8);
+        Some((prev, prev + len))
+    }
+}
+
+impl TokenStream for ScriptTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        let bytes = self.text.as_bytes();
+        while self.cursor < self.text.len() {
+            // ASCII fast path: most of most vaults.
+            let b = bytes[self.cursor];
+            let (c, len) = if b < 0x80 {
+                (b as char, 1)
+            } else {
+                match self.text[self.cursor..].chars().next() {
+                    Some(c) => (c, c.len_utf8()),
+                    None => return false,
+                }
+            };
+            match class(c) {
+                Class::Bigram => {
+                    let here = self.cursor;
+                    self.cursor += len;
+                    if let Some(prev) = self.bigram_prev.replace(here) {
+                        self.bigram_emitted = true;
+                        return self.emit(prev, here + len);
+                    }
+                    self.bigram_emitted = false;
+                }
+                Class::Word => {
+                    if let Some((from, to)) = self.flush_lone_char() {
+                        return self.emit(from, to);
+                    }
+                    let start = self.cursor;
+                    let mut end = start + len;
+                    while end < self.text.len() {
+                        let b = bytes[end];
+                        if b < 0x80 {
+                            if !b.is_ascii_alphanumeric() {
+                                break;
+                            }
+                            end += 1;
+                        } else {
+                            match self.text[end..].chars().next() {
+                                Some(d) if class(d) == Class::Word => end += d.len_utf8(),
+                                _ => break,
+                            }
+                        }
+                    }
+                    self.cursor = end;
+                    return self.emit(start, end);
+                }
+                Class::Break => {
+                    if let Some((from, to)) = self.flush_lone_char() {
+                        return self.emit(from, to);
+                    }
+                    self.cursor += len;
+                }
+            }
+        }
+        if let Some((from, to)) = self.flush_lone_char() {
+            return self.emit(from, to);
+        }
+        false
+    }
+
+    fn token(&self) -> &Token {
+        self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.token
+    }
+}
+
+#[cfg(test)]
+#[path = "tokenizer_tests.rs"]
+mod tests;

@@ -1,0 +1,121 @@
+//! `get_linked_notes`: where a note links to, and which notes link to it.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::note_io::plural;
+use super::note_scan::{resolve_by_name, visible_notes};
+use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::search::parse_note;
+use crate::vault::VaultPath;
+
+pub struct GetLinkedNotes;
+
+#[derive(Deserialize)]
+struct Args {
+    path: VaultPath,
+}
+
+#[async_trait(?Send)]
+impl Tool for GetLinkedNotes {
+    fn name(&self) -> &'static str {
+        "get_linked_notes"
+    }
+
+    fn description(&self) -> &'static str {
+        "A note's links: its outgoing links ([[wikilinks]], embeds and Markdown links, each with the \
+         note it resolves to, as Obsidian resolves it) and its backlinks (the notes that link to it)."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "Vault-relative path of the note."}},
+            "required": ["path"],
+            "additionalProperties": false
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn group(&self) -> ToolGroup {
+        ToolGroup::Read
+    }
+
+    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
+        Ok(vec![PathUse::read(parse_args::<Args>(self.name(), args)?.path)])
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse_args(self.name(), &args)?;
+        let text = ctx.vault.read(&args.path).await?;
+        let note = parse_note(args.path.as_str(), &text);
+        let index = ctx.search.filter(|s| s.is_ready());
+        let notes = match index {
+            Some(_) => Vec::new(),
+            None => visible_notes(ctx).await?,
+        };
+        let resolve = |target: &str| -> Option<String> {
+            match index {
+                Some(index) => index.read(|i| Ok(i.resolve_link(target, args.path.as_str()))).ok().flatten(),
+                None => resolve_by_name(&notes, target).map(|p| p.to_string()),
+            }
+        };
+        let visible = |p: &str| VaultPath::parse(p).is_ok_and(|p| !ctx.rules.is_ignored(&p));
+
+        let mut outgoing = Vec::new();
+        for link in &note.links {
+            let shown = match (&link.heading, link.embed) {
+                (Some(h), true) => format!("![[{}#{h}]]", link.target),
+                (Some(h), false) => format!("[[{}#{h}]]", link.target),
+                (None, true) => format!("![[{}]]", link.target),
+                (None, false) => format!("[[{}]]", link.target),
+            };
+            let to = resolve(&link.target).filter(|p| visible(p));
+            outgoing.push(match to {
+                Some(path) => format!("- {shown} → {path}"),
+                None => format!("- {shown} → (no such note)"),
+            });
+        }
+        outgoing.dedup();
+
+        let mut backlinks = match index {
+            Some(index) => index.read(|i| i.backlinks(args.path.as_str()))?,
+            None => {
+                let mut found = Vec::new();
+                for source in notes.iter().filter(|p| **p != args.path) {
+                    ctx.cancel.check()?;
+                    let Ok(text) = ctx.vault.read(source).await else { continue };
+                    let links_here = parse_note(source.as_str(), &text)
+                        .links
+                        .iter()
+                        .any(|l| resolve_by_name(&notes, &l.target) == Some(&args.path));
+                    if links_here {
+                        found.push(source.to_string());
+                    }
+                }
+                found
+            }
+        };
+        backlinks.retain(|p| visible(p));
+
+        let summary = format!(
+            "{} out, {} in",
+            plural(outgoing.len(), "link", "links"),
+            plural(backlinks.len(), "backlink", "backlinks")
+        );
+        let mut content = format!("Outgoing links of {} ({}):\n", args.path, outgoing.len());
+        content.push_str(&if outgoing.is_empty() { "(none)".to_string() } else { outgoing.join("\n") });
+        content.push_str(&format!("\n\nBacklinks to {} ({}):\n", args.path, backlinks.len()));
+        content.push_str(&if backlinks.is_empty() {
+            "(none)".to_string()
+        } else {
+            format!("- {}", backlinks.join("\n- "))
+        });
+        let items = backlinks.into_iter().map(|label| OutputItem { label, score: None }).collect();
+        Ok(ToolOutput::text(content).with_summary(summary).with_items(items))
+    }
+}

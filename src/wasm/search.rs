@@ -1,0 +1,147 @@
+//! The search engine for JS: build or load the index, keep it up to date one note at a time,
+//! search, and save — over the same `VaultHost` the rest of the core uses.
+//!
+//! Long work never holds the index: a build makes a new index and swaps it in at the end, an
+//! update reads the note first and then indexes it synchronously, and a save packs the index
+//! synchronously and then writes. So searches keep answering while any of these is awaited.
+
+use std::rc::Rc;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, JsClock, JsVault, VaultHost};
+use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery, SharedIndex};
+use crate::vault::VaultPath;
+
+/// Full-text search over one vault.
+#[wasm_bindgen]
+pub struct SearchEngine {
+    vault: Rc<JsVault>,
+    index: SharedIndex,
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(js_error)
+}
+
+fn path(raw: &str) -> Result<VaultPath, JsValue> {
+    VaultPath::parse(raw).map_err(js_error)
+}
+
+/// Calls `onProgress(done, total)` if given; an exception in it is ignored (it only reports).
+fn reporter(callback: Option<js_sys::Function>) -> impl FnMut(Progress) {
+    move |p: Progress| {
+        if let Some(f) = &callback {
+            let _ = f.call2(&JsValue::NULL, &JsValue::from(p.done as u32), &JsValue::from(p.total as u32));
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl SearchEngine {
+    /// An engine over `host`, with no index yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new(host: VaultHost) -> SearchEngine {
+        SearchEngine::shared(Rc::new(JsVault::new(host)), SharedIndex::new())
+    }
+
+    /// Indexes every note, yielding to the event loop between chunks and calling
+    /// `onProgress(done, total)`. Resolves to the number of notes indexed.
+    pub async fn build(&self, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
+        let index = SearchIndex::build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        let count = index.note_count() as u32;
+        self.index.replace(index);
+        Ok(count)
+    }
+
+    /// Loads the saved index, or builds it when it is missing, stale or corrupt. Resolves to
+    /// `{kind: "loaded"}` or `{kind: "built", reason: {kind, detail}}`.
+    #[wasm_bindgen(js_name = loadOrBuild)]
+    pub async fn load_or_build(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
+        let (index, outcome) =
+            SearchIndex::load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        self.index.replace(index);
+        to_js(&outcome)
+    }
+
+    /// Compacts the index and saves it to `.obsidian-agent/index/`. Resolves to the bytes written.
+    pub async fn persist(&self) -> Result<u32, JsValue> {
+        let snapshot = self.with_index_mut(|index| index.snapshot())?;
+        snapshot.write(&*self.vault).await.map_err(js_error)?;
+        Ok(snapshot.len() as u32)
+    }
+
+    /// Re-reads one note and updates the index (a note that is gone is removed). Resolves to
+    /// whether the index changed.
+    pub async fn update(&self, note: String) -> Result<bool, JsValue> {
+        let note = path(&note)?;
+        let read = read_note(&*self.vault, &note).await.map_err(js_error)?;
+        self.with_index_mut(|index| match read {
+            NoteRead::Text { text, mtime } => index.index_note(note.as_str(), &text, mtime),
+            NoteRead::Gone => Ok(index.remove(note.as_str())),
+            NoteRead::NotANote => Ok(false),
+        })
+    }
+
+    /// Removes a note. Returns whether it was indexed.
+    pub fn remove(&self, note: String) -> Result<bool, JsValue> {
+        self.with_index_mut(|index| Ok(index.remove(&note)))
+    }
+
+    /// Follows a rename in the vault (call it after the host renamed the file).
+    pub async fn rename(&self, from: String, to: String) -> Result<bool, JsValue> {
+        let removed = self.remove(from)?;
+        let added = self.update(to).await?;
+        Ok(removed || added)
+    }
+
+    /// Folds pending updates into the main index (for idle time; saving does it too).
+    pub fn compact(&self) -> Result<(), JsValue> {
+        self.with_index_mut(|index| index.compact())
+    }
+
+    /// Searches. `query` is a string, or `{text, limit, offset, folder, tags, pathPrefix,
+    /// snippets}`. Resolves to `[{path, title, score, snippet, heading}]`; snippets mark
+    /// matches with `**…**`.
+    pub fn search(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let query: SearchQuery = match query.as_string() {
+            Some(text) => SearchQuery::new(text),
+            None => serde_wasm_bindgen::from_value(query).map_err(js_error)?,
+        };
+        let hits = self.with_index(|index| index.search(&query))?;
+        to_js(&hits)
+    }
+
+    /// Notes linking to `path`.
+    pub fn backlinks(&self, note: String) -> Result<JsValue, JsValue> {
+        to_js(&self.with_index(|index| index.backlinks(&note))?)
+    }
+
+    /// Notes with `tag` or a tag nested under it.
+    #[wasm_bindgen(js_name = notesWithTag)]
+    pub fn notes_with_tag(&self, tag: String) -> Result<JsValue, JsValue> {
+        to_js(&self.with_index(|index| index.notes_with_tag(&tag))?)
+    }
+
+    /// The number of indexed notes (0 before a build or load).
+    #[wasm_bindgen(js_name = noteCount)]
+    pub fn note_count(&self) -> u32 {
+        self.index.read(|i| Ok(i.note_count() as u32)).unwrap_or(0)
+    }
+}
+
+impl SearchEngine {
+    /// An engine over `vault` and `index`, shared with the rest of the core (the agent's tools).
+    pub(crate) fn shared(vault: Rc<JsVault>, index: SharedIndex) -> SearchEngine {
+        SearchEngine { vault, index }
+    }
+
+    fn with_index<T>(&self, f: impl FnOnce(&SearchIndex) -> crate::Result<T>) -> Result<T, JsValue> {
+        self.index.read(f).map_err(js_error)
+    }
+
+    fn with_index_mut<T>(&self, f: impl FnOnce(&mut SearchIndex) -> crate::Result<T>) -> Result<T, JsValue> {
+        self.index.write(f).map_err(js_error)
+    }
+}

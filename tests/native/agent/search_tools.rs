@@ -1,0 +1,127 @@
+//! The tools that find notes — search_files, search_by_tag, get_linked_notes — over the
+//! vault's full-text index and over the plain scan they fall back to, and the frontmatter tools.
+
+use serde_json::json;
+use vault_agent::agent::AgentConfig;
+use vault_agent::host::ManualClock;
+use vault_agent::protocol::EndReason;
+use vault_agent::provider::Turn;
+use vault_agent::search::{SearchIndex, SharedIndex};
+use vault_agent::vault::MemoryVault;
+
+use super::support::{block_on, last_user_text, p, Harness};
+
+fn vault() -> MemoryVault {
+    MemoryVault::with_notes([
+        (
+            "Projects/Alpha.md",
+            "---\ntags: [project/alpha]\nstatus: active\n---\n# Alpha\n\nBacklinks panel redesign. See [[Beta]].\n",
+        ),
+        ("Projects/Beta.md", "# Beta\n\nSourdough starter notes, linked from [[Alpha]]. #project\n"),
+        ("Journal/2026-11-20.md", "# Friday\n\nWorked on [[Alpha]] and ![[diagram.png]].\n#journal\n"),
+        ("Private/Secret.md", "# Secret\n\n#project [[Alpha]] backlinks\n"),
+        (".obsidian-agentignore", "Private/\n"),
+    ])
+    .unwrap()
+}
+
+/// A harness whose search tools use an index of the vault, or none.
+fn harness(with_index: bool, turns: Vec<Turn>) -> Harness {
+    let vault = vault();
+    let mut h = Harness::new(vault, turns);
+    if with_index {
+        let index = block_on(SearchIndex::build(&*h.vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+        let shared = SharedIndex::new();
+        shared.replace(index);
+        h.search = Some(shared);
+    }
+    h
+}
+
+fn config() -> AgentConfig {
+    AgentConfig { tool_timeout_ms: 0, auto_approve: vec![], ..AgentConfig::default() }
+}
+
+/// What the model was told after each of `turns` (then a final answer).
+fn seen(with_index: bool, turns: Vec<Turn>) -> (Harness, Vec<String>) {
+    let mut all = turns;
+    all.push(Turn::text("done"));
+    let h = harness(with_index, all);
+    let report = block_on(h.task(config()).run("go"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let seen = h.provider.requests().iter().skip(1).map(last_user_text).collect();
+    (h, seen)
+}
+
+#[test]
+fn tags_and_links_are_found_with_and_without_the_index() {
+    for with_index in [true, false] {
+        let (_, seen) = seen(
+            with_index,
+            vec![
+                Turn::tools([("search_by_tag", json!({"tag": "#Project"}))]),
+                Turn::tools([("get_linked_notes", json!({"path": "Projects/Alpha.md"}))]),
+            ],
+        );
+        let tagged = &seen[0];
+        assert!(tagged.contains("2 notes tagged #project"), "index={with_index}: {tagged}");
+        assert!(tagged.contains("Projects/Alpha.md") && tagged.contains("Projects/Beta.md"), "nested tag: {tagged}");
+        assert!(!tagged.contains("Private"), "ignored notes stay invisible: {tagged}");
+        let links = &seen[1];
+        assert!(links.contains("[[Beta]] → Projects/Beta.md"), "index={with_index}: {links}");
+        assert!(links.contains("- Journal/2026-11-20.md") && links.contains("- Projects/Beta.md"), "{links}");
+        assert!(links.contains("Backlinks to Projects/Alpha.md (2)"), "ignored backlinks dropped: {links}");
+    }
+}
+
+#[test]
+fn search_files_uses_the_index_for_typos_phrases_and_snippets() {
+    let (_, seen) = seen(
+        true,
+        vec![
+            Turn::tools([("search_files", json!({"query": "bakclinks"}))]),
+            Turn::tools([("search_files", json!({"query": "\"starter notes\"", "folder": "Projects"}))]),
+        ],
+    );
+    assert!(seen[0].contains("Projects/Alpha.md") && seen[0].contains("**Backlinks**"), "{}", seen[0]);
+    assert!(!seen[0].contains("Private"), "{}", seen[0]);
+    assert!(seen[1].contains("Projects/Beta.md") && seen[1].contains("(score "), "{}", seen[1]);
+}
+
+#[test]
+fn without_the_index_search_files_scans_the_notes() {
+    let (_, seen) = seen(false, vec![Turn::tools([("search_files", json!({"query": "sourdough starter"}))])]);
+    assert!(seen[0].contains("1 note found") && seen[0].contains("Projects/Beta.md"), "{}", seen[0]);
+}
+
+#[test]
+fn frontmatter_is_read_and_updated_and_the_index_follows_the_agents_writes() {
+    let (h, seen) = seen(
+        true,
+        vec![
+            Turn::tools([("get_frontmatter", json!({"path": "Projects/Alpha.md"}))]),
+            Turn::tools([(
+                "update_frontmatter",
+                json!({"path": "Projects/Alpha.md", "set": {"status": "done", "reviewed": true}, "remove": ["tags"]}),
+            )]),
+            Turn::tools([(
+                "write_file",
+                json!({"path": "Ideas/Zeppelin.md", "content": "# Zeppelin\n\nAirship logistics.\n"}),
+            )]),
+            Turn::tools([("search_files", json!({"query": "zeppelin airship"}))]),
+            Turn::tools([("search_by_tag", json!({"tag": "project/alpha"}))]),
+        ],
+    );
+    let fm: serde_json::Value = serde_json::from_str(&seen[0]).unwrap();
+    assert_eq!(fm["properties"]["status"], "active");
+    assert_eq!(fm["tags"], json!(["project/alpha"]));
+    assert_eq!(fm["title"], "Alpha");
+    let alpha = block_on(h.vault.read(&p("Projects/Alpha.md"))).unwrap();
+    assert_eq!(alpha, "---\nstatus: done\nreviewed: true\n---\n# Alpha\n\nBacklinks panel redesign. See [[Beta]].\n");
+    assert!(seen[3].contains("Ideas/Zeppelin.md"), "a note the agent wrote is searchable at once: {}", seen[3]);
+    assert!(
+        seen[4].contains("No notes are tagged #project/alpha"),
+        "a removed tag is gone from the index: {}",
+        seen[4]
+    );
+}

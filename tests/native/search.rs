@@ -1,0 +1,336 @@
+//! Full-text search over the real sample vault (`../shared/vaults/obsidian-help`, 6,286 notes
+//! in 34 languages): known-item queries, typos, phrases, filters, incremental updates,
+//! persistence and corruption. The whole vault is indexed once per test binary and shared.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use vault_agent::host::{ManualClock, SystemClock};
+use vault_agent::search::{LoadOutcome, LoadProblem, Progress, SearchIndex, SearchQuery, INDEX_DIR};
+use vault_agent::vault::{FsVault, MemoryVault, Vault, VaultPath};
+
+/// The sample vault's notes outside hidden folders.
+const NOTES: usize = 6277;
+
+fn vault_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vaults/obsidian-help")
+}
+
+fn p(raw: &str) -> VaultPath {
+    VaultPath::parse(raw).unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// The real vault's index, and the files `persist` wrote for it.
+struct Shared {
+    index: SearchIndex,
+    saved: Vec<(String, Vec<u8>)>,
+    progress: Vec<Progress>,
+}
+
+fn shared() -> &'static Shared {
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    SHARED.get_or_init(|| {
+        runtime().block_on(async {
+            let vault = FsVault::open(vault_dir()).unwrap();
+            let mut progress = Vec::new();
+            let mut index = SearchIndex::build(&vault, &SystemClock, &mut |p| progress.push(p)).await.unwrap();
+            let memory = MemoryVault::new();
+            index.persist(&memory).await.unwrap();
+            let mut saved = Vec::new();
+            for name in ["manifest.json", "segments.bin", "catalog.json"] {
+                let path = p(&format!("{INDEX_DIR}/{name}"));
+                saved.push((path.to_string(), memory.read_binary(&path).await.unwrap()));
+            }
+            Shared { index, saved, progress }
+        })
+    })
+}
+
+fn top(index: &SearchIndex, text: &str, n: usize) -> Vec<String> {
+    let hits = index.search(&SearchQuery { text: text.into(), limit: n, ..SearchQuery::default() }).unwrap();
+    hits.into_iter().map(|h| h.path).collect()
+}
+
+fn assert_in_top(index: &SearchIndex, query: &str, expected: &str, n: usize) {
+    let found = top(index, query, n);
+    assert!(found.iter().any(|p| p == expected), "{query:?}: expected {expected} in the top {n}, got {found:#?}");
+}
+
+#[test]
+fn the_whole_vault_is_indexed_with_progress_reported() {
+    let shared = shared();
+    // 6,286 notes, of which 9 are in hidden folders (`.github/`, `.claude/`) and skipped.
+    assert_eq!(shared.index.note_count(), NOTES);
+    assert!(shared.index.notes().all(|(path, _)| !path.split('/').any(|s| s.starts_with('.'))));
+    let first = shared.progress.first().unwrap();
+    let last = shared.progress.last().unwrap();
+    assert_eq!((first.done, first.total), (0, NOTES));
+    assert_eq!((last.done, last.total), (NOTES, NOTES));
+    assert!(shared.progress.len() > 3, "progress is reported between chunks");
+    assert!(shared.progress.windows(2).all(|w| w[0].done <= w[1].done));
+}
+
+#[test]
+fn known_item_queries_find_their_note_in_the_top_3() {
+    let index = &shared().index;
+    for (query, note) in [
+        // English
+        ("audio recorder", "en/Plugins/Audio recorder.md"),
+        ("record audio lectures meetings", "en/Plugins/Audio recorder.md"),
+        ("backlinks", "en/Plugins/Backlinks.md"),
+        // German
+        ("Rückverweise", "de/Erweiterungen/Rückverweise.md"),
+        ("Tägliche Notizen", "de/Erweiterungen/Tägliche Notizen.md"),
+        // Japanese
+        ("オーディオレコーダー", "ja/プラグイン/オーディオレコーダー.md"),
+        ("コマンドパレット", "ja/プラグイン/コマンドパレット.md"),
+        // Chinese
+        ("录音机", "zh/插件/录音机.md"),
+        ("反向链接", "zh/插件/反向链接.md"),
+    ] {
+        assert_in_top(index, query, note, 3);
+    }
+}
+
+#[test]
+fn a_query_with_a_typo_still_finds_its_note() {
+    let index = &shared().index;
+    assert_in_top(index, "audio recordr", "en/Plugins/Audio recorder.md", 3);
+    assert_in_top(index, "bakclinks", "en/Plugins/Backlinks.md", 3);
+    assert_in_top(index, "Rückverwiese", "de/Erweiterungen/Rückverweise.md", 3);
+}
+
+#[test]
+fn a_phrase_and_the_same_words_as_a_bag_give_different_results() {
+    let index = &shared().index;
+    let phrase = top(index, "\"open a new tab\"", 50);
+    let bag = top(index, "open a new tab", 50);
+    assert!(!phrase.is_empty());
+    assert_ne!(phrase, bag);
+    assert!(bag.len() > phrase.len(), "every note with the phrase has the words, not the other way round");
+    // Every phrase hit really contains the phrase (case-insensitively).
+    for path in &phrase {
+        let text = std::fs::read_to_string(vault_dir().join(path)).unwrap().to_lowercase();
+        assert!(text.contains("open a new tab"), "{path}");
+    }
+}
+
+#[test]
+fn folder_tag_and_path_filters_restrict_the_results() {
+    let index = &shared().index;
+    let in_de = index
+        .search(&SearchQuery {
+            text: "Obsidian".into(),
+            limit: 50,
+            folder: Some("de".into()),
+            ..SearchQuery::default()
+        })
+        .unwrap();
+    assert!(!in_de.is_empty());
+    assert!(in_de.iter().all(|h| h.path.starts_with("de/")), "{in_de:#?}");
+
+    let tagged = index
+        .search(&SearchQuery { text: "sync".into(), limit: 50, tags: vec!["desktop".into()], ..SearchQuery::default() })
+        .unwrap();
+    assert!(!tagged.is_empty());
+    for hit in &tagged {
+        let tags = &index.note(&hit.path).unwrap().tags;
+        assert!(tags.iter().any(|t| t.eq_ignore_ascii_case("desktop")), "{}: {tags:?}", hit.path);
+    }
+    let untagged = top(index, "sync", 200);
+    assert!(untagged.len() > tagged.len());
+
+    // The same filters in the query language.
+    let inline = top(index, "folder:de/Erweiterungen Rückverweise", 10);
+    assert_eq!(inline.first().map(String::as_str), Some("de/Erweiterungen/Rückverweise.md"));
+    let by_path = top(index, "path:zh/插件/ 录音", 10);
+    assert!(!by_path.is_empty() && by_path.iter().all(|p| p.starts_with("zh/插件/")), "{by_path:?}");
+
+    // Tag listing covers every note with the tag.
+    let desktop = index.notes_with_tag("#Desktop").unwrap();
+    assert!(desktop.len() >= 90, "{}", desktop.len());
+}
+
+#[test]
+fn hits_carry_titles_snippets_with_highlights_and_headings() {
+    let index = &shared().index;
+    let hits = index.search(&SearchQuery::new("microphone")).unwrap();
+    let hit = hits.iter().find(|h| h.path == "en/Plugins/Audio recorder.md").expect("the recorder note");
+    assert_eq!(hit.title, "Audio recorder");
+    assert!(hit.snippet.to_lowercase().contains("**microphone**"), "{}", hit.snippet);
+    assert!(hit.score > 0.0);
+}
+
+#[test]
+fn backlinks_resolve_links_by_name_as_obsidian_does() {
+    let index = &shared().index;
+    let backlinks = index.backlinks("en/Plugins/Backlinks.md").unwrap();
+    assert!(backlinks.contains(&"en/Plugins/Core plugins.md".to_string()), "{backlinks:#?}");
+    assert!(backlinks.contains(&"en/User interface/Sidebar.md".to_string()), "{backlinks:#?}");
+    // `[[Backlinks]]` in a translation resolves to that language's own note of the name.
+    for other in ["de/", "es/", "fr/", "it/", "ja/", "zh/"] {
+        assert!(!backlinks.iter().any(|p| p.starts_with(other)), "{backlinks:#?}");
+    }
+    assert_eq!(index.resolve_link("Backlinks", "en/Home.md").as_deref(), Some("en/Plugins/Backlinks.md"));
+    assert_eq!(
+        index.resolve_link("Plugins/Backlinks.md", "Release notes/v1.0.md").as_deref(),
+        Some("en/Plugins/Backlinks.md")
+    );
+}
+
+#[test]
+fn malformed_queries_never_fail() {
+    let index = &shared().index;
+    for q in ["\"unclosed", "((a OR", "-", "OR OR", "tag:", ":", "\"\"", "a) b(", "*", "NOT", "-(x)", "🎉", "#"] {
+        index.search(&SearchQuery::new(q)).unwrap();
+    }
+}
+
+/// A vault holding the real vault's saved index (and no notes), loaded: the cheap way to get a
+/// private, mutable copy of the full index.
+async fn loaded_copy() -> (MemoryVault, SearchIndex) {
+    let vault = MemoryVault::new();
+    for (path, bytes) in &shared().saved {
+        vault.write_binary(&p(path), bytes).await.unwrap();
+    }
+    let index = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    (vault, index)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_saved_index_loads_and_answers_like_the_built_one() {
+    let (_, loaded) = loaded_copy().await;
+    assert_eq!(loaded.note_count(), NOTES);
+    assert_eq!(top(&loaded, "录音机", 3), top(&shared().index, "录音机", 3));
+    assert_eq!(top(&loaded, "daily notes template", 5), top(&shared().index, "daily notes template", 5));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_update_is_visible_to_the_next_query_and_a_deleted_note_disappears() {
+    let (vault, mut index) = loaded_copy().await;
+    let recorder = "en/Plugins/Audio recorder.md";
+
+    // Create.
+    vault.write(&p("en/Inbox/Zyzzyva.md"), "# Zyzzyva plan\n\nThe quokkafest budget. #inbox/ideas").await.unwrap();
+    assert!(index.update(&vault, &p("en/Inbox/Zyzzyva.md")).await.unwrap());
+    assert_eq!(top(&index, "quokkafest", 3), vec!["en/Inbox/Zyzzyva.md"]);
+    assert_eq!(index.notes_with_tag("inbox").unwrap(), vec!["en/Inbox/Zyzzyva.md"]);
+
+    // Modify a real note: the new words are found, the removed ones no longer are.
+    let original = std::fs::read_to_string(vault_dir().join(recorder)).unwrap();
+    let modified = original.replace("microphone", "dictaphone");
+    vault.write(&p(recorder), &modified).await.unwrap();
+    assert!(index.update(&vault, &p(recorder)).await.unwrap());
+    assert!(top(&index, "dictaphone", 5).contains(&recorder.to_string()));
+    assert!(!top(&index, "microphone", 50).contains(&recorder.to_string()));
+    assert_eq!(index.note_count(), NOTES + 1);
+
+    // Rename.
+    vault.rename(&p("en/Inbox/Zyzzyva.md"), &p("en/Inbox/Plans.md")).await.unwrap();
+    index.rename(&vault, &p("en/Inbox/Zyzzyva.md"), &p("en/Inbox/Plans.md")).await.unwrap();
+    assert_eq!(top(&index, "quokkafest", 3), vec!["en/Inbox/Plans.md"]);
+
+    // Delete: a vanished note is removed by update, or directly.
+    vault.remove(&p("en/Inbox/Plans.md")).await.unwrap();
+    assert!(index.update(&vault, &p("en/Inbox/Plans.md")).await.unwrap());
+    assert!(top(&index, "quokkafest", 3).is_empty());
+    assert!(index.remove("en/Plugins/Backlinks.md"));
+    assert!(!top(&index, "backlinks", 20).contains(&"en/Plugins/Backlinks.md".to_string()));
+    assert_eq!(index.note_count(), NOTES - 1);
+
+    // Many updates merge deltas; compaction folds them in and keeps the answers.
+    for i in 0..20 {
+        let path = p(&format!("en/Inbox/n{i}.md"));
+        vault.write(&path, &format!("# Note {i}\n\nplatypusword{i}")).await.unwrap();
+        index.update(&vault, &path).await.unwrap();
+    }
+    assert!(index.delta_count() <= vault_agent::search::MAX_DELTA_SHARDS);
+    assert_eq!(top(&index, "platypusword7", 3), vec!["en/Inbox/n7.md"]);
+    index.compact().unwrap();
+    assert_eq!(index.delta_count(), 0);
+    assert_eq!(top(&index, "platypusword7", 3), vec!["en/Inbox/n7.md"]);
+    assert!(top(&index, "dictaphone", 5).contains(&recorder.to_string()));
+    assert!(!top(&index, "backlinks", 20).contains(&"en/Plugins/Backlinks.md".to_string()));
+    assert_eq!(index.note_count(), NOTES + 19);
+}
+
+/// The real vault's English notes, in memory.
+async fn english_vault() -> MemoryVault {
+    let vault = MemoryVault::new();
+    let root = vault_dir();
+    let mut stack = vec![root.join("en")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let rel = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+                vault.write(&p(&rel), &std::fs::read_to_string(&path).unwrap()).await.unwrap();
+            }
+        }
+    }
+    vault
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_corrupted_saved_index_is_rebuilt_without_a_crash() {
+    let vault = english_vault().await;
+    let clock = ManualClock::new(0);
+    let (mut index, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
+    assert_eq!(outcome, LoadOutcome::Built { reason: LoadProblem::Missing });
+    index.persist(&vault).await.unwrap();
+    let (_, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
+    assert_eq!(outcome, LoadOutcome::Loaded);
+
+    let segments = p(&format!("{INDEX_DIR}/segments.bin"));
+    let good = vault.read_binary(&segments).await.unwrap();
+    let damages: Vec<Vec<u8>> = vec![
+        good[..good.len() / 2].to_vec(),
+        good.iter().enumerate().map(|(i, b)| if i % 97 == 0 { !b } else { *b }).collect(),
+        Vec::new(),
+    ];
+    for damaged in damages {
+        vault.write_binary(&segments, &damaged).await.unwrap();
+        let (index, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
+        assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Corrupt(_) }), "{outcome:?}");
+        assert_in_top(&index, "audio recorder", "en/Plugins/Audio recorder.md", 3);
+    }
+
+    // A manifest that is not JSON, and one from another format version.
+    let manifest = p(&format!("{INDEX_DIR}/manifest.json"));
+    vault.write_binary(&manifest, b"{ not json").await.unwrap();
+    let (_, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
+    assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Corrupt(_) }), "{outcome:?}");
+    index.persist(&vault).await.unwrap();
+    let text = String::from_utf8(vault.read_binary(&manifest).await.unwrap()).unwrap();
+    vault.write(&manifest, &text.replace("\"format\": 1", "\"format\": 999")).await.unwrap();
+    let (_, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
+    assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Stale(_) }), "{outcome:?}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
+    let vault = english_vault().await;
+    vault.write(&p(".obsidian/workspace.md"), "hidden settings zorblax").await.unwrap();
+    vault.write(&p(".trash/old.md"), "trashed zorblax").await.unwrap();
+    let clock = ManualClock::new(0);
+    let mut reports = Vec::new();
+    let mut index = SearchIndex::build(&vault, &clock, &mut |p| reports.push(p)).await.unwrap();
+    assert_eq!(index.note_count(), 173);
+    assert!(top(&index, "zorblax", 5).is_empty(), "hidden folders are skipped");
+    assert_eq!(reports.last(), Some(&Progress { done: 173, total: 173 }));
+
+    vault.write(&p("en/New.md"), "# New\n\nwombatword").await.unwrap();
+    vault.remove(&p("en/Plugins/Canvas.md")).await.unwrap();
+    let changed = index.sync(&vault, &clock, &mut |_| {}).await.unwrap();
+    assert_eq!(changed, 2);
+    assert_eq!(top(&index, "wombatword", 3), vec!["en/New.md"]);
+    assert!(index.note("en/Plugins/Canvas.md").is_none());
+    // A second sync finds nothing to do.
+    assert_eq!(index.sync(&vault, &clock, &mut |_| {}).await.unwrap(), 0);
+}
