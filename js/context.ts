@@ -1,5 +1,6 @@
 import type { Core, VaultCore } from "./core";
 import type { ModelPrice, ProviderConfig, Transport, Usage } from "./protocol";
+import type { SearchService } from "./search";
 import type { ApiKeys, VaultAgentSettings } from "./settings";
 
 /** The started core and its binding to this vault. */
@@ -23,6 +24,6 @@ export interface PluginContext {
   costOf(price: ModelPrice, usage: Usage): number;
   openSettings(): void;
   openSearch(): void;
-  /** Adds the "related notes" section for the active note to a view (a no-op until search exists). */
-  renderRelated(parent: HTMLElement): void;
+  /** The vault's search index (search, related notes, indexing progress). */
+  readonly search: SearchService;
 }

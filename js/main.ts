@@ -1,12 +1,14 @@
-import { Notice, Platform, Plugin, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
 import { loadCore, type Core } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
+import { SearchService } from "./search";
 import { requestWithObsidian } from "./transport";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
+import { SearchModal } from "./views/SearchModal";
 import { errorMessage } from "./views/turn";
 
 /**
@@ -18,6 +20,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
   private loaded: Core | null = null;
+  readonly search = new SearchService(() => this.core());
 
   async onload(): Promise<void> {
     this.settings = migrateSettings(await this.loadData());
@@ -44,6 +47,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       },
     });
     this.addCommand({ id: "undo-last-task", name: "Undo the last task", callback: () => void this.undoLastTask() });
+    // No default hotkey (Obsidian's guidelines): users bind one under Settings → Hotkeys.
+    this.addCommand({ id: "search-vault", name: "Search the vault", callback: () => this.openSearch() });
+    this.addCommand({ id: "index-vault", name: "Index the vault again", callback: () => void this.reindex() });
     this.addCommand({
       id: "stop-task",
       name: "Stop the running task",
@@ -55,17 +61,39 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       },
     });
 
-    // Start the core once the workspace is ready, off the critical path of app start-up, and
-    // sweep temporary files that tasks interrupted by a closed app left behind.
+    // Indexing progress, then the index's size, in the status bar; a click opens search.
+    const status = this.addStatusBarItem();
+    status.addClass("vault-agent-index-status", "mod-clickable");
+    status.addEventListener("click", () => this.openSearch());
+    const showStatus = () => status.setText(this.search.describe());
+    this.register(this.search.onChange(showStatus));
+
+    // The index follows the vault. Events arrive for every file; the core indexes notes only.
+    const note = (file: TAbstractFile) => this.settings.indexing.enabled && file instanceof TFile && file.extension === "md";
+    this.registerEvent(this.app.vault.on("create", (file) => note(file) && this.search.changed(file.path)));
+    this.registerEvent(this.app.vault.on("modify", (file) => note(file) && this.search.changed(file.path)));
+    this.registerEvent(this.app.vault.on("delete", (file) => note(file) && this.search.removed(file.path)));
+    this.registerEvent(
+      this.app.vault.on("rename", (file, oldPath) => note(file) && this.search.renamed(oldPath, file.path)),
+    );
+
+    // Start the core once the workspace is ready, off the critical path of app start-up; sweep
+    // temporary files that tasks interrupted by a closed app left behind; load the index.
     this.app.workspace.onLayoutReady(() => {
+      showStatus();
       void this.core()
-        .then(({ vault }) => vault.sweepTemporaryFiles())
+        .then(async ({ vault }) => {
+          await vault.sweepTemporaryFiles();
+          if (this.settings.indexing.enabled) await this.search.start();
+        })
         .catch((error: unknown) => console.error("Vault Agent: the core failed to start", error));
     });
   }
 
   onunload(): void {
-    // Views close with the plugin (Obsidian detaches their leaves); nothing else holds resources.
+    // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
+    // the index are applied and saved.
+    this.search.stop();
     this.started = null;
   }
 
@@ -119,15 +147,14 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   }
 
   openSearch(): void {
-    new Notice("Full-text search arrives with the search index.");
-  }
-
-  renderRelated(): void {
-    // The related-notes section arrives with the search index.
+    new SearchModal(this.app, this.search).open();
   }
 
   indexStatus(): string {
-    return this.settings.indexing.enabled ? "On." : "Off: search uses the index as it was last saved.";
+    const state = this.search.describe();
+    return this.settings.indexing.enabled
+      ? `${state}. Notes are indexed as they change.`
+      : `${state}. Off: the index loads when you search and does not follow changes.`;
   }
 
   onSettingsChanged(): void {
@@ -154,6 +181,15 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       .getLeavesOfType(VIEW_TYPE_CHAT)
       .map((leaf) => leaf.view)
       .filter((view): view is ChatView => view instanceof ChatView);
+  }
+
+  private async reindex(): Promise<void> {
+    try {
+      const count = await this.search.rebuild();
+      new Notice(`Indexed ${count.toLocaleString()} notes.`);
+    } catch (error) {
+      new Notice(`Indexing failed: ${errorMessage(error)}`);
+    }
   }
 
   private async undoLastTask(): Promise<void> {

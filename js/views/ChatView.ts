@@ -19,6 +19,7 @@ import {
 import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
+import { RelatedNotes } from "./related";
 import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
@@ -77,7 +78,7 @@ export class ChatView extends ItemView {
     this.iconButton(tools, "search", "Search the vault", () => this.plugin.openSearch()).addClass("vault-agent-search");
 
     this.messagesEl = root.createDiv({ cls: "vault-agent-messages" });
-    this.plugin.renderRelated(root);
+    this.addChild(new RelatedNotes(root, this.app, this.plugin.search));
 
     const composer = root.createDiv({ cls: "vault-agent-composer" });
     this.chipsEl = composer.createDiv({ cls: "vault-agent-chips" });
