@@ -49,7 +49,8 @@ after(async () => {
 
 const NOTES = {
   "Cooking/Bread.md": "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n",
-  "Cooking/Pizza.md": "# Pizza\n\nDough rests 48 h.\n",
+  "Cooking/Pizza.md": "# Pizza\n\nDough rests 48 h. Bake it like [[Bread]], hotter.\n",
+  "Travel/Kyoto.md": "# Kyoto\n\nTemples, gardens and a sourdough bakery near the station. #travel\n",
   "Prompts/Summarise.md": "---\ntags: prompt\n---\nSummarise the open note in three bullet points.\n",
 };
 
@@ -115,6 +116,67 @@ test("with no provider the chat says how to connect one", async () => {
   await send(page, "hello");
   await help.waitFor();
   assert.equal(await page.locator(".vault-agent-user").count(), 0);
+  // The core started once, however often it is asked for.
+  assert.ok(await page.evaluate(() => window.fakeObsidian.plugin.core() === window.fakeObsidian.plugin.core()));
+
+  // Search needs no model: the index was built at start-up (progress in the status bar).
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  await page.locator(".vault-agent-search").click();
+  const modal = page.locator(".vault-agent-search-modal");
+  await modal.locator(".prompt-input").fill("sourdogh bakery"); // a typo, and two words
+  const first = modal.locator(".suggestion-item").first();
+  await first.locator(".vault-agent-search-title", { hasText: "Kyoto" }).waitFor();
+  assert.equal(await first.locator(".vault-agent-search-result-path").innerText(), "Travel/Kyoto.md");
+  assert.deepEqual(await first.locator(".vault-agent-search-snippet mark").allInnerTexts(), ["sourdough", "bakery"]);
+  await page.screenshot({ path: `${ARTIFACTS}/search-light.png` });
+  await page.keyboard.press("Enter");
+  await modal.waitFor({ state: "detached" });
+  await page.locator(".view-header-title", { hasText: "Travel/Kyoto.md" }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the index follows the vault, with progress, and the sidebar shows related notes", async () => {
+  const page = await openHost();
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  // Bread is open: Pizza links to it.
+  const related = page.locator(".vault-agent-related");
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]', { hasText: "links here" }).waitFor();
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]').click();
+  await page.locator(".view-header-title", { hasText: "Cooking/Pizza.md" }).waitFor();
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Bread.md"]', { hasText: "linked from here" }).waitFor();
+
+  // Notes created, changed, renamed and deleted in the vault are found (or not) shortly after.
+  const found = (query) =>
+    page.evaluate((q) => window.fakeObsidian.plugin.search.search(q).map((h) => h.path), query);
+  await page.evaluate(async () => {
+    const { vault } = window.fakeObsidian.app;
+    await vault.create("Garden/Tomatoes.md", "# Tomatoes\n\nPlant after the last frost.");
+    await vault.modify(vault.getAbstractFileByPath("Cooking/Pizza.md"), "# Pizza\n\nA wood oven at 450 °C.");
+  });
+  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost").length === 1);
+  assert.deepEqual(await found("wood oven"), ["Cooking/Pizza.md"]);
+  assert.deepEqual(await found("48"), []);
+  await page.evaluate(async () => {
+    const { app } = window.fakeObsidian;
+    await app.fileManager.renameFile(app.vault.getAbstractFileByPath("Garden/Tomatoes.md"), "Garden/Tomato plants.md");
+    await app.vault.delete(app.vault.getAbstractFileByPath("Travel/Kyoto.md"));
+  });
+  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost")[0]?.path === "Garden/Tomato plants.md");
+  assert.deepEqual(await found("temples"), []);
+
+  // Indexing again shows its progress as done/total, then the index's size.
+  const seen = await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const states = [];
+    const stop = plugin.search.onChange(() => states.push(document.querySelector(".vault-agent-index-status").textContent));
+    await plugin.search.rebuild();
+    stop();
+    return states;
+  });
+  assert.ok(seen.includes("Indexing 0/4 notes") && seen.includes("Indexing 4/4 notes"), seen.join(" | "));
+  assert.equal(seen.at(-1), "Search index: 4 notes");
+  assert.ok(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/manifest.json")));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -33,7 +33,7 @@ function demoScript() {
     responses: [
       {
         text: "Let me look at what the vault says about links.",
-        toolCalls: [{ id: "demo-1", name: "read_file", arguments: { path: "Linking notes and files/Internal links.md" } }],
+        toolCalls: [{ id: "demo-1", name: "read_file", arguments: { path: "en/Linking notes and files/Internal links.md" } }],
         delayMs: 15,
       },
       {
@@ -71,7 +71,7 @@ function demoConfig(origin, env) {
     data,
     secrets,
     theme: env.VAULT_AGENT_THEME ?? "light",
-    open: env.VAULT_AGENT_OPEN ?? "Start here.md",
+    open: env.VAULT_AGENT_OPEN ?? "en/Home.md",
   };
 }
 
