@@ -37,6 +37,8 @@ export class ChatView extends ItemView {
   private turn: TurnView | null = null;
   private turns: TurnView[] = [];
   private running = false;
+  /** The settings changed while a task ran: make the chat again before the next message. */
+  private stale = false;
   private price: ModelPrice | null = null;
   private modals = new Map<string, ApprovalModal>();
 
@@ -96,7 +98,6 @@ export class ChatView extends ItemView {
     this.sendButton = bar.createEl("button", { cls: "mod-cta vault-agent-send" });
     this.sendButton.addEventListener("click", () => (this.running ? this.stop() : void this.send()));
     this.refresh();
-    this.showWelcome();
   }
 
   async onClose(): Promise<void> {
@@ -104,14 +105,16 @@ export class ChatView extends ItemView {
     this.chat?.cancel();
     for (const modal of this.modals.values()) modal.close();
     this.modals.clear();
-    this.chat?.free();
-    this.chat = null;
+    // A running task still holds the chat until it has stopped; it is freed then.
+    if (this.running) this.stale = true;
+    else this.dropChat();
     this.turn?.unload();
     this.contentEl.empty();
   }
 
   /** Settings changed: show the new modes, and use the new provider from the next message on. */
   refresh(): void {
+    if (!this.contentEl.hasClass("vault-agent-chat")) return;
     const settings = this.plugin.settings;
     this.modeSelect.empty();
     const modes = [
@@ -122,8 +125,13 @@ export class ChatView extends ItemView {
     for (const mode of modes) this.modeSelect.createEl("option", { value: mode.slug, text: mode.name });
     this.modeSelect.value = modes.some((m) => m.slug === settings.agent.mode) ? settings.agent.mode : "agent";
     this.modeSelect.title = "Mode: Ask reads and answers; Agent also edits notes";
-    if (!this.running) this.dropChat();
+    this.dropChatWhenIdle();
     this.updateSendButton();
+    // Before the first message, the welcome says what is connected.
+    if (!this.messagesEl.querySelector(".vault-agent-user, .vault-agent-turn")) {
+      this.messagesEl.empty();
+      this.showWelcome();
+    }
   }
 
   /** Attaches `file` to the next message and focuses the input. */
@@ -188,6 +196,7 @@ export class ChatView extends ItemView {
       this.turn.finish(notStarted(errorMessage(error)));
     } finally {
       this.setRunning(false);
+      if (this.stale) this.dropChat();
     }
   }
 
@@ -283,6 +292,13 @@ export class ChatView extends ItemView {
   private dropChat(): void {
     this.chat?.free();
     this.chat = null;
+    this.stale = false;
+  }
+
+  /** Drops the chat (it is made again from the settings and the history) once no task runs. */
+  private dropChatWhenIdle(): void {
+    if (this.running) this.stale = true;
+    else this.dropChat();
   }
 
   private vaultInfo() {
@@ -297,7 +313,7 @@ export class ChatView extends ItemView {
   private async setMode(mode: string): Promise<void> {
     this.plugin.settings.agent.mode = mode;
     await this.plugin.saveSettings();
-    if (!this.running) this.dropChat();
+    this.dropChatWhenIdle();
   }
 
   private async save(): Promise<void> {

@@ -277,11 +277,14 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.close();
 });
 
-test("a provider error shows a clear line with a retry that runs the request again", async () => {
+test("a provider error shows a clear line with a retry; stop ends a task; questions get answers", async () => {
   const id = `e2e-error-${Date.now()}`;
   await script(id, [
     { status: 401, message: "invalid x-api-key" },
-    { text: "Hello again." },
+    { text: "Hello again.", thinking: "The user greets me twice." },
+    { text: "A very long answer that the user will not wait for.", hold: true },
+    { toolCalls: [{ id: "q1", name: "ask_followup_question", arguments: { question: "Which note?", suggestions: ["Bread", "Pizza"] } }] },
+    { text: "Pizza it is." },
   ]);
   const page = await openHost({ mock: id });
   await send(page, "hello");
@@ -290,10 +293,30 @@ test("a provider error shows a clear line with a retry that runs the request aga
   assert.match(await error.innerText(), /Not authorised.*invalid x-api-key/s);
   await error.locator(".vault-agent-retry").click();
   await page.locator(".vault-agent-text", { hasText: "Hello again." }).waitFor();
-  const sent = await requests(id);
+  let sent = await requests(id);
   assert.equal(sent.length, 2);
   // The retried request does not carry the failed attempt: one user message, once.
   assert.equal(sent[1].body.messages.length, 1);
+  // Thinking is shown collapsed.
+  const thinking = page.locator("details.vault-agent-thinking");
+  assert.match(await thinking.innerText(), /Thinking/);
+  assert.equal(await thinking.evaluate((el) => el.open), false);
+
+  // Stop ends a task mid-answer.
+  await send(page, "tell me everything");
+  await page.waitForFunction(() => document.querySelectorAll(".vault-agent-text").length === 2);
+  await page.locator(".vault-agent-send", { hasText: "Stop" }).click();
+  await page.locator(".vault-agent-end", { hasText: "Stopped" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-send").innerText().then((t) => t.trim()), "Send");
+
+  // The model asks; the user picks a suggestion; the answer goes back to the model.
+  await send(page, "summarise a note");
+  const question = page.locator(".vault-agent-question");
+  await question.locator(".vault-agent-question-text", { hasText: "Which note?" }).waitFor();
+  await question.locator("button", { hasText: "Pizza" }).click();
+  await page.locator(".vault-agent-text", { hasText: "Pizza it is." }).waitFor();
+  sent = await requests(id);
+  assert.match(JSON.stringify(sent.at(-1).body.messages.at(-1)), /Pizza/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

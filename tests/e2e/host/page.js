@@ -49,8 +49,9 @@ async function boot() {
   const parts = layout();
   parts.root.createDiv({ cls: "fake-host-loading", text: "Starting…" });
   const files = await vaultFiles(cfg);
-  const app = App.createConfigured__({ files });
+  const app = App.createConfigured__({});
   host.app = app;
+  populate(app, files);
   fixAdapter(app.vault.adapter);
   app.vault.getName = () => cfg.vaultName ?? "Vault";
   app.isDarkMode = () => document.body.hasClass("theme-dark");
@@ -98,6 +99,22 @@ async function boot() {
   if (cfg.open) await app.workspace.openLinkText(cfg.open, "", false);
   document.querySelector(".fake-host-loading")?.remove();
   if (!cfg.open) notes.placeholder();
+}
+
+/**
+ * Puts `files` in the vault. The mocks' metadata cache resolves every link against every file,
+ * which takes minutes for a vault of thousands of notes; the plugin does not use it, so it is
+ * switched off.
+ */
+function populate(app, files) {
+  app.metadataCache.parseFileMetadata = () => {};
+  const folders = new Set();
+  for (const path of Object.keys(files)) {
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  for (const folder of [...folders].sort()) app.vault.createFolderSync__(folder);
+  for (const [path, text] of Object.entries(files)) app.vault.createSync__(path, text);
 }
 
 /** Runs a command the plugin registered, as the command palette would. */
@@ -159,7 +176,8 @@ function noteView(app, root) {
     body.empty();
     if (!current) return;
     title.setText(current.path);
-    const text = await app.vault.read(current);
+    // Obsidian shows frontmatter as properties, not as text.
+    const text = (await app.vault.read(current)).replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, "");
     await obsidian.MarkdownRenderer.render(app, text, body, current.path, null);
   };
   app.vault.on("modify", (file) => file === current && void render());
