@@ -183,7 +183,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       .filter((view): view is ChatView => view instanceof ChatView);
   }
 
-  private async reindex(): Promise<void> {
+  async reindex(): Promise<void> {
     try {
       const count = await this.search.rebuild();
       new Notice(`Indexed ${count.toLocaleString()} notes.`);

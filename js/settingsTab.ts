@@ -18,19 +18,28 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   constructor(
     app: App,
     plugin: Plugin,
-    private readonly ctx: PluginContext & { indexStatus(): string; onSettingsChanged(): void },
+    private readonly ctx: PluginContext & { indexStatus(): string; onSettingsChanged(): void; reindex(): Promise<void> },
   ) {
     super(app, plugin);
   }
 
+  private unsubscribe: (() => void) | null = null;
+
   display(): void {
     const { containerEl } = this;
+    this.unsubscribe?.();
     containerEl.empty();
     containerEl.addClass("vault-agent-settings");
     this.providerSection(containerEl);
     this.agentSection(containerEl);
     this.modesSection(containerEl);
     this.searchSection(containerEl);
+  }
+
+  hide(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    super.hide();
   }
 
   private async save(): Promise<void> {
@@ -316,7 +325,13 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
           status.setDesc(this.ctx.indexStatus());
         }),
-      );
+      )
+      .addButton((b) => b.setButtonText("Index again").onClick(() => void this.ctx.reindex()));
+    status.descEl.addClass("vault-agent-index-progress");
+    // The progress (done/total) as it happens, while the tab is open.
+    this.unsubscribe = this.ctx.search.onChange(() => {
+      status.setDesc(this.ctx.indexStatus());
+    });
   }
 }
 

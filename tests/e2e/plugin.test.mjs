@@ -325,6 +325,13 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   const id = `e2e-mention-${Date.now()}`;
   await script(id, [{ text: "It rests for 48 hours." }]);
   const page = await openHost({ mock: id });
+  // "Ask about the current note" attaches the open note; a chip's × takes it off again.
+  await page.evaluate(() => window.fakeObsidian.runCommand("ask-about-current-note"));
+  const chip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" });
+  await chip.waitFor();
+  assert.equal(await page.locator(".vault-agent-input").getAttribute("placeholder"), "Ask about Bread…");
+  await chip.locator(".vault-agent-chip-remove").click();
+  await chip.waitFor({ state: "detached" });
   // A slash prompt from the Prompts folder.
   await page.locator(".vault-agent-input").pressSequentially("/");
   await page.locator(".suggestion-item", { hasText: "Summarise" }).click();
@@ -377,6 +384,15 @@ test("the settings tab tests the connection", async () => {
   await settings.locator(".vault-agent-test-result.is-ok", { hasText: "Connected: claude-sonnet-4-5 answered in" }).waitFor();
   await button.click();
   await settings.locator(".vault-agent-test-result.is-error", { hasText: "auth: invalid x-api-key" }).waitFor();
+  // Indexing again from the settings shows its progress there.
+  await page.evaluate(() => {
+    const el = document.querySelector(".vault-agent-index-progress");
+    window.progressSeen = [];
+    new MutationObserver(() => window.progressSeen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  await settings.locator("button", { hasText: "Index again" }).click();
+  await page.waitForFunction(() => window.progressSeen.some((t) => t.startsWith("Indexing 4/4 notes")));
+  await page.waitForFunction(() => window.progressSeen.at(-1).startsWith("Search index: 4 notes. Notes are indexed as they change."));
   await page.screenshot({ path: `${ARTIFACTS}/settings-light.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
