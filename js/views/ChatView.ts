@@ -20,6 +20,7 @@ import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
+import { ResultModal } from "./ResultModal";
 import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
@@ -217,6 +218,7 @@ export class ChatView extends ItemView {
       retry: () => void this.retry(),
       undo: (taskId) => this.undo(taskId),
       openPath: (path) => void this.app.workspace.openLinkText(path, "", false),
+      openResult: (path) => new ResultModal(this.app, path).open(),
       cost: (usage) => this.cost(usage),
       scroll: () => this.scroll(),
     };

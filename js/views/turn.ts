@@ -20,6 +20,8 @@ export interface TurnContext {
   retry(): void;
   undo(taskId: string): Promise<string>;
   openPath(path: string): void;
+  /** Shows a large result the core saved while the task runs. */
+  openResult(path: string): void;
   /** The cost of `usage` in US dollars, or null when the model's price is unknown. */
   cost(usage: Usage): number | null;
   scroll(): void;
@@ -105,7 +107,7 @@ export class TurnView extends Component {
         this.cards.get(event.call_id)?.finish(event.is_error, event.summary, event.duration_ms);
         break;
       case "externalized":
-        this.cards.get(event.call_id)?.link(event.path, event.chars, (path) => this.ctx.openPath(path));
+        this.cards.get(event.call_id)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
         break;
       case "approval_required": {
         this.endText();
@@ -369,8 +371,8 @@ export class ToolCard {
 
   link(path: string, chars: number, open: (path: string) => void): void {
     const link = this.el.createDiv({ cls: "vault-agent-tool-link" });
-    link.appendText(`Full result (${chars.toLocaleString()} characters): `);
-    const a = link.createEl("a", { text: path, href: "#" });
+    const a = link.createEl("a", { text: `Full result (${chars.toLocaleString()} characters)`, href: "#" });
+    a.title = path;
     a.addEventListener("click", (e) => {
       e.preventDefault();
       open(path);

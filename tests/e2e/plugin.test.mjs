@@ -357,6 +357,38 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await page.close();
 });
 
+test("a large tool result is saved aside, and its card links to it while the task runs", async () => {
+  const id = `e2e-large-${Date.now()}`;
+  const files = { ...NOTES };
+  for (let i = 1; i <= 20; i++) {
+    files[`Bread/Variant ${i}.md`] = `# Bread variant ${i}\n\n${"A loaf of bread with seeds, rye and a long, slow proof. ".repeat(8)}\n`;
+  }
+  await script(id, [
+    { toolCalls: [{ id: "s1", name: "search_files", arguments: { query: "bread loaf", limit: 20 } }] },
+    { text: "Twenty variants found; here is the summary.", hold: true },
+  ]);
+  const page = await openHost({ mock: id, files });
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 24 notes" }).waitFor();
+  await send(page, "find my bread variants");
+  const link = page.locator('.vault-agent-tool-card[data-tool="search_files"] .vault-agent-tool-link a');
+  await link.waitFor();
+  assert.match(await link.innerText(), /^Full result \([\d,]+ characters\)$/);
+  assert.match(await link.getAttribute("title"), /^\.obsidian-agent\/tmp\/.+\/search_files-\d+\.md$/);
+  // While the answer is held, the task runs and its saved result can be read.
+  await page.waitForFunction(() => document.querySelector(".vault-agent-text")?.textContent.startsWith("Twenty"));
+  await link.click();
+  const modal = page.locator(".modal.vault-agent-result");
+  await modal.locator(".vault-agent-result-text", { hasText: "Bread/Variant 20.md" }).waitFor();
+  await modal.locator(".modal-close-button").click();
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+  await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+  // The core removed it with the task; the link says so.
+  await link.click();
+  await modal.locator(".vault-agent-result-text", { hasText: "This result is gone" }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("without streaming, requests go through requestUrl and the chat works the same", async () => {
   const id = `e2e-request-${Date.now()}`;
   await script(id, [{ text: "Answered through requestUrl." }]);
