@@ -40,3 +40,83 @@ fn combining_marks_stay_inside_words() {
     assert_eq!(analyse("हिन्दी").len(), 1);
     assert_eq!(analyse("שָׁלוֹם").len(), 1);
 }
+
+/// The analyser as a plain chain of tantivy filters: what [`VaultTokenizer`] must equal.
+fn reference(stem: bool) -> TextAnalyzer {
+    use tantivy::tokenizer::RemoveLongFilter;
+    let base = TextAnalyzer::builder(ScriptTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter);
+    if stem {
+        base.filter(Stemmer::new(Language::English)).build()
+    } else {
+        base.build()
+    }
+}
+
+fn all_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        let t = stream.token();
+        out.push((t.text.clone(), t.offset_from, t.offset_to, t.position));
+    }
+    out
+}
+
+#[test]
+fn the_cached_analyser_gives_exactly_the_filter_chains_tokens() {
+    let long = "x".repeat(MAX_TOKEN_BYTES);
+    let texts = [
+        "Running searches, quickly! The THE the Über-Größe café naïve Ǆemal ﬁle ＡＢＣ ß İstanbul",
+        "Привет мир, ΟΔΥΣΣΕΥΣ Ελληνικά, عربي, שָׁלוֹם, हिन्दी, ক্ষমা, ภาษาไทย, ລາວ, ខ្មែរ",
+        "在Obsidian中 双向链接 オーディオ レコーダー 한국어 ｶﾀｶﾅ 𠀀𠀁 ・ー、。",
+        &format!("before {long} after {long}x ok"),
+        "",
+    ];
+    let mut cached = vault_analyzer();
+    let mut unstemmed = unstemmed_analyzer();
+    for _ in 0..2 {
+        // Twice: the second pass answers from the cache.
+        for text in texts {
+            assert_eq!(all_tokens(&mut cached, text), all_tokens(&mut reference(true), text), "{text}");
+            assert_eq!(all_tokens(&mut unstemmed, text), all_tokens(&mut reference(false), text), "{text}");
+        }
+    }
+}
+
+#[test]
+fn every_character_class_is_what_the_unicode_tables_say() {
+    for u in 0..=0x3FFFF {
+        if let Some(c) = char::from_u32(u) {
+            assert_eq!(class(c), classify(c), "U+{u:04X}");
+        }
+    }
+}
+
+/// Every 7th note of the sample vault (34 languages), when it is there.
+#[test]
+fn the_sample_vault_analyses_as_with_the_filter_chain() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vaults/obsidian-help");
+    let mut files = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut cached = vault_analyzer();
+    let mut plain = reference(true);
+    for path in files.iter().step_by(7) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(all_tokens(&mut cached, &text), all_tokens(&mut plain, &text), "{}", path.display());
+    }
+}
