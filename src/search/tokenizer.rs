@@ -30,9 +30,13 @@ pub const TOKENIZER_VERSION: u32 = 1;
 /// like. A dropped token still takes its position, so phrases never match across it.
 const MAX_TOKEN_BYTES: usize = 64;
 
-/// Slots of the normalised-word cache (a power of two). Word frequencies follow Zipf's law: on
-/// the sample vault, 16K slots answer about nine words in ten, for about a megabyte.
+/// Slots of the normalised-word cache at most (a power of two). Word frequencies follow Zipf's
+/// law: on the sample vault, 16K slots answer about nine words in ten, for about a megabyte.
 const CACHE_SLOTS: usize = 1 << 14;
+/// The cache starts this small and grows fourfold whenever the analyser has seen four times as
+/// many words as it has slots: a query's analyser sees a handful of words, and allocating a
+/// megabyte for each would cost more than the words it analyses.
+const FIRST_CACHE_SLOTS: usize = 1 << 6;
 
 /// The analyser every text field uses: [`ScriptTokenizer`], then lowercase, ASCII folding and
 /// English stemming (tantivy's `LowerCaser`, `AsciiFoldingFilter` and `Stemmer`).
@@ -79,36 +83,50 @@ struct Normalizer {
     chain: TextAnalyzer,
     /// A direct-mapped cache, word → normalised form, indexed by the word's hash: a slot is
     /// overwritten by the next word hashing to it, so frequent words stay and memory is fixed.
-    /// Allocated on first use (query-time analysers mostly see a handful of words).
     slots: Vec<(String, String)>,
+    /// Words normalised so far (to size the cache).
+    seen: usize,
 }
 
 impl Normalizer {
     fn new(stem: bool) -> Self {
         let base = TextAnalyzer::builder(RawTokenizer::default()).filter(LowerCaser).filter(AsciiFoldingFilter);
         let chain = if stem { base.filter(Stemmer::new(Language::English)).build() } else { base.build() };
-        Normalizer { chain, slots: Vec::new() }
+        Normalizer { chain, slots: Vec::new(), seen: 0 }
     }
 
     /// Writes the normalised form of `word` into `out`.
     fn normalize(&mut self, word: &str, out: &mut String) {
+        self.seen += 1;
+        if self.seen >= 4 * self.slots.len().max(FIRST_CACHE_SLOTS / 4) && self.slots.len() < CACHE_SLOTS {
+            let slots = (4 * self.slots.len()).clamp(FIRST_CACHE_SLOTS, CACHE_SLOTS);
+            self.slots = vec![(String::new(), String::new()); slots];
+        }
+        out.clear();
         if self.slots.is_empty() {
-            self.slots = vec![(String::new(), String::new()); CACHE_SLOTS];
+            // The first few words: not worth a cache.
+            Self::run(&mut self.chain, word, out);
+            return;
         }
         let mut hasher = FxHasher::default();
         hasher.write(word.as_bytes());
-        let (key, term) = &mut self.slots[hasher.finish() as usize & (CACHE_SLOTS - 1)];
+        let slot = hasher.finish() as usize & (self.slots.len() - 1);
+        let (key, term) = &mut self.slots[slot];
         if key.as_str() != word {
             term.clear();
-            let mut stream = self.chain.token_stream(word);
-            if stream.advance() {
-                term.push_str(&stream.token().text);
-            }
+            Self::run(&mut self.chain, word, term);
             key.clear();
             key.push_str(word);
         }
-        out.clear();
         out.push_str(term);
+    }
+
+    /// Appends the chain's output for `word` to `out`.
+    fn run(chain: &mut TextAnalyzer, word: &str, out: &mut String) {
+        let mut stream = chain.token_stream(word);
+        if stream.advance() {
+            out.push_str(&stream.token().text);
+        }
     }
 }
 
