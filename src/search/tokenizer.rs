@@ -12,13 +12,12 @@
 //! stemmer only rewrites English suffixes; applied to other languages it is mostly a no-op, and
 //! since queries go through the same analyser, it never costs recall.
 
+use std::borrow::Cow;
 use std::hash::Hasher;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHasher;
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RawTokenizer, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// The name the analyser is registered under in the index.
 pub const TOKENIZER_NAME: &str = "vault";
@@ -30,11 +29,11 @@ pub const TOKENIZER_VERSION: u32 = 1;
 /// like. A dropped token still takes its position, so phrases never match across it.
 const MAX_TOKEN_BYTES: usize = 64;
 
-/// Slots of the normalised-word cache at most (a power of two). Word frequencies follow Zipf's
-/// law: on the sample vault, 16K slots answer about nine words in ten, for about a megabyte.
+/// Slots of the stem cache at most (a power of two). Word frequencies follow Zipf's law: on the
+/// sample vault, 16K slots answer more than nine stems in ten, for about a megabyte.
 const CACHE_SLOTS: usize = 1 << 14;
-/// The cache starts this small and grows fourfold whenever the analyser has seen four times as
-/// many words as it has slots: a query's analyser sees a handful of words, and allocating a
+/// The cache starts this small and grows fourfold whenever the analyser has stemmed four times
+/// as many words as it has slots: a query's analyser sees a handful of words, and allocating a
 /// megabyte for each would cost more than the words it analyses.
 const FIRST_CACHE_SLOTS: usize = 1 << 6;
 
@@ -60,11 +59,16 @@ pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     out
 }
 
-/// [`ScriptTokenizer`]'s words, normalised one by one and remembered: the same word (`the`,
-/// `Obsidian`, `链接`) recurs thousands of times in a vault, and lowercasing, folding and above
-/// all stemming it again each time was most of the cost of indexing. The normalisation itself
-/// is tantivy's filter chain run on the single word, so the terms are exactly what
-/// `ScriptTokenizer → RemoveLongFilter → LowerCaser → AsciiFoldingFilter → Stemmer` gives.
+/// [`ScriptTokenizer`]'s words, normalised without re-running a filter chain on each: the
+/// terms are exactly what `ScriptTokenizer → RemoveLongFilter → LowerCaser →
+/// AsciiFoldingFilter → Stemmer` gives, at a fraction of the cost (that chain was most of the
+/// cost of indexing).
+///
+/// - Lowercasing and ASCII folding both work character by character, so each character's
+///   lowercased, folded form is computed once — by tantivy's own filters, over that character
+///   — and kept in the same per-page tables as the character classes.
+/// - English stemming only rewrites words with ASCII letters (every suffix it knows is ASCII),
+///   and the same words recur thousands of times: stems are remembered in a small cache.
 #[derive(Clone)]
 pub struct VaultTokenizer {
     words: ScriptTokenizer,
@@ -79,54 +83,75 @@ impl VaultTokenizer {
 
 #[derive(Clone)]
 struct Normalizer {
-    /// Tantivy's filters over one whole word (`RawTokenizer` yields its input as one token).
-    chain: TextAnalyzer,
-    /// A direct-mapped cache, word → normalised form, indexed by the word's hash: a slot is
-    /// overwritten by the next word hashing to it, so frequent words stay and memory is fixed.
+    /// The English Snowball stemmer (what tantivy's `Stemmer` filter calls); `None` for the
+    /// unstemmed analyser.
+    stemmer: Option<frostem::Stemmer>,
+    /// A direct-mapped cache, word → stem, indexed by the word's hash: a slot is overwritten by
+    /// the next word hashing to it, so frequent words stay and memory is bounded.
     slots: Vec<(String, String)>,
-    /// Words normalised so far (to size the cache).
+    /// Words stemmed so far (to size the cache).
     seen: usize,
 }
 
 impl Normalizer {
     fn new(stem: bool) -> Self {
-        let base = TextAnalyzer::builder(RawTokenizer::default()).filter(LowerCaser).filter(AsciiFoldingFilter);
-        let chain = if stem { base.filter(Stemmer::new(Language::English)).build() } else { base.build() };
-        Normalizer { chain, slots: Vec::new(), seen: 0 }
+        let stemmer = stem.then(|| frostem::Stemmer::new(frostem::Algorithm::English));
+        Normalizer { stemmer, slots: Vec::new(), seen: 0 }
     }
 
     /// Writes the normalised form of `word` into `out`.
-    fn normalize(&mut self, word: &str, out: &mut String) {
+    fn normalize(&mut self, word: &str, kind: WordKind, out: &mut String) {
+        out.clear();
+        match kind {
+            // No character of those scripts has a case or a folding (a test checks them all),
+            // and the stemmer only touches ASCII letters.
+            WordKind::Bigram => return out.push_str(word),
+            WordKind::Ascii => {
+                out.push_str(word);
+                out.make_ascii_lowercase();
+            }
+            WordKind::Other => word.chars().for_each(|c| fold_char(c, out)),
+        }
+        if self.stemmer.is_some() && out.bytes().any(|b| b.is_ascii_lowercase()) {
+            self.stem(out);
+        }
+    }
+
+    /// Replaces `word` (lowercased and folded) with its stem.
+    fn stem(&mut self, word: &mut String) {
+        let Some(stemmer) = self.stemmer else { return };
         self.seen += 1;
         if self.seen >= 4 * self.slots.len().max(FIRST_CACHE_SLOTS / 4) && self.slots.len() < CACHE_SLOTS {
             let slots = (4 * self.slots.len()).clamp(FIRST_CACHE_SLOTS, CACHE_SLOTS);
             self.slots = vec![(String::new(), String::new()); slots];
         }
-        out.clear();
         if self.slots.is_empty() {
             // The first few words: not worth a cache.
-            Self::run(&mut self.chain, word, out);
+            if let Cow::Owned(stem) = stemmer.stem(word) {
+                *word = stem;
+            }
             return;
         }
         let mut hasher = FxHasher::default();
         hasher.write(word.as_bytes());
         let slot = hasher.finish() as usize & (self.slots.len() - 1);
-        let (key, term) = &mut self.slots[slot];
-        if key.as_str() != word {
-            term.clear();
-            Self::run(&mut self.chain, word, term);
+        let (key, stem) = &mut self.slots[slot];
+        if key != word {
+            stem.clear();
+            stem.push_str(&stemmer.stem(word));
             key.clear();
             key.push_str(word);
         }
-        out.push_str(term);
+        word.clear();
+        word.push_str(stem);
     }
+}
 
-    /// Appends the chain's output for `word` to `out`.
-    fn run(chain: &mut TextAnalyzer, word: &str, out: &mut String) {
-        let mut stream = chain.token_stream(word);
-        if stream.advance() {
-            out.push_str(&stream.token().text);
-        }
+/// Appends what `analyzer` makes of `word` (one token: it starts with a `RawTokenizer`).
+fn run(analyzer: &mut TextAnalyzer, word: &str, out: &mut String) {
+    let mut stream = analyzer.token_stream(word);
+    if stream.advance() {
+        out.push_str(&stream.token().text);
     }
 }
 
@@ -146,12 +171,12 @@ pub struct VaultTokenStream<'a> {
 
 impl TokenStream for VaultTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        while let Some((from, to)) = self.words.next_word() {
+        while let Some((from, to, kind)) = self.words.next_word() {
             if to - from >= MAX_TOKEN_BYTES {
                 continue;
             }
             let word = &self.words.text[from..to];
-            self.normalizer.normalize(word, &mut self.words.token.text);
+            self.normalizer.normalize(word, kind, &mut self.words.token.text);
             return true;
         }
         false
@@ -181,22 +206,74 @@ fn class(c: char) -> Class {
     if c.is_ascii() {
         return if c.is_ascii_alphanumeric() { Class::Word } else { Class::Break };
     }
+    match page(c) {
+        Some(page) => page.class[(c as u32 & 0xFF) as usize],
+        None => classify(c),
+    }
+}
+
+/// Appends `c` lowercased and folded to ASCII where a folding exists (what tantivy's
+/// `LowerCaser` then `AsciiFoldingFilter` make of it).
+fn fold_char(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    let Some(page) = page(c) else {
+        out.push_str(&fold_slow(c));
+        return;
+    };
+    let low = (c as u32 & 0xFF) as u8;
+    match page.folded[low as usize] {
+        '\0' => out.push_str(page.longer.iter().find(|(l, _)| *l == low).map_or("", |(_, s)| s.as_str())),
+        folded => out.push(folded),
+    }
+}
+
+/// What the analyser needs to know about 256 consecutive characters of the Basic Multilingual
+/// Plane.
+struct Page {
+    class: [Class; 256],
+    /// Each character lowercased and folded, when that is one character; `'\0'` when it is
+    /// several (`ß` → `ss`, `ﬁ` → `fi`), found in `longer`. (`'\0'` is itself a break, never
+    /// part of a word.)
+    folded: [char; 256],
+    longer: Vec<(u8, String)>,
+}
+
+/// The page of `c` when it lies in the Basic Multilingual Plane. Searching Unicode tables takes
+/// hundreds of instructions a character, and tantivy's filters more: each page is computed
+/// once, when a character of it is first met (most vaults meet a few dozen of the 256 pages),
+/// and looked up after that.
+fn page(c: char) -> Option<&'static Page> {
+    static PAGES: [OnceLock<Box<Page>>; 256] = [const { OnceLock::new() }; 256];
     let u = c as u32;
     if u > 0xFFFF {
-        return classify(c);
+        return None;
     }
-    // `char::is_alphanumeric` searches Unicode tables (hundreds of instructions a character):
-    // each 256-character page of the Basic Multilingual Plane is classified once, when first
-    // met, and looked up after that.
-    static PAGES: [OnceLock<Box<[Class; 256]>>; 256] = [const { OnceLock::new() }; 256];
-    let page = PAGES[(u >> 8) as usize].get_or_init(|| {
-        let mut classes = Box::new([Class::Break; 256]);
-        for (low, slot) in classes.iter_mut().enumerate() {
-            *slot = char::from_u32(u & !0xFF | low as u32).map_or(Class::Break, classify);
+    Some(PAGES[(u >> 8) as usize].get_or_init(|| {
+        let mut page = Box::new(Page { class: [Class::Break; 256], folded: ['\0'; 256], longer: Vec::new() });
+        for low in 0..=255u8 {
+            let Some(c) = char::from_u32(u & !0xFF | u32::from(low)) else { continue };
+            page.class[low as usize] = classify(c);
+            let folded = fold_slow(c);
+            let mut chars = folded.chars();
+            match (chars.next(), chars.next()) {
+                (Some(one), None) if one != '\0' => page.folded[low as usize] = one,
+                _ => page.longer.push((low, folded)),
+            }
         }
-        classes
-    });
-    page[(u & 0xFF) as usize]
+        page
+    }))
+}
+
+/// `c` through tantivy's `LowerCaser` and `AsciiFoldingFilter`.
+fn fold_slow(c: char) -> String {
+    let mut chain =
+        TextAnalyzer::builder(RawTokenizer::default()).filter(LowerCaser).filter(AsciiFoldingFilter).build();
+    let mut folded = String::new();
+    run(&mut chain, c.encode_utf8(&mut [0u8; 4]), &mut folded);
+    folded
 }
 
 /// [`class`] from the Unicode tables.
@@ -290,14 +367,25 @@ pub struct ScriptTokenStream<'a> {
     token: &'a mut Token,
 }
 
+/// What a word is made of, as far as normalising it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WordKind {
+    /// ASCII letters and digits only.
+    Ascii,
+    /// A bigram or a lone character of a script written without spaces.
+    Bigram,
+    /// A word with other characters.
+    Other,
+}
+
 impl ScriptTokenStream<'_> {
     /// Moves the token to the word at `from..to` (its text is left for the caller to fill).
-    fn emit(&mut self, from: usize, to: usize) -> Option<(usize, usize)> {
+    fn emit(&mut self, from: usize, to: usize, kind: WordKind) -> Option<(usize, usize, WordKind)> {
         self.token.offset_from = from;
         self.token.offset_to = to;
         self.token.position = self.token.position.wrapping_add(1);
         self.token.position_length = 1;
-        Some((from, to))
+        Some((from, to, kind))
     }
 
     /// A run of one character ends: it becomes a unigram.
@@ -311,8 +399,8 @@ impl ScriptTokenStream<'_> {
         Some((prev, prev + len))
     }
 
-    /// The next word's byte range, with the token's offsets and position set.
-    fn next_word(&mut self) -> Option<(usize, usize)> {
+    /// The next word's byte range and kind, with the token's offsets and position set.
+    fn next_word(&mut self) -> Option<(usize, usize, WordKind)> {
         let bytes = self.text.as_bytes();
         while self.cursor < self.text.len() {
             // ASCII fast path: most of most vaults.
@@ -329,16 +417,17 @@ impl ScriptTokenStream<'_> {
                     self.cursor += len;
                     if let Some(prev) = self.bigram_prev.replace(here) {
                         self.bigram_emitted = true;
-                        return self.emit(prev, here + len);
+                        return self.emit(prev, here + len, WordKind::Bigram);
                     }
                     self.bigram_emitted = false;
                 }
                 Class::Word => {
                     if let Some((from, to)) = self.flush_lone_char() {
-                        return self.emit(from, to);
+                        return self.emit(from, to, WordKind::Bigram);
                     }
                     let start = self.cursor;
                     let mut end = start + len;
+                    let mut ascii = len == 1;
                     while end < self.text.len() {
                         let b = bytes[end];
                         if b < 0x80 {
@@ -351,27 +440,28 @@ impl ScriptTokenStream<'_> {
                                 Some(d) if class(d) == Class::Word => end += d.len_utf8(),
                                 _ => break,
                             }
+                            ascii = false;
                         }
                     }
                     self.cursor = end;
-                    return self.emit(start, end);
+                    return self.emit(start, end, if ascii { WordKind::Ascii } else { WordKind::Other });
                 }
                 Class::Break => {
                     if let Some((from, to)) = self.flush_lone_char() {
-                        return self.emit(from, to);
+                        return self.emit(from, to, WordKind::Bigram);
                     }
                     self.cursor += len;
                 }
             }
         }
         let (from, to) = self.flush_lone_char()?;
-        self.emit(from, to)
+        self.emit(from, to, WordKind::Bigram)
     }
 }
 
 impl TokenStream for ScriptTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        let Some((from, to)) = self.next_word() else { return false };
+        let Some((from, to, _)) = self.next_word() else { return false };
         self.token.text.clear();
         self.token.text.push_str(&self.text[from..to]);
         true

@@ -1,4 +1,5 @@
 use super::*;
+use tantivy::tokenizer::{Language, Stemmer};
 
 fn analyse(text: &str) -> Vec<String> {
     tokens(&mut vault_analyzer(), text)
@@ -87,10 +88,15 @@ fn the_cached_analyser_gives_exactly_the_filter_chains_tokens() {
 }
 
 #[test]
-fn every_character_class_is_what_the_unicode_tables_say() {
+fn every_character_is_classified_and_normalised_as_by_the_tables_and_the_filter_chain() {
+    let mut analyser = vault_analyzer();
+    let mut plain = reference(true);
     for u in 0..=0x3FFFF {
-        if let Some(c) = char::from_u32(u) {
-            assert_eq!(class(c), classify(c), "U+{u:04X}");
+        let Some(c) = char::from_u32(u) else { continue };
+        assert_eq!(class(c), classify(c), "U+{u:04X}");
+        // Alone, and in a word that the stemmer rewrites.
+        for word in [c.to_string(), format!("runs{c}"), format!("{c}ing")] {
+            assert_eq!(all_tokens(&mut analyser, &word), all_tokens(&mut plain, &word), "U+{u:04X}");
         }
     }
 }
@@ -118,5 +124,16 @@ fn the_sample_vault_analyses_as_with_the_filter_chain() {
     for path in files.iter().step_by(7) {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         assert_eq!(all_tokens(&mut cached, &text), all_tokens(&mut plain, &text), "{}", path.display());
+    }
+}
+
+/// Why bigrams skip normalisation: no character of those scripts has a case or a folding.
+#[test]
+fn characters_cut_into_bigrams_are_their_own_normal_form() {
+    for u in 0..=0x3FFFF {
+        let Some(c) = char::from_u32(u) else { continue };
+        if classify(c) == Class::Bigram {
+            assert_eq!(fold_slow(c), c.to_string(), "U+{u:04X}");
+        }
     }
 }
