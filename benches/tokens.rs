@@ -120,8 +120,7 @@ mod native {
         };
         futures::executor::block_on(async {
             let mut task = AgentTask::new(setup).await.unwrap();
-            task.run("Research how Canvas, Graph view and Backlinks work in Obsidian and write a summary note.")
-                .await
+            task.run("Research how Canvas, Graph view and Backlinks work in Obsidian and write a summary note.").await
         })
     }
 
@@ -133,7 +132,9 @@ mod native {
     pub fn main() {
         let vault = Rc::new(load_vault());
         let index = SharedIndex::new();
-        index.replace(futures::executor::block_on(SearchIndex::build(&*vault, &ManualClock::new(0), &mut |_| {})).unwrap());
+        index.replace(
+            futures::executor::block_on(SearchIndex::build(&*vault, &ManualClock::new(0), &mut |_| {})).unwrap(),
+        );
 
         let naive = run(vault.clone(), &index, false);
         let on = run(vault, &index, true);
@@ -142,7 +143,9 @@ mod native {
             assert_eq!(report.steps.len(), 8);
         }
 
-        println!("| run | model calls | input tokens (all) | uncached input | cache writes | cache reads | output | cost |");
+        println!(
+            "| run | model calls | input tokens (all) | uncached input | cache writes | cache reads | output | cost |"
+        );
         println!("|---|---:|---:|---:|---:|---:|---:|---:|");
         for (name, r) in [("(a) naive", &naive), ("(b) everything on", &on)] {
             let u = &r.usage;

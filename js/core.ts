@@ -1,11 +1,22 @@
-import init, { VaultCore, version } from "../pkg/vault_agent.js";
+import init, { costOf, modelPrice, VaultCore, version } from "../pkg/vault_agent.js";
 import wasmBytes from "../pkg/vault_agent_bg.wasm";
 import type { VaultHost } from "./host/VaultHost";
+import type { ModelPrice, ProviderConfig, Usage } from "./protocol";
+import type { CoreRequest, CoreResponse } from "./transport";
+
+export type { VaultCore };
 
 export interface Core {
   version: string;
-  /** A core bound to one vault host. */
-  open(host: VaultHost): VaultCore;
+  /**
+   * A core bound to one vault host. `request` is the non-streaming transport without CORS
+   * (Obsidian's `requestUrl`), used when `fetch` cannot reach a server or when asked for.
+   */
+  open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): VaultCore;
+  /** The list price of the model `provider` names, or null when unknown. */
+  modelPrice(provider: ProviderConfig): ModelPrice | null;
+  /** What `usage` costs at `price`, in US dollars. */
+  costOf(price: ModelPrice, usage: Usage): number;
 }
 
 let loading: Promise<Core> | null = null;
@@ -15,9 +26,14 @@ let loading: Promise<Core> | null = null;
  * forgotten so the next call retries.
  */
 export function loadCore(): Promise<Core> {
-  loading ??= (async () => {
+  loading ??= (async (): Promise<Core> => {
     await init({ module_or_path: wasmBytes });
-    return { version: version(), open: (host: VaultHost) => new VaultCore(host) };
+    return {
+      version: version(),
+      open: (host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>) => new VaultCore(host, request),
+      modelPrice: (provider: ProviderConfig) => modelPrice(provider) as ModelPrice | null,
+      costOf: (price: ModelPrice, usage: Usage) => costOf(price, usage),
+    };
   })().catch((error: unknown) => {
     loading = null;
     throw error;

@@ -1,28 +1,212 @@
-import { Notice, Plugin } from "obsidian";
-import { loadCore } from "./core";
+import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import type { CoreHandle, PluginContext } from "./context";
+import { loadCore, type Core } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
+import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
+import { ApiKeys, DEFAULT_SETTINGS, migrateSettings, type VaultAgentSettings } from "./settings";
+import { VaultAgentSettingTab } from "./settingsTab";
+import { SearchService } from "./search";
+import { requestWithObsidian } from "./transport";
+import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
+import { SearchModal } from "./views/SearchModal";
+import { errorMessage } from "./views/turn";
 
-/** Lifecycle only: commands and the lazily started core. Logic lives in the Rust core. */
-export default class VaultAgentPlugin extends Plugin {
+/**
+ * Lifecycle only: settings, the sidebar view, commands, the ribbon icon, the settings tab, and
+ * the wasm core, started lazily once. Everything the agent does happens in the core.
+ */
+export default class VaultAgentPlugin extends Plugin implements PluginContext {
+  settings: VaultAgentSettings = structuredClone(DEFAULT_SETTINGS);
+  private keys!: ApiKeys;
+  private started: Promise<CoreHandle> | null = null;
+  private loaded: Core | null = null;
+  readonly search = new SearchService(() => this.core());
+
   async onload(): Promise<void> {
+    this.settings = migrateSettings(await this.loadData());
+    this.keys = new ApiKeys(this.app, () => this.settings);
+
+    this.registerView(VIEW_TYPE_CHAT, (leaf: WorkspaceLeaf) => new ChatView(leaf, this));
+    this.addRibbonIcon("bot", "Open Vault Agent", () => void this.openChat());
+    this.addSettingTab(new VaultAgentSettingTab(this.app, this, this));
+
+    this.addCommand({ id: "open-chat", name: "Open chat", callback: () => void this.openChat() });
     this.addCommand({
-      id: "show-core-status",
-      name: "Show core status",
-      callback: () => void this.showStatus(),
+      id: "ask-about-current-note",
+      name: "Ask about the current note",
+      checkCallback: (checking) => {
+        const file = this.app.workspace.getActiveFile();
+        if (!file || file.extension !== "md") return false;
+        if (!checking) {
+          void this.openChat().then((view) => {
+            view?.attach(file);
+            view?.focusInput(`Ask about ${file.basename}…`);
+          });
+        }
+        return true;
+      },
     });
-    this.addRibbonIcon("bot", "Vault Agent: core status", () => void this.showStatus());
-    // Start the core once the workspace is ready, off the critical path of app start-up.
-    this.app.workspace.onLayoutReady(() => void this.showStatus());
+    this.addCommand({ id: "undo-last-task", name: "Undo the last task", callback: () => void this.undoLastTask() });
+    // No default hotkey (Obsidian's guidelines): users bind one under Settings → Hotkeys.
+    this.addCommand({ id: "search-vault", name: "Search the vault", callback: () => this.openSearch() });
+    this.addCommand({ id: "index-vault", name: "Index the vault again", callback: () => void this.reindex() });
+    this.addCommand({
+      id: "stop-task",
+      name: "Stop the running task",
+      checkCallback: (checking) => {
+        const running = this.chatViews().filter((v) => v.isRunning());
+        if (!running.length) return false;
+        if (!checking) running.forEach((v) => v.stop());
+        return true;
+      },
+    });
+
+    // Indexing progress, then the index's size, in the status bar; a click opens search.
+    const status = this.addStatusBarItem();
+    status.addClass("vault-agent-index-status", "mod-clickable");
+    status.addEventListener("click", () => this.openSearch());
+    const showStatus = () => status.setText(this.search.describe());
+    this.register(this.search.onChange(showStatus));
+
+    // The index follows the vault. Events arrive for every file; the core indexes notes only.
+    const note = (file: TAbstractFile) => this.settings.indexing.enabled && file instanceof TFile && file.extension === "md";
+    this.registerEvent(this.app.vault.on("create", (file) => note(file) && this.search.changed(file.path)));
+    this.registerEvent(this.app.vault.on("modify", (file) => note(file) && this.search.changed(file.path)));
+    this.registerEvent(this.app.vault.on("delete", (file) => note(file) && this.search.removed(file.path)));
+    this.registerEvent(
+      this.app.vault.on("rename", (file, oldPath) => note(file) && this.search.renamed(oldPath, file.path)),
+    );
+
+    // Start the core once the workspace is ready, off the critical path of app start-up; sweep
+    // temporary files that tasks interrupted by a closed app left behind; load the index.
+    this.app.workspace.onLayoutReady(() => {
+      showStatus();
+      void this.core()
+        .then(async ({ vault }) => {
+          await vault.sweepTemporaryFiles();
+          if (this.settings.indexing.enabled) await this.search.start();
+        })
+        .catch((error: unknown) => console.error("Vault Agent: the core failed to start", error));
+    });
   }
 
-  private async showStatus(): Promise<void> {
+  onunload(): void {
+    // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
+    // the index are applied and saved.
+    this.search.stop();
+    this.started = null;
+  }
+
+  // ---- PluginContext ---------------------------------------------------------------------------
+
+  async saveSettings(): Promise<void> {
+    await this.saveData(this.settings);
+  }
+
+  core(): Promise<CoreHandle> {
+    this.started ??= loadCore()
+      .then((core) => {
+        this.loaded = core;
+        // requestUrl: the transport without CORS, and the only one on mobile.
+        const vault = core.open(new ObsidianVaultHost(this.app), requestWithObsidian);
+        return { core, vault };
+      })
+      .catch((error: unknown) => {
+        this.started = null;
+        throw error;
+      });
+    return this.started;
+  }
+
+  apiKey(): string {
+    return this.keys.get(this.settings.provider.preset);
+  }
+
+  transport(): Transport {
+    // On mobile, streaming fetch is bound by CORS with no way around it: requestUrl is.
+    return Platform.isMobileApp && this.settings.transport === "auto" ? "request" : this.settings.transport;
+  }
+
+  apiKeyStore(): ApiKeys {
+    return this.keys;
+  }
+
+  modelPrice(provider: ProviderConfig): ModelPrice | null {
+    return this.loaded?.modelPrice(provider) ?? null;
+  }
+
+  costOf(price: ModelPrice, usage: Usage): number {
+    return this.loaded?.costOf(price, usage) ?? 0;
+  }
+
+  openSettings(): void {
+    // Obsidian has no public call to open a plugin's tab; this is the one every plugin uses.
+    const setting = (this.app as unknown as { setting?: { open(): void; openTabById(id: string): void } }).setting;
+    setting?.open();
+    setting?.openTabById(this.manifest.id);
+  }
+
+  openSearch(): void {
+    new SearchModal(this.app, this.search).open();
+  }
+
+  indexStatus(): string {
+    const state = this.search.describe();
+    return this.settings.indexing.enabled
+      ? `${state}. Notes are indexed as they change.`
+      : `${state}. Off: the index loads when you search and does not follow changes.`;
+  }
+
+  onSettingsChanged(): void {
+    for (const view of this.chatViews()) view.refresh();
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  /** Opens (or reveals) the chat in the right sidebar. */
+  async openChat(): Promise<ChatView | null> {
+    const { workspace } = this.app;
+    let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_CHAT)[0] ?? null;
+    if (!leaf) {
+      leaf = workspace.getRightLeaf(false);
+      if (!leaf) return null;
+      await leaf.setViewState({ type: VIEW_TYPE_CHAT, active: true });
+    }
+    await workspace.revealLeaf(leaf);
+    return leaf.view instanceof ChatView ? leaf.view : null;
+  }
+
+  private chatViews(): ChatView[] {
+    return this.app.workspace
+      .getLeavesOfType(VIEW_TYPE_CHAT)
+      .map((leaf) => leaf.view)
+      .filter((view): view is ChatView => view instanceof ChatView);
+  }
+
+  async reindex(): Promise<void> {
     try {
-      const core = await loadCore();
-      const notes = await core.open(new ObsidianVaultHost(this.app)).noteCount();
-      new Notice(`Vault Agent ${core.version} is ready (${notes} notes).`);
+      const count = await this.search.rebuild();
+      new Notice(`Indexed ${count.toLocaleString()} notes.`);
     } catch (error) {
-      console.error("Vault Agent: the core failed to start", error);
-      new Notice(`Vault Agent could not start: ${error instanceof Error ? error.message : String(error)}`);
+      new Notice(`Indexing failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private async undoLastTask(): Promise<void> {
+    try {
+      const { vault } = await this.core();
+      const tasks = (await vault.listCheckpoints()) as CheckpointSummary[];
+      const last = tasks.find((t) => t.undone_ms === undefined || t.undone_ms === null);
+      if (!last) {
+        new Notice("No task to undo.");
+        return;
+      }
+      const report = (await vault.undoTask(last.task_id)) as UndoReport;
+      const changed = report.restored.length + report.trashed.length + report.recreated_folders.length;
+      const failed = report.failed.length ? ` ${report.failed.length} could not be restored.` : "";
+      new Notice(`Undid task ${last.task_id}: ${changed} paths put back.${failed}`);
+    } catch (error) {
+      new Notice(`Undo failed: ${errorMessage(error)}`);
     }
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test: lints, native tests, tests in headless Chrome, the plugin bundle's
-# type check and node tests. This is README command (2) and exactly what CI runs (.ci/run).
+# type check, lint and node tests, and the plugin end to end in a fake Obsidian page. This is
+# README command (2) and exactly what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -38,10 +39,15 @@ for _ in $(seq 1 50); do grep -q listening "$server_log" && break; sleep 0.1; do
 grep -q listening "$server_log" || { cat "$server_log"; echo "the test server did not start"; exit 1; }
 wasm-pack test --headless --chrome -- --locked --test browser
 
-step "plugin: wasm package, bundle, type check, node tests"
+step "plugin: wasm package, bundle, type check, lint (eslint-plugin-obsidianmd), node tests"
 wasm-pack build --dev --target web --out-dir pkg --no-pack -- --locked
 node esbuild.config.mjs
 npx --no-install tsc --noEmit -p tsconfig.json
+npx --no-install eslint --max-warnings 0 js/
 node --test tests/js/
+
+step "plugin end to end: main.js in a fake Obsidian page, headless Chromium (playwright-core)"
+node tests/e2e/build-host.mjs
+node --test tests/e2e/plugin.test.mjs
 
 step "all checks passed"

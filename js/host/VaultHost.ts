@@ -25,7 +25,7 @@ export interface VaultHost {
   mkdir(path: string): Promise<void>;
   /** Moves a file or folder; rejects with `EEXIST` if `to` exists. */
   rename(from: string, to: string): Promise<void>;
-  /** Moves a user's file or folder to the vault's `.trash/` folder. Never a hard delete. */
+  /** Moves a user's file or folder to the trash (in Obsidian, as the user's deletion preference says). */
   trash(path: string): Promise<void>;
   /** Deletes a file or folder recursively. The core uses it only for its own files. */
   remove(path: string): Promise<void>;

@@ -1,6 +1,9 @@
 import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
 import { VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
 
+/** Whether a path is inside a hidden folder or names a hidden file (Obsidian does not track those). */
+const isHidden = (path: string): boolean => path.split("/").some((segment) => segment.startsWith("."));
+
 /** Obsidian's adapter wants "/" for the vault root. */
 const adapterPath = (path: string): string => (path === "" ? "/" : normalizePath(path));
 
@@ -41,7 +44,10 @@ export class ObsidianVaultHost implements VaultHost {
       return;
     }
     await this.prepareWrite(path);
-    await this.adapter.write(adapterPath(path), content);
+    // A new note goes through the vault, so Obsidian (and other plugins) see it at once; the
+    // agent's own files live in hidden folders, which Obsidian does not track.
+    if (isHidden(path)) await this.adapter.write(adapterPath(path), content);
+    else await this.app.vault.create(path, content);
   }
 
   async writeBinary(path: string, data: Uint8Array): Promise<void> {
@@ -68,7 +74,9 @@ export class ObsidianVaultHost implements VaultHost {
   async mkdir(path: string): Promise<void> {
     const stat = await this.stat(path);
     if (stat?.kind === "file") throw new VaultHostError("ENOTDIR", path);
-    if (!stat) await this.adapter.mkdir(adapterPath(path));
+    if (stat) return;
+    if (isHidden(path)) await this.adapter.mkdir(adapterPath(path));
+    else await this.app.vault.createFolder(path);
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -84,7 +92,9 @@ export class ObsidianVaultHost implements VaultHost {
   async trash(path: string): Promise<void> {
     if (!(await this.stat(path))) throw new VaultHostError("ENOENT", path);
     const file = this.app.vault.getAbstractFileByPath(path);
-    if (file) await this.app.vault.trash(file, false);
+    // As the user's "Deleted files" preference says. Whatever it says, the task's checkpoint
+    // holds the note's bytes, so undo brings it back.
+    if (file) await this.app.fileManager.trashFile(file);
     else await this.adapter.trashLocal(adapterPath(path));
   }
 
@@ -107,6 +117,9 @@ export class ObsidianVaultHost implements VaultHost {
     const parent = path.slice(0, slash);
     const stat = await this.stat(parent);
     if (stat?.kind === "file") throw new VaultHostError("ENOTDIR", parent);
-    if (!stat) await this.adapter.mkdir(adapterPath(parent));
+    if (!stat) {
+      if (isHidden(parent)) await this.adapter.mkdir(adapterPath(parent));
+      else await this.app.vault.createFolder(parent);
+    }
   }
 }

@@ -8,11 +8,11 @@ use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup};
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::prompt::VaultInfo;
-use crate::protocol::{Message, RunReport};
+use crate::protocol::{ContentBlock, Message, Role, RunReport};
 use crate::provider::ModelProvider;
 use crate::search::SharedIndex;
 use crate::tools::ToolRegistry;
-use crate::vault::Vault;
+use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// A chat with the agent. Every [`Conversation::send`] is a task of its own (its own id,
@@ -31,6 +31,8 @@ pub struct Conversation {
     history: RefCell<Vec<Message>>,
     cancel: RefCell<CancelToken>,
     running: Cell<bool>,
+    /// Where the last task began in the history, and its request (for [`Conversation::retry_last`]).
+    last_request: RefCell<Option<(usize, String)>>,
 }
 
 impl Conversation {
@@ -55,6 +57,7 @@ impl Conversation {
             history: RefCell::new(Vec::new()),
             cancel: RefCell::new(CancelToken::new()),
             running: Cell::new(false),
+            last_request: RefCell::new(None),
         }
     }
 
@@ -114,9 +117,67 @@ impl Conversation {
         result
     }
 
+    /// Runs `message` with the notes at `attachments` (the user's `@`-mentions) attached: the
+    /// notes' current text follows the message, each in a `<note path="…">` block inside one
+    /// `<attached_notes>` block, so the model has them without a tool call. A note longer than
+    /// [`ATTACHMENT_CHARS`] is cut, with a line saying so. A path that is invalid, ignored by
+    /// the vault's rules, missing or not text is an error before the task starts.
+    pub async fn send_with_attachments(&self, message: &str, attachments: &[String]) -> Result<RunReport> {
+        if attachments.is_empty() {
+            return self.send(message).await;
+        }
+        let text = self.attach(message, attachments).await?;
+        self.send(&text).await
+    }
+
+    /// Runs the last request again from where the conversation stood before it — after a
+    /// provider error, a stop or a denial. The request's message (with its attachments) and
+    /// everything after it leave the history first, so the model does not see the failed
+    /// attempt. Changes the failed attempt made stay in the vault, undoable with its task id.
+    pub async fn retry_last(&self) -> Result<RunReport> {
+        if self.running.get() {
+            return Err(Error::Invalid("a task is already running in this conversation".into()));
+        }
+        // The request of the last task run here; for a restored conversation, its last user
+        // message that is not tool results.
+        let last = self.last_request.borrow().clone();
+        let (index, text) = match last {
+            Some(found) => found,
+            None => {
+                let history = self.history.borrow();
+                let found = history.iter().enumerate().rev().find(|(_, m)| is_request(m));
+                let (index, message) =
+                    found.ok_or_else(|| Error::Invalid("there is no earlier request to retry".into()))?;
+                (index, message.text())
+            }
+        };
+        self.history.borrow_mut().truncate(index);
+        self.send(&text).await
+    }
+
+    async fn attach(&self, message: &str, paths: &[String]) -> Result<String> {
+        let rules = PathRules::load(&*self.vault).await?;
+        let mut text = format!("{message}\n\n{ATTACHMENTS_OPEN}\n");
+        for raw in paths {
+            let path = VaultPath::parse(raw)?;
+            if rules.is_ignored(&path) {
+                return Err(Error::NotFound(raw.clone()));
+            }
+            let content = self.vault.read(&path).await?;
+            let mut body: String = content.chars().take(ATTACHMENT_CHARS).collect();
+            if body.len() < content.len() {
+                body.push_str(&format!("\n[… cut at {ATTACHMENT_CHARS} characters; read_file has the rest]"));
+            }
+            text.push_str(&format!("<note path=\"{path}\">\n{body}\n</note>\n"));
+        }
+        text.push_str("</attached_notes>");
+        Ok(text)
+    }
+
     async fn run(&self, message: &str) -> Result<RunReport> {
         let cancel = CancelToken::new();
         *self.cancel.borrow_mut() = cancel.clone();
+        *self.last_request.borrow_mut() = Some((self.history.borrow().len(), message.to_string()));
         let config = self.config.borrow().clone();
         let setup = TaskSetup {
             config: config.clone(),
@@ -139,4 +200,18 @@ impl Conversation {
         self.config.borrow_mut().auto_approve = task.policy().automatic().collect();
         Ok(report)
     }
+}
+
+/// The longest attached note, in characters.
+pub const ATTACHMENT_CHARS: usize = 40_000;
+
+/// Opens the block of attached notes that follows a user's message (the UI shows the message
+/// above it and the notes as chips).
+pub const ATTACHMENTS_OPEN: &str = "<attached_notes>";
+
+/// Whether `message` is a user's request (text), not tool results.
+fn is_request(message: &Message) -> bool {
+    message.role == Role::User
+        && message.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
+        && !message.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }

@@ -1,14 +1,16 @@
 //! The agent: [`AgentTask::run`], the loop that calls the model, runs the tools it asks for
 //! through the pipeline, and feeds the results back until the task is done.
 
+mod chat_store;
 mod config;
 mod conversation;
 mod hooks;
 mod mode;
 mod task;
 
+pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
 pub use config::AgentConfig;
-pub use conversation::Conversation;
+pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS};
 pub use hooks::{CondenseHook, HookContext, MemoryFlush};
 pub use mode::Mode;
 pub use task::{new_task_id, AgentTask, TaskSetup};

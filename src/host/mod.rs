@@ -7,6 +7,7 @@
 
 mod agent_host;
 mod clock;
+mod fallback_http;
 mod http;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -16,6 +17,7 @@ mod native_http;
 
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
 pub use clock::{utc_datetime, Clock, ManualClock};
+pub use fallback_http::FallbackClient;
 pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_clock::SystemClock;

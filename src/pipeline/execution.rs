@@ -128,6 +128,11 @@ struct Staged {
 }
 
 impl Staged {
+    /// Whether the model is told the call failed (a skip is not a failure).
+    fn is_error(&self) -> bool {
+        !matches!(self.status, CallStatus::Ok | CallStatus::Skipped)
+    }
+
     fn refused(status: CallStatus, message: impl Into<String>) -> Self {
         let content = message.into();
         Staged {
@@ -268,24 +273,7 @@ impl ToolExecutionPipeline {
     }
 
     fn not_run(&self, call: &ToolCall, index: u32, reason: &str) -> CallOutcome {
-        let content = format!("Not run: {reason}.");
-        CallOutcome {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            report: ToolCallReport {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                index,
-                latency_ms: 0,
-                result_chars: 0,
-                error: Some(content.clone()),
-                externalized: None,
-            },
-            content,
-            is_error: true,
-            status: CallStatus::NotRun,
-            control: None,
-        }
+        outcome(call, index, Staged::refused(CallStatus::NotRun, format!("Not run: {reason}.")), 0)
     }
 
     async fn run_one(&self, call: &ToolCall, index: u32) -> CallOutcome {
@@ -297,9 +285,8 @@ impl ToolExecutionPipeline {
         });
         let staged = self.stages(call, index).await;
         let duration_ms = self.env.clock.now_ms().saturating_sub(started);
-        let is_error = !matches!(staged.status, CallStatus::Ok | CallStatus::Skipped);
-
-        let outcome = match &staged.status {
+        let is_error = staged.is_error();
+        let logged = match &staged.status {
             CallStatus::Ok => Outcome::Ok,
             CallStatus::Skipped => Outcome::Skipped,
             CallStatus::Denied => Outcome::Denied,
@@ -315,7 +302,7 @@ impl ToolExecutionPipeline {
             tool: call.name.clone(),
             input: call.input.clone(),
             approval: staged.approval.to_string(),
-            outcome,
+            outcome: logged,
             error: error.clone(),
             result_chars: staged.result_chars,
             duration_ms,
@@ -338,23 +325,7 @@ impl ToolExecutionPipeline {
                 .unwrap_or_else(|| staged.content.lines().next().unwrap_or("").chars().take(200).collect()),
             duration_ms,
         });
-        CallOutcome {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            report: ToolCallReport {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                index,
-                latency_ms: duration_ms,
-                result_chars: staged.result_chars,
-                error,
-                externalized: staged.externalized,
-            },
-            content: staged.content,
-            is_error,
-            status: staged.status,
-            control: staged.control,
-        }
+        outcome(call, index, staged, duration_ms)
     }
 
     /// The stages, in order; the first that refuses ends the call.
@@ -528,6 +499,28 @@ impl ToolExecutionPipeline {
             approval,
             summary,
         }
+    }
+}
+
+/// A call's outcome from what its stages gave.
+fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> CallOutcome {
+    let is_error = staged.is_error();
+    CallOutcome {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        report: ToolCallReport {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            index,
+            latency_ms: duration_ms,
+            result_chars: staged.result_chars,
+            error: is_error.then(|| staged.content.clone()),
+            externalized: staged.externalized,
+        },
+        content: staged.content,
+        is_error,
+        status: staged.status,
+        control: staged.control,
     }
 }
 

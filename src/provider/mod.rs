@@ -6,6 +6,8 @@
 //! - [`sse`]: server-sent events over the host's byte stream.
 //! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`].
 //! - [`dialect`]: tool calls written as text, for models without native tool calling.
+//! - [`price_for`]: list prices for the cost meter; [`check_connection`]: one tiny request
+//!   for the settings' "test connection".
 //!
 //! Retries of failures before the first token happen inside `stream` (announced with
 //! [`StreamEvent::Retry`]); the loop sees a categorised [`ProviderError`] when they are used up.
@@ -16,6 +18,8 @@ mod config;
 pub mod dialect;
 pub mod formats;
 mod openai;
+mod pricing;
+mod probe;
 pub mod retry;
 pub mod sse;
 mod transport;
@@ -27,6 +31,8 @@ pub use config::{
 };
 pub use dialect::{TextToolDialect, TextToolProvider};
 pub use openai::OpenAiProvider;
+pub use pricing::{price_for, ModelPrice};
+pub use probe::{check_connection, ConnectionCheck};
 pub use retry::RetryPolicy;
 
 mod scripted;

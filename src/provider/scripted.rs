@@ -249,7 +249,12 @@ impl ScriptedProvider {
             }
         }
         let write = written_to.saturating_sub(read);
-        Usage { input_tokens: total - read - write, cache_read_tokens: read, cache_write_tokens: write, ..Default::default() }
+        Usage {
+            input_tokens: total - read - write,
+            cache_read_tokens: read,
+            cache_write_tokens: write,
+            ..Default::default()
+        }
     }
 }
 
@@ -295,7 +300,8 @@ mod tests {
         let provider = ScriptedProvider::new([Turn::text("a"), Turn::text("b"), Turn::text("c")]).with_prompt_cache();
         let mut r = request();
         r.system = vec![crate::protocol::SystemPart { text: "x".repeat(8_000), cache_breakpoint: true }];
-        let usage = |r: &ModelRequest| futures::executor::block_on(complete(&provider, r, &CancelToken::new())).unwrap().usage;
+        let usage =
+            |r: &ModelRequest| futures::executor::block_on(complete(&provider, r, &CancelToken::new())).unwrap().usage;
         let first = usage(&r);
         assert_eq!((first.cache_read_tokens, first.input_tokens), (0, 0), "all written: {first:?}");
         assert!(first.cache_write_tokens >= 2_000);

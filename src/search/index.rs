@@ -32,10 +32,8 @@ use crate::{Error, Result};
 
 /// Delta shards merge into one when there are more than this.
 pub const MAX_DELTA_SHARDS: usize = 8;
-/// Work between two yields to the host's event loop, in milliseconds.
+/// Work between two yields to the host's event loop (and progress reports), in milliseconds.
 const YIELD_EVERY_MS: u64 = 40;
-/// …and at most this many notes between two yields (and progress reports).
-const YIELD_EVERY_NOTES: usize = 500;
 
 /// How far an indexing run has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,27 +149,24 @@ pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> 
     Ok(NoteRead::Text { text, mtime })
 }
 
-/// Yields to the host's event loop when enough work has been done since the last yield.
+/// Yields to the host's event loop when [`YIELD_EVERY_MS`] of work went by since the last yield.
+/// By time, not by note count: notes range from a line to megabytes.
 pub(crate) struct Pacer<'a> {
     clock: &'a dyn Clock,
     last: u64,
-    since: usize,
 }
 
 impl<'a> Pacer<'a> {
     pub(crate) fn new(clock: &'a dyn Clock) -> Self {
-        Pacer { clock, last: clock.now_ms(), since: 0 }
+        Pacer { clock, last: clock.now_ms() }
     }
 
-    /// Counts one unit of work; after enough, reports progress and yields.
+    /// After one unit of work: when it is time, reports progress and yields.
     pub(crate) async fn tick(&mut self, progress: &mut dyn FnMut(Progress), done: usize, total: usize) {
-        self.since += 1;
-        let now = self.clock.now_ms();
-        if self.since >= YIELD_EVERY_NOTES || now.saturating_sub(self.last) >= YIELD_EVERY_MS {
+        if self.clock.now_ms().saturating_sub(self.last) >= YIELD_EVERY_MS {
             progress(Progress { done, total });
             self.clock.sleep(0).await;
             self.last = self.clock.now_ms();
-            self.since = 0;
         }
     }
 }

@@ -6,6 +6,8 @@
 //! - [`SearchIndex`] indexes every note with tantivy (BM25 with field boosts, phrases, typo
 //!   and prefix matching, folder/tag/path filters, snippets), updates one note at a time,
 //!   answers backlinks and tag lookups, and persists to `.obsidian-agent/index/`.
+//! - [`SearchIndex::related`] ranks the notes related to one note (links, tags, text), for
+//!   the sidebar.
 //!
 //! ```
 //! use vault_agent::search::{SearchIndex, SearchQuery};
@@ -38,6 +40,7 @@ mod index;
 mod note;
 mod persist;
 mod query;
+mod related;
 mod schema;
 mod shard;
 mod shared;
@@ -52,5 +55,6 @@ pub use index::{
 };
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
 pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
+pub use related::RelatedNote;
 pub use shared::SharedIndex;
 pub use tokenizer::{vault_analyzer, TOKENIZER_VERSION};

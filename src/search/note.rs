@@ -224,8 +224,7 @@ impl<'a> Walker<'a> {
             | Options::ENABLE_TASKLISTS
             | Options::ENABLE_WIKILINKS;
         let body = &self.text[self.offset..];
-        let events: Vec<(Event<'_>, Range<usize>)> = Parser::new_ext(body, options).into_offset_iter().collect();
-        for (event, range) in events {
+        for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
             let range = (range.start + self.offset)..(range.end + self.offset);
             self.event(event, range);
         }
@@ -391,28 +390,23 @@ impl<'a> Walker<'a> {
     /// Finds `#tag`s: `#` at the start or after whitespace, then letters, digits, `_`, `-`, `/`,
     /// with at least one character that is not a digit (Obsidian's rule).
     fn scan_tags(&mut self, text: &str) {
-        let mut prev = self.prev_char;
-        let mut chars = text.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            if c == '#' && prev.is_none_or(char::is_whitespace) {
-                let start = i + 1;
-                let mut end = start;
-                while let Some(&(j, d)) = chars.peek() {
-                    if d.is_alphanumeric() || d == '_' || d == '-' || d == '/' {
-                        end = j + d.len_utf8();
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
-                let tag = text[start..end].trim_end_matches('/');
-                if !tag.is_empty() && !tag.chars().all(|d| d.is_ascii_digit()) {
-                    self.tags.push(tag.to_string());
-                }
-                prev = text[..end].chars().next_back();
+        // Only a `#` can start a tag: jump from one to the next (most text has none).
+        let mut from = 0;
+        while let Some(i) = text[from..].find('#').map(|i| from + i) {
+            let prev = if i == 0 { self.prev_char } else { text[..i].chars().next_back() };
+            let start = i + 1;
+            if !prev.is_none_or(char::is_whitespace) {
+                from = start;
                 continue;
             }
-            prev = Some(c);
+            let end = text[start..]
+                .find(|d: char| !(d.is_alphanumeric() || d == '_' || d == '-' || d == '/'))
+                .map_or(text.len(), |n| start + n);
+            let tag = text[start..end].trim_end_matches('/');
+            if !tag.is_empty() && !tag.chars().all(|d| d.is_ascii_digit()) {
+                self.tags.push(tag.to_string());
+            }
+            from = end;
         }
     }
 

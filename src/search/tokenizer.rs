@@ -12,9 +12,12 @@
 //! stemmer only rewrites English suffixes; applied to other languages it is mostly a no-op, and
 //! since queries go through the same analyser, it never costs recall.
 
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use std::borrow::Cow;
+use std::hash::Hasher;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHasher;
+use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// The name the analyser is registered under in the index.
 pub const TOKENIZER_NAME: &str = "vault";
@@ -22,28 +25,28 @@ pub const TOKENIZER_NAME: &str = "vault";
 /// Bumped whenever tokenisation changes, so persisted indexes built with another are rebuilt.
 pub const TOKENIZER_VERSION: u32 = 1;
 
-/// Tokens longer than this (in bytes) are dropped: base64 blobs and the like.
+/// Tokens this long or longer (in bytes, before normalisation) are dropped: base64 blobs and the
+/// like. A dropped token still takes its position, so phrases never match across it.
 const MAX_TOKEN_BYTES: usize = 64;
 
-/// The analyser every text field uses: [`ScriptTokenizer`], lowercase, ASCII folding, English
-/// stemming.
+/// Slots of the stem cache at most (a power of two). Word frequencies follow Zipf's law: on the
+/// sample vault, 16K slots answer more than nine stems in ten, for about a megabyte.
+const CACHE_SLOTS: usize = 1 << 14;
+/// The cache starts this small and grows fourfold whenever the analyser has stemmed four times
+/// as many words as it has slots: a query's analyser sees a handful of words, and allocating a
+/// megabyte for each would cost more than the words it analyses.
+const FIRST_CACHE_SLOTS: usize = 1 << 6;
+
+/// The analyser every text field uses: [`ScriptTokenizer`], then lowercase, ASCII folding and
+/// English stemming (tantivy's `LowerCaser`, `AsciiFoldingFilter` and `Stemmer`).
 pub fn vault_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(ScriptTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
-        .build()
+    TextAnalyzer::from(VaultTokenizer::new(true))
 }
 
 /// The same analyser without stemming: query prefixes (`configu…`) are matched against the
 /// index's terms as typed, since a stemmer would rewrite an unfinished word.
 pub fn unstemmed_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(ScriptTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
+    TextAnalyzer::from(VaultTokenizer::new(false))
 }
 
 /// Runs `analyzer` over `text` and returns the token texts.
@@ -54,6 +57,138 @@ pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
         out.push(stream.token().text.clone());
     }
     out
+}
+
+/// [`ScriptTokenizer`]'s words, normalised without re-running a filter chain on each: the
+/// terms are exactly what `ScriptTokenizer → RemoveLongFilter → LowerCaser →
+/// AsciiFoldingFilter → Stemmer` gives, at a fraction of the cost (that chain was most of the
+/// cost of indexing).
+///
+/// - Lowercasing and ASCII folding both work character by character, so each character's
+///   lowercased, folded form is computed once — by tantivy's own filters, over that character
+///   — and kept in the same per-page tables as the character classes.
+/// - English stemming only rewrites words with ASCII letters (every suffix it knows is ASCII),
+///   and the same words recur thousands of times: stems are remembered in a small cache.
+#[derive(Clone)]
+pub struct VaultTokenizer {
+    words: ScriptTokenizer,
+    normalizer: Normalizer,
+}
+
+impl VaultTokenizer {
+    fn new(stem: bool) -> Self {
+        VaultTokenizer { words: ScriptTokenizer::default(), normalizer: Normalizer::new(stem) }
+    }
+}
+
+#[derive(Clone)]
+struct Normalizer {
+    /// The English Snowball stemmer (what tantivy's `Stemmer` filter calls); `None` for the
+    /// unstemmed analyser.
+    stemmer: Option<frostem::Stemmer>,
+    /// A direct-mapped cache, word → stem, indexed by the word's hash: a slot is overwritten by
+    /// the next word hashing to it, so frequent words stay and memory is bounded.
+    slots: Vec<(String, String)>,
+    /// Words stemmed so far (to size the cache).
+    seen: usize,
+}
+
+impl Normalizer {
+    fn new(stem: bool) -> Self {
+        let stemmer = stem.then(|| frostem::Stemmer::new(frostem::Algorithm::English));
+        Normalizer { stemmer, slots: Vec::new(), seen: 0 }
+    }
+
+    /// Writes the normalised form of `word` into `out`.
+    fn normalize(&mut self, word: &str, kind: WordKind, out: &mut String) {
+        out.clear();
+        match kind {
+            // No character of those scripts has a case or a folding (a test checks them all),
+            // and the stemmer only touches ASCII letters.
+            WordKind::Bigram => return out.push_str(word),
+            WordKind::Ascii => {
+                out.push_str(word);
+                out.make_ascii_lowercase();
+            }
+            WordKind::Other => word.chars().for_each(|c| fold_char(c, out)),
+        }
+        if self.stemmer.is_some() && out.bytes().any(|b| b.is_ascii_lowercase()) {
+            self.stem(out);
+        }
+    }
+
+    /// Replaces `word` (lowercased and folded) with its stem.
+    fn stem(&mut self, word: &mut String) {
+        let Some(stemmer) = self.stemmer else { return };
+        self.seen += 1;
+        if self.seen >= 4 * self.slots.len().max(FIRST_CACHE_SLOTS / 4) && self.slots.len() < CACHE_SLOTS {
+            let slots = (4 * self.slots.len()).clamp(FIRST_CACHE_SLOTS, CACHE_SLOTS);
+            self.slots = vec![(String::new(), String::new()); slots];
+        }
+        if self.slots.is_empty() {
+            // The first few words: not worth a cache.
+            if let Cow::Owned(stem) = stemmer.stem(word) {
+                *word = stem;
+            }
+            return;
+        }
+        let mut hasher = FxHasher::default();
+        hasher.write(word.as_bytes());
+        let slot = hasher.finish() as usize & (self.slots.len() - 1);
+        let (key, stem) = &mut self.slots[slot];
+        if key != word {
+            stem.clear();
+            stem.push_str(&stemmer.stem(word));
+            key.clear();
+            key.push_str(word);
+        }
+        word.clear();
+        word.push_str(stem);
+    }
+}
+
+/// Appends what `analyzer` makes of `word` (one token: it starts with a `RawTokenizer`).
+fn run(analyzer: &mut TextAnalyzer, word: &str, out: &mut String) {
+    let mut stream = analyzer.token_stream(word);
+    if stream.advance() {
+        out.push_str(&stream.token().text);
+    }
+}
+
+impl Tokenizer for VaultTokenizer {
+    type TokenStream<'a> = VaultTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VaultTokenStream<'a> {
+        VaultTokenStream { words: self.words.token_stream(text), normalizer: &mut self.normalizer }
+    }
+}
+
+/// The token stream of [`VaultTokenizer`].
+pub struct VaultTokenStream<'a> {
+    words: ScriptTokenStream<'a>,
+    normalizer: &'a mut Normalizer,
+}
+
+impl TokenStream for VaultTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        while let Some((from, to, kind)) = self.words.next_word() {
+            if to - from >= MAX_TOKEN_BYTES {
+                continue;
+            }
+            let word = &self.words.text[from..to];
+            self.normalizer.normalize(word, kind, &mut self.words.token.text);
+            return true;
+        }
+        false
+    }
+
+    fn token(&self) -> &Token {
+        self.words.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.words.token
+    }
 }
 
 /// How a character takes part in tokens.
@@ -68,6 +203,81 @@ enum Class {
 }
 
 fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return if c.is_ascii_alphanumeric() { Class::Word } else { Class::Break };
+    }
+    match page(c) {
+        Some(page) => page.class[(c as u32 & 0xFF) as usize],
+        None => classify(c),
+    }
+}
+
+/// Appends `c` lowercased and folded to ASCII where a folding exists (what tantivy's
+/// `LowerCaser` then `AsciiFoldingFilter` make of it).
+fn fold_char(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    let Some(page) = page(c) else {
+        out.push_str(&fold_slow(c));
+        return;
+    };
+    let low = (c as u32 & 0xFF) as u8;
+    match page.folded[low as usize] {
+        '\0' => out.push_str(page.longer.iter().find(|(l, _)| *l == low).map_or("", |(_, s)| s.as_str())),
+        folded => out.push(folded),
+    }
+}
+
+/// What the analyser needs to know about 256 consecutive characters of the Basic Multilingual
+/// Plane.
+struct Page {
+    class: [Class; 256],
+    /// Each character lowercased and folded, when that is one character; `'\0'` when it is
+    /// several (`ß` → `ss`, `ﬁ` → `fi`), found in `longer`. (`'\0'` is itself a break, never
+    /// part of a word.)
+    folded: [char; 256],
+    longer: Vec<(u8, String)>,
+}
+
+/// The page of `c` when it lies in the Basic Multilingual Plane. Searching Unicode tables takes
+/// hundreds of instructions a character, and tantivy's filters more: each page is computed
+/// once, when a character of it is first met (most vaults meet a few dozen of the 256 pages),
+/// and looked up after that.
+fn page(c: char) -> Option<&'static Page> {
+    static PAGES: [OnceLock<Box<Page>>; 256] = [const { OnceLock::new() }; 256];
+    let u = c as u32;
+    if u > 0xFFFF {
+        return None;
+    }
+    Some(PAGES[(u >> 8) as usize].get_or_init(|| {
+        let mut page = Box::new(Page { class: [Class::Break; 256], folded: ['\0'; 256], longer: Vec::new() });
+        for low in 0..=255u8 {
+            let Some(c) = char::from_u32(u & !0xFF | u32::from(low)) else { continue };
+            page.class[low as usize] = classify(c);
+            let folded = fold_slow(c);
+            let mut chars = folded.chars();
+            match (chars.next(), chars.next()) {
+                (Some(one), None) if one != '\0' => page.folded[low as usize] = one,
+                _ => page.longer.push((low, folded)),
+            }
+        }
+        page
+    }))
+}
+
+/// `c` through tantivy's `LowerCaser` and `AsciiFoldingFilter`.
+fn fold_slow(c: char) -> String {
+    let mut chain =
+        TextAnalyzer::builder(RawTokenizer::default()).filter(LowerCaser).filter(AsciiFoldingFilter).build();
+    let mut folded = String::new();
+    run(&mut chain, c.encode_utf8(&mut [0u8; 4]), &mut folded);
+    folded
+}
+
+/// [`class`] from the Unicode tables.
+fn classify(c: char) -> Class {
     if c.is_ascii() {
         return if c.is_ascii_alphanumeric() { Class::Word } else { Class::Break };
     }
@@ -128,8 +338,9 @@ fn is_mark(u: u32) -> bool {
     )
 }
 
-/// Splits text into words and bigrams (see the module docs). Offsets are byte offsets in the
-/// text; positions increase by one per token, so bigrams of one run are a phrase.
+/// Splits text into words and bigrams (see the module docs), as written: no normalisation.
+/// Offsets are byte offsets in the text; positions increase by one per token, so bigrams of
+/// one run are a phrase.
 #[derive(Clone, Default)]
 pub struct ScriptTokenizer {
     token: Token,
@@ -156,15 +367,25 @@ pub struct ScriptTokenStream<'a> {
     token: &'a mut Token,
 }
 
+/// What a word is made of, as far as normalising it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WordKind {
+    /// ASCII letters and digits only.
+    Ascii,
+    /// A bigram or a lone character of a script written without spaces.
+    Bigram,
+    /// A word with other characters.
+    Other,
+}
+
 impl ScriptTokenStream<'_> {
-    fn emit(&mut self, from: usize, to: usize) -> bool {
-        self.token.text.clear();
-        self.token.text.push_str(&self.text[from..to]);
+    /// Moves the token to the word at `from..to` (its text is left for the caller to fill).
+    fn emit(&mut self, from: usize, to: usize, kind: WordKind) -> Option<(usize, usize, WordKind)> {
         self.token.offset_from = from;
         self.token.offset_to = to;
         self.token.position = self.token.position.wrapping_add(1);
         self.token.position_length = 1;
-        true
+        Some((from, to, kind))
     }
 
     /// A run of one character ends: it becomes a unigram.
@@ -177,10 +398,9 @@ impl ScriptTokenStream<'_> {
         let len = self.text[prev..].chars().next().map_or(0, char::len_utf8);
         Some((prev, prev + len))
     }
-}
 
-impl TokenStream for ScriptTokenStream<'_> {
-    fn advance(&mut self) -> bool {
+    /// The next word's byte range and kind, with the token's offsets and position set.
+    fn next_word(&mut self) -> Option<(usize, usize, WordKind)> {
         let bytes = self.text.as_bytes();
         while self.cursor < self.text.len() {
             // ASCII fast path: most of most vaults.
@@ -188,10 +408,8 @@ impl TokenStream for ScriptTokenStream<'_> {
             let (c, len) = if b < 0x80 {
                 (b as char, 1)
             } else {
-                match self.text[self.cursor..].chars().next() {
-                    Some(c) => (c, c.len_utf8()),
-                    None => return false,
-                }
+                let c = self.text[self.cursor..].chars().next()?;
+                (c, c.len_utf8())
             };
             match class(c) {
                 Class::Bigram => {
@@ -199,16 +417,17 @@ impl TokenStream for ScriptTokenStream<'_> {
                     self.cursor += len;
                     if let Some(prev) = self.bigram_prev.replace(here) {
                         self.bigram_emitted = true;
-                        return self.emit(prev, here + len);
+                        return self.emit(prev, here + len, WordKind::Bigram);
                     }
                     self.bigram_emitted = false;
                 }
                 Class::Word => {
                     if let Some((from, to)) = self.flush_lone_char() {
-                        return self.emit(from, to);
+                        return self.emit(from, to, WordKind::Bigram);
                     }
                     let start = self.cursor;
                     let mut end = start + len;
+                    let mut ascii = len == 1;
                     while end < self.text.len() {
                         let b = bytes[end];
                         if b < 0x80 {
@@ -221,23 +440,31 @@ impl TokenStream for ScriptTokenStream<'_> {
                                 Some(d) if class(d) == Class::Word => end += d.len_utf8(),
                                 _ => break,
                             }
+                            ascii = false;
                         }
                     }
                     self.cursor = end;
-                    return self.emit(start, end);
+                    return self.emit(start, end, if ascii { WordKind::Ascii } else { WordKind::Other });
                 }
                 Class::Break => {
                     if let Some((from, to)) = self.flush_lone_char() {
-                        return self.emit(from, to);
+                        return self.emit(from, to, WordKind::Bigram);
                     }
                     self.cursor += len;
                 }
             }
         }
-        if let Some((from, to)) = self.flush_lone_char() {
-            return self.emit(from, to);
-        }
-        false
+        let (from, to) = self.flush_lone_char()?;
+        self.emit(from, to, WordKind::Bigram)
+    }
+}
+
+impl TokenStream for ScriptTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        let Some((from, to, _)) = self.next_word() else { return false };
+        self.token.text.clear();
+        self.token.text.push_str(&self.text[from..to]);
+        true
     }
 
     fn token(&self) -> &Token {

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::{ApprovalCategory, ChangePreview};
-use crate::vault::{VaultPath, TRASH_FOLDER};
+use crate::vault::VaultPath;
 
 pub struct DeleteFile;
 
@@ -22,8 +22,7 @@ impl Tool for DeleteFile {
     }
 
     fn description(&self) -> &str {
-        "Move a note or folder to the vault's trash (.trash/). Nothing is erased: the user can restore it, \
-         and undoing the task puts it back."
+        "Move a note or folder to the trash. Undoing the task puts it back."
     }
 
     fn parameters(&self) -> Value {
@@ -63,6 +62,6 @@ impl Tool for DeleteFile {
         }
         ctx.vault.trash(&args.path).await?;
         ctx.ledger.forget(&args.path);
-        Ok(ToolOutput::text(format!("Moved {} to {TRASH_FOLDER}/.", args.path)))
+        Ok(ToolOutput::text(format!("Moved {} to the trash.", args.path)))
     }
 }

@@ -2,6 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 use async_trait::async_trait;
 
@@ -146,10 +147,32 @@ impl Vault for MemoryVault {
                 Error::NotFound(dir.to_string())
             });
         }
-        let is_child = |p: &VaultPath| p.parent().as_ref() == Some(dir);
+        // Paths sort as strings, so everything inside `dir` lies in one run after it (past
+        // siblings such as `dir.md` or `dir 2`, which sort before `dir/`): list that run instead
+        // of scanning the whole vault for every folder.
+        let prefix = if dir.is_root() { String::new() } else { format!("{}/", dir.as_str()) };
+        let before = |p: &&VaultPath| p.as_str() < prefix.as_str();
+        let inside = |p: &&VaultPath| p.as_str().starts_with(&prefix);
+        let child = |p: &&VaultPath| !p.as_str()[prefix.len()..].contains('/');
+        let after = (Bound::Excluded(dir), Bound::Unbounded);
+        let files = self.files.borrow();
+        let folders = self.folders.borrow();
         Ok(Listing {
-            files: self.files.borrow().keys().filter(|p| is_child(p)).cloned().collect(),
-            folders: self.folders.borrow().iter().filter(|p| is_child(p)).cloned().collect(),
+            files: files
+                .range::<VaultPath, _>(after)
+                .map(|(p, _)| p)
+                .skip_while(before)
+                .take_while(inside)
+                .filter(child)
+                .cloned()
+                .collect(),
+            folders: folders
+                .range::<VaultPath, _>(after)
+                .skip_while(before)
+                .take_while(inside)
+                .filter(child)
+                .cloned()
+                .collect(),
         })
     }
 

@@ -11,8 +11,11 @@
 //! - `read` of a missing file is [`Error::NotFound`]; of a folder, [`Error::IsAFolder`].
 //! - `list(dir)` returns the direct children of `dir`, files and folders apart, sorted.
 //! - `rename` never overwrites: an existing destination is [`Error::AlreadyExists`].
-//! - `trash` moves a user's file or folder to the vault's `.trash/` folder (never a hard
-//!   delete); `remove` deletes, and is for the agent's own files under `.obsidian-agent/`.
+//! - `trash` moves a user's file or folder to the trash: the vault's `.trash/` folder here and
+//!   in the CLI; in Obsidian, wherever the user's "Deleted files" preference says (Obsidian's
+//!   rules for plugins require it), which may be a permanent delete. The agent never relies on
+//!   the trash to undo: a task's checkpoint keeps the bytes first. `remove` deletes, and is for
+//!   the agent's own files under `.obsidian-agent/`.
 //! - `mkdir` creates missing parents and succeeds if the folder already exists.
 
 mod memory;
@@ -82,7 +85,7 @@ pub trait Vault {
     async fn mkdir(&self, path: &VaultPath) -> Result<()>;
     /// Moves a file or folder; fails if `to` exists. Creates `to`'s missing parents.
     async fn rename(&self, from: &VaultPath, to: &VaultPath) -> Result<()>;
-    /// Moves a user's file or folder to the trash. Never a hard delete.
+    /// Moves a user's file or folder to the trash (see the module docs for where that is).
     async fn trash(&self, path: &VaultPath) -> Result<()>;
     /// Deletes a file or folder (recursively). Only for the agent's own files.
     async fn remove(&self, path: &VaultPath) -> Result<()>;

@@ -5,13 +5,12 @@ use std::rc::Rc;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault};
+use super::{from_js, js_error, to_js, JsClock, Transport, VaultCore};
 use crate::agent::{AgentConfig, Conversation, Mode};
 use crate::host::ChannelHost;
 use crate::prompt::VaultInfo;
 use crate::protocol::{ApprovalDecision, Message};
 use crate::provider::{build, ProviderConfig};
-use crate::search::SharedIndex;
 
 /// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
 #[derive(Deserialize)]
@@ -28,6 +27,9 @@ struct ChatOptions {
     /// The user's own modes; `agent.mode` may name one of them.
     #[serde(default)]
     modes: Vec<Mode>,
+    /// How model requests travel (`auto`, `fetch`, `request`).
+    #[serde(default)]
+    transport: Transport,
 }
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
@@ -40,14 +42,10 @@ pub struct Chat {
 }
 
 impl Chat {
-    pub(crate) fn new(
-        vault: Rc<JsVault>,
-        search: SharedIndex,
-        options: JsValue,
-        on_event: js_sys::Function,
-    ) -> Result<Chat, JsValue> {
+    pub(crate) fn new(core: &VaultCore, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
         let options: ChatOptions = from_js(options)?;
-        let provider = build(&options.provider, Rc::new(FetchClient), Rc::new(JsClock)).map_err(js_error)?;
+        let vault = core.vault.clone();
+        let provider = build(&options.provider, core.http(options.transport)?, Rc::new(JsClock)).map_err(js_error)?;
         let host = Rc::new(ChannelHost::new(move |event| {
             // A listener that throws must not stop the task; the error is reported where JS
             // errors go.
@@ -60,7 +58,7 @@ impl Chat {
         let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
             .with_history(options.history)
             .with_modes(options.modes)
-            .with_search(search);
+            .with_search(core.search.clone());
         conversation.set_vault_info(options.vault);
         Ok(Chat { conversation, host })
     }
@@ -68,10 +66,19 @@ impl Chat {
 
 #[wasm_bindgen]
 impl Chat {
-    /// Runs `message` as a task; resolves with its `RunReport` (rejects only if the task could
-    /// not start, e.g. while another is running).
-    pub async fn send(&self, message: String) -> Result<JsValue, JsValue> {
-        let report = self.conversation.send(&message).await.map_err(js_error)?;
+    /// Runs `message` as a task, with the notes at `attachments` (vault paths, the user's
+    /// `@`-mentions; optional) attached; resolves with its `RunReport`. Rejects only if the
+    /// task could not start (another is running, an attachment cannot be read).
+    pub async fn send(&self, message: String, attachments: Option<Vec<String>>) -> Result<JsValue, JsValue> {
+        let attachments = attachments.unwrap_or_default();
+        let report = self.conversation.send_with_attachments(&message, &attachments).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
+    /// Runs the last request again from where the chat stood before it (after a provider error,
+    /// a stop or a denial); resolves with the new `RunReport`.
+    pub async fn retry(&self) -> Result<JsValue, JsValue> {
+        let report = self.conversation.retry_last().await.map_err(js_error)?;
         to_js(&report)
     }
 

@@ -6,6 +6,7 @@
 mod agent;
 mod clock;
 mod http;
+mod request_client;
 mod search;
 mod semantic;
 mod vault;
@@ -19,11 +20,18 @@ use wasm_bindgen::prelude::*;
 pub use agent::Chat;
 pub use clock::JsClock;
 pub use http::FetchClient;
+pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
-use crate::host::Clock;
+use serde::Deserialize;
+
+use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
+use crate::cancel::CancelToken;
+use crate::host::{Clock, FallbackClient, HttpClient};
 use crate::pipeline::{list_checkpoints, sweep_orphans, undo_task, ORPHAN_AGE_MS};
+use crate::protocol::{ErrorKind, ProviderError, Usage};
+use crate::provider::{build, check_connection, price_for, ModelPrice, ProviderConfig, RetryPolicy};
 use crate::search::SharedIndex;
 use crate::vault::{walk_files, Vault};
 
@@ -36,6 +44,24 @@ fn start() {
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_string()
+}
+
+/// The list price of the model `provider` (a `ProviderConfig`) names, in US dollars per
+/// million tokens (`{input, output, cacheRead, cacheWrite}`), or `null` when unknown. Servers on
+/// this machine are free.
+#[wasm_bindgen(js_name = modelPrice)]
+pub fn model_price(provider: JsValue) -> Result<JsValue, JsValue> {
+    let config: ProviderConfig = from_js(provider)?;
+    to_js(&price_for(&config))
+}
+
+/// What `usage` (a `Usage`, as in `step_finished`) costs in US dollars at `price` (a
+/// `ModelPrice`, e.g. from `modelPrice` or the user's own).
+#[wasm_bindgen(js_name = costOf)]
+pub fn cost_of(price: JsValue, usage: JsValue) -> Result<f64, JsValue> {
+    let price: ModelPrice = from_js(price)?;
+    let usage: Usage = from_js(usage)?;
+    Ok(price.cost(&usage))
 }
 
 /// The one place where a core error becomes a JS `Error`.
@@ -53,19 +79,54 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue>
     serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("invalid argument: {e}")))
 }
 
+/// How model requests travel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Transport {
+    /// Streaming `fetch`, switching to the request function for good when `fetch` cannot reach
+    /// the server (CORS) — or the request function alone when `fetch` is not wanted.
+    #[default]
+    Auto,
+    /// Streaming `fetch` only.
+    Fetch,
+    /// The request function only (no streaming: the answer appears when it is complete).
+    Request,
+}
+
+/// How long "test connection" waits for an answer.
+const CONNECTION_TIMEOUT_MS: u64 = 30_000;
+
 /// The core as the plugin sees it, bound to one vault host.
 #[wasm_bindgen]
 pub struct VaultCore {
     vault: Rc<JsVault>,
+    request: Option<js_sys::Function>,
     search: SharedIndex,
+}
+
+impl VaultCore {
+    /// The HTTP client for `transport`.
+    pub(crate) fn http(&self, transport: Transport) -> Result<Rc<dyn HttpClient>, JsValue> {
+        let request = self.request.clone().map(|f| Rc::new(JsRequestClient::new(f)) as Rc<dyn HttpClient>);
+        Ok(match (transport, request) {
+            (Transport::Fetch, _) | (Transport::Auto, None) => Rc::new(FetchClient),
+            (Transport::Auto, Some(request)) => Rc::new(FallbackClient::new(Rc::new(FetchClient), request)),
+            (Transport::Request, Some(request)) => request,
+            (Transport::Request, None) => {
+                return Err(js_error("the request transport needs a request function (new VaultCore(host, request))"))
+            }
+        })
+    }
 }
 
 #[wasm_bindgen]
 impl VaultCore {
-    /// Binds the core to `host`, a `VaultHost` (see `js/host/VaultHost.ts`).
+    /// Binds the core to `host`, a `VaultHost` (see `js/host/VaultHost.ts`). `request`, if
+    /// given, sends an HTTP request without streaming and without CORS (Obsidian's
+    /// `requestUrl`; see `JsRequestClient`): the fallback when `fetch` cannot reach a server.
     #[wasm_bindgen(constructor)]
-    pub fn new(host: VaultHost) -> VaultCore {
-        VaultCore { vault: Rc::new(JsVault::new(host)), search: SharedIndex::new() }
+    pub fn new(host: VaultHost, request: Option<js_sys::Function>) -> VaultCore {
+        VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new() }
     }
 
     /// The vault's search engine. Every engine a core hands out shares one index, and the
@@ -75,11 +136,73 @@ impl VaultCore {
         SearchEngine::shared(self.vault.clone(), self.search.clone())
     }
 
-    /// A new chat with the agent: `options` is `{provider, agent?, vault?}` (see
-    /// `ChatOptions` in `js/core.ts`); `onEvent` receives every `AgentEvent`.
+    /// A new chat with the agent: `options` is `{provider, agent?, vault?, history?, modes?,
+    /// transport?}` (see `ChatOptions` in `js/core.ts`); `onEvent` receives every `AgentEvent`.
     #[wasm_bindgen(js_name = newChat)]
     pub fn new_chat(&self, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
-        Chat::new(self.vault.clone(), self.search.clone(), options, on_event)
+        Chat::new(self, options, on_event)
+    }
+
+    /// Sends one tiny request with `provider` (a `ProviderConfig`), a single attempt, and
+    /// resolves with a `ConnectionCheck`: `{ok, model, latencyMs, firstTokenMs?, reply, usage,
+    /// error?: {kind, message, status}}`. Rejects only for a configuration that cannot work
+    /// (no model, no key where one is needed, a bad URL).
+    #[wasm_bindgen(js_name = testConnection)]
+    pub async fn test_connection(&self, provider: JsValue, transport: JsValue) -> Result<JsValue, JsValue> {
+        let mut config: ProviderConfig = from_js(provider)?;
+        config.retry = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
+        let transport: Transport =
+            if transport.is_undefined() || transport.is_null() { Transport::Auto } else { from_js(transport)? };
+        let provider = build(&config, self.http(transport)?, Rc::new(JsClock)).map_err(js_error)?;
+        let cancel = CancelToken::new();
+        let check = check_connection(&*provider, &JsClock, &cancel);
+        let timeout = JsClock.sleep(CONNECTION_TIMEOUT_MS);
+        futures::pin_mut!(check, timeout);
+        match futures::future::select(check, timeout).await {
+            futures::future::Either::Left((check, _)) => to_js(&check),
+            futures::future::Either::Right(_) => {
+                cancel.cancel();
+                let error = ProviderError::new(
+                    ErrorKind::Network,
+                    format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000),
+                );
+                to_js(&crate::provider::ConnectionCheck {
+                    ok: false,
+                    model: config.model,
+                    latency_ms: CONNECTION_TIMEOUT_MS,
+                    first_token_ms: None,
+                    reply: String::new(),
+                    usage: Usage::default(),
+                    error: Some(error),
+                })
+            }
+        }
+    }
+
+    /// Saves a chat (`SavedChat`: `{id?, title?, mode, messages, tasks}`) to
+    /// `.obsidian-agent/chats/`; resolves with it as saved (with its id and title).
+    #[wasm_bindgen(js_name = saveChat)]
+    pub async fn save_chat(&self, chat: JsValue) -> Result<JsValue, JsValue> {
+        let chat: SavedChat = from_js(chat)?;
+        to_js(&save_chat(&*self.vault, chat, JsClock.now_ms()).await.map_err(js_error)?)
+    }
+
+    /// The saved chat `id`.
+    #[wasm_bindgen(js_name = loadChat)]
+    pub async fn load_chat(&self, id: String) -> Result<JsValue, JsValue> {
+        to_js(&load_chat(&*self.vault, &id).await.map_err(js_error)?)
+    }
+
+    /// Saved chats, most recent first: `[{id, title, updatedMs, messages}]`.
+    #[wasm_bindgen(js_name = listChats)]
+    pub async fn list_chats(&self) -> Result<JsValue, JsValue> {
+        to_js(&list_chats(&*self.vault).await.map_err(js_error)?)
+    }
+
+    /// Deletes the saved chat `id`.
+    #[wasm_bindgen(js_name = deleteChat)]
+    pub async fn delete_chat(&self, id: String) -> Result<(), JsValue> {
+        delete_chat(&*self.vault, &id).await.map_err(js_error)
     }
 
     /// Restores everything the task `taskId` changed; resolves with an `UndoReport`.

@@ -113,6 +113,12 @@ impl SearchEngine {
         to_js(&hits)
     }
 
+    /// Up to `limit` notes related to `note` (links either way, shared tags, text like its
+    /// title), closest first: `[{path, title, score, reasons}]`.
+    pub fn related(&self, note: String, limit: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.with_index(|index| index.related(&note, limit as usize))?)
+    }
+
     /// Notes linking to `path`.
     pub fn backlinks(&self, note: String) -> Result<JsValue, JsValue> {
         to_js(&self.with_index(|index| index.backlinks(&note))?)

@@ -49,7 +49,7 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     vault.write(&p("Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C.\n").await.unwrap();
     vault.write(&p("Cooking/Pizza.md"), "# Pizza\n\nDough rests 48 h.\n").await.unwrap();
 
-    let core = VaultCore::new(host.unchecked_into());
+    let core = VaultCore::new(host.unchecked_into(), None);
     let options = json!({
         "provider": {"kind": "openai-compatible", "model": "mock", "baseUrl": server_url(&format!("/mock/{id}/openai/v1"))},
         "agent": {"autoApprove": ["read"], "maxIterations": 10},
@@ -72,7 +72,7 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     let chat = Rc::new(core.new_chat(options, on_event.as_ref().clone().unchecked_into()).unwrap());
     *chat_slot.borrow_mut() = Some(chat.clone());
 
-    let report = chat.send("Merge my baking notes".into()).await.unwrap();
+    let report = chat.send("Merge my baking notes".into(), None).await.unwrap();
     let report: Value = serde_wasm_bindgen::from_value(report).unwrap();
     assert_eq!(report["end"]["reason"], "completed", "{report}");
     assert_eq!(report["final_text"], "Merged into [[Baking]].");
@@ -113,7 +113,7 @@ async fn cancel_from_js_stops_a_task_waiting_for_approval() {
     ]});
     fetch_json(HttpRequest::post_json(server_url(&format!("/mock/{id}/script")), &script)).await;
     let host = new_memory_host();
-    let core = VaultCore::new(host.clone().unchecked_into());
+    let core = VaultCore::new(host.clone().unchecked_into(), None);
     let options = json!({"provider": {"kind": "openai-compatible", "model": "mock",
         "baseUrl": server_url(&format!("/mock/{id}/openai/v1"))}});
     let slot: Rc<RefCell<Option<Rc<Chat>>>> = Rc::default();
@@ -129,8 +129,67 @@ async fn cancel_from_js_stops_a_task_waiting_for_approval() {
             .unwrap(),
     );
     *slot.borrow_mut() = Some(chat.clone());
-    let report: Value = serde_wasm_bindgen::from_value(chat.send("write".into()).await.unwrap()).unwrap();
+    let report: Value = serde_wasm_bindgen::from_value(chat.send("write".into(), None).await.unwrap()).unwrap();
     assert!(report["end"]["reason"] == "cancelled" || report["end"]["reason"] == "denied", "{report}");
     let vault = JsVault::new(host.unchecked_into());
     assert!(vault.stat(&p("a.md")).await.unwrap().is_none());
+}
+
+/// The mock provider scripted with `responses`; returns its id.
+async fn script(prefix: &str, responses: Value) -> String {
+    let id = format!("{prefix}-{}", (js_sys::Math::random() * 1e9) as u64);
+    fetch_json(HttpRequest::post_json(server_url(&format!("/mock/{id}/script")), &json!({"responses": responses})))
+        .await;
+    id
+}
+
+#[wasm_bindgen_test]
+async fn when_fetch_cannot_reach_the_server_the_chat_falls_back_to_the_request_function() {
+    use crate::support::{new_request_function, request_calls};
+    let id = script("fallback", json!([{"text": "Hello from the fallback."}])).await;
+    // Nothing listens on port 9: fetch fails as it does for a CORS refusal.
+    let unreachable = "http://127.0.0.1:9";
+    let request = new_request_function(unreachable, &server_url(""));
+    let core = VaultCore::new(new_memory_host().unchecked_into(), Some(request));
+    let options = json!({"provider": {"kind": "openai-compatible", "model": "mock",
+        "baseUrl": format!("{unreachable}/mock/{id}/openai/v1")}});
+    let texts: Rc<RefCell<String>> = Rc::default();
+    let sink = texts.clone();
+    let on_event = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+        if get(&event, "type").as_string().as_deref() == Some("text_delta") {
+            sink.borrow_mut().push_str(&get(&event, "text").as_string().unwrap());
+        }
+    });
+    let before = request_calls();
+    let chat = core
+        .new_chat(js_sys::JSON::parse(&options.to_string()).unwrap(), on_event.as_ref().clone().unchecked_into())
+        .unwrap();
+    let report: Value = serde_wasm_bindgen::from_value(chat.send("hi".into(), None).await.unwrap()).unwrap();
+    assert_eq!(report["end"]["reason"], "answered", "{report}");
+    assert_eq!(*texts.borrow(), "Hello from the fallback.");
+    assert_eq!(request_calls(), before + 1);
+}
+
+#[wasm_bindgen_test]
+async fn test_connection_reports_latency_or_the_categorised_error() {
+    let id = script("probe", json!([{"text": "OK"}, {"status": 401, "message": "invalid x-api-key"}])).await;
+    let core = VaultCore::new(new_memory_host().unchecked_into(), None);
+    let provider = json!({"kind": "anthropic", "model": "claude-test", "apiKey": "k",
+        "baseUrl": server_url(&format!("/mock/{id}/anthropic"))});
+    let provider = js_sys::JSON::parse(&provider.to_string()).unwrap();
+    let ok: Value =
+        serde_wasm_bindgen::from_value(core.test_connection(provider.clone(), JsValue::UNDEFINED).await.unwrap())
+            .unwrap();
+    assert_eq!(ok["ok"], true, "{ok}");
+    assert_eq!(ok["reply"], "OK");
+    assert_eq!(ok["model"], "claude-test");
+    let failed: Value =
+        serde_wasm_bindgen::from_value(core.test_connection(provider, JsValue::UNDEFINED).await.unwrap()).unwrap();
+    assert_eq!(failed["ok"], false);
+    assert_eq!(failed["error"]["kind"], "auth", "{failed}");
+    // A single attempt: the mock saw exactly two requests, with the browser header.
+    let requests = fetch_json(HttpRequest::get(server_url(&format!("/mock/{id}/requests")))).await;
+    assert_eq!(requests.as_array().unwrap().len(), 2);
+    assert_eq!(requests[0]["headers"]["anthropic-dangerous-direct-browser-access"], "true");
+    assert_eq!(requests[0]["body"]["max_tokens"], 16);
 }

@@ -60,7 +60,7 @@ async fn the_plugin_entry_point_counts_notes_through_the_host() {
     for name in ["a.md", "Folder/b.md", "Folder/c.canvas", ".obsidian/workspace.md", "image.png"] {
         vault.write(&p(name), "x").await.unwrap();
     }
-    let core = VaultCore::new(host.unchecked_into());
+    let core = VaultCore::new(host.unchecked_into(), None);
     assert_eq!(core.note_count().await.unwrap(), 2);
 }
 

@@ -17,3 +17,14 @@ extern "C" {
     #[wasm_bindgen(js_name = newFailingHost)]
     pub fn new_failing_host() -> JsValue;
 }
+
+#[wasm_bindgen(module = "/tests/browser/request_fn.js")]
+extern "C" {
+    /// A non-streaming request function (like Obsidian's `requestUrl`) over `fetch`: it reads
+    /// the whole body before answering, and sends requests for `unreachableOrigin` to the test
+    /// server instead. It counts its calls in `requestCalls()`.
+    #[wasm_bindgen(js_name = newRequestFunction)]
+    pub fn new_request_function(unreachable_origin: &str, server_origin: &str) -> js_sys::Function;
+    #[wasm_bindgen(js_name = requestCalls)]
+    pub fn request_calls() -> u32;
+}

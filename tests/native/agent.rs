@@ -12,6 +12,9 @@ mod pipeline;
 #[path = "agent/undo.rs"]
 mod undo;
 
+#[path = "agent/conversation.rs"]
+mod conversation;
+
 #[path = "agent/search_tools.rs"]
 mod search_tools;
 

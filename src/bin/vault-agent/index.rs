@@ -2,21 +2,20 @@
 //! `<vault>/.obsidian-agent/index/`.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use vault_agent::host::SystemClock;
 use vault_agent::search::SearchIndex;
-use vault_agent::vault::FsVault;
+
+use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
 }
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
-    let vault = FsVault::open(&args.vault)?;
+    let vault = args.vault.open()?;
     let start = std::time::Instant::now();
     let mut last = 0;
     let mut index = SearchIndex::build(&vault, &SystemClock, &mut |p| {
@@ -34,7 +33,7 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
         "indexed {} notes in {:.2} s into {}",
         index.note_count(),
         start.elapsed().as_secs_f64(),
-        args.vault.join(vault_agent::search::INDEX_DIR).display()
+        args.vault.vault.join(vault_agent::search::INDEX_DIR).display()
     );
     Ok(())
 }

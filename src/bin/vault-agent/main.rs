@@ -28,6 +28,8 @@ mod search;
 #[cfg(not(target_arch = "wasm32"))]
 mod undo;
 #[cfg(not(target_arch = "wasm32"))]
+mod vault_arg;
+#[cfg(not(target_arch = "wasm32"))]
 mod vault_index;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use std::rc::Rc;
 
+use crate::vault_arg::VaultArg;
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{
     distill, install_model, minilm_spec, place_model_file, static_model_spec, DistillOptions, MiniLm,
 };
 use vault_agent::host::ReqwestClient;
-use vault_agent::vault::FsVault;
 use vault_agent::Error;
 
 #[derive(clap::Subcommand)]
@@ -28,9 +28,8 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct InstallArgs {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
     /// static or minilm.
     #[arg(long, default_value = "static")]
     model: String,
@@ -63,7 +62,7 @@ fn io(op: &'static str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -
 pub async fn run(command: Command) -> vault_agent::Result<()> {
     match command {
         Command::Install(args) => {
-            let vault = FsVault::open(&args.vault)?;
+            let vault = args.vault.open()?;
             let mut spec = match args.model.as_str() {
                 "static" => static_model_spec(),
                 "minilm" => minilm_spec(),
@@ -90,7 +89,12 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
                     eprintln!();
                 }
             }
-            eprintln!("installed {} in {}/.obsidian-agent/models/{}", args.model, args.vault.display(), spec.name);
+            eprintln!(
+                "installed {} in {}/.obsidian-agent/models/{}",
+                args.model,
+                args.vault.vault.display(),
+                spec.name
+            );
             Ok(())
         }
         Command::Distill(args) => {

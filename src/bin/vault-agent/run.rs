@@ -5,7 +5,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -21,17 +20,18 @@ use vault_agent::protocol::{
 };
 use vault_agent::provider::build;
 use vault_agent::search::SharedIndex;
-use vault_agent::vault::{walk_files, FsVault, Vault, VaultPath};
+use vault_agent::vault::{walk_files, Vault, VaultPath};
 use vault_agent::{Error, Result};
 
 use crate::provider_args::ProviderArgs;
 use crate::vault_index::current_index;
 
+use crate::vault_arg::VaultArg;
+
 #[derive(clap::Args)]
 pub struct Args {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
     #[command(flatten)]
     provider: ProviderArgs,
     /// Categories of tool call to allow without asking: read, write, delete (default: read).
@@ -51,7 +51,7 @@ pub struct Args {
 }
 
 pub async fn run(args: Args) -> Result<()> {
-    let vault = Rc::new(FsVault::open(&args.vault)?);
+    let vault = Rc::new(args.vault.open()?);
     let clock = Rc::new(SystemClock);
     for swept in sweep_orphans(&*vault, clock.now_ms(), ORPHAN_AGE_MS).await? {
         eprintln!("removed leftover temporary files {swept}");
@@ -73,7 +73,7 @@ pub async fn run(args: Args) -> Result<()> {
     search.replace(current_index(&vault).await?);
     let conversation =
         Conversation::new(config, Rc::from(provider), vault.clone(), clock, host.clone()).with_search(search);
-    conversation.set_vault_info(vault_info(&args.vault, &*vault).await?);
+    conversation.set_vault_info(vault_info(&args.vault.vault, &*vault).await?);
 
     // Ctrl-C cancels the task; the loop then ends cleanly (temporary files removed, report).
     let interrupt = async {
@@ -96,7 +96,7 @@ pub async fn run(args: Args) -> Result<()> {
     if let (EndReason::Completed, Some(result)) = (&report.end, &report.final_text) {
         println!("{result}");
     }
-    eprintln!("{}", summary(&report, &args.vault));
+    eprintln!("{}", summary(&report, &args.vault.vault));
     match &report.end {
         EndReason::Completed | EndReason::Answered => Ok(()),
         EndReason::Failed { message, .. } => Err(Error::Invalid(format!("the task failed: {message}"))),

@@ -5,19 +5,18 @@
 //! the notes whose vectors are missing or stale (saved in `.obsidian-agent/index/vectors.bin`)
 //! with the local model in `.obsidian-agent/models/` (`vault-agent model install`).
 
-use std::path::PathBuf;
-
 use vault_agent::embed::{hybrid_search, Fusion, HybridQuery, SearchMode};
 use vault_agent::search::{SearchIndex, SearchQuery, SharedIndex};
 use vault_agent::vault::FsVault;
 
 use crate::vault_index::{current_index, current_vectors};
 
+use crate::vault_arg::VaultArg;
+
 #[derive(clap::Args)]
 pub struct Args {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
     /// At most this many results.
     #[arg(long, default_value_t = 10)]
     limit: usize,
@@ -50,7 +49,7 @@ struct JsonHit<'a> {
 }
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
-    let vault = FsVault::open(&args.vault)?;
+    let vault = args.vault.open()?;
     let index = current_index(&vault).await?;
     if args.mode != SearchMode::Fulltext {
         return semantic(&vault, index, &args).await;

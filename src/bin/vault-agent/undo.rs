@@ -1,32 +1,30 @@
 //! `vault-agent undo --vault DIR [TASK]` and `vault-agent checkpoints --vault DIR`: what the
 //! agent changed, and putting it back.
 
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use vault_agent::host::{utc_datetime, Clock, SystemClock};
 use vault_agent::pipeline::{list_checkpoints, undo_task};
-use vault_agent::vault::FsVault;
 use vault_agent::{Error, Result};
+
+use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
 pub struct UndoArgs {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
     /// The task to undo (default: the newest one not undone yet).
     task: Option<String>,
 }
 
 #[derive(clap::Args)]
 pub struct ListArgs {
-    /// The vault folder.
-    #[arg(long)]
-    vault: PathBuf,
+    #[command(flatten)]
+    vault: VaultArg,
 }
 
 pub async fn undo(args: UndoArgs) -> Result<()> {
-    let vault = Rc::new(FsVault::open(&args.vault)?);
+    let vault = Rc::new(args.vault.open()?);
     let task = match args.task {
         Some(task) => task,
         None => list_checkpoints(&*vault)
@@ -51,7 +49,7 @@ pub async fn undo(args: UndoArgs) -> Result<()> {
     }
     println!(
         "undid task {task}; to redo it: vault-agent undo --vault {} {}",
-        args.vault.display(),
+        args.vault.vault.display(),
         report.undo_checkpoint
     );
     if report.failed.is_empty() {
@@ -62,7 +60,7 @@ pub async fn undo(args: UndoArgs) -> Result<()> {
 }
 
 pub async fn list(args: ListArgs) -> Result<()> {
-    let vault = FsVault::open(&args.vault)?;
+    let vault = args.vault.open()?;
     for checkpoint in list_checkpoints(&vault).await? {
         let (y, mo, d, h, mi, _) = utc_datetime(checkpoint.created_ms);
         let undone = if checkpoint.undone_ms.is_some() { " (undone)" } else { "" };

@@ -189,6 +189,14 @@ async function answer(s, protocol, res) {
   res.end();
 }
 
+/** Scripts <id> from code, as POST /mock/<id>/script does (the demo's canned conversation). */
+export function setScript(id, body) {
+  const s = session(id);
+  s.responses = Array.isArray(body?.responses) ? [...body.responses] : [];
+  s.requests = [];
+  s.released = false;
+}
+
 export const routes = {
   "/mock/": async (req, res, url) => {
     const match = url.pathname.match(/^\/mock\/([^/]+)(?:\/(.*))?$/);
@@ -196,10 +204,7 @@ export const routes = {
     const [, id, rest = ""] = match;
     const s = session(id);
     if (rest === "script" && req.method === "POST") {
-      const body = await readBody(req);
-      s.responses = Array.isArray(body?.responses) ? [...body.responses] : [];
-      s.requests = [];
-      s.released = false;
+      setScript(id, await readBody(req));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ responses: s.responses.length }));
       return true;
     }

@@ -1,0 +1,29 @@
+import type { Core, VaultCore } from "./core";
+import type { ModelPrice, ProviderConfig, Transport, Usage } from "./protocol";
+import type { SearchService } from "./search";
+import type { ApiKeys, VaultAgentSettings } from "./settings";
+
+/** The started core and its binding to this vault. */
+export interface CoreHandle {
+  core: Core;
+  vault: VaultCore;
+}
+
+/** What views and the settings tab need from the plugin (they never hold each other). */
+export interface PluginContext {
+  readonly settings: VaultAgentSettings;
+  saveSettings(): Promise<void>;
+  /** The core, started on first use. */
+  core(): Promise<CoreHandle>;
+  /** The API key of the chosen provider ("" when none). */
+  apiKey(): string;
+  apiKeyStore(): ApiKeys;
+  /** How model requests travel on this device. */
+  transport(): Transport;
+  modelPrice(provider: ProviderConfig): ModelPrice | null;
+  costOf(price: ModelPrice, usage: Usage): number;
+  openSettings(): void;
+  openSearch(): void;
+  /** The vault's search index (search, related notes, indexing progress). */
+  readonly search: SearchService;
+}

@@ -1,0 +1,196 @@
+/**
+ * The shapes of what crosses the wasm boundary, mirroring the Rust types (`src/protocol/`,
+ * `src/provider/config.rs`, `src/agent/`). Events and reports are snake_case as Rust writes
+ * them; option objects JS writes are camelCase.
+ */
+
+export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
+
+/** `ProviderConfig` (src/provider/config.rs). */
+export interface ProviderConfig {
+  kind: ProviderKind;
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  maxTokens?: number;
+  headers?: Record<string, string>;
+  textToolDialect?: "fenced-json" | "bracket-tag" | "xml-invoke";
+}
+
+export type ApprovalCategory = "read" | "write" | "delete" | "control";
+export type ApprovalDecision = "approve" | "always_allow" | "skip" | "deny";
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+
+/** A custom mode (`Mode`, src/agent/mode.rs). */
+export interface ModeConfig {
+  slug: string;
+  name: string;
+  role: string;
+  groups: ToolGroup[];
+}
+
+/** `AgentConfig` (src/agent/config.rs); every field is optional. */
+export interface AgentConfig {
+  maxIterations?: number;
+  contextWindow?: number;
+  maxTokens?: number;
+  toolTimeoutMs?: number;
+  autoApprove?: ApprovalCategory[];
+  mode?: string;
+}
+
+export type Transport = "auto" | "fetch" | "request";
+
+export interface ChatOptions {
+  provider: ProviderConfig;
+  agent?: AgentConfig;
+  vault?: { name: string; noteCount?: number; activeNote?: string | null };
+  history?: Message[];
+  modes?: ModeConfig[];
+  transport?: Transport;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; media_type: string; data: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean }
+  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: "redacted_thinking"; data: string };
+
+export interface Message {
+  role: "user" | "assistant";
+  content: ContentBlock[];
+}
+
+export type ChangePreview =
+  | { kind: "write"; path: string; old: string | null; new: string; diff: string }
+  | { kind: "move"; from: string; to: string }
+  | { kind: "delete"; path: string }
+  | { kind: "create_folder"; path: string };
+
+export interface ApprovalRequest {
+  id: string;
+  call_id: string;
+  tool: string;
+  category: ApprovalCategory;
+  summary: string;
+  input: unknown;
+  preview?: ChangePreview;
+}
+
+export interface Question {
+  id: string;
+  question: string;
+  suggestions: string[];
+}
+
+export type ErrorKind =
+  | "rate_limited"
+  | "context_overflow"
+  | "auth"
+  | "bad_request"
+  | "network"
+  | "overloaded"
+  | "cancelled"
+  | "protocol";
+
+export type EndReason =
+  | { reason: "completed" | "answered" | "cancelled" | "max_iterations" | "mistake_limit" | "repetition_loop" | "denied" }
+  | { reason: "failed"; kind: ErrorKind | null; message: string };
+
+export interface RunReport {
+  task_id: string;
+  end: EndReason;
+  final_text?: string;
+  steps: unknown[];
+  usage: Usage;
+  duration_ms: number;
+  tool_calls: number;
+  tool_errors: number;
+  changed_paths: string[];
+}
+
+export type AgentEvent =
+  | { type: "task_started"; task_id: string; mode: string }
+  | { type: "step_started"; step: number }
+  | { type: "step_finished"; step: number; usage: Usage; total: Usage }
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | { type: "tool_started"; call_id: string; tool: string; input: unknown }
+  | { type: "tool_finished"; call_id: string; tool: string; is_error: boolean; summary: string; duration_ms: number }
+  | { type: "approval_required"; request: ApprovalRequest }
+  | { type: "approval_resolved"; request_id: string; decision: ApprovalDecision }
+  | { type: "question_asked"; question: Question }
+  | { type: "externalized"; call_id: string; path: string; chars: number }
+  | { type: "warning"; message: string }
+  | { type: "error"; message: string; kind?: ErrorKind }
+  | { type: "done"; report: RunReport };
+
+export interface UndoReport {
+  task_id: string;
+  restored: string[];
+  recreated_folders: string[];
+  trashed: string[];
+  unchanged: string[];
+  failed: [string, string][];
+  undo_checkpoint: string;
+}
+
+export interface CheckpointSummary {
+  task_id: string;
+  created_ms: number;
+  paths: string[];
+  undone_ms?: number;
+}
+
+/** `ModelPrice`: US dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface ConnectionCheck {
+  ok: boolean;
+  model: string;
+  latencyMs: number;
+  firstTokenMs?: number;
+  reply: string;
+  usage: Usage;
+  error?: { kind: ErrorKind; message: string; status?: number | null };
+}
+
+export interface ChatTask {
+  messageIndex: number;
+  report: RunReport;
+  undone: boolean;
+}
+
+export interface SavedChat {
+  id: string;
+  title: string;
+  createdMs: number;
+  updatedMs: number;
+  mode: string;
+  messages: Message[];
+  tasks: ChatTask[];
+}
+
+export interface ChatSummary {
+  id: string;
+  title: string;
+  updatedMs: number;
+  messages: number;
+}
+
+/** The block of attached notes after a user's message (`ATTACHMENTS_OPEN` in Rust). */
+export const ATTACHMENTS_OPEN = "<attached_notes>";

@@ -1,0 +1,201 @@
+import { debounce, type Debouncer } from "obsidian";
+import type { SearchEngine } from "../pkg/vault_agent.js";
+import type { CoreHandle } from "./context";
+import { errorMessage } from "./views/turn";
+
+/** A search result (`SearchHit`, src/search/index.rs). */
+export interface SearchHit {
+  path: string;
+  title: string;
+  score: number;
+  /** One line around the best match, matched words wrapped in `**…**`. */
+  snippet: string;
+  heading: string | null;
+}
+
+/** A related note (`RelatedNote`, src/search/related.rs). */
+export interface RelatedNote {
+  path: string;
+  title: string;
+  score: number;
+  reasons: string[];
+}
+
+export type IndexState =
+  | { kind: "idle" }
+  | { kind: "loading" }
+  | { kind: "indexing"; done: number; total: number }
+  | { kind: "ready"; notes: number }
+  | { kind: "failed"; message: string };
+
+/** A change in the vault the index has to follow. */
+type Change = { kind: "update"; path: string } | { kind: "remove"; path: string } | { kind: "rename"; from: string; to: string };
+
+/** Changes are applied this long after the last one (typing in a note modifies it often). */
+const UPDATE_DELAY_MS = 1500;
+/** The index is saved this long after the last change applied. */
+const SAVE_DELAY_MS = 30_000;
+
+/**
+ * The vault's search index, kept by the core: loaded (or built, with progress) once, then kept
+ * up to date from vault events — queued, debounced and applied one note at a time — and saved
+ * a while after the last change. The index itself, and every decision about it, is the core's.
+ */
+export class SearchService {
+  state: IndexState = { kind: "idle" };
+  private engine: SearchEngine | null = null;
+  private started: Promise<SearchEngine> | null = null;
+  /** Changes not applied yet, in the order they happened. */
+  private pending: Change[] = [];
+  private readonly listeners = new Set<() => void>();
+  private readonly flushSoon: Debouncer<[], void>;
+  private readonly saveSoon: Debouncer<[], void>;
+  private flushing = false;
+
+  constructor(private readonly core: () => Promise<CoreHandle>) {
+    this.flushSoon = debounce(() => void this.flush(), UPDATE_DELAY_MS, true);
+    this.saveSoon = debounce(() => void this.save(), SAVE_DELAY_MS, true);
+  }
+
+  /** Calls `listener` whenever the state or the index changes; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The index, loaded from `.obsidian-agent/index/` or built when missing or stale; once. */
+  start(): Promise<SearchEngine> {
+    this.started ??= this.load().catch((error: unknown) => {
+      this.started = null;
+      this.set({ kind: "failed", message: errorMessage(error) });
+      throw error;
+    });
+    return this.started;
+  }
+
+  /** Indexes every note again, from scratch (the "index vault" command). */
+  async rebuild(): Promise<number> {
+    const engine = await this.start();
+    this.set({ kind: "indexing", done: 0, total: 0 });
+    const count = await engine.build((done: number, total: number) => this.set({ kind: "indexing", done, total }));
+    await engine.persist();
+    this.set({ kind: "ready", notes: count });
+    return count;
+  }
+
+  /** Up to `limit` hits for `text`, or none while the index is not ready. */
+  search(text: string, limit = 30): SearchHit[] {
+    if (!this.engine || this.state.kind !== "ready" || !text.trim()) return [];
+    return this.engine.search({ text, limit, snippets: true }) as SearchHit[];
+  }
+
+  /** Notes related to `path`, or none while the index is not ready. */
+  related(path: string, limit = 6): RelatedNote[] {
+    if (!this.engine || this.state.kind !== "ready") return [];
+    try {
+      return this.engine.related(path, limit) as RelatedNote[];
+    } catch (error) {
+      console.error("Vault Agent: related notes failed", error);
+      return [];
+    }
+  }
+
+  /** A note was created or changed. */
+  changed(path: string): void {
+    this.enqueue({ kind: "update", path });
+  }
+
+  /** A note was deleted. */
+  removed(path: string): void {
+    this.enqueue({ kind: "remove", path });
+  }
+
+  /** A note was renamed. */
+  renamed(from: string, to: string): void {
+    this.enqueue({ kind: "rename", from, to });
+  }
+
+  /** Applies queued changes now and saves (on unload, the saves are not awaited). */
+  stop(): void {
+    this.flushSoon.cancel();
+    this.saveSoon.cancel();
+    if (this.engine && this.state.kind === "ready") void this.flush().then(() => this.save());
+  }
+
+  /** One line for the status bar and the settings. */
+  describe(): string {
+    switch (this.state.kind) {
+      case "idle":
+        return "Search index not loaded";
+      case "loading":
+        return "Loading the search index…";
+      case "indexing":
+        return this.state.total
+          ? `Indexing ${this.state.done.toLocaleString()}/${this.state.total.toLocaleString()} notes`
+          : "Indexing…";
+      case "ready":
+        return `Search index: ${this.state.notes.toLocaleString()} notes`;
+      case "failed":
+        return `Search index failed: ${this.state.message}`;
+    }
+  }
+
+  private async load(): Promise<SearchEngine> {
+    const { vault } = await this.core();
+    const engine = vault.searchEngine();
+    this.set({ kind: "loading" });
+    const outcome = (await engine.loadOrBuild((done: number, total: number) =>
+      this.set({ kind: "indexing", done, total }),
+    )) as { kind: "loaded" | "built" };
+    this.engine = engine;
+    if (outcome.kind === "built") await engine.persist();
+    this.set({ kind: "ready", notes: engine.noteCount() });
+    // Changes made while the index was loading.
+    if (this.pending.length) this.flushSoon();
+    return engine;
+  }
+
+  private enqueue(change: Change): void {
+    this.pending.push(change);
+    if (this.engine) this.flushSoon();
+  }
+
+  private async flush(): Promise<void> {
+    const engine = this.engine;
+    if (!engine || this.flushing) return;
+    this.flushing = true;
+    let changed = false;
+    try {
+      while (this.pending.length) {
+        for (const change of this.pending.splice(0)) {
+          try {
+            if (change.kind === "update") changed = (await engine.update(change.path)) || changed;
+            else if (change.kind === "remove") changed = engine.remove(change.path) || changed;
+            else changed = (await engine.rename(change.from, change.to)) || changed;
+          } catch (error) {
+            console.error("Vault Agent: the search index could not follow a change", change, error);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+    if (changed) {
+      this.set({ kind: "ready", notes: engine.noteCount() });
+      this.saveSoon();
+    }
+  }
+
+  private async save(): Promise<void> {
+    try {
+      await this.engine?.persist();
+    } catch (error) {
+      console.error("Vault Agent: the search index could not be saved", error);
+    }
+  }
+
+  private set(state: IndexState): void {
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+}

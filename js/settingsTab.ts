@@ -1,0 +1,349 @@
+import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import type { PluginContext } from "./context";
+import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
+import { APPROVAL_CATEGORIES, PRESETS, providerConfig, type ProviderPreset } from "./settings";
+import { errorMessage } from "./views/turn";
+
+const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp"];
+
+const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
+  read: "Reading and searching notes",
+  write: "Creating, changing and moving notes",
+  delete: "Moving notes to the trash",
+  control: "Finishing and asking",
+};
+
+/** The settings tab: provider, agent limits, approvals, modes, prompts, indexing. */
+export class VaultAgentSettingTab extends PluginSettingTab {
+  constructor(
+    app: App,
+    plugin: Plugin,
+    private readonly ctx: PluginContext & { indexStatus(): string; onSettingsChanged(): void; reindex(): Promise<void> },
+  ) {
+    super(app, plugin);
+  }
+
+  private unsubscribe: (() => void) | null = null;
+
+  display(): void {
+    const { containerEl } = this;
+    this.unsubscribe?.();
+    containerEl.empty();
+    containerEl.addClass("vault-agent-settings");
+    this.providerSection(containerEl);
+    this.agentSection(containerEl);
+    this.modesSection(containerEl);
+    this.searchSection(containerEl);
+  }
+
+  hide(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    super.hide();
+  }
+
+  private async save(): Promise<void> {
+    await this.ctx.saveSettings();
+    this.ctx.onSettingsChanged();
+  }
+
+  private providerSection(el: HTMLElement): void {
+    const settings = this.ctx.settings;
+    const provider = settings.provider;
+    const preset = PRESETS[provider.preset];
+    new Setting(el).setName("Model provider").setHeading();
+
+    new Setting(el)
+      .setName("Provider")
+      .setDesc("Where the model runs. Ollama and LM Studio run on this computer and need no key.")
+      .addDropdown((d) => {
+        for (const [id, info] of Object.entries(PRESETS)) d.addOption(id, info.name);
+        d.setValue(provider.preset).onChange(async (value) => {
+          provider.preset = value as ProviderPreset;
+          provider.model = "";
+          provider.baseUrl = "";
+          await this.save();
+          this.display();
+        });
+      });
+
+    if (preset.needsKey || provider.preset === "custom") {
+      const keys = this.ctx.apiKeyStore();
+      new Setting(el)
+        .setName("API key")
+        .setDesc(
+          keys.secure
+            ? "Kept in Obsidian's secret storage, not in the plugin's data."
+            : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
+        )
+        .addText((t) => {
+          t.inputEl.type = "password";
+          t.inputEl.addClass("vault-agent-api-key");
+          t.setPlaceholder(preset.needsKey ? "Paste your key" : "Optional")
+            .setValue(keys.get(provider.preset))
+            .onChange(async (value) => {
+              keys.set(provider.preset, value);
+              await this.save();
+            });
+        });
+    }
+
+    new Setting(el)
+      .setName("Model")
+      .setDesc(preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it.")
+      .addText((t) =>
+        t
+          .setPlaceholder(preset.defaultModel || "Model name")
+          .setValue(provider.model)
+          .onChange(async (value) => {
+            provider.model = value.trim();
+            await this.save();
+          }),
+      );
+
+    new Setting(el)
+      .setName("Base URL")
+      .setDesc(preset.baseUrl ? `Empty: ${preset.baseUrl}.` : "The URL that /chat/completions follows.")
+      .addText((t) =>
+        t
+          .setPlaceholder(preset.baseUrl || "http://localhost:8080/v1")
+          .setValue(provider.baseUrl)
+          .onChange(async (value) => {
+            provider.baseUrl = value.trim();
+            await this.save();
+          }),
+      );
+
+    new Setting(el)
+      .setName("Tool calls as text")
+      .setDesc("For local models without native tool calling: describe the tools in the prompt and read calls from the answer.")
+      .addDropdown((d) =>
+        d
+          .addOption("", "Off (native tool calls)")
+          .addOption("fenced-json", "Fenced JSON block")
+          .addOption("bracket-tag", "Bracket tags")
+          .addOption("xml-invoke", "XML invoke")
+          .setValue(provider.textToolDialect)
+          .onChange(async (value) => {
+            provider.textToolDialect = value as typeof provider.textToolDialect;
+            await this.save();
+          }),
+      );
+
+    new Setting(el)
+      .setName("Connection")
+      .setDesc("Streaming shows the answer as it is written. Without streaming, Obsidian's own request function is used: it works where streaming is refused (CORS) and on mobile.")
+      .addDropdown((d) =>
+        d
+          .addOption("auto", "Streaming, falling back when refused")
+          .addOption("fetch", "Streaming only")
+          .addOption("request", "Without streaming")
+          .setValue(settings.transport)
+          .onChange(async (value) => {
+            settings.transport = value as typeof settings.transport;
+            await this.save();
+          }),
+      );
+
+    const test = new Setting(el).setName("Test connection").setDesc("Sends one tiny request to the model.");
+    const result = test.descEl.createDiv({ cls: "vault-agent-test-result" });
+    test.addButton((b) =>
+      b.setButtonText("Test").onClick(async () => {
+        b.setDisabled(true);
+        result.setText("Testing…");
+        result.className = "vault-agent-test-result";
+        result.setText(await this.testConnection());
+        result.addClass(result.getText().startsWith("Connected") ? "is-ok" : "is-error");
+        b.setDisabled(false);
+      }),
+    );
+
+    // The user's own price: both numbers, or neither (the list price).
+    const draft = {
+      input: settings.price ? String(settings.price.input) : "",
+      output: settings.price ? String(settings.price.output) : "",
+    };
+    const setPrice = async (key: "input" | "output", value: string) => {
+      draft[key] = value.trim();
+      const input = Number(draft.input);
+      const output = Number(draft.output);
+      const valid = draft.input !== "" && draft.output !== "" && input >= 0 && output >= 0;
+      settings.price = valid ? { input, output } : null;
+      await this.save();
+    };
+    new Setting(el)
+      .setName("Price per million tokens")
+      .setDesc("For the cost meter: input and output, in US dollars. Empty: the provider's list price, where known.")
+      .addText((t) => t.setPlaceholder("Input").setValue(draft.input).onChange((v) => setPrice("input", v)))
+      .addText((t) => t.setPlaceholder("Output").setValue(draft.output).onChange((v) => setPrice("output", v)));
+  }
+
+  private async testConnection(): Promise<string> {
+    const config = providerConfig(this.ctx.settings, this.ctx.apiKey());
+    if ("missing" in config) return `Not configured: the provider needs ${config.missing}.`;
+    try {
+      const { vault } = await this.ctx.core();
+      const check = (await vault.testConnection(config, this.ctx.transport())) as ConnectionCheck;
+      if (check.ok) return `Connected: ${check.model} answered in ${check.latencyMs} ms.`;
+      const status = check.error?.status ? ` (HTTP ${check.error.status})` : "";
+      return `Failed${status}: ${check.error?.kind ?? "error"}: ${check.error?.message ?? "no answer"}`;
+    } catch (error) {
+      return `Failed: ${errorMessage(error)}`;
+    }
+  }
+
+  private agentSection(el: HTMLElement): void {
+    const agent = this.ctx.settings.agent;
+    new Setting(el).setName("Agent").setHeading();
+    number(el, "Context window", "The model's context window in tokens.", agent.contextWindow, async (v) => {
+      agent.contextWindow = v;
+      await this.save();
+    });
+    number(el, "Step limit", "Model calls per task at most.", agent.maxIterations, async (v) => {
+      agent.maxIterations = v;
+      await this.save();
+    });
+    number(el, "Tool time limit", "Seconds a tool call may take.", agent.toolTimeoutSeconds, async (v) => {
+      agent.toolTimeoutSeconds = v;
+      await this.save();
+    });
+    number(el, "Answer length", "Tokens per model answer at most.", this.ctx.settings.provider.maxTokens, async (v) => {
+      this.ctx.settings.provider.maxTokens = v;
+      await this.save();
+    });
+    new Setting(el).setName("Run without asking").setDesc("Everything else is shown to you first, with a diff.");
+    for (const category of APPROVAL_CATEGORIES) {
+      new Setting(el).setName(CATEGORY_NAMES[category]).addToggle((t) =>
+        t.setValue(agent.autoApprove.includes(category)).onChange(async (on) => {
+          agent.autoApprove = on
+            ? [...new Set([...agent.autoApprove, category])]
+            : agent.autoApprove.filter((c) => c !== category);
+          await this.save();
+        }),
+      );
+    }
+    new Setting(el)
+      .setName("Prompts folder")
+      .setDesc("Each note in this folder is a prompt: type / in the chat to pick one.")
+      .addText((t) =>
+        t.setValue(this.ctx.settings.promptsFolder).onChange(async (value) => {
+          this.ctx.settings.promptsFolder = value.trim().replace(/\/+$/, "");
+          await this.save();
+        }),
+      );
+  }
+
+  private modesSection(el: HTMLElement): void {
+    const settings = this.ctx.settings;
+    new Setting(el).setName("Modes").setHeading();
+    new Setting(el)
+      .setName("Default mode")
+      .setDesc("Ask reads and answers; Agent also changes notes. Your own modes choose their tools.")
+      .addDropdown((d) => {
+        d.addOption("ask", "Ask").addOption("agent", "Agent");
+        for (const mode of settings.customModes) d.addOption(mode.slug, mode.name);
+        d.setValue(settings.agent.mode).onChange(async (value) => {
+          settings.agent.mode = value;
+          await this.save();
+        });
+      });
+    settings.customModes.forEach((mode, index) => this.modeEditor(el, mode, index));
+    new Setting(el).addButton((b) =>
+      b.setButtonText("Add a mode").onClick(async () => {
+        settings.customModes.push({
+          slug: `mode-${settings.customModes.length + 1}`,
+          name: "My mode",
+          role: "You help the user with their notes.",
+          groups: ["read", "search", "agent"],
+        });
+        await this.save();
+        this.display();
+      }),
+    );
+  }
+
+  private modeEditor(el: HTMLElement, mode: ModeConfig, index: number): void {
+    const settings = this.ctx.settings;
+    const box = el.createDiv({ cls: "vault-agent-mode-editor" });
+    new Setting(box)
+      .setName("Name")
+      .addText((t) =>
+        t.setValue(mode.name).onChange(async (value) => {
+          mode.name = value;
+          await this.save();
+        }),
+      )
+      .addText((t) =>
+        t
+          .setPlaceholder("Short name")
+          .setValue(mode.slug)
+          .onChange(async (value) => {
+            mode.slug = value.trim().toLowerCase().replace(/[^a-z0-9-]+/g, "-");
+            await this.save();
+          }),
+      )
+      .addExtraButton((b) =>
+        b
+          .setIcon("trash")
+          .setTooltip("Delete this mode")
+          .onClick(async () => {
+            settings.customModes.splice(index, 1);
+            if (settings.agent.mode === mode.slug) settings.agent.mode = "agent";
+            await this.save();
+            this.display();
+          }),
+      );
+    new Setting(box).setName("Role").addTextArea((t) =>
+      t.setValue(mode.role).onChange(async (value) => {
+        mode.role = value;
+        await this.save();
+      }),
+    );
+    const groups = new Setting(box).setName("Tools");
+    for (const group of GROUPS) {
+      groups.addToggle((t) => {
+        t.toggleEl.setAttr("aria-label", group);
+        t.toggleEl.setAttr("title", group);
+        t.setValue(mode.groups.includes(group)).onChange(async (on) => {
+          mode.groups = on ? [...new Set([...mode.groups, group])] : mode.groups.filter((g) => g !== group);
+          await this.save();
+        });
+      });
+      groups.controlEl.createSpan({ cls: "vault-agent-group-label", text: group });
+    }
+  }
+
+  private searchSection(el: HTMLElement): void {
+    const settings = this.ctx.settings;
+    new Setting(el).setName("Search").setHeading();
+    const status = new Setting(el)
+      .setName("Keep the search index up to date")
+      .setDesc(this.ctx.indexStatus())
+      .addToggle((t) =>
+        t.setValue(settings.indexing.enabled).onChange(async (on) => {
+          settings.indexing.enabled = on;
+          await this.save();
+          status.setDesc(this.ctx.indexStatus());
+        }),
+      )
+      .addButton((b) => b.setButtonText("Index again").onClick(() => void this.ctx.reindex()));
+    status.descEl.addClass("vault-agent-index-progress");
+    // The progress (done/total) as it happens, while the tab is open.
+    this.unsubscribe = this.ctx.search.onChange(() => {
+      status.setDesc(this.ctx.indexStatus());
+    });
+  }
+}
+
+function number(el: HTMLElement, name: string, desc: string, value: number, set: (v: number) => Promise<void>): void {
+  new Setting(el)
+    .setName(name)
+    .setDesc(desc)
+    .addText((t) => {
+      t.inputEl.type = "number";
+      t.setValue(String(value)).onChange(async (raw) => {
+        const v = Number(raw);
+        if (Number.isFinite(v) && v > 0) await set(Math.round(v));
+      });
+    });
+}

@@ -1,0 +1,104 @@
+import { Modal, type App } from "obsidian";
+import type { ApprovalDecision, ApprovalRequest } from "../protocol";
+import { diffStats, renderDiff } from "./diff";
+
+const CATEGORY_WORDS: Record<string, string> = {
+  read: "reads",
+  write: "writes",
+  delete: "deletions",
+  control: "control calls",
+};
+
+/**
+ * Asks the user about one tool call: for a write, the diff of the note before and after; for
+ * a move, a delete or a new folder, the paths. Approve, always allow the category (for the rest
+ * of the chat), skip (the task goes on) or deny (the task stops). Closing the modal without an
+ * answer leaves the request waiting; the chat offers to review it again.
+ */
+export class ApprovalModal extends Modal {
+  private answered = false;
+
+  constructor(
+    app: App,
+    private readonly request: ApprovalRequest,
+    private readonly decide: (decision: ApprovalDecision) => void,
+  ) {
+    super(app);
+  }
+
+  onOpen(): void {
+    const { request } = this;
+    this.modalEl.addClass("vault-agent-approval");
+    this.titleEl.setText(titleFor(request));
+    const body = this.contentEl;
+    body.empty();
+    body.createDiv({ cls: "vault-agent-approval-summary", text: request.summary });
+    const preview = request.preview;
+    if (preview?.kind === "write") {
+      const { added, removed } = diffStats(preview.diff);
+      body.createDiv({
+        cls: "vault-agent-approval-stats",
+        text: `${preview.old === null ? "New note" : "Changes"} ${preview.path}: +${added} −${removed}`,
+      });
+      renderDiff(body, preview.diff);
+    } else if (preview?.kind === "move") {
+      paths(body, [
+        ["From", preview.from],
+        ["To", preview.to],
+      ]);
+    } else if (preview?.kind === "delete") {
+      paths(body, [["Moves to the trash", preview.path]]);
+    } else if (preview?.kind === "create_folder") {
+      paths(body, [["New folder", preview.path]]);
+    } else {
+      body.createEl("pre", { cls: "vault-agent-approval-input", text: JSON.stringify(request.input, null, 2) });
+    }
+
+    const buttons = body.createDiv({ cls: "modal-button-container" });
+    const button = (text: string, decision: ApprovalDecision, cls?: string) => {
+      const el = buttons.createEl("button", { text, cls });
+      el.dataset.decision = decision;
+      el.addEventListener("click", () => this.answer(decision));
+      return el;
+    };
+    button("Approve", "approve", "mod-cta").focus();
+    button(`Always allow ${CATEGORY_WORDS[request.category] ?? request.category}`, "always_allow");
+    button("Skip", "skip");
+    button("Deny", "deny", "mod-warning");
+  }
+
+  onClose(): void {
+    this.contentEl.empty();
+  }
+
+  private answer(decision: ApprovalDecision): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.decide(decision);
+    this.close();
+  }
+}
+
+function titleFor(request: ApprovalRequest): string {
+  switch (request.preview?.kind) {
+    case "write":
+      return request.preview.old === null ? "Create this note?" : "Apply this change?";
+    case "move":
+      return "Move this?";
+    case "delete":
+      return "Move this to the trash?";
+    case "create_folder":
+      return "Create this folder?";
+    default:
+      return `Allow ${request.tool}?`;
+  }
+}
+
+function paths(parent: HTMLElement, rows: [string, string][]): void {
+  const list = parent.createDiv({ cls: "vault-agent-approval-paths" });
+  for (const [label, path] of rows) {
+    const row = list.createDiv({ cls: "vault-agent-approval-path" });
+    row.createSpan({ cls: "vault-agent-approval-path-label", text: label });
+    row.createSpan({ cls: "vault-agent-approval-path-value", text: path });
+  }
+}

@@ -1,0 +1,586 @@
+import { ItemView, Notice, setIcon, TFile, type WorkspaceLeaf } from "obsidian";
+import type { Chat } from "../../pkg/vault_agent.js";
+import type { CoreHandle, PluginContext } from "../context";
+import {
+  ATTACHMENTS_OPEN,
+  type AgentEvent,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ChatSummary,
+  type ChatTask,
+  type Message,
+  type ModelPrice,
+  type ProviderConfig,
+  type RunReport,
+  type SavedChat,
+  type UndoReport,
+  type Usage,
+} from "../protocol";
+import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
+import { ApprovalModal } from "./ApprovalModal";
+import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
+import { RelatedNotes } from "./related";
+import { ResultModal } from "./ResultModal";
+import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
+
+export const VIEW_TYPE_CHAT = "vault-agent-chat";
+
+/**
+ * The sidebar chat. It renders the core's events and sends the user's answers back; the
+ * agent, its tools and its rules all live in the core.
+ */
+export class ChatView extends ItemView {
+  private chat: Chat | null = null;
+  /** The conversation so far (what a re-created chat continues from). */
+  private history: Message[] = [];
+  private saved: { id: string; title: string; tasks: ChatTask[] } = { id: "", title: "", tasks: [] };
+  private attachments: string[] = [];
+  private turn: TurnView | null = null;
+  private turns: TurnView[] = [];
+  private running = false;
+  /** The settings changed while a task ran: make the chat again before the next message. */
+  private stale = false;
+  private price: ModelPrice | null = null;
+  private modals = new Map<string, ApprovalModal>();
+
+  private messagesEl!: HTMLElement;
+  private inputEl!: HTMLTextAreaElement;
+  private chipsEl!: HTMLElement;
+  private sendButton!: HTMLButtonElement;
+  private modeSelect!: HTMLSelectElement;
+
+  constructor(
+    leaf: WorkspaceLeaf,
+    private readonly plugin: PluginContext,
+  ) {
+    super(leaf);
+  }
+
+  getViewType(): string {
+    return VIEW_TYPE_CHAT;
+  }
+
+  getDisplayText(): string {
+    return "Vault Agent";
+  }
+
+  getIcon(): string {
+    return "bot";
+  }
+
+  async onOpen(): Promise<void> {
+    const root = this.contentEl;
+    root.empty();
+    root.addClass("vault-agent-chat");
+
+    const header = root.createDiv({ cls: "vault-agent-header" });
+    header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
+    const tools = header.createDiv({ cls: "vault-agent-header-buttons" });
+    this.iconButton(tools, "plus", "New chat", () => this.newChat()).addClass("vault-agent-new-chat");
+    this.iconButton(tools, "history", "Chat history", () => void this.showHistory()).addClass("vault-agent-history");
+    this.iconButton(tools, "search", "Search the vault", () => this.plugin.openSearch()).addClass("vault-agent-search");
+
+    this.messagesEl = root.createDiv({ cls: "vault-agent-messages" });
+    this.addChild(new RelatedNotes(root, this.app, this.plugin.search));
+
+    const composer = root.createDiv({ cls: "vault-agent-composer" });
+    this.chipsEl = composer.createDiv({ cls: "vault-agent-chips" });
+    this.inputEl = composer.createEl("textarea", {
+      cls: "vault-agent-input",
+      attr: { rows: "3", placeholder: "Ask about your notes… (@ attaches a note, / picks a prompt)" },
+    });
+    this.inputEl.addEventListener("keydown", (e) => this.onKey(e));
+    this.inputEl.addEventListener("input", () => this.onInput());
+    const bar = composer.createDiv({ cls: "vault-agent-composer-bar" });
+    this.iconButton(bar, "paperclip", "Attach a note", () => this.pickNote()).addClass("vault-agent-attach");
+    this.modeSelect = bar.createEl("select", { cls: "dropdown vault-agent-mode" });
+    this.modeSelect.addEventListener("change", () => void this.setMode(this.modeSelect.value));
+    bar.createDiv({ cls: "vault-agent-spacer" });
+    this.sendButton = bar.createEl("button", { cls: "mod-cta vault-agent-send" });
+    this.sendButton.addEventListener("click", () => (this.running ? this.stop() : void this.send()));
+    this.refresh();
+  }
+
+  async onClose(): Promise<void> {
+    // Closing the view stops its task; approvals still open are answered "deny" by the core.
+    this.chat?.cancel();
+    for (const modal of this.modals.values()) modal.close();
+    this.modals.clear();
+    // A running task still holds the chat until it has stopped; it is freed then.
+    if (this.running) this.stale = true;
+    else this.dropChat();
+    this.turn?.unload();
+    this.contentEl.empty();
+  }
+
+  /** Settings changed: show the new modes, and use the new provider from the next message on. */
+  refresh(): void {
+    if (!this.contentEl.hasClass("vault-agent-chat")) return;
+    const settings = this.plugin.settings;
+    this.modeSelect.empty();
+    const modes = [
+      { slug: "ask", name: "Ask" },
+      { slug: "agent", name: "Agent" },
+      ...settings.customModes.map((m) => ({ slug: m.slug, name: m.name })),
+    ];
+    for (const mode of modes) this.modeSelect.createEl("option", { value: mode.slug, text: mode.name });
+    this.modeSelect.value = modes.some((m) => m.slug === settings.agent.mode) ? settings.agent.mode : "agent";
+    this.modeSelect.title = "Mode: Ask reads and answers; Agent also edits notes";
+    this.dropChatWhenIdle();
+    this.updateSendButton();
+    // Before the first message, the welcome says what is connected.
+    if (!this.messagesEl.querySelector(".vault-agent-user, .vault-agent-turn")) {
+      this.messagesEl.empty();
+      this.showWelcome();
+    }
+  }
+
+  /** Attaches `file` to the next message and focuses the input. */
+  attach(file: TFile): void {
+    if (!this.attachments.includes(file.path)) this.attachments.push(file.path);
+    this.renderChips();
+    this.inputEl.focus();
+  }
+
+  /** Stops the running task. */
+  stop(): void {
+    this.chat?.cancel();
+  }
+
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  focusInput(placeholder?: string): void {
+    if (placeholder) this.inputEl.placeholder = placeholder;
+    this.inputEl.focus();
+  }
+
+  // ---- sending ---------------------------------------------------------------------------------
+
+  private async send(): Promise<void> {
+    const text = this.inputEl.value.trim();
+    if (this.running || !text) return;
+    const chat = await this.ensureChat();
+    if (!chat) return;
+    const attachments = [...this.attachments];
+    this.inputEl.value = "";
+    this.attachments = [];
+    this.renderChips();
+    this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
+    this.renderUser(text, attachments);
+    await this.run(chat, this.history.length, () => chat.send(text, attachments));
+  }
+
+  /** Runs the last request again (after an error, a stop or a denial). */
+  private async retry(): Promise<void> {
+    if (this.running) return;
+    const chat = await this.ensureChat();
+    if (!chat) return;
+    const last = this.saved.tasks.at(-1);
+    const start = last?.messageIndex ?? 0;
+    await this.run(chat, start, () => chat.retry());
+  }
+
+  private async run(chat: Chat, messageIndex: number, start: () => Promise<unknown>): Promise<void> {
+    this.setRunning(true);
+    this.turn = this.addTurn();
+    this.scroll();
+    try {
+      const report = (await start()) as RunReport;
+      this.history = chat.history() as Message[];
+      this.saved.tasks.push({ messageIndex, report, undone: false });
+      await this.save();
+    } catch (error) {
+      // The task did not start (an attachment that cannot be read, another task running).
+      this.turn.handle({ type: "error", message: errorMessage(error) });
+      this.turn.finish(notStarted(errorMessage(error)));
+    } finally {
+      this.setRunning(false);
+      if (this.stale) this.dropChat();
+    }
+  }
+
+  private onEvent(event: AgentEvent): void {
+    this.turn?.handle(event);
+    if (event.type === "approval_resolved") {
+      const modal = this.modals.get(event.request_id);
+      this.modals.delete(event.request_id);
+      modal?.close();
+    }
+  }
+
+  private turnContext(): TurnContext {
+    return {
+      app: this.app,
+      review: (request, card) => this.review(request, card),
+      answer: (id, text) => void this.chat?.answer(id, text),
+      retry: () => void this.retry(),
+      undo: (taskId) => this.undo(taskId),
+      openPath: (path) => void this.app.workspace.openLinkText(path, "", false),
+      openResult: (path) => new ResultModal(this.app, path).open(),
+      cost: (usage) => this.cost(usage),
+      scroll: () => this.scroll(),
+    };
+  }
+
+  private review(request: ApprovalRequest, card: ToolCard): void {
+    const chat = this.chat;
+    if (!chat || this.modals.has(request.id) || !card.isWaiting(request.id)) return;
+    const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision) => {
+      chat.respond(request.id, decision);
+    });
+    this.modals.set(request.id, modal);
+    const close = modal.onClose.bind(modal);
+    modal.onClose = () => {
+      close();
+      this.modals.delete(request.id);
+    };
+    modal.open();
+  }
+
+  private async undo(taskId: string): Promise<string> {
+    const { vault } = await this.plugin.core();
+    const report = (await vault.undoTask(taskId)) as UndoReport;
+    const task = this.saved.tasks.find((t) => t.report.task_id === taskId);
+    if (task) task.undone = true;
+    await this.save();
+    return describeUndo(report);
+  }
+
+  private cost(usage: Usage): number | null {
+    return this.price ? this.plugin.costOf(this.price, usage) : null;
+  }
+
+  /** The chat, created on first use from the current settings (continuing the history). */
+  private async ensureChat(): Promise<Chat | null> {
+    if (this.chat) {
+      this.chat.setVaultInfo(this.vaultInfo());
+      return this.chat;
+    }
+    const settings = this.plugin.settings;
+    const config = providerConfig(settings, this.plugin.apiKey());
+    if ("missing" in config) {
+      this.showConnectHelp(config.missing);
+      return null;
+    }
+    let handle: CoreHandle;
+    try {
+      handle = await this.plugin.core();
+    } catch (error) {
+      new Notice(`Vault Agent could not start: ${errorMessage(error)}`);
+      return null;
+    }
+    try {
+      this.chat = handle.vault.newChat(
+        {
+          provider: config,
+          agent: agentConfig(settings),
+          vault: this.vaultInfo(),
+          history: this.history,
+          modes: settings.customModes,
+          transport: this.plugin.transport(),
+        },
+        (event: AgentEvent) => this.onEvent(event),
+      );
+    } catch (error) {
+      this.showConnectHelp(null, errorMessage(error));
+      return null;
+    }
+    this.price = userPrice(settings) ?? this.plugin.modelPrice(config);
+    return this.chat;
+  }
+
+  private dropChat(): void {
+    this.chat?.free();
+    this.chat = null;
+    this.stale = false;
+  }
+
+  /** Drops the chat (it is made again from the settings and the history) once no task runs. */
+  private dropChatWhenIdle(): void {
+    if (this.running) this.stale = true;
+    else this.dropChat();
+  }
+
+  private vaultInfo() {
+    const active = this.app.workspace.getActiveFile();
+    return {
+      name: this.app.vault.getName(),
+      noteCount: this.app.vault.getMarkdownFiles().length,
+      activeNote: active?.path ?? null,
+    };
+  }
+
+  private async setMode(mode: string): Promise<void> {
+    this.plugin.settings.agent.mode = mode;
+    await this.plugin.saveSettings();
+    this.dropChatWhenIdle();
+  }
+
+  private async save(): Promise<void> {
+    const { vault } = await this.plugin.core();
+    const chat: Partial<SavedChat> = {
+      id: this.saved.id,
+      title: this.saved.title,
+      mode: this.plugin.settings.agent.mode,
+      messages: this.history,
+      tasks: this.saved.tasks,
+    };
+    try {
+      const saved = (await vault.saveChat(chat)) as SavedChat;
+      this.saved.id = saved.id;
+      this.saved.title = saved.title;
+    } catch (error) {
+      console.error("Vault Agent: the chat could not be saved", error);
+    }
+  }
+
+  // ---- chats -----------------------------------------------------------------------------------
+
+  private newChat(): void {
+    if (this.running) {
+      new Notice("Stop the running task first.");
+      return;
+    }
+    this.dropChat();
+    this.history = [];
+    this.saved = { id: "", title: "", tasks: [] };
+    this.attachments = [];
+    this.renderChips();
+    this.clearMessages();
+    this.showWelcome();
+    this.inputEl.focus();
+  }
+
+  private async showHistory(): Promise<void> {
+    if (this.running) {
+      new Notice("Stop the running task first.");
+      return;
+    }
+    const { vault } = await this.plugin.core();
+    const chats = (await vault.listChats()) as ChatSummary[];
+    new ChatHistoryModal(this.app, chats, (summary) => void this.openChat(summary.id)).open();
+  }
+
+  /** Shows a saved chat and continues it from its history. */
+  async openChat(id: string): Promise<void> {
+    const { vault } = await this.plugin.core();
+    const chat = (await vault.loadChat(id)) as SavedChat;
+    this.dropChat();
+    this.history = chat.messages;
+    this.saved = { id: chat.id, title: chat.title, tasks: chat.tasks };
+    this.clearMessages();
+    this.renderSaved(chat);
+    this.scroll();
+  }
+
+  private renderSaved(chat: SavedChat): void {
+    const results = new Map<string, { content: string; is_error?: boolean }>();
+    for (const message of chat.messages) {
+      for (const block of message.content) if (block.type === "tool_result") results.set(block.tool_use_id, block);
+    }
+    const pending = [...chat.tasks].sort((a, b) => a.messageIndex - b.messageIndex);
+    let turn: TurnView | null = null;
+    const current = (): TurnView => (turn ??= this.addTurn());
+    // The footers (meter, undo) of the tasks that began before `index`.
+    const finishBefore = (index: number) => {
+      while (pending.length && pending[0].messageIndex < index) {
+        const task = pending.shift() as ChatTask;
+        current().finish(task.report, task.undone);
+        turn = null;
+      }
+    };
+    chat.messages.forEach((message, index) => {
+      const isRequest =
+        message.role === "user" &&
+        message.content.some((b) => b.type === "text") &&
+        !message.content.some((b) => b.type === "tool_result");
+      if (isRequest) {
+        finishBefore(index);
+        const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+        const [request, paths] = splitAttachments(text);
+        this.renderUser(request, paths);
+        turn = null;
+      } else if (message.role === "assistant") {
+        current().renderBlocks(message.content, results);
+      }
+    });
+    finishBefore(Number.MAX_SAFE_INTEGER);
+  }
+
+  private addTurn(): TurnView {
+    const turn = this.addChild(new TurnView(this.messagesEl, this.turnContext()));
+    this.turns.push(turn);
+    return turn;
+  }
+
+  private clearMessages(): void {
+    for (const turn of this.turns) this.removeChild(turn);
+    this.turns = [];
+    this.messagesEl.empty();
+    this.turn = null;
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------
+
+  private renderUser(text: string, attachments: string[]): void {
+    const el = this.messagesEl.createDiv({ cls: "vault-agent-user" });
+    el.createDiv({ cls: "vault-agent-user-text", text });
+    if (attachments.length) {
+      const chips = el.createDiv({ cls: "vault-agent-chips" });
+      for (const path of attachments) chips.createSpan({ cls: "vault-agent-chip", text: path });
+    }
+  }
+
+  private showWelcome(): void {
+    const config = providerConfig(this.plugin.settings, this.plugin.apiKey());
+    if ("missing" in config) {
+      this.showConnectHelp(config.missing);
+      return;
+    }
+    const welcome = this.messagesEl.createDiv({ cls: "vault-agent-welcome" });
+    welcome.createDiv({ text: `Ask anything about your notes. Connected to ${describe(config)}.` });
+    welcome.createDiv({
+      cls: "vault-agent-muted",
+      text: "Every change is shown to you first, and each task can be undone.",
+    });
+  }
+
+  /** Says plainly how to connect a model; search works without one. */
+  private showConnectHelp(missing: string | null, problem?: string): void {
+    this.messagesEl.querySelector(".vault-agent-connect")?.remove();
+    this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
+    const box = this.messagesEl.createDiv({ cls: "vault-agent-connect vault-agent-welcome" });
+    box.createDiv({ cls: "vault-agent-connect-title", text: "Connect a model to chat" });
+    if (problem) box.createDiv({ cls: "vault-agent-error-message", text: problem });
+    else if (missing) box.createDiv({ text: `The chat needs ${missing}.` });
+    const list = box.createEl("ul");
+    list.createEl("li", {
+      text: "With an API key: open settings → Vault Agent, choose Anthropic, OpenAI or OpenRouter, and paste your key.",
+    });
+    list.createEl("li", {
+      text: "On your own computer, for free: install Ollama, pull a model that can call tools (qwen2.5, for example) and choose Ollama (local) in the settings. LM Studio works the same way once its local server is started.",
+    });
+    box.createDiv({
+      cls: "vault-agent-muted",
+      text: "Search works without a model: use the search button above, or the command “Search the vault”.",
+    });
+    const open = box.createEl("button", { text: "Open settings", cls: "mod-cta vault-agent-open-settings" });
+    open.addEventListener("click", () => this.plugin.openSettings());
+  }
+
+  private renderChips(): void {
+    this.chipsEl.empty();
+    for (const path of this.attachments) {
+      const chip = this.chipsEl.createSpan({ cls: "vault-agent-chip" });
+      chip.createSpan({ text: path });
+      const remove = chip.createSpan({ cls: "vault-agent-chip-remove", attr: { "aria-label": `Remove ${path}` } });
+      setIcon(remove, "x");
+      remove.addEventListener("click", () => {
+        this.attachments = this.attachments.filter((p) => p !== path);
+        this.renderChips();
+      });
+    }
+  }
+
+  private setRunning(running: boolean): void {
+    this.running = running;
+    this.contentEl.toggleClass("is-running", running);
+    this.updateSendButton();
+  }
+
+  private updateSendButton(): void {
+    this.sendButton.empty();
+    setIcon(this.sendButton.createSpan({ cls: "vault-agent-button-icon" }), this.running ? "square" : "send");
+    this.sendButton.createSpan({ text: this.running ? "Stop" : "Send" });
+    this.sendButton.toggleClass("mod-warning", this.running);
+    this.sendButton.toggleClass("mod-cta", !this.running);
+  }
+
+  private scroll(): void {
+    this.messagesEl.scrollTop = this.messagesEl.scrollHeight;
+  }
+
+  private iconButton(parent: HTMLElement, icon: string, label: string, onClick: () => void): HTMLElement {
+    const button = parent.createDiv({ cls: "clickable-icon", attr: { "aria-label": label, title: label } });
+    setIcon(button, icon);
+    button.addEventListener("click", onClick);
+    return button;
+  }
+
+  // ---- input -----------------------------------------------------------------------------------
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      if (!this.running) void this.send();
+    }
+  }
+
+  private onInput(): void {
+    const value = this.inputEl.value;
+    const caret = this.inputEl.selectionStart ?? value.length;
+    const typed = value[caret - 1];
+    const before = value[caret - 2];
+    const atWordStart = caret === 1 || before === " " || before === "\n";
+    if (typed === "@" && atWordStart) {
+      this.inputEl.value = value.slice(0, caret - 1) + value.slice(caret);
+      this.pickNote();
+    } else if (typed === "/" && value.trim() === "/") {
+      this.inputEl.value = "";
+      this.pickPrompt();
+    }
+  }
+
+  private pickNote(): void {
+    new NotePickerModal(this.app, (file) => this.attach(file)).open();
+  }
+
+  private pickPrompt(): void {
+    new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, (file) => {
+      void this.app.vault.cachedRead(file).then((text) => {
+        this.inputEl.value = promptText(text);
+        this.inputEl.focus();
+      });
+    }).open();
+  }
+}
+
+function describe(config: ProviderConfig): string {
+  const preset = Object.values(PRESETS).find((p) => p.baseUrl === config.baseUrl);
+  return `${config.model}${preset ? ` (${preset.name})` : ` at ${config.baseUrl}`}`;
+}
+
+/** A user's message and the paths of the notes attached to it. */
+export function splitAttachments(text: string): [string, string[]] {
+  const at = text.indexOf(`\n\n${ATTACHMENTS_OPEN}`);
+  if (at < 0) return [text, []];
+  const paths = [...text.slice(at).matchAll(/<note path="([^"]*)">/g)].map((m) => m[1]);
+  return [text.slice(0, at), paths];
+}
+
+function describeUndo(report: UndoReport): string {
+  const parts: string[] = [];
+  if (report.restored.length) parts.push(`restored ${report.restored.join(", ")}`);
+  if (report.trashed.length) parts.push(`moved ${report.trashed.join(", ")} to the trash`);
+  if (report.recreated_folders.length) parts.push(`recreated ${report.recreated_folders.join(", ")}`);
+  if (report.failed.length) parts.push(`could not restore ${report.failed.map(([p, why]) => `${p} (${why})`).join(", ")}`);
+  if (!parts.length) return "Nothing to undo: everything was already as before.";
+  const text = parts.join("; ");
+  return `Undone: ${text[0].toUpperCase()}${text.slice(1)}.`;
+}
+
+/** A report for a task that never started. */
+function notStarted(message: string): RunReport {
+  return {
+    task_id: "",
+    end: { reason: "failed", kind: null, message },
+    steps: [],
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    duration_ms: 0,
+    tool_calls: 0,
+    tool_errors: 0,
+    changed_paths: [],
+  };
+}

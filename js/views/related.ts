@@ -1,0 +1,61 @@
+import { Component, type App } from "obsidian";
+import type { SearchService } from "../search";
+
+/**
+ * "Related notes" for the note open in the editor: notes linking to it or from it, sharing its
+ * tags, or like it in text — ranked by the core's index. Hidden while there is no open note or
+ * no index yet; a click opens the note.
+ */
+export class RelatedNotes extends Component {
+  private readonly el: HTMLDetailsElement;
+  private readonly summary: HTMLElement;
+  private readonly list: HTMLElement;
+  private shownFor: string | null = null;
+
+  constructor(
+    parent: HTMLElement,
+    private readonly app: App,
+    private readonly search: SearchService,
+  ) {
+    super();
+    this.el = parent.createEl("details", { cls: "vault-agent-related" });
+    this.el.open = true;
+    this.summary = this.el.createEl("summary", { cls: "vault-agent-related-title" });
+    this.list = this.el.createDiv({ cls: "vault-agent-related-list" });
+  }
+
+  onload(): void {
+    this.registerEvent(this.app.workspace.on("file-open", () => this.update()));
+    this.register(
+      this.search.onChange(() => {
+        // Progress reports change nothing here; a ready index (or a changed note) does.
+        if (this.search.state.kind === "ready") this.update();
+      }),
+    );
+    this.update();
+  }
+
+  onunload(): void {
+    this.el.remove();
+  }
+
+  update(): void {
+    const file = this.app.workspace.getActiveFile();
+    const related = file && file.extension === "md" ? this.search.related(file.path, 6) : [];
+    this.el.toggleClass("is-hidden", !file || this.search.state.kind !== "ready");
+    if (!file) return;
+    this.shownFor = file.path;
+    this.summary.setText(`Related to ${file.basename}`);
+    this.list.empty();
+    if (!related.length) {
+      this.list.createDiv({ cls: "vault-agent-muted", text: "Nothing related found yet." });
+      return;
+    }
+    for (const note of related) {
+      const item = this.list.createDiv({ cls: "vault-agent-related-item", attr: { "data-path": note.path } });
+      item.createSpan({ cls: "vault-agent-related-name", text: note.title || note.path });
+      item.createSpan({ cls: "vault-agent-related-why", text: note.reasons.join(", ") });
+      item.addEventListener("click", () => void this.app.workspace.openLinkText(note.path, this.shownFor ?? "", false));
+    }
+  }
+}

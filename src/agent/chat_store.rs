@@ -1,0 +1,204 @@
+//! Saved chats: each conversation as one JSON file in `.obsidian-agent/chats/`, so the chat
+//! history travels with the vault (sync, backups) and a chat can be continued later.
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::utc_datetime;
+use crate::protocol::{Message, RunReport};
+use crate::vault::{Vault, VaultPath};
+use crate::{Error, Result};
+
+/// Where saved chats live.
+pub const CHAT_FOLDER: &str = ".obsidian-agent/chats";
+
+/// The longest title, in characters.
+const TITLE_CHARS: usize = 60;
+
+/// A conversation as saved: its history (what the model sees when it continues) and the tasks
+/// it ran (for their reports and undo buttons).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedChat {
+    /// Empty for a chat not saved yet: [`save_chat`] gives it one.
+    #[serde(default)]
+    pub id: String,
+    /// Empty: the first line of the first message.
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub created_ms: u64,
+    #[serde(default)]
+    pub updated_ms: u64,
+    /// The mode the chat ran in last.
+    #[serde(default)]
+    pub mode: String,
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub tasks: Vec<ChatTask>,
+}
+
+/// A task a chat ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatTask {
+    /// Where the task's request is in [`SavedChat::messages`].
+    pub message_index: usize,
+    pub report: RunReport,
+    /// Whether the user undid it.
+    #[serde(default)]
+    pub undone: bool,
+}
+
+/// A line of the chat history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_ms: u64,
+    pub messages: usize,
+}
+
+/// Saves `chat` (replacing an earlier save with the same id) and returns its id. A chat
+/// without an id gets one from `now_ms` (`YYYYMMDD-HHMMSS`, `-2`… when taken); an empty title
+/// becomes the first line of its first message; `updated_ms` becomes `now_ms`.
+pub async fn save_chat(vault: &dyn Vault, mut chat: SavedChat, now_ms: u64) -> Result<SavedChat> {
+    if chat.id.is_empty() {
+        chat.id = new_chat_id(vault, now_ms).await?;
+        chat.created_ms = now_ms;
+    }
+    if chat.title.trim().is_empty() {
+        chat.title = title_of(&chat.messages);
+    }
+    chat.updated_ms = now_ms;
+    let json = serde_json::to_string(&chat).map_err(|e| Error::Invalid(format!("chat {}: {e}", chat.id)))?;
+    vault.write(&chat_path(&chat.id)?, &json).await?;
+    Ok(chat)
+}
+
+/// The saved chat `id`.
+pub async fn load_chat(vault: &dyn Vault, id: &str) -> Result<SavedChat> {
+    let text = vault.read(&chat_path(id)?).await?;
+    serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("saved chat {id} is damaged: {e}")))
+}
+
+/// Every saved chat, most recently updated first. A damaged file is left out, not an error.
+pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
+    let folder = VaultPath::parse(CHAT_FOLDER)?;
+    if vault.stat(&folder).await?.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut chats = Vec::new();
+    for file in vault.list(&folder).await?.files {
+        let Some(id) = file.name().and_then(|n| n.strip_suffix(".json")) else { continue };
+        if let Ok(chat) = load_chat(vault, id).await {
+            chats.push(ChatSummary {
+                id: chat.id,
+                title: chat.title,
+                updated_ms: chat.updated_ms,
+                messages: chat.messages.len(),
+            });
+        }
+    }
+    chats.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id)));
+    Ok(chats)
+}
+
+/// Deletes the saved chat `id` (the agent's own file: removed, not trashed).
+pub async fn delete_chat(vault: &dyn Vault, id: &str) -> Result<()> {
+    vault.remove(&chat_path(id)?).await
+}
+
+fn chat_path(id: &str) -> Result<VaultPath> {
+    if id.is_empty() || id.contains('/') {
+        return Err(Error::Invalid(format!("{id:?} is not a chat id")));
+    }
+    VaultPath::parse(CHAT_FOLDER)?.join(&format!("{id}.json"))
+}
+
+async fn new_chat_id(vault: &dyn Vault, now_ms: u64) -> Result<String> {
+    let (y, mo, d, h, mi, s) = utc_datetime(now_ms);
+    let base = format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}");
+    let mut n = 1u32;
+    loop {
+        let id = if n == 1 { base.clone() } else { format!("{base}-{n}") };
+        if vault.stat(&chat_path(&id)?).await?.is_none() {
+            return Ok(id);
+        }
+        n += 1;
+    }
+}
+
+/// The first line of the first user message, without attached notes, cut to [`TITLE_CHARS`].
+fn title_of(messages: &[Message]) -> String {
+    let first = messages.iter().map(Message::text).find(|t| !t.trim().is_empty()).unwrap_or_default();
+    let request = first.split(super::ATTACHMENTS_OPEN).next().unwrap_or("");
+    let line = request.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("New chat");
+    let mut title: String = line.chars().take(TITLE_CHARS).collect();
+    if line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::vault::MemoryVault;
+
+    fn chat(text: &str) -> SavedChat {
+        SavedChat {
+            id: String::new(),
+            title: String::new(),
+            created_ms: 0,
+            updated_ms: 0,
+            mode: "agent".into(),
+            messages: vec![Message::user(text), Message::assistant("Done.")],
+            tasks: vec![],
+        }
+    }
+
+    #[test]
+    fn a_saved_chat_loads_back_with_an_id_and_a_title() {
+        let vault = MemoryVault::new();
+        let saved = block_on(save_chat(&vault, chat("Merge my baking notes\nplease"), 1_700_000_000_000)).unwrap();
+        assert_eq!(saved.id, "20231114-221320");
+        assert_eq!(saved.title, "Merge my baking notes");
+        assert_eq!(block_on(load_chat(&vault, &saved.id)).unwrap(), saved);
+    }
+
+    #[test]
+    fn chats_list_newest_first_and_ids_do_not_collide() {
+        let vault = MemoryVault::new();
+        let a = block_on(save_chat(&vault, chat("first"), 1_000)).unwrap();
+        let b = block_on(save_chat(&vault, chat("second"), 1_000)).unwrap();
+        assert_ne!(a.id, b.id);
+        let again = block_on(save_chat(&vault, a.clone(), 5_000)).unwrap();
+        assert_eq!(again.id, a.id);
+        let list = block_on(list_chats(&vault)).unwrap();
+        assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["first", "second"]);
+        block_on(delete_chat(&vault, &a.id)).unwrap();
+        assert_eq!(block_on(list_chats(&vault)).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn titles_leave_out_attached_notes_and_long_lines() {
+        let long = "x".repeat(100);
+        assert_eq!(title_of(&[Message::user(long)]).chars().count(), TITLE_CHARS + 1);
+        let attached = format!("Summarise\n\n{}\n<note path=\"a.md\">…", super::super::ATTACHMENTS_OPEN);
+        assert_eq!(title_of(&[Message::user(attached)]), "Summarise");
+        assert_eq!(title_of(&[]), "New chat");
+    }
+
+    #[test]
+    fn bad_ids_and_damaged_files_are_refused() {
+        let vault = MemoryVault::new();
+        assert!(block_on(load_chat(&vault, "../x")).is_err());
+        block_on(vault.write(&VaultPath::parse(".obsidian-agent/chats/bad.json").unwrap(), "{")).unwrap();
+        assert!(block_on(load_chat(&vault, "bad")).is_err());
+        assert!(block_on(list_chats(&vault)).unwrap().is_empty());
+    }
+}

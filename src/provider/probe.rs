@@ -1,0 +1,120 @@
+//! "Test connection": one tiny real request, to tell the user whether their provider settings
+//! work before they start a task.
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use super::ModelProvider;
+use crate::cancel::CancelToken;
+use crate::host::Clock;
+use crate::protocol::{Message, ModelRequest, ProviderError, StreamEvent, ToolChoice, Usage};
+
+/// What a connection check found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionCheck {
+    /// The model answered.
+    pub ok: bool,
+    /// The model id that was asked.
+    pub model: String,
+    /// From sending the request to the end of the answer.
+    pub latency_ms: u64,
+    /// To the first streamed event, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<u64>,
+    /// The start of the model's answer.
+    #[serde(default)]
+    pub reply: String,
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why it failed, categorised (auth, rate limit, network, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ProviderError>,
+}
+
+/// The longest reply kept in a [`ConnectionCheck`].
+const REPLY_CHARS: usize = 200;
+
+/// Sends one short request ("reply with OK", at most 16 tokens of answer) and reports the
+/// latency or the categorised error. Retries are whatever `provider` was built with; a check
+/// is clearest with a single attempt.
+pub async fn check_connection(
+    provider: &dyn ModelProvider,
+    clock: &dyn Clock,
+    cancel: &CancelToken,
+) -> ConnectionCheck {
+    let request = ModelRequest {
+        system: vec![],
+        messages: vec![Message::user("This is a connection test. Reply with the single word OK.")],
+        tools: vec![],
+        max_tokens: 16,
+        thinking_budget: None,
+        temperature: None,
+        tool_choice: ToolChoice::Auto,
+        model: None,
+    };
+    let started = clock.now_ms();
+    let mut check = ConnectionCheck {
+        ok: false,
+        model: provider.model().to_string(),
+        latency_ms: 0,
+        first_token_ms: None,
+        reply: String::new(),
+        usage: Usage::default(),
+        error: None,
+    };
+    let mut stream = provider.stream(&request, cancel).await;
+    while let Some(event) = stream.next().await {
+        if !matches!(event, StreamEvent::Retry { .. }) {
+            check.first_token_ms.get_or_insert_with(|| clock.now_ms().saturating_sub(started));
+        }
+        match event {
+            StreamEvent::TextDelta { text } => {
+                let room = REPLY_CHARS.saturating_sub(check.reply.chars().count());
+                check.reply.extend(text.chars().take(room));
+            }
+            StreamEvent::Usage { usage } => check.usage = usage,
+            StreamEvent::Done { .. } => check.ok = true,
+            StreamEvent::Error { error } => {
+                check.first_token_ms = None;
+                check.error = Some(error);
+                break;
+            }
+            _ => {}
+        }
+    }
+    if !check.ok && check.error.is_none() {
+        check.error =
+            Some(ProviderError::new(crate::protocol::ErrorKind::Protocol, "the answer ended without its end marker"));
+    }
+    check.latency_ms = clock.now_ms().saturating_sub(started);
+    check
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::host::ManualClock;
+    use crate::protocol::ErrorKind;
+    use crate::provider::{ScriptedProvider, Turn};
+
+    #[test]
+    fn a_working_provider_reports_its_reply_and_usage() {
+        let provider = ScriptedProvider::new(vec![Turn::text("OK")]);
+        let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
+        assert!(check.ok, "{check:?}");
+        assert_eq!(check.reply, "OK");
+        assert!(check.error.is_none());
+        assert!(check.first_token_ms.is_some());
+    }
+
+    #[test]
+    fn a_failing_provider_reports_the_category() {
+        let provider = ScriptedProvider::new(vec![Turn::fail(ErrorKind::Auth, "invalid x-api-key")]);
+        let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
+        assert!(!check.ok);
+        assert_eq!(check.error.unwrap().kind, ErrorKind::Auth);
+    }
+}

@@ -1,0 +1,293 @@
+// A small fake Obsidian: an app from obsidian-test-mocks over an in-memory vault, laid out as
+// Obsidian is (ribbon, file list, the open note, the right sidebar, status bar), which loads the
+// built main.js exactly as Obsidian does — as CommonJS with `require("obsidian")` — and runs it.
+//
+// Configuration (window.FAKE_HOST_CONFIG, set by the test before the page loads; else fetched
+// from /host/config, which the demo fills from environment variables):
+//   { vaultName, files: {path: text} | null, filesUrl: "/vault/bundle" | null, data: {…plugin
+//     data.json…}, secrets: {id: value}, theme: "light" | "dark", open: "note path" }
+import { setup } from "obsidian-test-mocks/setup";
+import * as obsidian from "./obsidian.js";
+
+setup();
+const { App, TFile } = obsidian;
+
+const host = (window.fakeObsidian = { ready: null, commands: new Map(), savedData: null, log: [] });
+
+async function config() {
+  if (window.FAKE_HOST_CONFIG) return window.FAKE_HOST_CONFIG;
+  const response = await fetch("/host/config");
+  return response.json();
+}
+
+async function vaultFiles(cfg) {
+  if (cfg.files) return cfg.files;
+  if (!cfg.filesUrl) return {};
+  status(`Loading the vault…`);
+  const response = await fetch(cfg.filesUrl);
+  return (await response.json()).files;
+}
+
+function status(text) {
+  document.querySelector(".fake-host-loading")?.setText(text);
+}
+
+/** The page's layout, as Obsidian's. */
+function layout() {
+  const app = document.body.createDiv({ cls: "app-container" });
+  const ribbon = app.createDiv({ cls: "workspace-ribbon side-dock-ribbon mod-left" });
+  const left = app.createDiv({ cls: "workspace-split mod-left-split" });
+  const root = app.createDiv({ cls: "workspace-split mod-root" });
+  const right = app.createDiv({ cls: "workspace-split mod-right-split" });
+  document.body.createDiv({ cls: "status-bar" });
+  return { ribbon, left, root, right };
+}
+
+async function boot() {
+  const cfg = await config();
+  document.body.addClass(cfg.theme === "dark" ? "theme-dark" : "theme-light");
+  const parts = layout();
+  parts.root.createDiv({ cls: "fake-host-loading", text: "Starting…" });
+  const files = await vaultFiles(cfg);
+  const app = App.createConfigured__({});
+  host.app = app;
+  populate(app, files);
+  fixAdapter(app.vault.adapter);
+  app.vault.getName = () => cfg.vaultName ?? "Vault";
+  app.isDarkMode = () => document.body.hasClass("theme-dark");
+  for (const [id, secret] of Object.entries(cfg.secrets ?? {})) app.secretStorage.setSecret(id, secret);
+
+  const notes = noteView(app, parts.root);
+  fileList(app, parts.left, notes);
+  workspaceGlue(app, parts.right, notes);
+  themeToggle(parts.ribbon);
+
+  // Load main.js as Obsidian does: CommonJS, with `obsidian` provided by the app.
+  const [source, manifest] = await Promise.all([
+    fetch("/host/main.js").then((r) => r.text()),
+    fetch("/host/manifest.json").then((r) => r.json()),
+  ]);
+  const module = { exports: {} };
+  const require = (name) => {
+    if (name === "obsidian") return obsidian;
+    throw new Error(`main.js asked for ${name}, which Obsidian does not provide`);
+  };
+  new Function("module", "exports", "require", source)(module, module.exports, require);
+  const PluginClass = module.exports.default ?? module.exports;
+  const plugin = new PluginClass(app, manifest);
+  host.plugin = plugin;
+  let data = structuredClone(cfg.data ?? null);
+  plugin.loadData = async () => structuredClone(data);
+  plugin.saveData = async (next) => {
+    data = structuredClone(next);
+    host.savedData = data;
+  };
+  plugin.addCommand = (command) => {
+    host.commands.set(command.id, command);
+    return command;
+  };
+  const tabs = [];
+  plugin.addSettingTab = (tab) => tabs.push(tab);
+  app.setting = {
+    open: () => {},
+    openTabById: () => openSettings(tabs[0]),
+  };
+  settingsButton(parts.ribbon, () => openSettings(tabs[0]));
+
+  await plugin.onload();
+  app.workspace.setLayoutReady__();
+  if (cfg.open) await app.workspace.openLinkText(cfg.open, "", false);
+  document.querySelector(".fake-host-loading")?.remove();
+  if (!cfg.open) notes.placeholder();
+}
+
+/**
+ * Puts `files` in the vault. The mocks' metadata cache resolves every link against every file,
+ * which takes minutes for a vault of thousands of notes; the plugin does not use it, so it is
+ * switched off.
+ */
+function populate(app, files) {
+  app.metadataCache.parseFileMetadata = () => {};
+  const folders = new Set();
+  for (const path of Object.keys(files)) {
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  for (const folder of [...folders].sort()) app.vault.createFolderSync__(folder);
+  for (const [path, text] of Object.entries(files)) app.vault.createSync__(path, text);
+}
+
+/** Runs a command the plugin registered, as the command palette would. */
+host.runCommand = (id) => {
+  const command = host.commands.get(id);
+  if (!command) throw new Error(`no command ${id}`);
+  if (command.callback) return command.callback();
+  if (command.checkCallback) return command.checkCallback(false);
+  throw new Error(`command ${id} cannot run here`);
+};
+
+/** A note's current text in the vault (for tests). */
+host.read = async (path) => host.app.vault.adapter.read(path);
+host.exists = async (path) => (await host.app.vault.adapter.stat(path)) !== null;
+
+/**
+ * The mocks' in-memory adapter keeps text and binary files apart and roots the vault at "";
+ * Obsidian's adapter reads either kind either way, and calls the root "/".
+ */
+function fixAdapter(adapter) {
+  const root = (p) => (p === "/" ? "" : p);
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const wrap = (name, fn) => {
+    const original = adapter[name].bind(adapter);
+    adapter[name] = (...args) => fn(original, ...args);
+  };
+  wrap("stat", async (orig, p) => {
+    const stat = await orig(root(p));
+    if (stat?.type === "file" && adapter.textFiles.has(root(p))) stat.size = encoder.encode(adapter.textFiles.get(root(p))).length;
+    return stat;
+  });
+  wrap("list", (orig, p) => orig(root(p)));
+  wrap("readBinary", async (orig, p) => {
+    const text = adapter.textFiles.get(p);
+    return text === undefined ? orig(p) : encoder.encode(text).buffer;
+  });
+  wrap("read", async (orig, p) => {
+    const bytes = adapter.binaryFiles.get(p);
+    return bytes === undefined ? orig(p) : decoder.decode(bytes);
+  });
+  wrap("write", async (orig, p, data, options) => {
+    adapter.binaryFiles.delete(p);
+    return orig(p, data, options);
+  });
+  wrap("writeBinary", async (orig, p, data, options) => {
+    adapter.textFiles.delete(p);
+    return orig(p, data, options);
+  });
+}
+
+/** The open note in the middle: its title and rendered text, updated when the vault changes. */
+function noteView(app, root) {
+  const header = root.createDiv({ cls: "view-header" });
+  const title = header.createDiv({ cls: "view-header-title" });
+  const body = root.createDiv({ cls: "markdown-preview-view markdown-rendered fake-host-note" });
+  let current = null;
+  const render = async () => {
+    body.empty();
+    if (!current) return;
+    title.setText(current.path);
+    // Obsidian shows frontmatter as properties, not as text.
+    const text = (await app.vault.read(current)).replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, "");
+    await obsidian.MarkdownRenderer.render(app, text, body, current.path, null);
+  };
+  app.vault.on("modify", (file) => file === current && void render());
+  app.vault.on("delete", (file) => {
+    if (file === current) {
+      current = null;
+      title.setText("");
+      body.empty();
+    }
+  });
+  return {
+    open: async (file) => {
+      current = file;
+      await render();
+      app.workspace.trigger("file-open", file);
+      app.workspace.trigger("active-leaf-change", null);
+    },
+    file: () => current,
+    placeholder: () => {
+      title.setText("No note open");
+      body.createDiv({ cls: "fake-host-hint", text: "Pick a note on the left, or open Vault Agent from the ribbon." });
+    },
+  };
+}
+
+/** A filterable list of the vault's notes (the first 200 that match). */
+function fileList(app, left, notes) {
+  left.createDiv({ cls: "nav-header", text: app.vault.getName() });
+  const filter = left.createEl("input", { type: "search", cls: "fake-host-filter", attr: { placeholder: "Filter notes" } });
+  const list = left.createDiv({ cls: "nav-files-container" });
+  const render = () => {
+    list.empty();
+    const q = filter.value.toLowerCase();
+    const files = app.vault
+      .getMarkdownFiles()
+      .filter((f) => f.path.toLowerCase().includes(q))
+      .sort((a, b) => a.path.localeCompare(b.path));
+    for (const file of files.slice(0, 200)) {
+      const item = list.createDiv({ cls: "nav-file-title tree-item-self", text: file.path });
+      item.addEventListener("click", () => void notes.open(file));
+    }
+    if (files.length > 200) list.createDiv({ cls: "nav-file-more", text: `… ${files.length - 200} more` });
+  };
+  filter.addEventListener("input", render);
+  for (const event of ["create", "delete", "rename"]) app.vault.on(event, render);
+  render();
+}
+
+/** The workspace calls the plugin makes, over the page's layout. */
+function workspaceGlue(app, right, notes) {
+  const ws = app.workspace;
+  ws.getRightLeaf = () => {
+    const leaf = obsidian.WorkspaceLeaf.create2__(app);
+    leaf.containerEl__ = right.createDiv({ cls: "workspace-leaf" });
+    ws.leaves.push(leaf);
+    return leaf;
+  };
+  ws.getActiveFile = () => notes.file();
+  ws.openLinkText = async (linktext, _source) => {
+    const file = resolve(app, linktext);
+    if (file) await notes.open(file);
+  };
+  ws.getLeaf = () => {
+    const leaf = obsidian.WorkspaceLeaf.create2__(app);
+    leaf.openFile = async (file) => notes.open(file);
+    return leaf;
+  };
+}
+
+function resolve(app, linktext) {
+  const { vault } = app;
+  const direct = vault.getAbstractFileByPath(linktext) ?? vault.getAbstractFileByPath(`${linktext}.md`);
+  if (direct instanceof TFile) return direct;
+  const name = linktext.split("/").pop().replace(/\.md$/, "").toLowerCase();
+  return vault.getMarkdownFiles().find((f) => f.basename.toLowerCase() === name) ?? null;
+}
+
+function themeToggle(ribbon) {
+  const el = ribbon.createDiv({ cls: "side-dock-ribbon-action clickable-icon fake-host-theme", attr: { "aria-label": "Light / dark" } });
+  obsidian.setIcon(el, "sun-moon");
+  el.addEventListener("click", () => {
+    const dark = document.body.hasClass("theme-dark");
+    document.body.toggleClass("theme-dark", !dark);
+    document.body.toggleClass("theme-light", dark);
+  });
+}
+
+function settingsButton(ribbon, open) {
+  const el = ribbon.createDiv({ cls: "side-dock-ribbon-action clickable-icon fake-host-settings", attr: { "aria-label": "Settings" } });
+  obsidian.setIcon(el, "settings");
+  el.addEventListener("click", open);
+}
+
+/** The plugin's settings tab, in a modal as Obsidian shows it. */
+function openSettings(tab) {
+  if (!tab) return;
+  const modal = new obsidian.Modal(host.app);
+  modal.modalEl.addClass("mod-settings");
+  modal.onOpen = () => {
+    modal.titleEl.setText("Vault Agent");
+    tab.containerEl.addClass("vertical-tab-content");
+    modal.contentEl.appendChild(tab.containerEl);
+    tab.display();
+  };
+  modal.onClose = () => tab.hide?.();
+  modal.open();
+}
+
+host.ready = boot().catch((error) => {
+  console.error(error);
+  document.body.createDiv({ cls: "fake-host-error", text: `The fake host failed: ${error?.stack ?? error}` });
+  throw error;
+});

@@ -1,0 +1,431 @@
+// End to end: the built main.js in a fake Obsidian host page (tests/e2e/host/, built on
+// obsidian-test-mocks), in headless Chromium driven by playwright-core, with the scriptable mock
+// provider of tests/servers/ standing in for the model.
+//
+// Run after `node esbuild.config.mjs` and `node tests/e2e/build-host.mjs`:
+//   node --test tests/e2e/plugin.test.mjs
+// Screenshots go to artifacts/ (chat and approval, light and dark).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import net from "node:net";
+import { chromium } from "playwright-core";
+
+const ARTIFACTS = "artifacts";
+mkdirSync(ARTIFACTS, { recursive: true });
+
+let server;
+let origin;
+let browser;
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+before(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ["tests/servers/server.mjs", "--port", String(port)], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    server.stdout.on("data", (d) => String(d).includes("listening") && resolve());
+    server.on("exit", (code) => reject(new Error(`the test server exited (${code})`)));
+  });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+const NOTES = {
+  "Cooking/Bread.md": "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n",
+  "Cooking/Pizza.md": "# Pizza\n\nDough rests 48 h. Bake it like [[Bread]], hotter.\n",
+  "Travel/Kyoto.md": "# Kyoto\n\nTemples, gardens and a sourdough bakery near the station. #travel\n",
+  "Prompts/Summarise.md": "---\ntags: prompt\n---\nSummarise the open note in three bullet points.\n",
+};
+
+async function script(id, responses) {
+  const r = await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify({ responses }) });
+  assert.equal(r.status, 200);
+}
+
+async function requests(id) {
+  return (await fetch(`${origin}/mock/${id}/requests`)).json();
+}
+
+/**
+ * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
+ * open. `provider` names a mock session to point an Anthropic provider at (null: none).
+ */
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e));
+  const pluginData = { version: 1, ...data };
+  const secrets = {};
+  if (mock) {
+    pluginData.provider = { preset: "anthropic", model: "claude-sonnet-4-5", baseUrl: `${origin}/mock/${mock}/anthropic` };
+    secrets["vault-agent-anthropic-key"] = "test-key";
+  }
+  if (transport) pluginData.transport = transport;
+  await page.addInitScript((config) => {
+    window.FAKE_HOST_CONFIG = config;
+  }, { vaultName: "Test vault", files, data: pluginData, secrets, theme, open: "Cooking/Bread.md" });
+  await page.goto(`${origin}/host/`);
+  await page.evaluate(() => window.fakeObsidian.ready);
+  await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
+  await page.locator(".vault-agent-chat").waitFor();
+  page.errors = errors;
+  return page;
+}
+
+async function send(page, text) {
+  await page.locator(".vault-agent-input").fill(text);
+  await page.locator(".vault-agent-send").click();
+}
+
+const read = (page, path) => page.evaluate((p) => window.fakeObsidian.read(p), path);
+
+async function setTheme(page, theme) {
+  await page.evaluate((dark) => {
+    document.body.toggleClass("theme-dark", dark);
+    document.body.toggleClass("theme-light", !dark);
+  }, theme === "dark");
+}
+
+test("with no provider the chat says how to connect one", async () => {
+  const page = await openHost();
+  const help = page.locator(".vault-agent-connect");
+  await help.waitFor();
+  const text = await help.innerText();
+  assert.match(text, /API key/);
+  assert.match(text, /Ollama/);
+  assert.match(text, /LM Studio/);
+  assert.match(text, /Search works without a model/);
+  // Sending says the same instead of failing.
+  await send(page, "hello");
+  await help.waitFor();
+  assert.equal(await page.locator(".vault-agent-user").count(), 0);
+  // The core started once, however often it is asked for.
+  assert.ok(await page.evaluate(() => window.fakeObsidian.plugin.core() === window.fakeObsidian.plugin.core()));
+
+  // Search needs no model: the index was built at start-up (progress in the status bar).
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  await page.locator(".vault-agent-search").click();
+  const modal = page.locator(".vault-agent-search-modal");
+  await modal.locator(".prompt-input").fill("sourdogh bakery"); // a typo, and two words
+  const first = modal.locator(".suggestion-item").first();
+  await first.locator(".vault-agent-search-title", { hasText: "Kyoto" }).waitFor();
+  assert.equal(await first.locator(".vault-agent-search-result-path").innerText(), "Travel/Kyoto.md");
+  assert.deepEqual(await first.locator(".vault-agent-search-snippet mark").allInnerTexts(), ["sourdough", "bakery"]);
+  await page.screenshot({ path: `${ARTIFACTS}/search-light.png` });
+  await page.keyboard.press("Enter");
+  await modal.waitFor({ state: "detached" });
+  await page.locator(".view-header-title", { hasText: "Travel/Kyoto.md" }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the index follows the vault, with progress, and the sidebar shows related notes", async () => {
+  const page = await openHost();
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  // Bread is open: Pizza links to it.
+  const related = page.locator(".vault-agent-related");
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]', { hasText: "links here" }).waitFor();
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]').click();
+  await page.locator(".view-header-title", { hasText: "Cooking/Pizza.md" }).waitFor();
+  await related.locator('.vault-agent-related-item[data-path="Cooking/Bread.md"]', { hasText: "linked from here" }).waitFor();
+
+  // Notes created, changed, renamed and deleted in the vault are found (or not) shortly after.
+  const found = (query) =>
+    page.evaluate((q) => window.fakeObsidian.plugin.search.search(q).map((h) => h.path), query);
+  await page.evaluate(async () => {
+    const { vault } = window.fakeObsidian.app;
+    await vault.create("Garden/Tomatoes.md", "# Tomatoes\n\nPlant after the last frost.");
+    await vault.modify(vault.getAbstractFileByPath("Cooking/Pizza.md"), "# Pizza\n\nA wood oven at 450 °C.");
+  });
+  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost").length === 1);
+  assert.deepEqual(await found("wood oven"), ["Cooking/Pizza.md"]);
+  assert.deepEqual(await found("48"), []);
+  await page.evaluate(async () => {
+    const { app } = window.fakeObsidian;
+    await app.fileManager.renameFile(app.vault.getAbstractFileByPath("Garden/Tomatoes.md"), "Garden/Tomato plants.md");
+    await app.vault.delete(app.vault.getAbstractFileByPath("Travel/Kyoto.md"));
+  });
+  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost")[0]?.path === "Garden/Tomato plants.md");
+  assert.deepEqual(await found("temples"), []);
+
+  // Indexing again shows its progress as done/total, then the index's size.
+  const seen = await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const states = [];
+    const stop = plugin.search.onChange(() => states.push(document.querySelector(".vault-agent-index-status").textContent));
+    await plugin.search.rebuild();
+    stop();
+    return states;
+  });
+  assert.ok(seen.includes("Indexing 0/4 notes") && seen.includes("Indexing 4/4 notes"), seen.join(" | "));
+  assert.equal(seen.at(-1), "Search index: 4 notes");
+  assert.ok(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/manifest.json")));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a task streams, shows tool cards and a diff to approve; the note changes; undo restores it", async () => {
+  const id = `e2e-task-${Date.now()}`;
+  await script(id, [
+    {
+      text: "I'll read the bread note first, then add the baking time.",
+      hold: true,
+      toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }],
+      usage: { input: 1200, output: 40 },
+    },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+      usage: { input: 1500, output: 60 },
+    },
+    { text: "Done: **Bread** now says how long to bake.", usage: { input: 1700, output: 20 } },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Add the baking time to my bread note");
+
+  // Streamed: the first piece shows while the rest of the answer is still held by the server.
+  const text = page.locator(".vault-agent-text").first();
+  await text.waitFor();
+  await page.waitForFunction(() => document.querySelector(".vault-agent-text")?.textContent.startsWith("I'll r"));
+  assert.ok(!(await text.innerText()).includes("baking time"), "the whole answer arrived before it was released");
+  assert.ok(await page.locator(".vault-agent-send").innerText().then((t) => t.includes("Stop")));
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+  await page.waitForFunction(() => document.querySelector(".vault-agent-text")?.textContent.includes("add the baking time."));
+
+  // A card per tool call, with the argument summary and the result.
+  const readCard = page.locator('.vault-agent-tool-card[data-tool="read_file"]');
+  await readCard.locator(".vault-agent-tool-args", { hasText: "Cooking/Bread.md" }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+
+  // The approval modal shows the diff of the note.
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  await modal.locator(".vault-agent-diff-line.is-removed", { hasText: "Sourdough at 230 °C." }).waitFor();
+  await modal.locator(".vault-agent-diff-line.is-added", { hasText: "Sourdough at 230 °C for 40 minutes." }).waitFor();
+  for (const decision of ["approve", "always_allow", "skip", "deny"]) {
+    assert.equal(await modal.locator(`button[data-decision="${decision}"]`).count(), 1, decision);
+  }
+  await page.locator('.vault-agent-tool-card[data-tool="edit_file"].is-waiting').waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"], "written before approval");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-dark.png` });
+  await setTheme(page, "light");
+  await modal.locator('button[data-decision="approve"]').click();
+  await modal.waitFor({ state: "detached" });
+
+  // The note changed in the vault and in the open editor; the answer is rendered markdown.
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  await page.locator(".fake-host-note", { hasText: "for 40 minutes" }).waitFor();
+  await page.locator(".vault-agent-text strong", { hasText: "Bread" }).waitFor();
+  assert.match(await page.locator(".vault-agent-tool-approval").innerText(), /Approved/);
+
+  // The meter: the task's tokens and its cost at Sonnet's list price.
+  const meter = await page.locator(".vault-agent-meter").last().innerText();
+  assert.match(meter, /4\.4k in · 120 out · \$0\.0150 · \d+\.\d s/);
+  assert.equal(await page.locator(".vault-agent-send").innerText().then((t) => t.trim()), "Send");
+
+  // The provider got the browser header and the tool results.
+  const sent = await requests(id);
+  assert.equal(sent.length, 3);
+  assert.equal(sent[0].headers["anthropic-dangerous-direct-browser-access"], "true");
+  assert.equal(sent[0].headers["x-api-key"], "test-key");
+  assert.match(JSON.stringify(sent[1].body.messages), /Let the loaf cool/);
+
+  await page.screenshot({ path: `${ARTIFACTS}/chat-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/chat-dark.png` });
+  await setTheme(page, "light");
+
+  // Undo restores the note and says what it restored.
+  await page.locator(".vault-agent-undo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+  await page.locator(".fake-host-note", { hasText: "Sourdough at 230 °C." }).waitFor();
+  assert.ok(await page.locator(".vault-agent-undo").isDisabled());
+
+  // The chat was saved: a new chat, then the history brings it back.
+  await page.locator(".vault-agent-new-chat").click();
+  assert.equal(await page.locator(".vault-agent-user").count(), 0);
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "Add the baking time to my bread note" }).click();
+  await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="edit_file"]').waitFor();
+  assert.ok(await page.locator(".vault-agent-undo").isDisabled(), "the restored chat knows the task was undone");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a provider error shows a clear line with a retry; stop ends a task; questions get answers", async () => {
+  const id = `e2e-error-${Date.now()}`;
+  await script(id, [
+    { status: 401, message: "invalid x-api-key" },
+    { text: "Hello again.", thinking: "The user greets me twice." },
+    { text: "A very long answer that the user will not wait for.", hold: true },
+    { toolCalls: [{ id: "q1", name: "ask_followup_question", arguments: { question: "Which note?", suggestions: ["Bread", "Pizza"] } }] },
+    { text: "Pizza it is." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "hello");
+  const error = page.locator(".vault-agent-error");
+  await error.waitFor();
+  assert.match(await error.innerText(), /Not authorised.*invalid x-api-key/s);
+  await error.locator(".vault-agent-retry").click();
+  await page.locator(".vault-agent-text", { hasText: "Hello again." }).waitFor();
+  let sent = await requests(id);
+  assert.equal(sent.length, 2);
+  // The retried request does not carry the failed attempt: one user message, once.
+  assert.equal(sent[1].body.messages.length, 1);
+  // Thinking is shown collapsed.
+  const thinking = page.locator("details.vault-agent-thinking");
+  assert.match(await thinking.innerText(), /Thinking/);
+  assert.equal(await thinking.evaluate((el) => el.open), false);
+
+  // Stop ends a task mid-answer.
+  await send(page, "tell me everything");
+  await page.waitForFunction(() => document.querySelectorAll(".vault-agent-text").length === 2);
+  await page.locator(".vault-agent-send", { hasText: "Stop" }).click();
+  await page.locator(".vault-agent-end", { hasText: "Stopped" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-send").innerText().then((t) => t.trim()), "Send");
+
+  // The model asks; the user picks a suggestion; the answer goes back to the model.
+  await send(page, "summarise a note");
+  const question = page.locator(".vault-agent-question");
+  await question.locator(".vault-agent-question-text", { hasText: "Which note?" }).waitFor();
+  await question.locator("button", { hasText: "Pizza" }).click();
+  await page.locator(".vault-agent-text", { hasText: "Pizza it is." }).waitFor();
+  sent = await requests(id);
+  assert.match(JSON.stringify(sent.at(-1).body.messages.at(-1)), /Pizza/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("@ attaches a note, / fills in a prompt, and the mode picker limits the tools", async () => {
+  const id = `e2e-mention-${Date.now()}`;
+  await script(id, [{ text: "It rests for 48 hours." }]);
+  const page = await openHost({ mock: id });
+  // "Ask about the current note" attaches the open note; a chip's × takes it off again.
+  await page.evaluate(() => window.fakeObsidian.runCommand("ask-about-current-note"));
+  const chip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" });
+  await chip.waitFor();
+  assert.equal(await page.locator(".vault-agent-input").getAttribute("placeholder"), "Ask about Bread…");
+  await chip.locator(".vault-agent-chip-remove").click();
+  await chip.waitFor({ state: "detached" });
+  // A slash prompt from the Prompts folder.
+  await page.locator(".vault-agent-input").pressSequentially("/");
+  await page.locator(".suggestion-item", { hasText: "Summarise" }).click();
+  assert.equal(await page.locator(".vault-agent-input").inputValue(), "Summarise the open note in three bullet points.");
+  // @ opens the note picker; the note goes along with the message.
+  await page.locator(".vault-agent-input").fill("How long does the dough rest? ");
+  await page.locator(".vault-agent-input").pressSequentially("@");
+  await page.locator(".prompt-input").fill("pizza");
+  await page.keyboard.press("Enter");
+  await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Pizza.md" }).waitFor();
+  await page.locator(".vault-agent-mode").selectOption("ask");
+  await page.locator(".vault-agent-send").click();
+  await page.locator(".vault-agent-text", { hasText: "48 hours" }).waitFor();
+  await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "Cooking/Pizza.md" }).waitFor();
+  const [request] = await requests(id);
+  const message = request.body.messages[0].content.map((b) => b.text ?? "").join("");
+  assert.match(message, /^How long does the dough rest\?\n\n<attached_notes>\n<note path="Cooking\/Pizza.md">\n# Pizza\n\nDough rests 48 h./);
+  const tools = request.body.tools.map((t) => t.name);
+  assert.ok(tools.includes("read_file") && !tools.includes("write_file"), tools.join());
+  assert.match(JSON.stringify(request.body.system), /Mode: Ask/);
+  assert.equal((await page.evaluate(() => window.fakeObsidian.savedData)).agent.mode, "ask");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a large tool result is saved aside, and its card links to it while the task runs", async () => {
+  const id = `e2e-large-${Date.now()}`;
+  const files = { ...NOTES };
+  for (let i = 1; i <= 20; i++) {
+    files[`Bread/Variant ${i}.md`] = `# Bread variant ${i}\n\n${"A loaf of bread with seeds, rye and a long, slow proof. ".repeat(8)}\n`;
+  }
+  await script(id, [
+    { toolCalls: [{ id: "s1", name: "search_files", arguments: { query: "bread loaf", limit: 20 } }] },
+    { text: "Twenty variants found; here is the summary.", hold: true },
+  ]);
+  const page = await openHost({ mock: id, files });
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 24 notes" }).waitFor();
+  await send(page, "find my bread variants");
+  const link = page.locator('.vault-agent-tool-card[data-tool="search_files"] .vault-agent-tool-link a');
+  await link.waitFor();
+  assert.match(await link.innerText(), /^Full result \([\d,]+ characters\)$/);
+  assert.match(await link.getAttribute("title"), /^\.obsidian-agent\/tmp\/.+\/search_files-\d+\.md$/);
+  // While the answer is held, the task runs and its saved result can be read.
+  await page.waitForFunction(() => document.querySelector(".vault-agent-text")?.textContent.startsWith("Twenty"));
+  await link.click();
+  const modal = page.locator(".modal.vault-agent-result");
+  await modal.locator(".vault-agent-result-text", { hasText: "Bread/Variant 20.md" }).waitFor();
+  await modal.locator(".modal-close-button").click();
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+  await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+  // The core removed it with the task; the link says so.
+  await link.click();
+  await modal.locator(".vault-agent-result-text", { hasText: "This result is gone" }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("without streaming, requests go through requestUrl and the chat works the same", async () => {
+  const id = `e2e-request-${Date.now()}`;
+  await script(id, [{ text: "Answered through requestUrl." }]);
+  const page = await openHost({ mock: id, transport: "request" });
+  await send(page, "hello");
+  await page.locator(".vault-agent-text", { hasText: "Answered through requestUrl." }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.length, 1);
+  // The request came from the page's server (requestUrl), not from the browser.
+  assert.notEqual(sent[0].headers.origin, origin);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the settings tab tests the connection", async () => {
+  const id = `e2e-settings-${Date.now()}`;
+  await script(id, [{ text: "OK" }, { status: 401, message: "invalid x-api-key" }]);
+  const page = await openHost({ mock: id });
+  await page.locator(".vault-agent-welcome").waitFor();
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.waitFor();
+  const button = settings.locator("button", { hasText: "Test" });
+  await button.click();
+  await settings.locator(".vault-agent-test-result.is-ok", { hasText: "Connected: claude-sonnet-4-5 answered in" }).waitFor();
+  await button.click();
+  await settings.locator(".vault-agent-test-result.is-error", { hasText: "auth: invalid x-api-key" }).waitFor();
+  // Indexing again from the settings shows its progress there.
+  await page.evaluate(() => {
+    const el = document.querySelector(".vault-agent-index-progress");
+    window.progressSeen = [];
+    new MutationObserver(() => window.progressSeen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  await settings.locator("button", { hasText: "Index again" }).click();
+  await page.waitForFunction(() => window.progressSeen.some((t) => t.startsWith("Indexing 4/4 notes")));
+  await page.waitForFunction(() => window.progressSeen.at(-1).startsWith("Search index: 4 notes. Notes are indexed as they change."));
+  await page.screenshot({ path: `${ARTIFACTS}/settings-light.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -1,0 +1,98 @@
+//! A conversation across tasks: attached notes, and retrying the last request.
+
+use vault_agent::agent::{AgentConfig, Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS};
+use vault_agent::protocol::{ContentBlock, EndReason, ErrorKind, Role};
+use vault_agent::provider::Turn;
+use vault_agent::vault::{MemoryVault, Vault};
+
+use super::support::{block_on, p, Harness};
+
+fn conversation(h: &Harness) -> Conversation {
+    Conversation::new(AgentConfig::default(), h.provider.clone(), h.vault.clone(), h.clock.clone(), h.host.clone())
+}
+
+fn vault_with(files: &[(&str, &str)]) -> MemoryVault {
+    let vault = MemoryVault::new();
+    for (path, text) in files {
+        block_on(vault.write(&p(path), text)).unwrap();
+    }
+    vault
+}
+
+#[test]
+fn attached_notes_reach_the_model_after_the_message() {
+    let long = "y".repeat(ATTACHMENT_CHARS + 10);
+    let h = Harness::new(
+        vault_with(&[("Cooking/Bread.md", "# Bread\nSourdough"), ("Long.md", &long)]),
+        [Turn::text("Noted.")],
+    );
+    let chat = conversation(&h);
+    let report =
+        block_on(chat.send_with_attachments("Summarise these", &["Cooking/Bread.md".into(), "Long.md".into()]))
+            .unwrap();
+    assert_eq!(report.end, EndReason::Answered);
+    let sent = h.provider.requests()[0].messages[0].text();
+    assert!(
+        sent.starts_with(&format!(
+            "Summarise these\n\n{ATTACHMENTS_OPEN}\n<note path=\"Cooking/Bread.md\">\n# Bread\nSourdough\n</note>"
+        )),
+        "{sent}"
+    );
+    assert!(sent.contains(&format!("[… cut at {ATTACHMENT_CHARS} characters; read_file has the rest]")));
+    assert!(sent.ends_with("</attached_notes>"));
+}
+
+#[test]
+fn an_attachment_that_cannot_be_read_stops_before_the_task() {
+    let h = Harness::new(vault_with(&[(".obsidian/app.json", "{}")]), [Turn::text("never")]);
+    let chat = conversation(&h);
+    assert!(block_on(chat.send_with_attachments("x", &["Missing.md".into()])).unwrap_err().is_not_found());
+    assert!(block_on(chat.send_with_attachments("x", &[".obsidian/app.json".into()])).unwrap_err().is_not_found());
+    assert!(block_on(chat.send_with_attachments("x", &["../out.md".into()])).is_err());
+    assert!(h.provider.requests().is_empty());
+    assert!(chat.history().is_empty());
+}
+
+#[test]
+fn retry_runs_the_failed_request_again_without_the_failed_attempt() {
+    let h = Harness::new(
+        MemoryVault::new(),
+        [Turn::text("First answer."), Turn::fail(ErrorKind::Auth, "invalid key"), Turn::text("Second answer.")],
+    );
+    let chat = conversation(&h);
+    block_on(chat.send("one")).unwrap();
+    let failed = block_on(chat.send("two")).unwrap();
+    assert!(matches!(failed.end, EndReason::Failed { kind: Some(ErrorKind::Auth), .. }), "{:?}", failed.end);
+    let retried = block_on(chat.retry_last()).unwrap();
+    assert_eq!(retried.end, EndReason::Answered);
+    let texts: Vec<(Role, String)> = chat.history().iter().map(|m| (m.role, m.text())).collect();
+    assert_eq!(
+        texts,
+        [
+            (Role::User, "one".to_string()),
+            (Role::Assistant, "First answer.".to_string()),
+            (Role::User, "two".to_string()),
+            (Role::Assistant, "Second answer.".to_string()),
+        ]
+    );
+    // The third request carried the history without the failed attempt.
+    assert_eq!(h.provider.requests()[2].messages.len(), 3);
+}
+
+#[test]
+fn a_restored_conversation_retries_its_last_request() {
+    let h = Harness::new(MemoryVault::new(), [Turn::text("Answer.")]);
+    let history = vec![
+        vault_agent::protocol::Message::user("restored question"),
+        vault_agent::protocol::Message {
+            role: Role::User,
+            content: vec![ContentBlock::ToolResult { tool_use_id: "x".into(), content: "r".into(), is_error: false }],
+        },
+    ];
+    let chat = conversation(&h).with_history(history);
+    block_on(chat.retry_last()).unwrap();
+    assert_eq!(h.provider.requests()[0].messages[0].text(), "restored question");
+    assert_eq!(chat.history().len(), 2);
+    let empty = conversation(&Harness::new(MemoryVault::new(), []));
+    assert!(block_on(empty.retry_last()).is_err());
+}
