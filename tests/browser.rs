@@ -22,3 +22,6 @@ mod agent;
 
 #[path = "browser/search.rs"]
 mod search;
+
+#[path = "browser/semantic.rs"]
+mod semantic;

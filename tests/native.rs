@@ -31,3 +31,9 @@ mod agent;
 
 #[path = "native/search.rs"]
 mod search;
+
+#[path = "native/semantic_support.rs"]
+mod semantic_support;
+
+#[path = "native/semantic.rs"]
+mod semantic;

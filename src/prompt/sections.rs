@@ -141,6 +141,7 @@ const TOOL_RULES: &str = "\
 const TOOL_GUIDELINES: &str = "\
 ## Which tool when
 - Find notes about something: search_files with a few distinctive words (phrases, OR, -exclude, #tag, folder: work too). Search in the language of the notes.
+- Find notes by meaning, when the notes may use other words than the question: semantic_search with a full sentence (if it says the notes are not embedded, use search_files).
 - Notes with a tag: search_by_tag. A note's neighbourhood: get_linked_notes. Its properties: get_frontmatter.
 - The vault's structure: list_files (recursive, glob).
 - Small change to a note: edit_file with an exact old_string. Rewrite or new note: write_file. Add to the end: append_to_file. Properties: update_frontmatter.

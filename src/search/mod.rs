@@ -49,6 +49,7 @@ mod tokenizer;
 
 pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;
+pub(crate) use index::Pacer;
 pub use index::{
     is_hidden, list_notes, read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS,
 };

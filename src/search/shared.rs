@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::{read_note, NoteRead, SearchIndex};
+use crate::embed::SemanticIndex;
 use crate::vault::{EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -11,7 +12,7 @@ use crate::{Error, Result};
 /// the agent's tools. Empty until built or loaded. Borrows last one call and never span an
 /// await: a build makes a new index and swaps it in, so searches keep answering meanwhile.
 #[derive(Clone, Default)]
-pub struct SharedIndex(Rc<RefCell<Option<SearchIndex>>>);
+pub struct SharedIndex(Rc<RefCell<Option<SearchIndex>>>, SemanticIndex);
 
 impl SharedIndex {
     /// A handle with no index yet.
@@ -22,6 +23,12 @@ impl SharedIndex {
     /// Puts `index` in place (after a build or load).
     pub fn replace(&self, index: SearchIndex) {
         *self.0.borrow_mut() = Some(index);
+    }
+
+    /// The vault's vectors, which travel with its full-text index (so the agent's tools and
+    /// the search modal share them too).
+    pub fn semantic(&self) -> &SemanticIndex {
+        &self.1
     }
 
     /// Whether an index is in place.
@@ -48,6 +55,8 @@ impl SharedIndex {
     /// was below it. Without an index in place there is nothing to do. Notes are read first and
     /// indexed after, so the index is never held across an await.
     pub async fn refresh(&self, vault: &dyn Vault, path: &VaultPath) -> Result<()> {
+        // The vectors catch up lazily: the next semantic search re-embeds what changed.
+        self.1.mark_stale(path.as_str());
         if !self.is_ready() {
             return Ok(());
         }

@@ -21,6 +21,7 @@ mod read_file;
 mod registry;
 mod search_by_tag;
 mod search_files;
+mod semantic_search;
 mod switch_mode;
 mod tool;
 mod update_frontmatter;
@@ -43,6 +44,7 @@ pub use read_file::ReadFile;
 pub use registry::ToolRegistry;
 pub use search_by_tag::SearchByTag;
 pub use search_files::SearchFiles;
+pub use semantic_search::SemanticSearch;
 pub use switch_mode::SwitchMode;
 pub use tool::{
     parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
@@ -60,6 +62,7 @@ pub fn builtin_tools() -> ToolRegistry {
         Rc::new(ReadFile),
         Rc::new(ListFiles),
         Rc::new(SearchFiles),
+        Rc::new(SemanticSearch),
         Rc::new(SearchByTag),
         Rc::new(GetFrontmatter),
         Rc::new(GetLinkedNotes),

@@ -8,6 +8,7 @@ mod clock;
 mod http;
 mod request_client;
 mod search;
+mod semantic;
 mod vault;
 
 use std::rc::Rc;

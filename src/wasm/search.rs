@@ -17,8 +17,8 @@ use crate::vault::VaultPath;
 /// Full-text search over one vault.
 #[wasm_bindgen]
 pub struct SearchEngine {
-    vault: Rc<JsVault>,
-    index: SharedIndex,
+    pub(super) vault: Rc<JsVault>,
+    pub(super) index: SharedIndex,
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {

@@ -20,3 +20,6 @@ mod search_tools;
 
 #[path = "agent/context.rs"]
 mod context;
+
+#[path = "agent/semantic_tool.rs"]
+mod semantic_tool;

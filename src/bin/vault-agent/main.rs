@@ -16,6 +16,8 @@ mod chat;
 #[cfg(not(target_arch = "wasm32"))]
 mod index;
 #[cfg(not(target_arch = "wasm32"))]
+mod model;
+#[cfg(not(target_arch = "wasm32"))]
 mod notes;
 #[cfg(not(target_arch = "wasm32"))]
 mod provider_args;
@@ -60,6 +62,9 @@ mod cli {
         Index(crate::index::Args),
         /// Search the vault: ranked paths, or JSON with --json.
         Search(crate::search::Args),
+        /// Make or install the local embedding models.
+        #[command(subcommand)]
+        Model(crate::model::Command),
     }
 
     pub fn main() -> ExitCode {
@@ -80,6 +85,7 @@ mod cli {
                 Command::Checkpoints(args) => crate::undo::list(args).await,
                 Command::Index(args) => crate::index::run(args).await,
                 Command::Search(args) => crate::search::run(args).await,
+                Command::Model(command) => crate::model::run(command).await,
             }
         });
         match result {

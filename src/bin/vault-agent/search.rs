@@ -1,10 +1,15 @@
-//! `vault-agent search --vault DIR [--limit N] [--json] QUERY`: ranked vault-relative paths,
-//! or with `--json` an array of `{"path","title","score","snippet"}`. Uses the saved index,
-//! brought up to date with the vault (built and saved when missing, stale or corrupt).
+//! `vault-agent search --vault DIR [--limit N] [--json] [--mode fulltext|semantic|hybrid] QUERY`:
+//! ranked vault-relative paths, or with `--json` an array of `{"path","title","score","snippet"}`
+//! (plus `heading` and `foundBy` in the semantic modes). Uses the saved index, brought up to date
+//! with the vault (built and saved when missing, stale or corrupt); the semantic modes also embed
+//! the notes whose vectors are missing or stale (saved in `.obsidian-agent/index/vectors.bin`)
+//! with the local model in `.obsidian-agent/models/` (`vault-agent model install`).
 
-use vault_agent::search::SearchQuery;
+use vault_agent::embed::{hybrid_search, Fusion, HybridQuery, SearchMode};
+use vault_agent::search::{SearchIndex, SearchQuery, SharedIndex};
+use vault_agent::vault::FsVault;
 
-use crate::vault_index::current_index;
+use crate::vault_index::{current_index, current_vectors};
 
 use crate::vault_arg::VaultArg;
 
@@ -18,6 +23,18 @@ pub struct Args {
     /// Print JSON: an array of {"path","title","score","snippet"}.
     #[arg(long)]
     json: bool,
+    /// fulltext (BM25 and the query language), semantic (by meaning) or hybrid (both, fused).
+    #[arg(long, default_value = "fulltext")]
+    mode: SearchMode,
+    /// The local embedding model for the semantic modes: static (fast) or minilm.
+    #[arg(long, default_value = "static")]
+    embedder: String,
+    /// How hybrid fuses the two rankings: weighted (default), rrf, or dense-first.
+    #[arg(long, default_value = "weighted")]
+    fusion: String,
+    /// Add notes one wikilink away from the top hits (semantic modes).
+    #[arg(long)]
+    expand_links: bool,
     /// The query: words, "phrases", OR, -exclude, #tag, folder:…, path:…
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
@@ -34,6 +51,9 @@ struct JsonHit<'a> {
 pub async fn run(args: Args) -> vault_agent::Result<()> {
     let vault = args.vault.open()?;
     let index = current_index(&vault).await?;
+    if args.mode != SearchMode::Fulltext {
+        return semantic(&vault, index, &args).await;
+    }
     let query = SearchQuery { text: args.query.join(" "), limit: args.limit, ..SearchQuery::default() };
     let hits = index.search(&query)?;
     if args.json {
@@ -42,6 +62,38 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
             .map(|h| JsonHit { path: &h.path, title: &h.title, score: h.score, snippet: &h.snippet })
             .collect();
         let text = serde_json::to_string_pretty(&out).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
+        println!("{text}");
+    } else {
+        for hit in &hits {
+            println!("{}", hit.path);
+        }
+    }
+    Ok(())
+}
+
+async fn semantic(vault: &FsVault, index: SearchIndex, args: &Args) -> vault_agent::Result<()> {
+    let shared = SharedIndex::new();
+    shared.replace(index);
+    current_vectors(vault, shared.semantic(), &args.embedder).await?;
+    let fusion = match args.fusion.as_str() {
+        "rrf" => Fusion::Rrf { k: 60.0 },
+        "dense-first" | "dense_first" => Fusion::DenseFirst { bm25: 0.05 },
+        "weighted" => Fusion::default(),
+        other => {
+            return Err(vault_agent::Error::Invalid(format!("unknown fusion {other:?} (weighted, rrf, dense-first)")))
+        }
+    };
+    let query = HybridQuery {
+        text: args.query.join(" "),
+        limit: args.limit,
+        mode: args.mode,
+        fusion,
+        expand_links: args.expand_links,
+        folder: None,
+    };
+    let hits = hybrid_search(&shared, Some(vault), &query, &|_| true).await?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&hits).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
         println!("{text}");
     } else {
         for hit in &hits {

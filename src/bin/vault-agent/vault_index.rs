@@ -1,5 +1,8 @@
 //! The vault's saved index, as the commands that search use it.
 
+use std::io::Write;
+
+use vault_agent::embed::{load_minilm, load_static_model, SemanticIndex};
 use vault_agent::host::SystemClock;
 use vault_agent::search::{LoadOutcome, SearchIndex};
 use vault_agent::vault::FsVault;
@@ -19,4 +22,34 @@ pub async fn current_index(vault: &FsVault) -> vault_agent::Result<SearchIndex> 
         }
     }
     Ok(index)
+}
+
+/// The vault's vectors for the local model `embedder` (`static` or `minilm`), loaded from the
+/// saved file and brought up to date (new and changed notes embedded, with a progress line on
+/// stderr), saved again.
+pub async fn current_vectors(vault: &FsVault, semantic: &SemanticIndex, embedder: &str) -> vault_agent::Result<()> {
+    let model = match embedder {
+        "static" => load_static_model(vault).await?,
+        "minilm" => load_minilm(vault, 256).await?,
+        other => return Err(vault_agent::Error::Invalid(format!("unknown embedder {other:?} (static or minilm)"))),
+    };
+    semantic.set_embedder(model);
+    semantic.load(vault).await?;
+    let start = std::time::Instant::now();
+    let report = semantic
+        .embed_vault(vault, &SystemClock, &mut |p| {
+            eprint!("\rembedding {}/{}", p.done, p.total);
+            let _ = std::io::stderr().flush();
+        })
+        .await?;
+    eprint!("\r");
+    if report.chunks > 0 || report.removed > 0 {
+        eprintln!(
+            "vault-agent: embedded {} notes ({} chunks) in {:.1} s",
+            report.embedded_notes,
+            report.chunks,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
 }

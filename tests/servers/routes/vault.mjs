@@ -1,5 +1,6 @@
 // Serves the sample vault (read-only) to browser tests and benchmarks.
-//   GET /vault/bundle?limit=N  → {"files": {"path": "text", ...}}, every .md note (first N if given)
+//   GET /vault/bundle?limit=N&prefix=P → {"files": {"path": "text", ...}}, every .md note (those
+//                                   whose path starts with P, the first N of them, if given)
 //   GET /vault/file?path=P     → the raw bytes of one file
 // The vault is $VAULT_AGENT_VAULT or ../shared/vaults/obsidian-help beside the repo.
 import { readdir, readFile } from "node:fs/promises";
@@ -29,8 +30,9 @@ export const routes = {
     })();
     const files = await cached;
     const limit = Number(url.searchParams.get("limit") || 0);
-    const entries = Object.entries(files);
-    const chosen = limit > 0 ? Object.fromEntries(entries.slice(0, limit)) : files;
+    const prefix = url.searchParams.get("prefix") || "";
+    const entries = Object.entries(files).filter(([p]) => p.startsWith(prefix));
+    const chosen = Object.fromEntries(limit > 0 ? entries.slice(0, limit) : entries);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ files: chosen }));
     return true;
   },

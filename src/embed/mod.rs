@@ -1,0 +1,65 @@
+//! Semantic search: embedders, the vector index, and hybrid ranking with the full-text index.
+//!
+//! - [`Embedder`] turns texts into unit vectors. Three implementations: [`StaticEmbedder`] (a
+//!   model2vec-style table distilled from all-MiniLM-L6-v2: fast enough for wasm), [`MiniLm`]
+//!   (the transformer itself, in plain Rust), and [`ApiEmbedder`] (any OpenAI-compatible
+//!   `/embeddings` endpoint).
+
+mod api;
+mod chunk;
+mod distill;
+mod hybrid;
+mod kernels;
+mod minilm;
+mod model_files;
+mod semantic;
+mod static_model;
+mod vector_index;
+mod wordpiece;
+
+use async_trait::async_trait;
+
+pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
+pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
+pub use distill::{distill, DistillOptions};
+pub use hybrid::{
+    fuse, hybrid_rank, hybrid_search, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
+};
+pub use kernels::{dot, dot_i8, normalize, quantize_i8};
+pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
+pub use model_files::{
+    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_file, static_model_spec,
+    verify_model_file, ModelFile, ModelSpec, MODELS_DIR, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+};
+pub use semantic::{EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
+pub use static_model::{StaticEmbedder, StaticHeader};
+pub use vector_index::{NoteVectors, Precision, VectorHit, VectorIndex, VECTORS_FILE, VECTORS_FORMAT};
+pub use wordpiece::WordPiece;
+
+use crate::Result;
+
+/// Turns texts into vectors of [`Embedder::dimensions`] floats, each of unit length, so a dot
+/// product is the cosine similarity. Vectors from different ids are not comparable: the id is
+/// stored with every vector index, and a change of id means re-embedding.
+#[async_trait(?Send)]
+pub trait Embedder {
+    /// Names the model and everything that changes its vectors (e.g. `minilm-l6-v2@256`).
+    fn id(&self) -> &str;
+    fn dimensions(&self) -> usize;
+    /// How many texts one [`Embedder::embed`] call should carry.
+    fn batch_size(&self) -> usize {
+        16
+    }
+    /// One unit vector per text, in order.
+    async fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Where the distilled static model sits in this repository (tests and benchmarks copy it into
+/// a vault's `.obsidian-agent/models/`).
+pub const STATIC_MODEL_REPO_PATH: &str = "models/static-minilm-l6-v2-256.vam";
+
+/// The SHA-256 of `bytes`, as 64 lower-case hex digits.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}

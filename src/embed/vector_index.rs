@@ -1,0 +1,397 @@
+//! [`VectorIndex`]: one unit vector per chunk, kept per note with the note's content hash (so only
+//! changed notes are embedded again), searched exactly: every live row is scored against the
+//! query in one pass (a dot product per row, vectorised), each note keeps its best chunk, and the
+//! top `k` notes are selected.
+//!
+//! Rows are stored as `f32`, or as int8 codes with one scale per row ([`Precision::Int8`]: a
+//! quarter of the memory; scores are exact integer dot products times the two scales).
+//! Replacing or removing a note leaves dead rows behind, dropped when they pass a quarter of all
+//! rows and whenever the index is saved.
+//!
+//! Saved as `.obsidian-agent/index/vectors.bin`: `VAVEC\x01`, a `u32` header length, the header
+//! (JSON: format, embedder id, dimensions, precision, per note its path, hash, mtime, row count
+//! and chunk headings, and the xxh3 of the data), then the rows (f32, or the scales followed by
+//! the codes), little-endian.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::kernels::{dot, dot_i8, quantize_i8};
+use crate::vault::{Vault, VaultPath};
+use crate::{Error, Result};
+
+const MAGIC: &[u8; 6] = b"VAVEC\x01";
+/// The persisted layout's version.
+pub const VECTORS_FORMAT: u32 = 1;
+/// Where the vectors are saved.
+pub const VECTORS_FILE: &str = ".obsidian-agent/index/vectors.bin";
+
+/// How rows are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    #[default]
+    F32,
+    Int8,
+}
+
+/// What the index holds for one note.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoteVectors {
+    /// The content hash of the text the vectors were made from.
+    pub hash: String,
+    pub mtime: u64,
+    /// Each chunk's heading path, in row order.
+    pub headings: Vec<Option<String>>,
+    #[serde(skip)]
+    rows: Vec<u32>,
+}
+
+/// A note found by meaning: its best chunk's cosine similarity and that chunk's heading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorHit {
+    pub path: String,
+    pub score: f32,
+    pub heading: Option<String>,
+}
+
+/// The vectors of a vault's chunks. See the module docs.
+#[derive(Debug, Clone)]
+pub struct VectorIndex {
+    embedder: String,
+    dims: usize,
+    precision: Precision,
+    notes: BTreeMap<String, NoteVectors>,
+    /// Row → slot in `slots` (the owning note), `u32::MAX` when dead.
+    owner: Vec<u32>,
+    /// Row → chunk index within its note.
+    chunk: Vec<u32>,
+    slots: Vec<String>,
+    floats: Vec<f32>,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    dead: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: u32,
+    embedder: String,
+    dims: usize,
+    precision: Precision,
+    rows: usize,
+    notes: BTreeMap<String, NoteVectors>,
+    counts: Vec<(String, u32)>,
+    xxh3: String,
+}
+
+impl VectorIndex {
+    /// An empty index for vectors of `embedder` with `dims` dimensions.
+    pub fn new(embedder: impl Into<String>, dims: usize, precision: Precision) -> VectorIndex {
+        VectorIndex {
+            embedder: embedder.into(),
+            dims,
+            precision,
+            notes: BTreeMap::new(),
+            owner: Vec::new(),
+            chunk: Vec::new(),
+            slots: Vec::new(),
+            floats: Vec::new(),
+            codes: Vec::new(),
+            scales: Vec::new(),
+            dead: 0,
+        }
+    }
+
+    /// The id of the embedder whose vectors these are.
+    pub fn embedder(&self) -> &str {
+        &self.embedder
+    }
+
+    pub fn dimensions(&self) -> usize {
+        self.dims
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The number of notes with vectors.
+    pub fn note_count(&self) -> usize {
+        self.notes.len()
+    }
+
+    /// The number of live chunk vectors.
+    pub fn vector_count(&self) -> usize {
+        self.owner.len() - self.dead
+    }
+
+    /// What the index holds for `path`.
+    pub fn note(&self, path: &str) -> Option<&NoteVectors> {
+        self.notes.get(path)
+    }
+
+    /// Every note with vectors, by path.
+    pub fn notes(&self) -> impl Iterator<Item = (&str, &NoteVectors)> {
+        self.notes.iter().map(|(p, n)| (p.as_str(), n))
+    }
+
+    /// Whether `path`'s vectors were made from text with `hash`.
+    pub fn is_current(&self, path: &str, hash: &str) -> bool {
+        self.notes.get(path).is_some_and(|n| n.hash == hash)
+    }
+
+    /// Sets `path`'s vectors (replacing older ones): one per chunk, with its heading.
+    pub fn insert(
+        &mut self,
+        path: &str,
+        hash: &str,
+        mtime: u64,
+        chunks: Vec<(Option<String>, Vec<f32>)>,
+    ) -> Result<()> {
+        if let Some(bad) = chunks.iter().find(|(_, v)| v.len() != self.dims) {
+            return Err(Error::Invalid(format!(
+                "a vector of {} dimensions for an index of {} ({path})",
+                bad.1.len(),
+                self.dims
+            )));
+        }
+        self.remove(path);
+        let slot = self.slots.len() as u32;
+        self.slots.push(path.to_string());
+        let mut rows = Vec::with_capacity(chunks.len());
+        let mut headings = Vec::with_capacity(chunks.len());
+        for (i, (heading, vector)) in chunks.into_iter().enumerate() {
+            rows.push(self.owner.len() as u32);
+            self.owner.push(slot);
+            self.chunk.push(i as u32);
+            match self.precision {
+                Precision::F32 => self.floats.extend_from_slice(&vector),
+                Precision::Int8 => {
+                    let (codes, scale) = quantize_i8(&vector);
+                    self.codes.extend(codes);
+                    self.scales.push(scale);
+                }
+            }
+            headings.push(heading);
+        }
+        self.notes.insert(path.to_string(), NoteVectors { hash: hash.to_string(), mtime, headings, rows });
+        Ok(())
+    }
+
+    /// Records a new mtime for a note whose text did not change.
+    pub fn touch(&mut self, path: &str, mtime: u64) {
+        if let Some(n) = self.notes.get_mut(path) {
+            n.mtime = mtime;
+        }
+    }
+
+    /// Drops `path`'s vectors. Returns whether it had any.
+    pub fn remove(&mut self, path: &str) -> bool {
+        let Some(note) = self.notes.remove(path) else { return false };
+        for &r in &note.rows {
+            self.owner[r as usize] = u32::MAX;
+        }
+        self.dead += note.rows.len();
+        if self.dead * 4 > self.owner.len() {
+            self.compact();
+        }
+        true
+    }
+
+    /// Drops dead rows.
+    pub fn compact(&mut self) {
+        if self.dead == 0 {
+            return;
+        }
+        let mut fresh = VectorIndex::new(self.embedder.clone(), self.dims, self.precision);
+        let notes = std::mem::take(&mut self.notes);
+        for (path, note) in notes {
+            let chunks =
+                note.rows.iter().zip(&note.headings).map(|(&r, h)| (h.clone(), self.row(r as usize))).collect();
+            // Dimensions match by construction.
+            let _ = fresh.insert(&path, &note.hash, note.mtime, chunks);
+        }
+        *self = fresh;
+    }
+
+    /// Row `r` as floats.
+    fn row(&self, r: usize) -> Vec<f32> {
+        let d = self.dims;
+        match self.precision {
+            Precision::F32 => self.floats[r * d..(r + 1) * d].to_vec(),
+            Precision::Int8 => self.codes[r * d..(r + 1) * d].iter().map(|&c| f32::from(c) * self.scales[r]).collect(),
+        }
+    }
+
+    /// The `k` notes whose best chunk is most similar to `query` (a unit vector), best first;
+    /// `filter` keeps a note when it returns true.
+    pub fn search(&self, query: &[f32], k: usize, filter: &dyn Fn(&str) -> bool) -> Vec<VectorHit> {
+        if query.len() != self.dims || k == 0 {
+            return Vec::new();
+        }
+        let mut best: Vec<(f32, u32)> = vec![(f32::NEG_INFINITY, u32::MAX); self.slots.len()];
+        let d = self.dims;
+        match self.precision {
+            Precision::F32 => {
+                for (r, row) in self.floats.chunks_exact(d).enumerate() {
+                    let slot = self.owner[r];
+                    if slot == u32::MAX {
+                        continue;
+                    }
+                    let s = dot(query, row);
+                    let b = &mut best[slot as usize];
+                    if s > b.0 {
+                        *b = (s, r as u32);
+                    }
+                }
+            }
+            Precision::Int8 => {
+                let (q, qs) = quantize_i8(query);
+                for (r, row) in self.codes.chunks_exact(d).enumerate() {
+                    let slot = self.owner[r];
+                    if slot == u32::MAX {
+                        continue;
+                    }
+                    let s = dot_i8(&q, row) as f32 * qs * self.scales[r];
+                    let b = &mut best[slot as usize];
+                    if s > b.0 {
+                        *b = (s, r as u32);
+                    }
+                }
+            }
+        }
+        let mut ranked: Vec<(f32, u32, u32)> = best
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, _))| s.is_finite())
+            .map(|(slot, &(s, r))| (s, slot as u32, r))
+            .filter(|&(_, slot, _)| filter(&self.slots[slot as usize]))
+            .collect();
+        let by_score = |a: &(f32, u32, u32), b: &(f32, u32, u32)| {
+            b.0.total_cmp(&a.0).then_with(|| self.slots[a.1 as usize].cmp(&self.slots[b.1 as usize]))
+        };
+        if ranked.len() > k {
+            ranked.select_nth_unstable_by(k - 1, by_score);
+            ranked.truncate(k);
+        }
+        ranked.sort_by(by_score);
+        ranked
+            .into_iter()
+            .map(|(score, slot, r)| {
+                let path = self.slots[slot as usize].clone();
+                let heading = self
+                    .notes
+                    .get(&path)
+                    .and_then(|n| n.headings.get(self.chunk[r as usize] as usize).cloned().flatten());
+                VectorHit { path, score, heading }
+            })
+            .collect()
+    }
+
+    // ---- persistence ------------------------------------------------------------------------
+
+    /// The saved form (dead rows dropped).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut index = self.clone();
+        index.compact();
+        let mut data = Vec::new();
+        match index.precision {
+            Precision::F32 => index.floats.iter().for_each(|f| data.extend_from_slice(&f.to_le_bytes())),
+            Precision::Int8 => {
+                index.scales.iter().for_each(|f| data.extend_from_slice(&f.to_le_bytes()));
+                data.extend(index.codes.iter().map(|&c| c as u8));
+            }
+        }
+        let header = Header {
+            format: VECTORS_FORMAT,
+            embedder: index.embedder.clone(),
+            dims: index.dims,
+            precision: index.precision,
+            rows: index.owner.len(),
+            counts: index.notes.iter().map(|(p, n)| (p.clone(), n.rows.len() as u32)).collect(),
+            notes: index.notes,
+            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&data)),
+        };
+        let header = serde_json::to_vec(&header).unwrap_or_default();
+        let mut out = Vec::with_capacity(header.len() + data.len() + 16);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&data);
+        out
+    }
+
+    /// Reads the saved form, checking its version and checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<VectorIndex> {
+        let bad = |why: String| Error::Invalid(format!("the saved vectors are unusable: {why}"));
+        if bytes.len() < 10 || &bytes[..6] != MAGIC {
+            return Err(bad("not a vector index".into()));
+        }
+        let len = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]) as usize;
+        let header = bytes.get(10..10 + len).ok_or_else(|| bad("header cut short".into()))?;
+        let header: Header = serde_json::from_slice(header).map_err(|e| bad(e.to_string()))?;
+        if header.format != VECTORS_FORMAT {
+            return Err(bad(format!("format {} (this version reads {VECTORS_FORMAT})", header.format)));
+        }
+        let data = &bytes[10 + len..];
+        if format!("{:016x}", xxhash_rust::xxh3::xxh3_64(data)) != header.xxh3 {
+            return Err(bad("checksum mismatch".into()));
+        }
+        let (d, rows) = (header.dims, header.rows);
+        let f32s =
+            |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<f32>>();
+        let mut index = VectorIndex::new(header.embedder, d, header.precision);
+        match header.precision {
+            Precision::F32 if data.len() == rows * d * 4 => index.floats = f32s(data),
+            Precision::Int8 if data.len() == rows * (4 + d) => {
+                index.scales = f32s(&data[..rows * 4]);
+                index.codes = data[rows * 4..].iter().map(|&b| b as i8).collect();
+            }
+            _ => return Err(bad("the data does not match the header".into())),
+        }
+        let mut notes = header.notes;
+        let mut next = 0u32;
+        for (path, count) in header.counts {
+            let note = notes.get_mut(&path).ok_or_else(|| bad(format!("no entry for {path}")))?;
+            if note.headings.len() != count as usize {
+                return Err(bad(format!("{path}: {count} rows but {} headings", note.headings.len())));
+            }
+            let slot = index.slots.len() as u32;
+            index.slots.push(path);
+            note.rows = (next..next + count).collect();
+            for i in 0..count {
+                index.owner.push(slot);
+                index.chunk.push(i);
+            }
+            next += count;
+        }
+        if next as usize != rows || index.slots.len() != notes.len() {
+            return Err(bad("the note list does not match the rows".into()));
+        }
+        index.notes = notes;
+        Ok(index)
+    }
+
+    /// Saves to [`VECTORS_FILE`]. Resolves to the bytes written.
+    pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
+        let bytes = self.to_bytes();
+        vault.write_binary(&VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
+        Ok(bytes.len())
+    }
+
+    /// Loads [`VECTORS_FILE`]: `None` when there is none, or when it is unusable (then it is
+    /// rebuilt by embedding again; the reason is in the error of [`VectorIndex::from_bytes`]).
+    pub async fn load(vault: &dyn Vault) -> Result<Option<VectorIndex>> {
+        match vault.read_binary(&VaultPath::parse(VECTORS_FILE)?).await {
+            Ok(bytes) => Ok(VectorIndex::from_bytes(&bytes).ok()),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "vector_index_tests.rs"]
+mod tests;

@@ -1,0 +1,171 @@
+//! Semantic search for JS, on the same `SearchEngine` (methods added here, so the full-text
+//! binding stays as it was): choose an embedder, download a local model once (checked against
+//! its pinned SHA-256), embed the notes in the background with progress and cancel, and search
+//! in `fulltext`, `semantic` or `hybrid` mode. The vectors live in the engine's `SharedIndex`,
+//! so the agent's `semantic_search` tool uses them too.
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use super::search::SearchEngine;
+use super::{from_js, js_error, to_js, FetchClient, JsClock};
+use crate::cancel::CancelToken;
+use crate::embed::{
+    hybrid_search, install_model, is_installed, load_minilm, load_static_model, minilm_spec, static_model_spec,
+    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, Precision,
+};
+use crate::search::Progress;
+
+/// `setEmbedder`'s options.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum EmbedderOptions {
+    /// The static model in `.obsidian-agent/models/` (fast; the default).
+    Static {
+        #[serde(default)]
+        precision: Precision,
+    },
+    /// all-MiniLM-L6-v2 in `.obsidian-agent/models/` (slower, more precise).
+    Minilm {
+        #[serde(default = "default_tokens", rename = "maxTokens")]
+        max_tokens: usize,
+        #[serde(default)]
+        precision: Precision,
+    },
+    /// An OpenAI-compatible `/embeddings` API.
+    Api {
+        #[serde(flatten)]
+        config: ApiEmbedderConfig,
+        #[serde(default)]
+        precision: Precision,
+    },
+}
+
+fn default_tokens() -> usize {
+    256
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InstallOptions {
+    model: String,
+    base_url: Option<String>,
+}
+
+fn spec(model: &str) -> Result<ModelSpec, JsValue> {
+    match model {
+        "static" => Ok(static_model_spec()),
+        "minilm" => Ok(minilm_spec()),
+        other => Err(js_error(format!("unknown model {other:?} (static or minilm)"))),
+    }
+}
+
+#[wasm_bindgen]
+impl SearchEngine {
+    /// Chooses how notes are embedded: `{kind: "static"}`, `{kind: "minilm", maxTokens?}` (both
+    /// read from `.obsidian-agent/models/`) or `{kind: "api", baseUrl, model, apiKey?,
+    /// dimensions?}`; each with `precision?: "f32" | "int8"`. Vectors made by another embedder
+    /// are dropped. Resolves to `{id, dimensions}` (dimensions 0 for an API until its first answer).
+    #[wasm_bindgen(js_name = setEmbedder)]
+    pub async fn set_embedder(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        let options: EmbedderOptions = from_js(options)?;
+        let (embedder, precision): (Rc<dyn Embedder>, Precision) = match options {
+            EmbedderOptions::Static { precision } => {
+                (load_static_model(&*self.vault).await.map_err(js_error)?, precision)
+            }
+            EmbedderOptions::Minilm { max_tokens, precision } => {
+                (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
+            }
+            EmbedderOptions::Api { config, precision } => {
+                let api = ApiEmbedder::new(config, Rc::new(FetchClient), Rc::new(JsClock)).map_err(js_error)?;
+                (Rc::new(api), precision)
+            }
+        };
+        let semantic = self.index.semantic();
+        semantic.set_precision(precision);
+        semantic.set_embedder(embedder.clone());
+        to_js(&serde_json::json!({"id": embedder.id(), "dimensions": embedder.dimensions()}))
+    }
+
+    /// Whether a local model's files are in the vault: `"static"` or `"minilm"`.
+    #[wasm_bindgen(js_name = isModelInstalled)]
+    pub async fn is_model_installed(&self, model: String) -> Result<bool, JsValue> {
+        is_installed(&*self.vault, &spec(&model)?).await.map_err(js_error)
+    }
+
+    /// The settings action "Download model": `{model: "static" | "minilm", baseUrl?}`. Downloads
+    /// the files missing from `.obsidian-agent/models/`, checks each against its pinned size and
+    /// SHA-256 and only then writes it; `onProgress(file, bytes, totalBytes)`.
+    #[wasm_bindgen(js_name = installModel)]
+    pub async fn install_model(&self, options: JsValue, on_progress: Option<js_sys::Function>) -> Result<(), JsValue> {
+        let options: InstallOptions = from_js(options)?;
+        let mut spec = spec(&options.model)?;
+        if let Some(base) = options.base_url {
+            spec.base_url = base;
+        }
+        let mut report = |file: &str, done: u64, total: u64| {
+            if let Some(f) = &on_progress {
+                let _ =
+                    f.call3(&JsValue::NULL, &file.into(), &JsValue::from(done as f64), &JsValue::from(total as f64));
+            }
+        };
+        install_model(&*self.vault, &FetchClient, &spec, &CancelToken::new(), &mut report).await.map_err(js_error)
+    }
+
+    /// Loads the saved vectors (`.obsidian-agent/index/vectors.bin`) if they fit the embedder.
+    /// Resolves to whether they were loaded.
+    #[wasm_bindgen(js_name = loadEmbeddings)]
+    pub async fn load_embeddings(&self) -> Result<bool, JsValue> {
+        self.index.semantic().load(&*self.vault).await.map_err(js_error)
+    }
+
+    /// Embeds every note whose vectors are missing or stale, in the background (yielding to the
+    /// event loop), `onProgress(done, total)` in notes; saves as it goes and at the end. Resolves
+    /// to `{notes, embeddedNotes, chunks, removed, cancelled, savedBytes}`.
+    #[wasm_bindgen(js_name = embedNotes)]
+    pub async fn embed_notes(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
+        let mut report = |p: Progress| {
+            if let Some(f) = &on_progress {
+                let _ = f.call2(&JsValue::NULL, &JsValue::from(p.done as u32), &JsValue::from(p.total as u32));
+            }
+        };
+        let semantic = self.index.semantic().clone();
+        let done = semantic.embed_vault(&*self.vault, &JsClock, &mut report).await.map_err(js_error)?;
+        to_js(&done)
+    }
+
+    /// Stops a running `embedNotes` (it saves what it has and resolves with `cancelled: true`).
+    #[wasm_bindgen(js_name = cancelEmbedding)]
+    pub fn cancel_embedding(&self) {
+        self.index.semantic().cancel();
+    }
+
+    /// `{running, done, total, chunks, embeddedNotes, cancelled, error}`.
+    #[wasm_bindgen(js_name = embeddingStatus)]
+    pub fn embedding_status(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.index.semantic().status())
+    }
+
+    /// The number of notes with vectors.
+    #[wasm_bindgen(js_name = embeddedNoteCount)]
+    pub fn embedded_note_count(&self) -> u32 {
+        self.index.semantic().read(|v| Ok(v.note_count() as u32)).unwrap_or(0)
+    }
+
+    /// Searches by `mode`: `{text, mode: "fulltext" | "semantic" | "hybrid", limit?, folder?,
+    /// expandLinks?, fusion?: {kind: "weighted", dense} | {kind: "rrf", k} | {kind: "dense_first",
+    /// bm25}}` (a string is a hybrid query). Resolves to `[{path, title, score, heading, snippet,
+    /// foundBy: {fulltext, semantic, linkedFrom}}]`: each signal's rank for the hit, if it found it.
+    #[wasm_bindgen(js_name = searchMode)]
+    pub async fn search_mode(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let query: HybridQuery = match query.as_string() {
+            Some(text) => HybridQuery { text, ..HybridQuery::default() },
+            None => from_js(query)?,
+        };
+        let vault: &dyn crate::vault::Vault = &*self.vault;
+        let hits = hybrid_search(&self.index, Some(vault), &query, &|_| true).await.map_err(js_error)?;
+        to_js(&hits)
+    }
+}
