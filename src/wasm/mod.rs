@@ -69,9 +69,10 @@ pub(crate) fn js_error(error: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&error.to_string()).into()
 }
 
-/// A core value as a plain JS value (maps as objects, not `Map`s).
+/// A core value as the JS value its JSON would parse to: maps as objects, `None` as `null`
+/// (js/protocol.ts declares optional values as `T | null`).
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true)).map_err(js_error)
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(js_error)
 }
 
 /// A JS value as a core value, or a JS `Error` saying what did not fit.

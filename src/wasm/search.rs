@@ -7,10 +7,9 @@
 
 use std::rc::Rc;
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, JsClock, JsVault, VaultHost};
+use super::{js_error, to_js, JsClock, JsVault, VaultHost};
 use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery, SharedIndex};
 use crate::vault::VaultPath;
 
@@ -19,10 +18,6 @@ use crate::vault::VaultPath;
 pub struct SearchEngine {
     pub(super) vault: Rc<JsVault>,
     pub(super) index: SharedIndex,
-}
-
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(js_error)
 }
 
 fn path(raw: &str) -> Result<VaultPath, JsValue> {

@@ -87,6 +87,10 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     assert!(first("text_delta") < first("tool_started"));
     assert!(first("approval_required") < first("approval_resolved"));
     assert_eq!(types.iter().filter(|t| *t == "tool_finished").count(), 4);
+    // A new note's preview says so with `old: null`, as js/protocol.ts declares (not undefined).
+    let preview = get(&get(&events.borrow()[first("approval_required")], "request"), "preview");
+    assert_eq!(get(&preview, "kind").as_string().as_deref(), Some("write"));
+    assert!(get(&preview, "old").is_null(), "{:?}", get(&preview, "old"));
     assert_eq!(types.last().unwrap(), "done");
 
     // The model was sent the tool results between the steps.
