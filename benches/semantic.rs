@@ -120,6 +120,8 @@ mod native {
         text: String,
         relevant: Vec<String>,
         lang: Option<String>,
+        /// `paraphrase` (no content word shared with the note) or `question` (some shared).
+        kind: String,
     }
 
     fn queries() -> (Vec<Query>, Vec<Query>) {
@@ -140,6 +142,7 @@ mod native {
                         .map(|r| r.as_str().unwrap().to_string())
                         .collect(),
                     lang: q["lang"].as_str().map(str::to_string),
+                    kind: q["kind"].as_str().unwrap_or("paraphrase").to_string(),
                 })
                 .collect::<Vec<_>>()
         };
@@ -267,17 +270,25 @@ mod native {
             let request = SearchQuery { text: q.into(), limit: 50, snippets: false, ..SearchQuery::default() };
             bm25.search(&request).unwrap().into_iter().map(|h| (h.path, h.score)).collect()
         };
-        let mut quality: Vec<(String, f64, f64, f64)> = Vec::new();
+        // Per ranking: (nDCG@10, recall@10, MRR) over the paraphrases, the questions, and all.
+        const SETS: [&str; 3] = ["paraphrase", "question", "all"];
+        type Scores = (f64, f64, f64);
+        let mut quality: Vec<(String, [Scores; 3])> = Vec::new();
         let mut record = |name: String, ranked: &dyn Fn(&Query) -> Vec<String>, set: &[Query]| {
-            let (mut n, mut r, mut m) = (0.0, 0.0, 0.0);
+            let mut sums = [(0.0, 0.0, 0.0, 0usize); 3];
             for q in set {
                 let (a, b, c) = ndcg_at_10(&ranked(q), &q.relevant);
-                n += a;
-                r += b;
-                m += c;
+                for (i, kind) in SETS.iter().enumerate() {
+                    if *kind == "all" || *kind == q.kind {
+                        sums[i] = (sums[i].0 + a, sums[i].1 + b, sums[i].2 + c, sums[i].3 + 1);
+                    }
+                }
             }
-            let k = set.len() as f64;
-            quality.push((name, n / k, r / k, m / k));
+            let mean = |(n, r, m, k): (f64, f64, f64, usize)| {
+                let k = k.max(1) as f64;
+                (n / k, r / k, m / k)
+            };
+            quality.push((name, sums.map(mean)));
         };
         record("BM25".into(), &|q| bm25_list(&q.text).into_iter().map(|x| x.0).collect(), &queries);
         let fusions: Vec<(String, Fusion)> = vec![
@@ -342,15 +353,29 @@ mod native {
                 }
             }
         }
-        println!("\n| ranking | nDCG@10 | recall@10 | MRR |\n|---|---:|---:|---:|");
-        for (name, n, r, m) in &quality {
-            println!("| {name} | {n:.3} | {r:.3} | {m:.3} |");
+        let count = |kind: &str| queries.iter().filter(|q| kind == "all" || q.kind == kind).count();
+        println!(
+            "\n| ranking | nDCG@10 paraphrases ({}) | nDCG@10 questions ({}) | nDCG@10 all ({}) | recall@10 all | MRR all |",
+            count("paraphrase"),
+            count("question"),
+            count("all")
+        );
+        println!("|---|---:|---:|---:|---:|---:|");
+        for (name, [p, q, a]) in &quality {
+            println!("| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |", p.0, q.0, a.0, a.1, a.2);
         }
         results.insert(
             "quality".into(),
             json!(quality
                 .iter()
-                .map(|(name, n, r, m)| json!({"ranking": name, "ndcg10": n, "recall10": r, "mrr": m}))
+                .map(|(name, sets)| {
+                    let mut row = serde_json::Map::new();
+                    row.insert("ranking".into(), json!(name));
+                    for (kind, (n, r, m)) in SETS.iter().zip(sets) {
+                        row.insert(kind.to_string(), json!({"ndcg10": n, "recall10": r, "mrr": m}));
+                    }
+                    Value::Object(row)
+                })
                 .collect::<Vec<_>>()),
         );
         println!("\ncross-lingual (rank of the English note in the top 10):");
