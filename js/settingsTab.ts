@@ -7,6 +7,7 @@ import {
   PRESETS,
   providerConfig,
   type EmbedderChoice,
+  type KeyName,
   type LocalModel,
   type ProviderPreset,
 } from "./settings";
@@ -82,24 +83,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       });
 
     if (preset.needsKey || provider.preset === "custom") {
-      const keys = this.ctx.apiKeyStore();
-      new Setting(el)
-        .setName("API key")
-        .setDesc(
-          keys.secure
-            ? "Kept in Obsidian's secret storage, not in the plugin's data."
-            : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
-        )
-        .addText((t) => {
-          t.inputEl.type = "password";
-          t.inputEl.addClass("vault-agent-api-key");
-          t.setPlaceholder(preset.needsKey ? "Paste your key" : "Optional")
-            .setValue(keys.get(provider.preset))
-            .onChange(async (value) => {
-              keys.set(provider.preset, value);
-              await this.save();
-            });
-        });
+      this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save());
     }
 
     new Setting(el)
@@ -477,21 +461,27 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await changed();
         }),
       );
+    this.apiKeySetting(el, "Embeddings API key", "embeddings", "Optional for a local server", changed);
+  }
+
+  /** A password field for the key `name`, kept where `ApiKeys` keeps keys; `saved` after a change. */
+  private apiKeySetting(el: HTMLElement, label: string, name: KeyName, placeholder: string, saved: () => Promise<void>): void {
     const keys = this.ctx.apiKeyStore();
     new Setting(el)
-      .setName("Embeddings API key")
+      .setName(label)
       .setDesc(
         keys.secure
-          ? "Kept in Obsidian's secret storage, not in the plugin's data. Empty for a local server."
-          : "Kept in the plugin's data.json (this Obsidian version has no secret storage). Empty for a local server.",
+          ? "Kept in Obsidian's secret storage, not in the plugin's data."
+          : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
       )
       .addText((t) => {
         t.inputEl.type = "password";
-        t.setPlaceholder("Optional")
-          .setValue(keys.get("embeddings"))
+        t.inputEl.addClass("vault-agent-api-key");
+        t.setPlaceholder(placeholder)
+          .setValue(keys.get(name))
           .onChange(async (value) => {
-            keys.set("embeddings", value);
-            await changed();
+            keys.set(name, value);
+            await saved();
           });
       });
   }
