@@ -19,7 +19,7 @@ export default defineConfig([
         "warn",
         {
           brands: [...DEFAULT_BRANDS, "Vault Agent", "Ollama", "LM Studio", "OpenRouter"],
-          acronyms: [...DEFAULT_ACRONYMS, "CORS", "US"],
+          acronyms: [...DEFAULT_ACRONYMS, "CORS", "US", "MB"],
           ignoreWords: ["TOOL_CALL"],
         },
       ],

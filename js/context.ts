@@ -1,6 +1,7 @@
 import type { Core, VaultCore } from "./core";
 import type { ModelPrice, ProviderConfig, Transport, Usage } from "./protocol";
 import type { SearchService } from "./search";
+import type { SemanticService } from "./semantic";
 import type { ApiKeys, VaultAgentSettings } from "./settings";
 
 /** The started core and its binding to this vault. */
@@ -26,4 +27,6 @@ export interface PluginContext {
   openSearch(): void;
   /** The vault's search index (search, related notes, indexing progress). */
   readonly search: SearchService;
+  /** Semantic search: the embedder, background embedding, search by meaning. */
+  readonly semantic: SemanticService;
 }

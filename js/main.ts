@@ -3,9 +3,10 @@ import type { CoreHandle, PluginContext } from "./context";
 import { loadCore, type Core } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
-import { ApiKeys, DEFAULT_SETTINGS, migrateSettings, type VaultAgentSettings } from "./settings";
+import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
+import { SemanticService } from "./semantic";
 import { requestWithObsidian } from "./transport";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
 import { SearchModal } from "./views/SearchModal";
@@ -21,6 +22,15 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   private started: Promise<CoreHandle> | null = null;
   private loaded: Core | null = null;
   readonly search = new SearchService(() => this.core());
+  readonly semantic = new SemanticService(
+    () => this.core(),
+    this.search,
+    () => ({
+      embedder: embedderOptions(this.settings, this.keys.get("embeddings")),
+      modelBaseUrl: this.settings.semantic.modelBaseUrl,
+      background: this.settings.indexing.enabled,
+    }),
+  );
 
   async onload(): Promise<void> {
     this.settings = migrateSettings(await this.loadData());
@@ -51,6 +61,15 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.addCommand({ id: "search-vault", name: "Search the vault", callback: () => this.openSearch() });
     this.addCommand({ id: "index-vault", name: "Index the vault again", callback: () => void this.reindex() });
     this.addCommand({
+      id: "stop-embedding",
+      name: "Stop embedding",
+      checkCallback: (checking) => {
+        if (!this.semantic.running) return false;
+        if (!checking) this.semantic.cancel();
+        return true;
+      },
+    });
+    this.addCommand({
       id: "stop-task",
       name: "Stop the running task",
       checkCallback: (checking) => {
@@ -61,20 +80,31 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       },
     });
 
-    // Indexing progress, then the index's size, in the status bar; a click opens search.
+    // Indexing progress, then the index's size, in the status bar, with embedding's after it;
+    // a click opens search.
     const status = this.addStatusBarItem();
     status.addClass("vault-agent-index-status", "mod-clickable");
     status.addEventListener("click", () => this.openSearch());
-    const showStatus = () => status.setText(this.search.describe());
+    const showStatus = () => {
+      const embedding = this.semantic.statusText();
+      status.setText(embedding ? `${this.search.describe()} · ${embedding}` : this.search.describe());
+    };
     this.register(this.search.onChange(showStatus));
+    this.register(this.semantic.onChange(showStatus));
 
-    // The index follows the vault. Events arrive for every file; the core indexes notes only.
+    // The indexes follow the vault. Events arrive for every file; the core indexes notes only.
+    // Embedding looks at every note again (cheaply: unchanged ones by their date) a while later.
     const note = (file: TAbstractFile) => this.settings.indexing.enabled && file instanceof TFile && file.extension === "md";
-    this.registerEvent(this.app.vault.on("create", (file) => note(file) && this.search.changed(file.path)));
-    this.registerEvent(this.app.vault.on("modify", (file) => note(file) && this.search.changed(file.path)));
-    this.registerEvent(this.app.vault.on("delete", (file) => note(file) && this.search.removed(file.path)));
+    const follow = (file: TAbstractFile, apply: () => void) => {
+      if (!note(file)) return;
+      apply();
+      this.semantic.changed();
+    };
+    this.registerEvent(this.app.vault.on("create", (file) => follow(file, () => this.search.changed(file.path))));
+    this.registerEvent(this.app.vault.on("modify", (file) => follow(file, () => this.search.changed(file.path))));
+    this.registerEvent(this.app.vault.on("delete", (file) => follow(file, () => this.search.removed(file.path))));
     this.registerEvent(
-      this.app.vault.on("rename", (file, oldPath) => note(file) && this.search.renamed(oldPath, file.path)),
+      this.app.vault.on("rename", (file, oldPath) => follow(file, () => this.search.renamed(oldPath, file.path))),
     );
 
     // Start the core once the workspace is ready, off the critical path of app start-up; sweep
@@ -84,7 +114,10 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       void this.core()
         .then(async ({ vault }) => {
           await vault.sweepTemporaryFiles();
-          if (this.settings.indexing.enabled) await this.search.start();
+          if (!this.settings.indexing.enabled) return;
+          await this.search.start();
+          // Then semantic search, in the background: what the settings choose, never a download.
+          await this.semantic.start();
         })
         .catch((error: unknown) => console.error("Vault Agent: the core failed to start", error));
     });
@@ -93,6 +126,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   onunload(): void {
     // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
     // the index are applied and saved.
+    this.semantic.stop();
     this.search.stop();
     this.started = null;
   }
@@ -147,7 +181,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   }
 
   openSearch(): void {
-    new SearchModal(this.app, this.search).open();
+    new SearchModal(this.app, this).open();
   }
 
   indexStatus(): string {

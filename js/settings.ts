@@ -48,6 +48,24 @@ export const PRESETS: Record<ProviderPreset, PresetInfo> = {
   custom: { name: "Custom (OpenAI-compatible)", kind: "openai-compatible", baseUrl: "", defaultModel: "", needsKey: false },
 };
 
+/**
+ * How notes are embedded for semantic search: not at all, a local model in
+ * `.obsidian-agent/models/` (downloaded once from the settings), or an OpenAI-compatible
+ * `/embeddings` API.
+ */
+export type EmbedderChoice = "off" | "static" | "minilm" | "api";
+
+/** The local models the core knows (`SearchEngine.installModel`). */
+export type LocalModel = "static" | "minilm";
+
+export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string }> = {
+  static: { name: "the static model", size: "8 MB" },
+  minilm: { name: "MiniLM", size: "91 MB" },
+};
+
+/** The ways a search can find notes (`SearchMode`, src/embed/hybrid.rs). */
+export type SearchMode = "fulltext" | "semantic" | "hybrid";
+
 /** Categories the user may let run without asking (control never asks). */
 export const APPROVAL_CATEGORIES: ApprovalCategory[] = ["read", "write", "delete"];
 
@@ -67,7 +85,7 @@ export interface VaultAgentSettings {
    * API keys by preset, only where Obsidian has no secret storage (before 1.11.4); otherwise
    * the keys live there, under {@link secretId}.
    */
-  apiKeys: Partial<Record<ProviderPreset, string>>;
+  apiKeys: Partial<Record<KeyName, string>>;
   transport: Transport;
   agent: {
     contextWindow: number;
@@ -81,6 +99,15 @@ export interface VaultAgentSettings {
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
   indexing: { enabled: boolean };
+  semantic: {
+    embedder: EmbedderChoice;
+    /** Where local models are downloaded from; empty: each model's own source. */
+    modelBaseUrl: string;
+    /** The OpenAI-compatible API (its key is kept as the providers' keys are, under `embeddings`). */
+    api: { baseUrl: string; model: string };
+    /** The search modal's mode, as last chosen. */
+    searchMode: SearchMode;
+  };
   /** The user's own price, US dollars per million tokens; `null`: the list price. */
   price: { input: number; output: number } | null;
 }
@@ -96,6 +123,12 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   customModes: [],
   promptsFolder: "Prompts",
   indexing: { enabled: true },
+  semantic: {
+    embedder: "static",
+    modelBaseUrl: "",
+    api: { baseUrl: "https://api.openai.com/v1", model: "text-embedding-3-small" },
+    searchMode: "hybrid",
+  },
   price: null,
 };
 
@@ -144,8 +177,11 @@ function fill(defaults: unknown, data: unknown): unknown {
   return typeof data === typeof defaults ? data : defaults;
 }
 
-/** The id of a preset's API key in Obsidian's secret storage. */
-export const secretId = (preset: ProviderPreset): string => `vault-agent-${preset}-key`;
+/** Whose API key: a provider preset's, or the embeddings API's. */
+export type KeyName = ProviderPreset | "embeddings";
+
+/** The id of an API key in Obsidian's secret storage. */
+export const secretId = (name: KeyName): string => `vault-agent-${name}-key`;
 
 /** Where API keys live: Obsidian's secret storage where it exists, else the plugin's data. */
 export class ApiKeys {
@@ -159,15 +195,15 @@ export class ApiKeys {
     return requireApiVersion("1.11.4");
   }
 
-  get(preset: ProviderPreset): string {
-    if (requireApiVersion("1.11.4")) return this.app.secretStorage.getSecret(secretId(preset)) ?? "";
-    return this.settings().apiKeys[preset] ?? "";
+  get(name: KeyName): string {
+    if (requireApiVersion("1.11.4")) return this.app.secretStorage.getSecret(secretId(name)) ?? "";
+    return this.settings().apiKeys[name] ?? "";
   }
 
   /** Stores `key`; the caller saves the settings (which hold it without secret storage). */
-  set(preset: ProviderPreset, key: string): void {
-    if (requireApiVersion("1.11.4")) this.app.secretStorage.setSecret(secretId(preset), key.trim());
-    else this.settings().apiKeys[preset] = key.trim();
+  set(name: KeyName, key: string): void {
+    if (requireApiVersion("1.11.4")) this.app.secretStorage.setSecret(secretId(name), key.trim());
+    else this.settings().apiKeys[name] = key.trim();
   }
 }
 
@@ -204,4 +240,35 @@ export function userPrice(settings: VaultAgentSettings): ModelPrice | null {
   if (!settings.price) return null;
   const { input, output } = settings.price;
   return { input, output, cacheRead: input * 0.1, cacheWrite: input * 1.25 };
+}
+
+/** `SearchEngine.setEmbedder`'s options (src/wasm/semantic.rs). */
+export type EmbedderOptions =
+  | { kind: "static" }
+  | { kind: "minilm" }
+  | { kind: "api"; baseUrl: string; model: string; apiKey?: string };
+
+/**
+ * The embedder the settings describe: `null` when semantic search is off, or the reason it
+ * cannot be set up yet.
+ */
+export function embedderOptions(settings: VaultAgentSettings, apiKey: string): EmbedderOptions | { missing: string } | null {
+  const { embedder, api } = settings.semantic;
+  switch (embedder) {
+    case "off":
+      return null;
+    case "static":
+    case "minilm":
+      return { kind: embedder };
+    case "api": {
+      const baseUrl = api.baseUrl.trim();
+      const model = api.model.trim();
+      if (!baseUrl) return { missing: "the embeddings API's base URL" };
+      if (!model) return { missing: "an embedding model name" };
+      return apiKey ? { kind: "api", baseUrl, model, apiKey } : { kind: "api", baseUrl, model };
+    }
+    default:
+      // A value this version does not know (data.json edited, or from a newer plugin).
+      return null;
+  }
 }

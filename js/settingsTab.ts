@@ -1,7 +1,16 @@
-import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin } from "obsidian";
 import type { PluginContext } from "./context";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
-import { APPROVAL_CATEGORIES, PRESETS, providerConfig, type ProviderPreset } from "./settings";
+import {
+  APPROVAL_CATEGORIES,
+  LOCAL_MODELS,
+  PRESETS,
+  providerConfig,
+  type EmbedderChoice,
+  type KeyName,
+  type LocalModel,
+  type ProviderPreset,
+} from "./settings";
 import { errorMessage } from "./views/turn";
 
 const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp"];
@@ -13,7 +22,7 @@ const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
   control: "Finishing and asking",
 };
 
-/** The settings tab: provider, agent limits, approvals, modes, prompts, indexing. */
+/** The settings tab: provider, agent limits, approvals, modes, prompts, indexing, semantic search. */
 export class VaultAgentSettingTab extends PluginSettingTab {
   constructor(
     app: App,
@@ -23,23 +32,29 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     super(app, plugin);
   }
 
-  private unsubscribe: (() => void) | null = null;
+  /** Live status lines, unsubscribed when the tab is redrawn or hidden. */
+  private unsubscribe: (() => void)[] = [];
 
   display(): void {
     const { containerEl } = this;
-    this.unsubscribe?.();
+    this.stopListening();
     containerEl.empty();
     containerEl.addClass("vault-agent-settings");
     this.providerSection(containerEl);
     this.agentSection(containerEl);
     this.modesSection(containerEl);
     this.searchSection(containerEl);
+    this.semanticSection(containerEl);
   }
 
   hide(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
+    this.stopListening();
     super.hide();
+  }
+
+  private stopListening(): void {
+    for (const stop of this.unsubscribe) stop();
+    this.unsubscribe = [];
   }
 
   private async save(): Promise<void> {
@@ -68,24 +83,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       });
 
     if (preset.needsKey || provider.preset === "custom") {
-      const keys = this.ctx.apiKeyStore();
-      new Setting(el)
-        .setName("API key")
-        .setDesc(
-          keys.secure
-            ? "Kept in Obsidian's secret storage, not in the plugin's data."
-            : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
-        )
-        .addText((t) => {
-          t.inputEl.type = "password";
-          t.inputEl.addClass("vault-agent-api-key");
-          t.setPlaceholder(preset.needsKey ? "Paste your key" : "Optional")
-            .setValue(keys.get(provider.preset))
-            .onChange(async (value) => {
-              keys.set(provider.preset, value);
-              await this.save();
-            });
-        });
+      this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save());
     }
 
     new Setting(el)
@@ -329,9 +327,163 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       .addButton((b) => b.setButtonText("Index again").onClick(() => void this.ctx.reindex()));
     status.descEl.addClass("vault-agent-index-progress");
     // The progress (done/total) as it happens, while the tab is open.
-    this.unsubscribe = this.ctx.search.onChange(() => {
-      status.setDesc(this.ctx.indexStatus());
+    this.unsubscribe.push(
+      this.ctx.search.onChange(() => {
+        status.setDesc(this.ctx.indexStatus());
+      }),
+    );
+  }
+
+  private semanticSection(el: HTMLElement): void {
+    const semantic = this.ctx.settings.semantic;
+    const service = this.ctx.semantic;
+    new Setting(el).setName("Semantic search").setHeading();
+    new Setting(el)
+      .setName("Embedding model")
+      .setDesc(
+        "Finds notes by what they mean, not only by their words, in the search window and for the agent. A local model runs on this device: your notes never leave it.",
+      )
+      .addDropdown((d) =>
+        d
+          .addOption("off", "Off")
+          .addOption("static", "Local: static model (fast, 8 MB)")
+          .addOption("minilm", "Local: MiniLM (more precise, slower, 91 MB)")
+          .addOption("api", "OpenAI-compatible API")
+          .setValue(semantic.embedder)
+          .onChange(async (value) => {
+            semantic.embedder = value as EmbedderChoice;
+            await this.ctx.saveSettings();
+            service.settingsChanged();
+            this.display();
+          }),
+      );
+
+    if (semantic.embedder === "static" || semantic.embedder === "minilm") {
+      this.modelDownload(el, semantic.embedder);
+    } else if (semantic.embedder === "api") {
+      this.embeddingsApi(el);
+    }
+
+    if (semantic.embedder !== "off") {
+      const status = new Setting(el).setName("Embedded notes").setDesc(service.describe());
+      status.descEl.addClass("vault-agent-embedding-status");
+      let button: ButtonComponent | null = null;
+      status.addButton((b) => {
+        button = b;
+        b.onClick(() => (service.running ? service.cancel() : service.resume()));
+      });
+      const show = () => {
+        status.setDesc(service.describe());
+        button?.setButtonText(service.running ? "Stop" : "Embed now").setDisabled(!service.running && !service.canEmbed());
+      };
+      show();
+      this.unsubscribe.push(service.onChange(show));
+    }
+  }
+
+  /** The local model: installed, or a button that downloads it (the only way it is fetched). */
+  private modelDownload(el: HTMLElement, model: LocalModel): void {
+    const semantic = this.ctx.settings.semantic;
+    const service = this.ctx.semantic;
+    const info = LOCAL_MODELS[model];
+    const row = new Setting(el).setName("Model file");
+    const desc = row.descEl.createDiv({ text: "Looking…" });
+    const result = row.descEl.createDiv({ cls: "vault-agent-model-result" });
+    row.addButton((b) => {
+      b.setButtonText(`Download model (${info.size})`).setDisabled(true);
+      b.buttonEl.addClass("vault-agent-model-download");
+      const installed = (yes: boolean) => {
+        desc.setText(
+          yes
+            ? `Installed in .obsidian-agent/models/.`
+            : `Not downloaded. ${capitalise(info.name)} is downloaded once, checked against its pinned checksum, and kept in .obsidian-agent/models/.`,
+        );
+        b.setButtonText(yes ? "Installed" : `Download model (${info.size})`).setDisabled(yes);
+      };
+      void service.isInstalled(model).then(installed, (error: unknown) => desc.setText(errorMessage(error)));
+      b.onClick(async () => {
+        b.setDisabled(true);
+        result.className = "vault-agent-model-result";
+        result.setText("Downloading…");
+        const progress = service.onChange(() => {
+          if (service.state.kind === "installing") result.setText(service.describe());
+        });
+        try {
+          await service.install(model);
+          installed(true);
+          result.setText("Downloaded and checked.");
+          result.addClass("is-ok");
+        } catch (error) {
+          result.setText(`Download failed: ${errorMessage(error)}`);
+          result.addClass("is-error");
+          b.setDisabled(false);
+        } finally {
+          progress();
+        }
+      });
     });
+    new Setting(el)
+      .setName("Download from")
+      .setDesc("Empty: the model's own source. A mirror works too: every file is checked before it is kept.")
+      .addText((t) =>
+        t
+          .setPlaceholder("Default")
+          .setValue(semantic.modelBaseUrl)
+          .onChange(async (value) => {
+            semantic.modelBaseUrl = value.trim();
+            await this.ctx.saveSettings();
+          }),
+      );
+  }
+
+  /** An OpenAI-compatible `/embeddings` API: base URL, model, key (kept as the providers' keys are). */
+  private embeddingsApi(el: HTMLElement): void {
+    const api = this.ctx.settings.semantic.api;
+    const service = this.ctx.semantic;
+    const changed = async () => {
+      await this.ctx.saveSettings();
+      service.reconfigureLater();
+    };
+    new Setting(el)
+      .setName("Embeddings base URL")
+      .setDesc("The URL that /embeddings follows: OpenAI, Ollama, LM Studio, or any compatible server. Your notes are sent there.")
+      .addText((t) =>
+        t.setValue(api.baseUrl).onChange(async (value) => {
+          api.baseUrl = value.trim();
+          await changed();
+        }),
+      );
+    new Setting(el)
+      .setName("Embedding model name")
+      .addText((t) =>
+        t.setValue(api.model).onChange(async (value) => {
+          api.model = value.trim();
+          await changed();
+        }),
+      );
+    this.apiKeySetting(el, "Embeddings API key", "embeddings", "Optional for a local server", changed);
+  }
+
+  /** A password field for the key `name`, kept where `ApiKeys` keeps keys; `saved` after a change. */
+  private apiKeySetting(el: HTMLElement, label: string, name: KeyName, placeholder: string, saved: () => Promise<void>): void {
+    const keys = this.ctx.apiKeyStore();
+    new Setting(el)
+      .setName(label)
+      .setDesc(
+        keys.secure
+          ? "Kept in Obsidian's secret storage, not in the plugin's data."
+          : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
+      )
+      .addText((t) => {
+        t.inputEl.type = "password";
+        t.inputEl.addClass("vault-agent-api-key");
+        t.setPlaceholder(placeholder)
+          .setValue(keys.get(name))
+          .onChange(async (value) => {
+            keys.set(name, value);
+            await saved();
+          });
+      });
   }
 }
 
@@ -346,4 +498,8 @@ function number(el: HTMLElement, name: string, desc: string, value: number, set:
         if (Number.isFinite(v) && v > 0) await set(Math.round(v));
       });
     });
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,17 +1,32 @@
 import { Keymap, SuggestModal, type App } from "obsidian";
-import type { SearchHit, SearchService } from "../search";
+import type { PluginContext } from "../context";
+import type { SearchHit } from "../search";
+import { foundByLabel, type FoundBy, type ModeHit } from "../semantic";
+import type { SearchMode } from "../settings";
+import { errorMessage } from "./turn";
+
+const MODES: { mode: SearchMode; name: string; title: string }[] = [
+  { mode: "fulltext", name: "Full text", title: "Notes that contain your words (the query language applies)" },
+  { mode: "semantic", name: "Semantic", title: "Notes that mean what you ask, in whatever words" },
+  { mode: "hybrid", name: "Hybrid", title: "Both: notes with your words and notes with your meaning" },
+];
 
 /**
- * Full-text search over the vault's index, no model needed: results as you type, each with
- * its title, path and a snippet whose matched words are highlighted; Enter opens the note
- * (with Ctrl/Cmd, in a new tab).
+ * Search over the vault's indexes, no model needed: results as you type, each with its title,
+ * path, the section it comes from and a snippet whose matched words are highlighted; Enter opens
+ * the note (with Ctrl/Cmd, in a new tab). Full text, semantic or hybrid (Tab switches); in the
+ * last two each hit says whether its words, its meaning or both found it.
  */
-export class SearchModal extends SuggestModal<SearchHit> {
-  private unsubscribe: (() => void) | null = null;
+export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
+  private unsubscribe: (() => void)[] = [];
+  private modesEl: HTMLElement | null = null;
+  private hintEl: HTMLElement | null = null;
+  /** The newest query's answer: an older one that resolves later answers with it instead. */
+  private latest: Promise<(SearchHit | ModeHit)[]> | null = null;
 
   constructor(
     app: App,
-    private readonly search: SearchService,
+    private readonly ctx: PluginContext,
   ) {
     super(app);
     this.modalEl.addClass("vault-agent-search-modal");
@@ -20,6 +35,7 @@ export class SearchModal extends SuggestModal<SearchHit> {
       { command: "↑↓", purpose: "to move" },
       { command: "↵", purpose: "to open" },
       { command: "ctrl ↵", purpose: "to open in a new tab" },
+      { command: "tab", purpose: "to switch mode" },
       { command: '"…" -word #tag folder:', purpose: "to refine" },
     ]);
     this.limit = 30;
@@ -27,41 +43,146 @@ export class SearchModal extends SuggestModal<SearchHit> {
 
   onOpen(): void {
     void super.onOpen();
+    this.modeBar();
     this.showState();
-    // While the index loads, show its progress; once it is ready, search what was typed.
-    this.unsubscribe = this.search.onChange(() => {
+    // While the indexes load, show their progress; once ready, search what was typed again.
+    const refresh = () => {
       this.showState();
       this.inputEl.dispatchEvent(new Event("input"));
+    };
+    this.unsubscribe.push(this.ctx.search.onChange(refresh));
+    // Embedding progress only changes which modes can answer, not the results shown.
+    this.unsubscribe.push(this.ctx.semantic.onChange(() => this.showModes()));
+    this.inputEl.addEventListener("keydown", (evt) => {
+      if (evt.key !== "Tab") return;
+      evt.preventDefault();
+      this.cycleMode(evt.shiftKey ? -1 : 1);
     });
-    void this.search.start().catch(() => this.showState());
+    void this.ctx.search.start().catch(() => this.showState());
+    void this.ctx.semantic.start();
   }
 
   onClose(): void {
-    this.unsubscribe?.();
+    for (const stop of this.unsubscribe) stop();
+    this.unsubscribe = [];
     super.onClose();
   }
 
-  getSuggestions(query: string): SearchHit[] {
-    return this.search.search(query, this.limit);
+  /** The mode searches run in: the chosen one, or full text while nothing can search by meaning. */
+  get mode(): SearchMode {
+    return this.ctx.semantic.canSearch() ? this.ctx.settings.semantic.searchMode : "fulltext";
   }
 
-  renderSuggestion(hit: SearchHit, el: HTMLElement): void {
+  getSuggestions(query: string): Promise<(SearchHit | ModeHit)[]> {
+    const mode = this.mode;
+    const answer: Promise<(SearchHit | ModeHit)[]> =
+      mode === "fulltext"
+        ? Promise.resolve(this.ctx.search.search(query, this.limit))
+        : this.ctx.semantic.query(query, mode, this.limit).then(
+            (hits) => {
+              this.emptyStateText = "No notes match.";
+              return hits;
+            },
+            (error: unknown) => {
+              this.emptyStateText = `Search failed: ${errorMessage(error)}`;
+              return [];
+            },
+          );
+    this.latest = answer;
+    // An answer that arrives after a newer query's (another mode, same words) gives way to it.
+    return answer.then((hits) => (this.latest === answer ? hits : (this.latest ?? hits)));
+  }
+
+  renderSuggestion(hit: SearchHit | ModeHit, el: HTMLElement): void {
     el.addClass("vault-agent-search-result");
-    el.createDiv({ cls: "vault-agent-search-title", text: hit.title || hit.path });
-    // The section the snippet comes from, unless it is just the note's title.
+    const top = el.createDiv({ cls: "vault-agent-search-title", text: hit.title || hit.path });
+    if ("foundBy" in hit) {
+      const label = foundByLabel(hit.foundBy);
+      top.createSpan({
+        cls: `vault-agent-search-found is-${label}`,
+        text: label,
+        attr: { title: foundByTitle(hit.foundBy) },
+      });
+    }
+    // The section the snippet (or, found by meaning, the best-matching passage) comes from,
+    // unless it is just the note's title.
     const section = hit.heading && hit.heading !== hit.title ? ` › ${hit.heading}` : "";
     el.createDiv({ cls: "vault-agent-search-result-path", text: `${hit.path}${section}` });
     if (hit.snippet) highlight(el.createDiv({ cls: "vault-agent-search-snippet" }), hit.snippet);
   }
 
-  onChooseSuggestion(hit: SearchHit, evt: MouseEvent | KeyboardEvent): void {
+  onChooseSuggestion(hit: SearchHit | ModeHit, evt: MouseEvent | KeyboardEvent): void {
     void this.app.workspace.openLinkText(hit.path, "", Keymap.isModEvent(evt));
   }
 
-  private showState(): void {
-    const state = this.search.state;
-    this.emptyStateText = state.kind === "ready" ? "No notes match." : this.search.describe();
+  /** The mode switch, under the input. */
+  private modeBar(): void {
+    const bar = createDiv({ cls: "vault-agent-search-modes" });
+    const anchor = this.inputEl.closest(".prompt-input-container") ?? this.inputEl;
+    anchor.insertAdjacentElement("afterend", bar);
+    for (const { mode, name, title } of MODES) {
+      const button = bar.createEl("button", { cls: "vault-agent-search-mode", text: name, attr: { "data-mode": mode, title } });
+      button.addEventListener("click", () => void this.choose(mode));
+    }
+    this.hintEl = bar.createSpan({ cls: "vault-agent-search-mode-hint" });
+    this.modesEl = bar;
+    this.showModes();
   }
+
+  private showModes(): void {
+    if (!this.modesEl) return;
+    const ready = this.ctx.semantic.canSearch();
+    const current = this.mode;
+    this.modesEl.querySelectorAll<HTMLButtonElement>(".vault-agent-search-mode").forEach((button) => {
+      const mode = button.dataset.mode as SearchMode;
+      button.disabled = mode !== "fulltext" && !ready;
+      button.toggleClass("is-active", mode === current);
+    });
+    this.hintEl?.setText(ready ? "" : semanticHint(this.ctx));
+  }
+
+  private async choose(mode: SearchMode): Promise<void> {
+    if (mode !== "fulltext" && !this.ctx.semantic.canSearch()) return;
+    this.ctx.settings.semantic.searchMode = mode;
+    this.showModes();
+    this.inputEl.dispatchEvent(new Event("input"));
+    this.inputEl.focus();
+    await this.ctx.saveSettings();
+  }
+
+  private cycleMode(step: number): void {
+    if (!this.ctx.semantic.canSearch()) return;
+    const at = MODES.findIndex((m) => m.mode === this.mode);
+    void this.choose(MODES[(at + step + MODES.length) % MODES.length].mode);
+  }
+
+  private showState(): void {
+    const state = this.ctx.search.state;
+    this.emptyStateText = state.kind === "ready" ? "No notes match." : this.ctx.search.describe();
+  }
+}
+
+/** Why searching by meaning is not available, and what to do about it. */
+function semanticHint(ctx: PluginContext): string {
+  const state = ctx.semantic.state;
+  switch (state.kind) {
+    case "off":
+    case "unconfigured":
+    case "no-model":
+      return "Semantic search needs an embedding model: settings → Vault Agent → Semantic search.";
+    case "failed":
+      return `Semantic search failed: ${state.message}`;
+    default:
+      return `Semantic search: ${ctx.semantic.describe()}`;
+  }
+}
+
+function foundByTitle(found: FoundBy): string {
+  const parts: string[] = [];
+  if (typeof found.fulltext === "number") parts.push(`its words (rank ${found.fulltext})`);
+  if (typeof found.semantic === "number") parts.push(`its meaning (rank ${found.semantic})`);
+  if (found.linkedFrom) parts.push(`a link with ${found.linkedFrom}`);
+  return `Found by ${parts.join(" and ")}`;
 }
 
 /** Writes a snippet whose matches are wrapped in `**…**` with those parts in `<mark>`. */

@@ -142,6 +142,16 @@ impl SemanticIndex {
         }
     }
 
+    /// Turns semantic search off: stops a running job and forgets the embedder and the vectors
+    /// held in memory (the saved vectors stay on disk, so turning it on again resumes from them).
+    /// Searches by meaning fail and hybrid searches are full text until an embedder is set.
+    pub fn clear(&self) {
+        self.cancel();
+        *self.0.embedder.borrow_mut() = None;
+        *self.0.index.borrow_mut() = None;
+        self.0.stale.borrow_mut().clear();
+    }
+
     /// Loads the saved vectors if they exist, are intact and were made by the current embedder.
     /// Returns whether they were loaded.
     pub async fn load(&self, vault: &dyn Vault) -> Result<bool> {
@@ -248,12 +258,14 @@ impl SemanticIndex {
             }
             self.update_status(|s| s.done = i + 1);
             pacer.tick(progress, i + 1, total).await;
-            if clock.now_ms().saturating_sub(last_save) >= SAVE_EVERY_MS {
+            if clock.now_ms().saturating_sub(last_save) >= SAVE_EVERY_MS && self.uses(embedder) {
                 report.saved_bytes = self.save(vault).await?;
                 last_save = clock.now_ms();
             }
         }
-        report.saved_bytes = self.save(vault).await?;
+        if self.uses(embedder) {
+            report.saved_bytes = self.save(vault).await?;
+        }
         if !report.cancelled {
             self.0.stale.borrow_mut().clear();
             progress(Progress { done: total, total });
@@ -293,6 +305,10 @@ impl SemanticIndex {
         embedder: &dyn Embedder,
         report: &mut EmbedReport,
     ) -> Result<()> {
+        if !self.uses(embedder) {
+            queue.clear();
+            return Ok(());
+        }
         let mut vectors = vectors.into_iter();
         let mut slot = self.0.index.borrow_mut();
         while let Some(front) = queue.first_mut() {
@@ -310,6 +326,12 @@ impl SemanticIndex {
             report.embedded_notes += 1;
         }
         Ok(())
+    }
+
+    /// Whether `embedder` is still the one in use. Turning semantic search off, or choosing
+    /// another model, during a run makes the run's vectors moot: they are neither kept nor saved.
+    fn uses(&self, embedder: &dyn Embedder) -> bool {
+        self.0.embedder.borrow().as_ref().is_some_and(|e| e.id() == embedder.id())
     }
 
     fn update_status(&self, f: impl FnOnce(&mut EmbedStatus)) {

@@ -131,10 +131,12 @@ impl VaultCore {
     }
 
     /// The vault's search engine. Every engine a core hands out shares one index, and the
-    /// agent's tools search that index once it is built or loaded.
+    /// agent's tools search that index once it is built or loaded. Model downloads and
+    /// embeddings APIs go through `fetch`, falling back to the request function (see `new`).
     #[wasm_bindgen(js_name = searchEngine)]
     pub fn search_engine(&self) -> SearchEngine {
-        SearchEngine::shared(self.vault.clone(), self.search.clone())
+        let http = self.http(Transport::Auto).unwrap_or_else(|_| Rc::new(FetchClient));
+        SearchEngine::shared(self.vault.clone(), self.search.clone(), http)
     }
 
     /// A new chat with the agent: `options` is `{provider, agent?, vault?, history?, modes?,

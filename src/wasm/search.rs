@@ -9,7 +9,8 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, to_js, JsClock, JsVault, VaultHost};
+use super::{js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
+use crate::host::HttpClient;
 use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery, SharedIndex};
 use crate::vault::VaultPath;
 
@@ -18,6 +19,9 @@ use crate::vault::VaultPath;
 pub struct SearchEngine {
     pub(super) vault: Rc<JsVault>,
     pub(super) index: SharedIndex,
+    /// Downloads models and calls an embeddings API: the core's transport when the engine
+    /// comes from a `VaultCore` (so `requestUrl` steps in where CORS refuses `fetch`).
+    pub(super) http: Rc<dyn HttpClient>,
 }
 
 fn path(raw: &str) -> Result<VaultPath, JsValue> {
@@ -38,7 +42,7 @@ impl SearchEngine {
     /// An engine over `host`, with no index yet.
     #[wasm_bindgen(constructor)]
     pub fn new(host: VaultHost) -> SearchEngine {
-        SearchEngine::shared(Rc::new(JsVault::new(host)), SharedIndex::new())
+        SearchEngine::shared(Rc::new(JsVault::new(host)), SharedIndex::new(), Rc::new(FetchClient))
     }
 
     /// Indexes every note, yielding to the event loop between chunks and calling
@@ -133,9 +137,10 @@ impl SearchEngine {
 }
 
 impl SearchEngine {
-    /// An engine over `vault` and `index`, shared with the rest of the core (the agent's tools).
-    pub(crate) fn shared(vault: Rc<JsVault>, index: SharedIndex) -> SearchEngine {
-        SearchEngine { vault, index }
+    /// An engine over `vault` and `index`, shared with the rest of the core (the agent's tools),
+    /// reaching the network through `http`.
+    pub(crate) fn shared(vault: Rc<JsVault>, index: SharedIndex, http: Rc<dyn HttpClient>) -> SearchEngine {
+        SearchEngine { vault, index, http }
     }
 
     fn with_index<T>(&self, f: impl FnOnce(&SearchIndex) -> crate::Result<T>) -> Result<T, JsValue> {

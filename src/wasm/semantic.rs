@@ -10,7 +10,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::search::SearchEngine;
-use super::{from_js, js_error, to_js, FetchClient, JsClock};
+use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
     hybrid_search, install_model, is_installed, load_minilm, load_static_model, minilm_spec, static_model_spec,
@@ -79,7 +79,7 @@ impl SearchEngine {
                 (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
             }
             EmbedderOptions::Api { config, precision } => {
-                let api = ApiEmbedder::new(config, Rc::new(FetchClient), Rc::new(JsClock)).map_err(js_error)?;
+                let api = ApiEmbedder::new(config, self.http.clone(), Rc::new(JsClock)).map_err(js_error)?;
                 (Rc::new(api), precision)
             }
         };
@@ -87,6 +87,13 @@ impl SearchEngine {
         semantic.set_precision(precision);
         semantic.set_embedder(embedder.clone());
         to_js(&serde_json::json!({"id": embedder.id(), "dimensions": embedder.dimensions()}))
+    }
+
+    /// Turns semantic search off: stops a running `embedNotes` and forgets the embedder and the
+    /// vectors in memory (the saved ones stay, so `setEmbedder` with the same model resumes).
+    #[wasm_bindgen(js_name = clearEmbedder)]
+    pub fn clear_embedder(&self) {
+        self.index.semantic().clear();
     }
 
     /// Whether a local model's files are in the vault: `"static"` or `"minilm"`.
@@ -111,7 +118,7 @@ impl SearchEngine {
                     f.call3(&JsValue::NULL, &file.into(), &JsValue::from(done as f64), &JsValue::from(total as f64));
             }
         };
-        install_model(&*self.vault, &FetchClient, &spec, &CancelToken::new(), &mut report).await.map_err(js_error)
+        install_model(&*self.vault, &*self.http, &spec, &CancelToken::new(), &mut report).await.map_err(js_error)
     }
 
     /// Loads the saved vectors (`.obsidian-agent/index/vectors.bin`) if they fit the embedder.

@@ -11,12 +11,12 @@ use std::rc::Rc;
 use gloo_net::http::Request;
 use vault_agent::embed::{HybridHit, STATIC_MODEL_FILE};
 use vault_agent::vault::{Vault, VaultPath};
-use vault_agent::wasm::{JsVault, SearchEngine};
+use vault_agent::wasm::{JsVault, SearchEngine, VaultCore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-use crate::support::{new_memory_host, server_url};
+use crate::support::{new_memory_host, new_request_function, request_calls, server_url};
 
 fn p(raw: &str) -> VaultPath {
     VaultPath::parse(raw).unwrap()
@@ -108,6 +108,29 @@ async fn english_notes_are_embedded_in_the_browser_and_found_by_paraphrase() {
     // Saved and loaded back by a new engine over the same host: nothing to embed again.
     let again: serde_json::Value = serde_wasm_bindgen::from_value(engine.embed_notes(None).await.unwrap()).unwrap();
     assert_eq!(again["chunks"], 0);
+
+    // Turned off (the settings' "Off"): no vectors, no search by meaning, hybrid is full text.
+    engine.clear_embedder();
+    assert_eq!(engine.embedded_note_count(), 0);
+    assert!(engine.search_mode(js(r#"{"text": "voice memos", "mode": "semantic"}"#)).await.is_err());
+    let words = search(&engine, r#"{"text": "audio recorder microphone", "mode": "hybrid", "limit": 10}"#).await;
+    assert!(!words.is_empty() && words.iter().all(|h| h.found_by.label() == "fulltext"));
+}
+
+#[wasm_bindgen_test]
+async fn a_cores_engine_downloads_the_model_through_the_request_function_when_fetch_cannot() {
+    // Nothing listens on port 9: fetch fails as it does when CORS refuses a download (a model
+    // host that sends no CORS headers, seen from Obsidian); the request function (Obsidian's
+    // requestUrl) reaches it.
+    let unreachable = "http://127.0.0.1:9";
+    let core =
+        VaultCore::new(new_memory_host().unchecked_into(), Some(new_request_function(unreachable, &server_url(""))));
+    let engine = core.search_engine();
+    let before = request_calls();
+    let options = format!(r#"{{"model": "static", "baseUrl": "{unreachable}/models"}}"#);
+    engine.install_model(js(&options), None).await.unwrap();
+    assert!(engine.is_model_installed("static".into()).await.unwrap());
+    assert_eq!(request_calls(), before + 1);
 }
 
 #[wasm_bindgen_test]

@@ -429,3 +429,81 @@ test("the settings tab tests the connection", async () => {
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test("semantic search: the settings download the model, notes are embedded with progress, the modal finds a paraphrase", async () => {
+  // The sample vault's 28 plugin notes (a small set: the static model embeds them in well under a
+  // second), and the model downloaded from the test server, never from anywhere on its own.
+  const { files } = await (await fetch(`${origin}/vault/bundle?prefix=en/Plugins/`)).json();
+  const count = Object.keys(files).length;
+  const page = await openHost({ files, data: { semantic: { embedder: "static", modelBaseUrl: `${origin}/models` } } });
+  const status = page.locator(".vault-agent-index-status");
+  await status.filter({ hasText: `Search index: ${count} notes` }).waitFor();
+  await page.evaluate(() => {
+    window.statusSeen = [];
+    const el = document.querySelector(".vault-agent-index-status");
+    new MutationObserver(() => window.statusSeen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+
+  // Before the model is there, the search window offers full text only, and says why.
+  await page.locator(".vault-agent-search").click();
+  const modal = page.locator(".vault-agent-search-modal");
+  await modal.locator(".vault-agent-search-mode-hint", { hasText: "needs an embedding model" }).waitFor();
+  assert.equal(await modal.locator('.vault-agent-search-mode[data-mode="semantic"]').isDisabled(), true);
+  assert.equal(await modal.locator('.vault-agent-search-mode[data-mode="fulltext"].is-active').count(), 1);
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/models")), false);
+
+  // The settings' button downloads it, with progress; then the notes are embedded in the background.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  const download = settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" });
+  await download.waitFor();
+  await page.evaluate(() => {
+    window.downloadSeen = [];
+    const el = document.querySelector(".vault-agent-model-result");
+    new MutationObserver(() => window.downloadSeen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  await download.click();
+  await settings.locator(".vault-agent-model-result.is-ok", { hasText: "Downloaded and checked." }).waitFor();
+  const downloads = await page.evaluate(() => window.downloadSeen);
+  assert.ok(downloads.some((t) => /^Downloading static-minilm-l6-v2-256\.vam: [\d.]+ MB of 8\.2 MB$/.test(t)), downloads.join(" | "));
+  await settings.locator("button", { hasText: "Installed" }).waitFor();
+  await settings.locator(".vault-agent-embedding-status", { hasText: `${count}/${count} notes embedded.` }).waitFor();
+  await settings.locator("button", { hasText: "Embed now" }).waitFor();
+  await status.filter({ hasText: `Search index: ${count} notes · ${count} embedded` }).waitFor();
+  const seen = await page.evaluate(() => window.statusSeen);
+  assert.ok(seen.some((t) => t.includes("downloading the model")), seen.join(" | "));
+  assert.ok(seen.some((t) => t.endsWith(`embedding ${count}/${count}`)), seen.join(" | "));
+  assert.ok(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/vectors.bin")));
+  await settings.locator(".vault-agent-embedding-status").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-semantic-light.png` });
+  // "Stop embedding" is offered only while a run is going.
+  assert.equal(await page.evaluate(() => window.fakeObsidian.commands.get("stop-embedding").checkCallback(true)), false);
+  await page.keyboard.press("Escape");
+
+  // Semantic mode finds a paraphrase that shares no word with its note, and says so.
+  await page.locator(".vault-agent-search").click();
+  await modal.locator('.vault-agent-search-mode[data-mode="semantic"]').click();
+  await modal.locator(".prompt-input").fill("capture voice memos");
+  const recorder = modal.locator(".suggestion-item", { has: page.locator(".vault-agent-search-result-path", { hasText: "en/Plugins/Audio recorder.md" }) });
+  await recorder.waitFor();
+  assert.equal(await recorder.locator(".vault-agent-search-found").innerText(), "meaning");
+  // Tab switches to hybrid: words and meaning agree on the recorder.
+  await page.keyboard.press("Tab");
+  await modal.locator('.vault-agent-search-mode[data-mode="hybrid"].is-active').waitFor();
+  await modal.locator(".prompt-input").fill("audio recorder microphone");
+  const first = modal.locator(".suggestion-item").first();
+  await first.locator(".vault-agent-search-found", { hasText: "both" }).waitFor();
+  assert.match(await first.locator(".vault-agent-search-result-path").innerText(), /^en\/Plugins\/Audio recorder\.md/);
+  await page.screenshot({ path: `${ARTIFACTS}/search-semantic-light.png` });
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => window.fakeObsidian.savedData.semantic.searchMode), "hybrid");
+
+  // A new note is embedded shortly after it appears, as the full-text index follows it.
+  await page.evaluate(() =>
+    window.fakeObsidian.app.vault.create("en/Plugins/Sourdough.md", "# Sourdough\n\nFeed the starter, then bake the loaf hot."),
+  );
+  await status.filter({ hasText: `Search index: ${count + 1} notes · ${count + 1} embedded` }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -17,6 +17,20 @@ const turn = await load(
   "js/views/turn.ts",
   "export class Component {}; export const MarkdownRenderer = {}; export const setIcon = () => {};",
 );
+// Obsidian's debounce (resettable, with cancel; its waits cut to 20 ms at most, so tests of
+// what happens "a while after" a change take no seconds) and notices, recorded.
+globalThis.__notices = [];
+const semantic = await load(
+  "js/semantic.ts",
+  `export class Component {}; export const MarkdownRenderer = {}; export const setIcon = () => {};
+   export class Notice { constructor(text) { globalThis.__notices.push(text); } }
+   export function debounce(fn, ms) {
+     let timer = null;
+     const d = (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), Math.min(ms, 20)); return d; };
+     d.cancel = () => { clearTimeout(timer); return d; };
+     return d;
+   }`,
+);
 
 test("the manifest is what Obsidian needs", () => {
   assert.equal(manifest.id, "vault-agent");
@@ -131,4 +145,207 @@ test("tool cards summarise arguments by their paths or query", () => {
   assert.equal(argumentSummary(null), "");
   assert.equal(argumentSummary({ n: 1 }), '{"n":1}');
   assert.equal(argumentSummary({ path: "x".repeat(200) }).length, 80);
+});
+
+test("the embedder comes from the settings: off, a local model, or an API with its key", () => {
+  const { embedderOptions, migrateSettings, DEFAULT_SETTINGS } = settings;
+  assert.equal(DEFAULT_SETTINGS.semantic.embedder, "static", "the local static model, once downloaded");
+  const withSemantic = (semantic) => migrateSettings({ version: 1, semantic });
+  assert.deepEqual(embedderOptions(withSemantic({}), ""), { kind: "static" });
+  assert.equal(embedderOptions(withSemantic({ embedder: "off" }), ""), null);
+  assert.equal(embedderOptions(withSemantic({ embedder: "something newer" }), ""), null);
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), ""), { kind: "minilm" });
+  const api = withSemantic({ embedder: "api", api: { baseUrl: " http://localhost:11434/v1 ", model: "nomic-embed-text" } });
+  assert.deepEqual(embedderOptions(api, ""), { kind: "api", baseUrl: "http://localhost:11434/v1", model: "nomic-embed-text" });
+  assert.equal(embedderOptions(api, "sk-e").apiKey, "sk-e");
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "api", api: { baseUrl: "", model: "m" } }), "k"), {
+    missing: "the embeddings API's base URL",
+  });
+  // Older settings without the section get its defaults; a wrong type falls back.
+  const s = migrateSettings({ version: 1, semantic: { searchMode: 3, modelBaseUrl: "http://mirror/models" } });
+  assert.equal(s.semantic.searchMode, "hybrid");
+  assert.equal(s.semantic.modelBaseUrl, "http://mirror/models");
+  assert.equal(s.semantic.api.model, DEFAULT_SETTINGS.semantic.api.model);
+});
+
+test("the embeddings API key is kept as the providers' keys are", () => {
+  const { ApiKeys, migrateSettings, secretId } = settings;
+  const store = new Map();
+  const app = { secretStorage: { getSecret: (id) => store.get(id) ?? null, setSecret: (id, v) => store.set(id, v) } };
+  const s = migrateSettings({});
+  const keys = new ApiKeys(app, () => s);
+  keys.set("embeddings", "sk-embed");
+  assert.equal(store.get(secretId("embeddings")), "sk-embed");
+  assert.equal(secretId("embeddings"), "vault-agent-embeddings-key");
+  assert.deepEqual(s.apiKeys, {});
+  globalThis.__apiAtLeast = false;
+  keys.set("embeddings", "sk-2");
+  assert.equal(s.apiKeys.embeddings, "sk-2");
+  globalThis.__apiAtLeast = true;
+});
+
+test("each hit says which signal found it", () => {
+  const { foundByLabel } = semantic;
+  assert.equal(foundByLabel({ fulltext: 1, semantic: 3, linkedFrom: null }), "both");
+  assert.equal(foundByLabel({ fulltext: 2, semantic: null, linkedFrom: null }), "words");
+  assert.equal(foundByLabel({ fulltext: null, semantic: 1, linkedFrom: null }), "meaning");
+  assert.equal(foundByLabel({ fulltext: null, semantic: null, linkedFrom: "a.md" }), "link");
+  // The core leaves out a signal that did not find the hit.
+  assert.equal(foundByLabel({ semantic: 2 }), "meaning");
+  assert.equal(foundByLabel({ fulltext: 1 }), "words");
+});
+
+/**
+ * An in-memory stand-in for the core's SearchEngine, as far as semantic search uses it: a model
+ * that is installed or not, notes that embed one per tick with progress, cancel, and a run that
+ * can be made to fail.
+ */
+function memoryEngine({ notes = 5, installed = true } = {}) {
+  const engine = {
+    installed,
+    embedder: null,
+    embedded: 0,
+    runs: 0,
+    failNext: null,
+    cancelled: false,
+    noteCount: () => notes,
+    embeddedNoteCount: () => engine.embedded,
+    isModelInstalled: async () => engine.installed,
+    installModel: async (options, onProgress) => {
+      if (options.baseUrl === "http://bad") throw new Error("downloading http://bad/x: HTTP 404");
+      onProgress("model.vam", 4, 8);
+      onProgress("model.vam", 8, 8);
+      engine.installed = true;
+    },
+    setEmbedder: async (options) => {
+      engine.embedder = options;
+    },
+    clearEmbedder: () => {
+      engine.embedder = null;
+      engine.embedded = 0;
+    },
+    loadEmbeddings: async () => true,
+    cancelEmbedding: () => {
+      engine.cancelled = true;
+    },
+    embedNotes: async (onProgress) => {
+      engine.runs++;
+      engine.cancelled = false;
+      if (engine.failNext) {
+        const error = engine.failNext;
+        engine.failNext = null;
+        throw error;
+      }
+      let embeddedNotes = 0;
+      for (let done = 0; done < notes; done++) {
+        onProgress(done, notes);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (engine.cancelled) return { notes, embeddedNotes, chunks: embeddedNotes, removed: 0, cancelled: true, savedBytes: 1 };
+        if (engine.embedded < notes) {
+          engine.embedded++;
+          embeddedNotes++;
+        }
+      }
+      onProgress(notes, notes);
+      return { notes, embeddedNotes, chunks: embeddedNotes, removed: 0, cancelled: false, savedBytes: 1 };
+    },
+    free: () => {},
+  };
+  return engine;
+}
+
+function semanticOver(engine, config) {
+  const { SemanticService } = semantic;
+  const search = { start: async () => engine };
+  const core = async () => ({ vault: { searchEngine: () => engine } });
+  return new SemanticService(core, search, () => config);
+}
+
+const until = async (check) => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(check(), "timed out");
+};
+
+test("semantic search waits for a download, embeds in the background with progress, and can be stopped", async () => {
+  const engine = memoryEngine({ installed: false });
+  const config = { embedder: { kind: "static" }, modelBaseUrl: "", background: true };
+  const service = semanticOver(engine, config);
+  const states = [];
+  service.onChange(() => states.push(service.state.kind === "embedding" ? `${service.state.done}/${service.state.total}` : service.state.kind));
+  await service.start();
+  assert.equal(service.state.kind, "no-model", "nothing is downloaded without the user asking");
+  assert.equal(engine.embedder, null);
+  assert.equal(service.canSearch(), false);
+
+  // A failed download says why and leaves things as they were.
+  config.modelBaseUrl = "http://bad";
+  await assert.rejects(service.install("static"), /HTTP 404/);
+  assert.equal(service.state.kind, "no-model");
+
+  config.modelBaseUrl = "";
+  await service.install("static");
+  assert.ok(states.includes("installing"));
+  await until(() => service.state.kind === "ready" && !service.running);
+  assert.deepEqual(engine.embedder, { kind: "static" });
+  assert.ok(states.includes("0/5") && states.includes("5/5"), states.join(" "));
+  assert.equal(service.describe(), "5/5 notes embedded.");
+  assert.equal(service.statusText(), "5 embedded");
+  assert.ok(service.canSearch());
+
+  // A stop keeps what is done and holds re-runs on vault changes until asked again.
+  engine.embedded = 0;
+  service.resume();
+  await until(() => service.state.kind === "embedding" && service.state.done >= 2);
+  service.cancel();
+  await until(() => !service.running);
+  assert.equal(service.state.kind, "stopped");
+  assert.match(service.describe(), /^Stopped: \d\/5 notes embedded\.$/);
+  const runs = engine.runs;
+  service.changed();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(engine.runs, runs, "a stopped embedding does not restart on its own");
+  service.resume();
+  await until(() => service.state.kind === "ready" && !service.running);
+  assert.equal(engine.embedded, 5);
+
+  // Turned off: the core forgets the embedder, and searching by meaning is not offered.
+  config.embedder = null;
+  await service.reconfigure();
+  assert.equal(service.state.kind, "off");
+  assert.equal(engine.embedder, null);
+  assert.equal(service.canSearch(), false);
+});
+
+test("a failed embedding run is reported once, in a notice, and waits to be asked again", async () => {
+  const engine = memoryEngine();
+  const config = { embedder: { kind: "api", baseUrl: "http://h/v1", model: "m" }, modelBaseUrl: "", background: true };
+  engine.failNext = new Error("HTTP 401: invalid key");
+  globalThis.__notices.length = 0;
+  const service = semanticOver(engine, config);
+  await service.start();
+  await until(() => service.state.kind === "failed");
+  assert.deepEqual(globalThis.__notices, ["Semantic search: HTTP 401: invalid key"]);
+  assert.equal(service.statusText(), "embedding failed");
+  const runs = engine.runs;
+  service.changed();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(engine.runs, runs);
+  // Settings changed (a new key): set up again, and it runs.
+  await service.reconfigure();
+  await until(() => service.state.kind === "ready" && !service.running);
+  assert.equal(service.describe(), "5/5 notes embedded.");
+});
+
+test("changes during a run make one more run after it", async () => {
+  const engine = memoryEngine({ notes: 100 });
+  const service = semanticOver(engine, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
+  await service.start();
+  await until(() => service.state.kind === "embedding" && service.state.done >= 1);
+  const runs = engine.runs;
+  service.changed();
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.ok(service.running && engine.runs === runs, "the change came in during the run");
+  await until(() => !service.running);
+  assert.equal(engine.runs, runs + 1);
+  assert.equal(service.state.kind, "ready");
 });

@@ -148,6 +148,8 @@ struct Counting {
     texts: Cell<usize>,
     calls: Cell<usize>,
     cancel_after: Cell<Option<(usize, SemanticIndex)>>,
+    /// Turns semantic search off (as the settings do) after this many calls.
+    clear_after: Cell<Option<(usize, SemanticIndex)>>,
     seen: RefCell<Vec<String>>,
 }
 
@@ -173,6 +175,13 @@ impl Embedder for Counting {
                 self.cancel_after.set(Some((after, semantic)));
             }
         }
+        if let Some((after, semantic)) = self.clear_after.take() {
+            if self.calls.get() >= after {
+                semantic.clear();
+            } else {
+                self.clear_after.set(Some((after, semantic)));
+            }
+        }
         self.inner.embed(texts).await
     }
 }
@@ -183,6 +192,7 @@ fn counting() -> Rc<Counting> {
         texts: Cell::new(0),
         calls: Cell::new(0),
         cancel_after: Cell::new(None),
+        clear_after: Cell::new(None),
         seen: RefCell::new(Vec::new()),
     })
 }
@@ -290,6 +300,38 @@ fn a_cancelled_run_saves_its_work_and_the_next_run_resumes() {
     assert!(!rest.cancelled);
     assert_eq!(rest.embedded_notes + cancelled.embedded_notes, 30);
     assert!(yields >= 1, "progress was reported");
+}
+
+#[test]
+fn turning_semantic_search_off_stops_the_job_and_forgets_the_vectors_but_keeps_the_saved_ones() {
+    let vault = english_vault(30);
+    let clock = ManualClock::new(1_000);
+    let semantic = SemanticIndex::new();
+    let model = counting();
+    semantic.set_embedder(model.clone());
+    let first = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!(first.embedded_notes, 30);
+    semantic.clear();
+    assert!(!semantic.is_ready() && semantic.embedder().is_none());
+    assert!(semantic.read(|i| Ok(i.note_count())).is_err(), "no vectors in memory");
+    let off = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap_err();
+    assert!(off.to_string().contains("no embedding model"), "{off}");
+
+    // On again: the saved vectors load, nothing is embedded again.
+    semantic.set_embedder(model.clone());
+    assert!(block_on(semantic.load(&vault)).unwrap());
+    assert!(semantic.is_ready());
+
+    // Off in the middle of a run: the job stops, and the vectors on disk are left as they were.
+    block_on(vault.write(&VaultPath::parse("en/New note.md").unwrap(), "# New\n\nAbout rockets.\n")).unwrap();
+    let other = counting();
+    let fresh = SemanticIndex::new();
+    fresh.set_embedder(other.clone());
+    other.clear_after.set(Some((3, fresh.clone())));
+    let stopped = block_on(fresh.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert!(stopped.cancelled && !fresh.status().running, "{stopped:?}");
+    assert!(!fresh.is_ready());
+    assert_eq!(block_on(VectorIndex::load(&vault)).unwrap().unwrap().note_count(), 30);
 }
 
 /// A clock whose time moves 10 ms each time it is read, so work seems to take time.

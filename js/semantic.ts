@@ -1,0 +1,346 @@
+import { debounce, Notice, type Debouncer } from "obsidian";
+import type { SearchEngine } from "../pkg/vault_agent.js";
+import type { CoreHandle } from "./context";
+import type { SearchHit, SearchService } from "./search";
+import type { EmbedderOptions, LocalModel, SearchMode } from "./settings";
+import { errorMessage } from "./views/turn";
+
+/**
+ * Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs); a signal
+ * that did not find it is absent (`undefined`) or `null`.
+ */
+export interface FoundBy {
+  fulltext?: number | null;
+  semantic?: number | null;
+  /** Reached through a wikilink from (or to) this note. */
+  linkedFrom?: string | null;
+}
+
+/** A hit of `searchMode` (`HybridHit`): a search hit that says which signal found it. */
+export interface ModeHit extends SearchHit {
+  foundBy: FoundBy;
+}
+
+/** What one `embedNotes` run did (`EmbedReport`, src/embed/semantic.rs). */
+export interface EmbedReport {
+  notes: number;
+  embeddedNotes: number;
+  chunks: number;
+  removed: number;
+  cancelled: boolean;
+  savedBytes: number;
+}
+
+/** What the settings say about semantic search, read each time it is set up. */
+export interface SemanticConfig {
+  /** `null`: off. */
+  embedder: EmbedderOptions | { missing: string } | null;
+  /** Where models are downloaded from; empty: each model's own source. */
+  modelBaseUrl: string;
+  /** Embed in the background, and again after the vault changes (the index follows the vault). */
+  background: boolean;
+}
+
+export type SemanticState =
+  | { kind: "off" }
+  | { kind: "unconfigured"; missing: string }
+  | { kind: "no-model"; model: LocalModel }
+  | { kind: "installing"; file: string; done: number; total: number }
+  | { kind: "loading" }
+  | { kind: "embedding"; done: number; total: number }
+  | { kind: "ready"; notes: number; total: number }
+  | { kind: "stopped"; notes: number; total: number }
+  | { kind: "failed"; message: string };
+
+/** The label of the signal that found a hit: its words, its meaning, both, or a link. */
+export function foundByLabel(found: FoundBy): "words" | "meaning" | "both" | "link" {
+  const words = typeof found.fulltext === "number";
+  const meaning = typeof found.semantic === "number";
+  if (words && meaning) return "both";
+  if (words) return "words";
+  if (meaning) return "meaning";
+  return "link";
+}
+
+/** Embedding starts again this long after the last change (it looks at every note's date). */
+const EMBED_DELAY_MS = 2000;
+
+/**
+ * Semantic search, kept by the core: the embedder the settings choose, set once the full-text
+ * index is ready; the saved vectors loaded; every note not embedded yet (or changed since)
+ * embedded in the background, with progress, cancellable, and again a while after the vault
+ * changes. A local model is downloaded only when the user asks ({@link install}).
+ */
+export class SemanticService {
+  state: SemanticState = { kind: "off" };
+  private engine: SearchEngine | null = null;
+  /** Whether the engine has an embedder (so searching by meaning can answer once notes are embedded). */
+  private embedderSet = false;
+  private started: Promise<void> | null = null;
+  /** Set-ups run one after another. */
+  private setup: Promise<void> = Promise.resolve();
+  private job: Promise<void> | null = null;
+  /** Changes arrived while a run was going: run once more after it. */
+  private again = false;
+  /** Stopped by the user, or failed: changes do not start a run until asked again. */
+  private held = false;
+  private readonly listeners = new Set<() => void>();
+  private readonly embedSoon: Debouncer<[], void>;
+  private readonly reconfigureSoon: Debouncer<[], void>;
+
+  constructor(
+    private readonly core: () => Promise<CoreHandle>,
+    private readonly search: SearchService,
+    private readonly config: () => SemanticConfig,
+  ) {
+    this.embedSoon = debounce(() => void this.embed(), EMBED_DELAY_MS, true);
+    this.reconfigureSoon = debounce(() => void this.reconfigure(), 1000, true);
+  }
+
+  /** Calls `listener` whenever the state changes; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Sets up what the settings choose, once the full-text index is ready (loads it if need be),
+   * then embeds in the background if the settings say so. Once; {@link reconfigure} after changes.
+   */
+  start(): Promise<void> {
+    this.started ??= this.reconfigure();
+    return this.started;
+  }
+
+  /** Sets up again from the settings: a running embedding stops first. */
+  reconfigure(): Promise<void> {
+    this.setup = this.setup.then(() => this.configure()).catch((error: unknown) => this.set(this.failure(error)));
+    return this.setup;
+  }
+
+  /** A setting changed: set up again, if semantic search was started at all. */
+  settingsChanged(): void {
+    if (this.started) void this.reconfigure();
+  }
+
+  /** The same, after typing in a setting has paused. */
+  reconfigureLater(): void {
+    if (this.started) this.reconfigureSoon();
+  }
+
+  /** Whether searching by meaning can answer now: an embedder is set and some notes are embedded. */
+  canSearch(): boolean {
+    return this.embedderSet && this.engine !== null && this.engine.embeddedNoteCount() > 0;
+  }
+
+  /** Whether "Embed now" can start a run: an embedder is set and none is going. */
+  canEmbed(): boolean {
+    return this.embedderSet && this.job === null;
+  }
+
+  /** Whether an embedding run is going. */
+  get running(): boolean {
+    return this.job !== null;
+  }
+
+  /** Up to `limit` notes for `text` by `mode`, each saying which signal found it. */
+  async query(text: string, mode: SearchMode, limit: number): Promise<ModeHit[]> {
+    if (!this.engine || !text.trim()) return [];
+    return (await this.engine.searchMode({ text, mode, limit })) as ModeHit[];
+  }
+
+  /** Whether a local model's files are in the vault. */
+  async isInstalled(model: LocalModel): Promise<boolean> {
+    return this.withEngine((engine) => engine.isModelInstalled(model));
+  }
+
+  /**
+   * Downloads `model` into `.obsidian-agent/models/` (each file checked against its pinned
+   * SHA-256 before it is written), with progress, then sets semantic search up with it. The only
+   * way a model is ever fetched. Rejects with the reason when the download fails.
+   */
+  async install(model: LocalModel): Promise<void> {
+    const baseUrl = this.config().modelBaseUrl.trim();
+    const options = baseUrl ? { model, baseUrl } : { model };
+    const before = this.state;
+    this.set({ kind: "installing", file: "", done: 0, total: 0 });
+    try {
+      await this.withEngine((engine) =>
+        engine.installModel(options, (file: string, done: number, total: number) =>
+          this.set({ kind: "installing", file, done, total }),
+        ),
+      );
+    } catch (error) {
+      this.set(before);
+      throw error;
+    }
+    await this.reconfigure();
+  }
+
+  /** A note was created, changed, renamed or deleted: embed what changed, shortly. */
+  changed(): void {
+    if (this.embedderSet && !this.held) this.embedSoon();
+  }
+
+  /** Stops the running embedding (the "Stop embedding" command); what is done is kept. */
+  cancel(): void {
+    this.held = true;
+    this.embedSoon.cancel();
+    this.engine?.cancelEmbedding();
+  }
+
+  /** Embeds what is missing now (the settings' button, after a stop or a failure). */
+  resume(): void {
+    this.held = false;
+    void this.embed();
+  }
+
+  /** On unload: a running embedding stops (it saves what it has). */
+  stop(): void {
+    this.embedSoon.cancel();
+    this.reconfigureSoon.cancel();
+    this.engine?.cancelEmbedding();
+  }
+
+  /** One line for the settings. */
+  describe(): string {
+    const s = this.state;
+    switch (s.kind) {
+      case "off":
+        return "Off: search finds notes by their words only.";
+      case "unconfigured":
+        return `Not set up: it needs ${s.missing}.`;
+      case "no-model":
+        return "The model is not downloaded yet: nothing is fetched until you click the button.";
+      case "installing":
+        return s.total ? `Downloading ${s.file}: ${megabytes(s.done)} of ${megabytes(s.total)}` : "Downloading…";
+      case "loading":
+        return "Loading the model and the saved embeddings…";
+      case "embedding":
+        return s.total ? `Embedding ${count(s.done)}/${count(s.total)} notes…` : "Embedding…";
+      case "ready":
+        return `${count(s.notes)}/${count(s.total)} notes embedded.`;
+      case "stopped":
+        return `Stopped: ${count(s.notes)}/${count(s.total)} notes embedded.`;
+      case "failed":
+        return `Embedding failed: ${s.message}`;
+    }
+  }
+
+  /** A short note for the status bar, or "" when there is nothing to say. */
+  statusText(): string {
+    const s = this.state;
+    switch (s.kind) {
+      case "installing":
+        return s.total ? `downloading the model ${Math.floor((100 * s.done) / s.total)}%` : "downloading the model";
+      case "embedding":
+        return s.total ? `embedding ${count(s.done)}/${count(s.total)}` : "embedding…";
+      case "ready":
+        return `${count(s.notes)} embedded`;
+      case "stopped":
+        return `embedding stopped at ${count(s.notes)}/${count(s.total)}`;
+      case "failed":
+        return "embedding failed";
+      default:
+        return "";
+    }
+  }
+
+  private async configure(): Promise<void> {
+    let engine: SearchEngine;
+    try {
+      engine = await this.search.start();
+    } catch {
+      return; // the full-text index says why, in the status bar
+    }
+    this.engine = engine;
+    this.reconfigureSoon.cancel();
+    this.embedSoon.cancel();
+    if (this.job) {
+      engine.cancelEmbedding();
+      await this.job;
+    }
+    const { embedder, background } = this.config();
+    this.held = false;
+    this.embedderSet = false;
+    try {
+      if (!embedder || "missing" in embedder) {
+        engine.clearEmbedder();
+        this.set(embedder ? { kind: "unconfigured", missing: embedder.missing } : { kind: "off" });
+        return;
+      }
+      if (embedder.kind !== "api" && !(await engine.isModelInstalled(embedder.kind))) {
+        engine.clearEmbedder();
+        this.set({ kind: "no-model", model: embedder.kind });
+        return;
+      }
+      this.set({ kind: "loading" });
+      await engine.setEmbedder(embedder);
+      await engine.loadEmbeddings();
+      this.embedderSet = true;
+      this.set({ kind: "ready", notes: engine.embeddedNoteCount(), total: engine.noteCount() });
+    } catch (error) {
+      this.set(this.failure(error));
+      return;
+    }
+    if (background) void this.embed();
+  }
+
+  /** Runs the core's embedding job (again while changes keep arriving), in the background. */
+  private embed(): Promise<void> {
+    const engine = this.engine;
+    if (!engine || !this.embedderSet || this.held) return Promise.resolve();
+    if (this.job) {
+      this.again = true;
+      return this.job;
+    }
+    this.job = (async () => {
+      let end: SemanticState = this.state;
+      try {
+        do {
+          this.again = false;
+          this.set({ kind: "embedding", done: 0, total: 0 });
+          const report = (await engine.embedNotes((done: number, total: number) =>
+            this.set({ kind: "embedding", done, total }),
+          )) as EmbedReport;
+          end = { kind: report.cancelled ? "stopped" : "ready", notes: engine.embeddedNoteCount(), total: report.notes };
+          if (report.cancelled) break;
+        } while (this.again && !this.held);
+      } catch (error) {
+        this.held = true;
+        end = this.failure(error);
+      }
+      // Not running any more when listeners hear the outcome.
+      this.job = null;
+      this.set(end);
+    })();
+    return this.job;
+  }
+
+  /** Says what went wrong (a notice, the console) and returns the state that shows it. */
+  private failure(error: unknown): SemanticState {
+    const message = errorMessage(error);
+    console.error("Vault Agent: semantic search", error);
+    new Notice(`Semantic search: ${message}`);
+    return { kind: "failed", message };
+  }
+
+  /** Runs `f` on the engine without waiting for the full-text index (a download needs none). */
+  private async withEngine<T>(f: (engine: SearchEngine) => Promise<T>): Promise<T> {
+    if (this.engine) return f(this.engine);
+    const engine = (await this.core()).vault.searchEngine();
+    try {
+      return await f(engine);
+    } finally {
+      engine.free();
+    }
+  }
+
+  private set(state: SemanticState): void {
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const count = (n: number): string => n.toLocaleString();
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
