@@ -79,7 +79,7 @@ release wasm (\`wasm-pack build --release --target web\`) in headless Chromium, 
 Playwright, with MiniSearch ${JSON.parse(await readFile(path.join(repo, "node_modules/minisearch/package.json"), "utf8")).version}
 (the engine of the Omnisearch plugin) indexing the same notes and answering the same queries in the same page.
 
-- Machine: ${cpu}, ${os.cpus().length} cores (shared with other builds while measuring), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB
+- Machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB
 - Browser: ${chromeVersion}; Node ${process.version}
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Command: \`npm run bench\`
