@@ -136,42 +136,35 @@ pub struct Fused {
 }
 
 /// Fuses two ranked lists of `(path, score)`, best first in each. Ties go to the path.
-pub fn fuse(bm25: &[(String, f32)], dense: &[(String, f32)], fusion: Fusion) -> Vec<Fused> {
+pub fn fuse<'a>(bm25: &'a [(String, f32)], dense: &'a [(String, f32)], fusion: Fusion) -> Vec<Fused> {
     let mut by_path: HashMap<&str, Fused> = HashMap::new();
     let normalised = |list: &[(String, f32)]| -> Vec<f32> {
         let max = list.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
         let min = list.iter().map(|x| x.1).fold(f32::INFINITY, f32::min);
         list.iter().map(|x| if max > min { (x.1 - min) / (max - min) } else { 1.0 }).collect()
     };
-    let (nb, nd) = (normalised(bm25), normalised(dense));
-    for (rank, ((path, _), n)) in bm25.iter().zip(&nb).enumerate() {
-        let e = by_path.entry(path).or_insert_with(|| Fused {
-            path: path.clone(),
-            score: 0.0,
-            bm25_rank: None,
-            dense_rank: None,
-        });
-        e.bm25_rank = Some(rank as u32 + 1);
-        e.score += match fusion {
-            Fusion::Rrf { k } => 1.0 / (k + rank as f32 + 1.0),
-            Fusion::Weighted { dense } => (1.0 - dense) * n,
-            Fusion::DenseFirst { bm25 } => bm25 * n,
-        };
-    }
-    for (rank, ((path, cos), n)) in dense.iter().zip(&nd).enumerate() {
-        let e = by_path.entry(path).or_insert_with(|| Fused {
-            path: path.clone(),
-            score: 0.0,
-            bm25_rank: None,
-            dense_rank: None,
-        });
-        e.dense_rank = Some(rank as u32 + 1);
-        e.score += match fusion {
-            Fusion::Rrf { k } => 1.0 / (k + rank as f32 + 1.0),
-            Fusion::Weighted { dense } => dense * n,
-            Fusion::DenseFirst { .. } => *cos,
-        };
-    }
+    // Each list adds its share to the hits it holds, and says at which rank it holds them.
+    let mut add = |list: &'a [(String, f32)], dense_list: bool| {
+        for (rank, ((path, score), n)) in list.iter().zip(normalised(list)).enumerate() {
+            let e = by_path.entry(path).or_insert_with(|| Fused {
+                path: path.clone(),
+                score: 0.0,
+                bm25_rank: None,
+                dense_rank: None,
+            });
+            let rank_field = if dense_list { &mut e.dense_rank } else { &mut e.bm25_rank };
+            *rank_field = Some(rank as u32 + 1);
+            e.score += match (fusion, dense_list) {
+                (Fusion::Rrf { k }, _) => 1.0 / (k + rank as f32 + 1.0),
+                (Fusion::Weighted { dense }, true) => dense * n,
+                (Fusion::Weighted { dense }, false) => (1.0 - dense) * n,
+                (Fusion::DenseFirst { .. }, true) => *score,
+                (Fusion::DenseFirst { bm25 }, false) => bm25 * n,
+            };
+        }
+    };
+    add(bm25, false);
+    add(dense, true);
     let mut out: Vec<Fused> = by_path.into_values().collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out
