@@ -3,12 +3,12 @@
 // page), and writes BENCHMARKS.md. Node side only; the page is bench/page.html + page.mjs.
 //   node bench/run.mjs [--skip-native] [--skip-build] [corpus...]   (corpora: real, gen50k)
 import { execFileSync, execSync } from "node:child_process";
-import { createServer } from "node:http";
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { serveRepo } from "./serve.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -22,27 +22,7 @@ if (!args.includes("--skip-build")) {
   run("wasm-pack", ["build", "--release", "--target", "web", "--out-dir", "target/bench-pkg", "--no-pack", "--", "--locked"]);
 }
 
-// A static server over the repository. Cross-origin isolation gives performance.now() 5 µs
-// resolution instead of 100 µs, which matters for sub-millisecond queries.
-const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
-const server = createServer(async (req, res) => {
-  const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  const file = path.resolve(repo, "." + rel);
-  if (!file.startsWith(repo + path.sep)) return res.writeHead(403).end();
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, {
-      "content-type": types[path.extname(file)] || "application/octet-stream",
-      "cross-origin-opener-policy": "same-origin",
-      "cross-origin-embedder-policy": "require-corp",
-    });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const port = server.address().port;
+const { server, port } = await serveRepo(repo);
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",

@@ -5,11 +5,11 @@
 // target/bench/semantic-browser.json; BENCHMARKS.md's "Semantic search" section quotes them.
 //   node bench/semantic.mjs [--skip-native] [--skip-build]
 import { execFileSync, execSync } from "node:child_process";
-import { createServer } from "node:http";
 import { readdir, readFile, writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { serveRepo } from "./serve.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -39,25 +39,7 @@ if (!args.includes("--skip-build")) {
   }
 }
 
-const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
-const server = createServer(async (req, res) => {
-  const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  const file = rel.startsWith("/minilm/") ? path.join(minilmDir, path.basename(rel)) : path.resolve(repo, "." + rel);
-  if (!rel.startsWith("/minilm/") && !file.startsWith(repo + path.sep)) return res.writeHead(403).end();
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, {
-      "content-type": types[path.extname(file)] || "application/octet-stream",
-      "cross-origin-opener-policy": "same-origin",
-      "cross-origin-embedder-policy": "require-corp",
-    });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const port = server.address().port;
+const { server, port } = await serveRepo(repo, { "/minilm/": minilmDir });
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
   args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
