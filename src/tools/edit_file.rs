@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::note_io::{plural, read_existing, write_note, write_preview};
+use super::note_io::{plural, read_unchanged, write_note, write_preview};
 use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
@@ -83,10 +83,9 @@ impl Tool for EditFile {
 
 /// The note's current text and the text after the edit, or why the edit cannot be made.
 async fn plan(args: &Args, ctx: &ToolContext<'_>) -> Result<(String, String), ToolError> {
-    let Some(current) = read_existing(ctx, &args.path).await? else {
+    let Some(current) = read_unchanged(ctx, &args.path).await? else {
         return Err(ToolError::model(format!("{} does not exist; create it with write_file", args.path)));
     };
-    ctx.ledger.check_unchanged(&args.path, current.as_bytes())?;
     let new = replace_exact(&current, &args.old_string, &args.new_string, args.expected_replacements)
         .map_err(|problem| ToolError::model(format!("{}: {problem}", args.path)))?;
     Ok((current, new))

@@ -17,6 +17,16 @@ pub async fn read_existing(ctx: &ToolContext<'_>, path: &VaultPath) -> Result<Op
     }
 }
 
+/// The note's text as [`read_existing`] gives it, refused when the note changed since this task
+/// last read or wrote it (so the agent never replaces text it has not seen).
+pub async fn read_unchanged(ctx: &ToolContext<'_>, path: &VaultPath) -> Result<Option<String>, ToolError> {
+    let old = read_existing(ctx, path).await?;
+    if let Some(old) = &old {
+        ctx.ledger.check_unchanged(path, old.as_bytes())?;
+    }
+    Ok(old)
+}
+
 /// Writes `content` to `path` and records it as seen, so the agent can edit it again.
 pub async fn write_note(ctx: &ToolContext<'_>, path: &VaultPath, content: &str) -> Result<(), ToolError> {
     ctx.vault.write(path, content).await?;

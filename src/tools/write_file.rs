@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::note_io::{line_count, plural, read_existing, write_note, write_preview};
+use super::note_io::{line_count, plural, read_unchanged, write_note, write_preview};
 use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
@@ -55,19 +55,13 @@ impl Tool for WriteFile {
 
     async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
         let args: Args = parse_args(self.name(), args)?;
-        let old = read_existing(ctx, &args.path).await?;
-        if let Some(old) = &old {
-            ctx.ledger.check_unchanged(&args.path, old.as_bytes())?;
-        }
+        let old = read_unchanged(ctx, &args.path).await?;
         Ok(Some(write_preview(&args.path, old.as_deref(), &args.content)))
     }
 
     async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let args: Args = parse_args(self.name(), &args)?;
-        let old = read_existing(ctx, &args.path).await?;
-        if let Some(old) = &old {
-            ctx.ledger.check_unchanged(&args.path, old.as_bytes())?;
-        }
+        let old = read_unchanged(ctx, &args.path).await?;
         write_note(ctx, &args.path, &args.content).await?;
         let lines = plural(line_count(&args.content), "line", "lines");
         let verb = if old.is_some() { "Replaced" } else { "Created" };
