@@ -301,12 +301,12 @@ mod native {
         ];
         let mut cross_rows = Vec::new();
         for (name, vectors) in &models {
+            // MiniLM is loaded once per model, not once per query.
+            let model = name.strip_prefix("minilm@").map(|max_tokens| minilm(max_tokens.parse().unwrap()));
             let embed_query = |text: &str| -> Vec<f32> {
-                match name.as_str() {
-                    "static" => static_model.embed_one(text),
-                    other => {
-                        minilm(other.trim_start_matches("minilm@").parse().unwrap()).embed_texts(&[text]).pop().unwrap()
-                    }
+                match &model {
+                    None => static_model.embed_one(text),
+                    Some(model) => model.embed_texts(&[text]).pop().unwrap(),
                 }
             };
             let query_vectors: Vec<Vec<f32>> = queries.iter().map(|q| embed_query(&q.text)).collect();
