@@ -56,16 +56,19 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
     }
     let query = SearchQuery { text: args.query.join(" "), limit: args.limit, ..SearchQuery::default() };
     let hits = index.search(&query)?;
-    if args.json {
-        let out: Vec<JsonHit<'_>> = hits
-            .iter()
-            .map(|h| JsonHit { path: &h.path, title: &h.title, score: h.score, snippet: &h.snippet })
-            .collect();
-        let text = serde_json::to_string_pretty(&out).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
+    let out: Vec<JsonHit<'_>> =
+        hits.iter().map(|h| JsonHit { path: &h.path, title: &h.title, score: h.score, snippet: &h.snippet }).collect();
+    print_hits(args.json, &out, |h| h.path)
+}
+
+/// The hits as pretty JSON, or one vault-relative path per line.
+fn print_hits<T: serde::Serialize>(json: bool, hits: &[T], path: impl Fn(&T) -> &str) -> vault_agent::Result<()> {
+    if json {
+        let text = serde_json::to_string_pretty(hits).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
         println!("{text}");
     } else {
-        for hit in &hits {
-            println!("{}", hit.path);
+        for hit in hits {
+            println!("{}", path(hit));
         }
     }
     Ok(())
@@ -92,13 +95,5 @@ async fn semantic(vault: &FsVault, index: SearchIndex, args: &Args) -> vault_age
         folder: None,
     };
     let hits = hybrid_search(&shared, Some(vault), &query, &|_| true).await?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&hits).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
-        println!("{text}");
-    } else {
-        for hit in &hits {
-            println!("{}", hit.path);
-        }
-    }
-    Ok(())
+    print_hits(args.json, &hits, |h| &h.path)
 }
