@@ -434,6 +434,17 @@ impl ToolExecutionPipeline {
         let executed =
             with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, tool.execute(input.clone(), &ctx)))
                 .await;
+        if tool.kind() == ToolKind::Write {
+            // What the write left, whatever its outcome (a failed write changed nothing; one
+            // cut short may have changed part): undo compares it with later changes.
+            for u in uses.iter().filter(|u| u.access == Access::Write) {
+                if let Err(e) = self.checkpoints.record_created(&u.path).await {
+                    self.env.host.emit(&AgentEvent::Warning {
+                        message: format!("undo may not tell later changes from this one under {}: {e}", u.path),
+                    });
+                }
+            }
+        }
         let output = match executed {
             Err(_) => return Staged::refused(Cancelled, "Cancelled while the tool was running."),
             Ok(None) => {
@@ -449,11 +460,6 @@ impl ToolExecutionPipeline {
 
         if tool.kind() == ToolKind::Write {
             for u in uses.iter().filter(|u| u.access == Access::Write) {
-                if let Err(e) = self.checkpoints.record_created(&u.path).await {
-                    self.env.host.emit(&AgentEvent::Warning {
-                        message: format!("undo may not remove everything created under {}: {e}", u.path),
-                    });
-                }
                 // Later searches in this task (and the user's) see what the write changed.
                 if let Some(search) = &self.env.search {
                     if let Err(e) = search.refresh(&*self.env.vault, &u.path).await {

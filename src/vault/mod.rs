@@ -34,7 +34,7 @@ pub use fs::FsVault;
 pub use memory::MemoryVault;
 pub use path::VaultPath;
 pub use path_rules::{PathRules, IGNORE_FILE, PROTECT_FILE};
-pub use walk::walk_files;
+pub use walk::{skip_summary, walk_files, walk_vault, SkipReason, Skipped, Walk};
 
 use crate::{Error, Result};
 
@@ -64,6 +64,9 @@ pub struct Stat {
 pub struct Listing {
     pub files: Vec<VaultPath>,
     pub folders: Vec<VaultPath>,
+    /// Children left out, with why (a link outside the vault, a name no path can hold).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
 }
 
 /// The host's vault. Futures are not `Send`: JS promises are not.
@@ -89,6 +92,12 @@ pub trait Vault {
     async fn trash(&self, path: &VaultPath) -> Result<()>;
     /// Deletes a file or folder (recursively). Only for the agent's own files.
     async fn remove(&self, path: &VaultPath) -> Result<()>;
+    /// What the folder `dir` really is, where symbolic links can make two paths one folder
+    /// (its canonical location on disk); `None` where they cannot. Walks use it to enter each
+    /// folder once.
+    async fn folder_identity(&self, _dir: &VaultPath) -> Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// Decodes file bytes as text, naming the path if they are not UTF-8.

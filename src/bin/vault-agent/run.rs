@@ -26,6 +26,7 @@ use vault_agent::{Error, Result};
 use crate::provider_args::ProviderArgs;
 use crate::vault_index::current_index;
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -94,7 +95,7 @@ pub async fn run(args: Args) -> Result<()> {
     host.finish_line();
     // attempt_completion's result is a tool argument, not streamed text: print it now.
     if let (EndReason::Completed, Some(result)) = (&report.end, &report.final_text) {
-        println!("{result}");
+        outln!("{result}");
     }
     eprintln!("{}", summary(&report, &args.vault.vault));
     match &report.end {
@@ -171,7 +172,7 @@ impl TerminalHost {
     /// Ends the streamed answer's line, so stderr lines do not run into it.
     fn finish_line(&self) {
         if !self.at_line_start.replace(true) {
-            println!();
+            outln!();
         }
     }
 
@@ -199,8 +200,7 @@ impl AgentHost for TerminalHost {
     fn emit(&self, event: &AgentEvent) {
         match event {
             AgentEvent::TextDelta { text } => {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
             AgentEvent::ToolStarted { call_id, input, .. } => {

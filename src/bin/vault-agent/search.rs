@@ -11,6 +11,7 @@ use vault_agent::vault::FsVault;
 
 use crate::vault_index::{current_index, current_vectors};
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -65,10 +66,10 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
 fn print_hits<T: serde::Serialize>(json: bool, hits: &[T], path: impl Fn(&T) -> &str) -> vault_agent::Result<()> {
     if json {
         let text = serde_json::to_string_pretty(hits).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
-        println!("{text}");
+        outln!("{text}");
     } else {
         for hit in hits {
-            println!("{}", path(hit));
+            outln!("{}", path(hit));
         }
     }
     Ok(())
