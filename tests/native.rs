@@ -37,3 +37,6 @@ mod semantic_support;
 
 #[path = "native/semantic.rs"]
 mod semantic;
+
+#[path = "native/hostile_vault.rs"]
+mod hostile_vault;

@@ -8,7 +8,9 @@ use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
 
-use super::{decode_text, trash_destination, EntryKind, Listing, SkipReason, Skipped, Stat, Vault, VaultPath};
+use super::{
+    decode_text, trash_destination, EntryKind, FolderIdentity, Listing, SkipReason, Skipped, Stat, Vault, VaultPath,
+};
 use crate::{Error, Result};
 
 /// A vault rooted at a folder. Every path is resolved under the root, and a path that
@@ -250,9 +252,10 @@ impl Vault for FsVault {
             .map_err(|e| io_error("remove", path, e))
     }
 
-    async fn folder_identity(&self, dir: &VaultPath) -> Result<Option<String>> {
+    async fn folder_identity(&self, dir: &VaultPath) -> Result<Option<FolderIdentity>> {
         let full = self.resolve(dir)?;
         let real = fs::canonicalize(&full).map_err(|e| io_error("list", dir, e))?;
-        Ok(Some(real.to_string_lossy().into_owned()))
+        let through_link = fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
+        Ok(Some(FolderIdentity { id: real.to_string_lossy().into_owned(), through_link }))
     }
 }

@@ -92,12 +92,20 @@ pub trait Vault {
     async fn trash(&self, path: &VaultPath) -> Result<()>;
     /// Deletes a file or folder (recursively). Only for the agent's own files.
     async fn remove(&self, path: &VaultPath) -> Result<()>;
-    /// What the folder `dir` really is, where symbolic links can make two paths one folder
-    /// (its canonical location on disk); `None` where they cannot. Walks use it to enter each
-    /// folder once.
-    async fn folder_identity(&self, _dir: &VaultPath) -> Result<Option<String>> {
+    /// What the folder `dir` really is, where symbolic links can make two paths one folder;
+    /// `None` where they cannot. Walks use it to enter each folder once.
+    async fn folder_identity(&self, _dir: &VaultPath) -> Result<Option<FolderIdentity>> {
         Ok(None)
     }
+}
+
+/// Which folder a path reaches, where symbolic links can make two paths one folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderIdentity {
+    /// The same for every path that reaches the folder (its canonical location on disk).
+    pub id: String,
+    /// The path is itself a symbolic link (a walk enters real folders first).
+    pub through_link: bool,
 }
 
 /// Decodes file bytes as text, naming the path if they are not UTF-8.

@@ -1,7 +1,7 @@
 //! Recursive listing on top of [`Vault::list`], which a hostile vault cannot break: what cannot
 //! or must not be read is skipped with a reason, and no folder is entered twice.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +39,7 @@ impl SkipReason {
     pub fn label(&self) -> &'static str {
         match self {
             SkipReason::OutsideVault => "symbolic link outside the vault",
-            SkipReason::Loop => "folder already listed (symbolic link loop)",
+            SkipReason::Loop => "folder already listed through another path (a symbolic link)",
             SkipReason::NotText => "not UTF-8 text",
             SkipReason::BadName => "name not usable as a vault path",
             SkipReason::Unreadable(_) => "unreadable",
@@ -93,17 +93,31 @@ pub async fn walk_files(
 /// [`walk_files`] with what it skipped: entries the vault's listing refused (a link outside the
 /// vault, an unusable name), folders that could not be listed, and folders already entered
 /// under another path ([`Vault::folder_identity`]), so a symbolic link loop is never followed
-/// and a link to a folder inside the vault is followed once. Only a failure to list `dir`
-/// itself is an error.
+/// and a link to a folder inside the vault is followed once. Real folders are entered before
+/// links, so a folder's files keep their own paths. Only a failure to list `dir` itself is an
+/// error.
 pub async fn walk_vault(vault: &dyn Vault, dir: &VaultPath, skip: &dyn Fn(&VaultPath) -> bool) -> Result<Walk> {
     let mut walk = Walk::default();
     let mut seen: HashSet<String> = HashSet::new();
     let mut pending = vec![dir.clone()];
-    while let Some(folder) = pending.pop() {
+    // Folders that are symbolic links, entered once every real folder has been.
+    let mut links: VecDeque<VaultPath> = VecDeque::new();
+    loop {
+        let (folder, deferred) = match pending.pop() {
+            Some(folder) => (folder, false),
+            None => match links.pop_front() {
+                Some(folder) => (folder, true),
+                None => break,
+            },
+        };
         let top = &folder == dir;
         match vault.folder_identity(&folder).await {
-            Ok(Some(id)) => {
-                if !seen.insert(id) {
+            Ok(Some(identity)) => {
+                if identity.through_link && !deferred && !top {
+                    links.push_back(folder);
+                    continue;
+                }
+                if !seen.insert(identity.id) {
                     walk.skipped.push(Skipped { path: folder.to_string(), reason: SkipReason::Loop });
                     continue;
                 }
