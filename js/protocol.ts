@@ -140,8 +140,38 @@ export interface UndoReport {
   recreated_folders: string[];
   trashed: string[];
   unchanged: string[];
+  /** Paths left as they are, and why (changed since the task; a folder with files it did not create). */
+  kept: { path: string; reason: string }[];
+  /** Versions from before the task saved beside a kept file. */
+  copies: { path: string; copy: string }[];
   failed: [string, string][];
   undo_checkpoint: string;
+}
+
+/** What to do with a file changed since the task left it. */
+export type UndoChoice = "keep_mine" | "restore" | "save_copy";
+
+/** Per path, the choice for a conflict (a path not named keeps what is there). */
+export type UndoChoices = Record<string, UndoChoice>;
+
+export interface UndoConflict {
+  path: string;
+  reason: string;
+  later_tasks: string[];
+  before: "file" | "folder" | "absent";
+  now: "file" | "folder" | "absent";
+  choices: UndoChoice[];
+  copy_path?: string;
+}
+
+/** `planUndo` / `planRedo`: what the undo would do, before anything changes. */
+export interface UndoPlan {
+  task_id: string;
+  restore: string[];
+  remove: string[];
+  unchanged: string[];
+  conflicts: UndoConflict[];
+  kept: { path: string; reason: string }[];
 }
 
 export interface CheckpointSummary {

@@ -13,6 +13,8 @@ import {
   type ProviderConfig,
   type RunReport,
   type SavedChat,
+  type UndoChoices,
+  type UndoPlan,
   type UndoReport,
   type Usage,
 } from "../protocol";
@@ -22,6 +24,7 @@ import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
 import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
+import { describeUndo, UndoModal } from "./UndoModal";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
 
@@ -216,7 +219,7 @@ export class ChatView extends ItemView {
       review: (request, card) => this.review(request, card),
       answer: (id, text) => void this.chat?.answer(id, text),
       retry: () => void this.retry(),
-      undo: (taskId) => this.undo(taskId),
+      undo: (taskId, redo) => this.undo(taskId, redo),
       openPath: (path) => void this.app.workspace.openLinkText(path, "", false),
       openResult: (path) => new ResultModal(this.app, path).open(),
       cost: (usage) => this.cost(usage),
@@ -239,13 +242,26 @@ export class ChatView extends ItemView {
     modal.open();
   }
 
-  private async undo(taskId: string): Promise<string> {
+  /**
+   * Undoes (or redoes) a task: its plan first; when files changed since, the user chooses per
+   * file in `UndoModal` (keep mine by default). Null when they cancel.
+   */
+  private async undo(taskId: string, redo: boolean): Promise<string | null> {
     const { vault } = await this.plugin.core();
-    const report = (await vault.undoTask(taskId)) as UndoReport;
+    const plan = (await (redo ? vault.planRedo(taskId) : vault.planUndo(taskId))) as UndoPlan;
+    let choices: UndoChoices = {};
+    if (plan.conflicts.length > 0) {
+      const chosen = await new Promise<UndoChoices | null>((resolve) => new UndoModal(this.app, plan, redo, resolve).open());
+      if (chosen === null) return null;
+      choices = chosen;
+    }
+    const report = (await (redo ? vault.redoTask(taskId, choices) : vault.applyUndo(taskId, choices))) as UndoReport;
     const task = this.saved.tasks.find((t) => t.report.task_id === taskId);
-    if (task) task.undone = true;
+    if (task) task.undone = !redo;
     await this.save();
-    return describeUndo(report);
+    const message = describeUndo(report, redo);
+    if (report.kept.length > 0 || report.copies.length > 0) new Notice(message);
+    return message;
   }
 
   private cost(usage: Usage): number | null {
@@ -558,17 +574,6 @@ export function splitAttachments(text: string): [string, string[]] {
   if (at < 0) return [text, []];
   const paths = [...text.slice(at).matchAll(/<note path="([^"]*)">/g)].map((m) => m[1]);
   return [text.slice(0, at), paths];
-}
-
-function describeUndo(report: UndoReport): string {
-  const parts: string[] = [];
-  if (report.restored.length) parts.push(`restored ${report.restored.join(", ")}`);
-  if (report.trashed.length) parts.push(`moved ${report.trashed.join(", ")} to the trash`);
-  if (report.recreated_folders.length) parts.push(`recreated ${report.recreated_folders.join(", ")}`);
-  if (report.failed.length) parts.push(`could not restore ${report.failed.map(([p, why]) => `${p} (${why})`).join(", ")}`);
-  if (!parts.length) return "Nothing to undo: everything was already as before.";
-  const text = parts.join("; ");
-  return `Undone: ${text[0].toUpperCase()}${text.slice(1)}.`;
 }
 
 /** A report for a task that never started. */

@@ -263,7 +263,7 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
   assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
   await page.locator(".fake-host-note", { hasText: "Sourdough at 230 °C." }).waitFor();
-  assert.ok(await page.locator(".vault-agent-undo").isDisabled());
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
 
   // The chat was saved: a new chat, then the history brings it back.
   await page.locator(".vault-agent-new-chat").click();
@@ -272,7 +272,117 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".suggestion-item", { hasText: "Add the baking time to my bread note" }).click();
   await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
   await page.locator('.vault-agent-tool-card[data-tool="edit_file"]').waitFor();
-  assert.ok(await page.locator(".vault-agent-undo").isDisabled(), "the restored chat knows the task was undone");
+  assert.ok(await page.locator(".vault-agent-undo").evaluate((b) => b.classList.contains("is-redo")), "the restored chat knows the task was undone");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** The user's own edit, through the vault as the editor makes it. */
+async function userWrites(page, path, text) {
+  await page.evaluate(async ([p, t]) => {
+    const vault = window.fakeObsidian.app.vault;
+    const file = vault.getAbstractFileByPath(p);
+    if (file) await vault.modify(file, t);
+    else await vault.create(p, t);
+  }, [path, text]);
+}
+
+async function approve(page) {
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.locator('button[data-decision="approve"]').click();
+  await modal.waitFor({ state: "detached" });
+}
+
+test("undo keeps what the user typed after the task unless they choose to restore it; redo applies it again", async () => {
+  const id = `e2e-undo-typed-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+    },
+    { text: "Added the baking time." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Add the baking time");
+  await approve(page);
+  await page.locator(".vault-agent-undo").waitFor();
+  const byTask = "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n";
+  assert.equal(await read(page, "Cooking/Bread.md"), byTask);
+
+  // The user types into the note after the task.
+  const typed = `${byTask}\nMy own line, typed after the task.\n`;
+  await userWrites(page, "Cooking/Bread.md", typed);
+
+  // Undo asks first: the note changed since; keep mine is the default.
+  await page.locator(".vault-agent-undo").click();
+  const modal = page.locator(".modal.vault-agent-undo-modal");
+  await modal.waitFor();
+  const row = modal.locator('.vault-agent-undo-conflict[data-path="Cooking/Bread.md"]');
+  await row.locator(".vault-agent-undo-reason", { hasText: "Changed since the task left it" }).waitFor();
+  assert.ok(await row.locator('input[value="keep_mine"]').isChecked());
+  assert.equal(await row.locator("input").count(), 3);
+  await row.locator(".vault-agent-undo-choice", { hasText: "Bread (before task" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-dark.png` });
+  await page.setViewportSize({ width: 300, height: 640 });
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-narrow-dark.png` });
+  await setTheme(page, "light");
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-narrow-light.png` });
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await modal.locator(".vault-agent-undo-apply").click();
+  await modal.waitFor({ state: "detached" });
+  await page.locator(".vault-agent-undo-report", { hasText: "kept Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), typed, "the typing survived the undo");
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
+
+  // Redo (nothing was changed), then Undo again, this time choosing to restore.
+  await page.locator(".vault-agent-undo.is-redo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Nothing to redo" }).waitFor();
+  await page.locator(".vault-agent-undo:not(.is-redo)").click();
+  await modal.waitFor();
+  await modal.locator('.vault-agent-undo-conflict[data-path="Cooking/Bread.md"] input[value="restore"]').check();
+  await modal.locator(".vault-agent-undo-apply").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Undone: Restored Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+
+  // Redo brings back what was there before the undo: the task's change and the typing.
+  await page.locator(".vault-agent-undo.is-redo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Redone: Restored Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), typed);
+  await page.locator(".vault-agent-undo:not(.is-redo)").waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/undo-redo-light.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("undo of a task that created a folder keeps the user's own note in it", async () => {
+  const id = `e2e-undo-folder-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "Demo/Links summary.md", content: "# Links\n\n- [[Bread]]\n" } }] },
+    { text: "Wrote the summary." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Summarise the links into Demo");
+  await approve(page);
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.ok(await page.evaluate(() => window.fakeObsidian.exists("Demo/Links summary.md")));
+  await userWrites(page, "Demo/My own note.md", "Mine, not the task's.\n");
+
+  // Nothing of the user's changed since the task, so no question: the task's file goes, the
+  // folder stays for the user's note, and the report says why.
+  await page.locator(".vault-agent-undo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "moved Demo/Links summary.md to the trash" }).waitFor();
+  const report = await page.locator(".vault-agent-undo-report").innerText();
+  assert.match(report, /kept Demo \(holds files the task did not create \(Demo\/My own note\.md\)\)/);
+  assert.equal(await page.locator(".modal.vault-agent-undo-modal").count(), 0);
+  assert.equal(await read(page, "Demo/My own note.md"), "Mine, not the task's.\n");
+  assert.ok(!(await page.evaluate(() => window.fakeObsidian.exists("Demo/Links summary.md"))));
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
   assert.deepEqual(page.errors, []);
   await page.close();
 });
