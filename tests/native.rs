@@ -37,3 +37,9 @@ mod semantic_support;
 
 #[path = "native/semantic.rs"]
 mod semantic;
+
+#[path = "native/faulty_vault.rs"]
+mod faulty_vault;
+
+#[path = "native/atomic_saves.rs"]
+mod atomic_saves;

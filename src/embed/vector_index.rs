@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::kernels::{dot, dot_i8, quantize_i8};
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 6] = b"VAVEC\x01";
@@ -374,17 +374,18 @@ impl VectorIndex {
         Ok(index)
     }
 
-    /// Saves to [`VECTORS_FILE`]. Resolves to the bytes written.
+    /// Saves to [`VECTORS_FILE`], replace-safe ([`write_atomic`]): an interrupted save leaves the
+    /// previous vectors loadable. Resolves to the bytes written.
     pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
         let bytes = self.to_bytes();
-        vault.write_binary(&VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
+        write_atomic(vault, &VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
         Ok(bytes.len())
     }
 
     /// Loads [`VECTORS_FILE`]: `None` when there is none, or when it is unusable (then it is
     /// rebuilt by embedding again; the reason is in the error of [`VectorIndex::from_bytes`]).
     pub async fn load(vault: &dyn Vault) -> Result<Option<VectorIndex>> {
-        match vault.read_binary(&VaultPath::parse(VECTORS_FILE)?).await {
+        match read_atomic(vault, &VaultPath::parse(VECTORS_FILE)?).await {
             Ok(bytes) => Ok(VectorIndex::from_bytes(&bytes).ok()),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),

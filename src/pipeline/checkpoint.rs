@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CHECKPOINT_FOLDER;
 use crate::hash::content_hash;
-use crate::vault::{EntryKind, Vault, VaultPath};
+use crate::vault::{read_atomic, write_atomic, EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
 const MANIFEST: &str = "manifest.json";
@@ -188,14 +188,16 @@ impl CheckpointStore {
     async fn save_manifest(&self) -> Result<()> {
         let json = serde_json::to_string_pretty(&*self.manifest.borrow())
             .map_err(|e| Error::Invalid(format!("checkpoint manifest: {e}")))?;
-        self.vault.write(&self.folder.join(MANIFEST)?, &json).await
+        // Replace-safe: a torn or failed save must not lose the record of earlier writes.
+        write_atomic(&*self.vault, &self.folder.join(MANIFEST)?, json.as_bytes()).await
     }
 }
 
 async fn load_manifest(vault: &dyn Vault, folder: &VaultPath) -> Result<Manifest> {
-    let text = vault.read(&folder.join(MANIFEST)?).await?;
+    let path = folder.join(MANIFEST)?;
+    let bytes = read_atomic(vault, &path).await?;
     let manifest: Manifest =
-        serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("corrupt checkpoint {folder}: {e}")))?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("corrupt checkpoint {folder}: {e}")))?;
     if manifest.version != FORMAT_VERSION {
         return Err(Error::Invalid(format!("checkpoint {folder} has unknown format version {}", manifest.version)));
     }
@@ -315,7 +317,7 @@ pub async fn undo_task(vault: Rc<dyn Vault>, task_id: &str, now_ms: u64) -> Resu
 
     manifest.undone_ms = Some(now_ms);
     let json = serde_json::to_string_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-    vault.write(&folder.join(MANIFEST)?, &json).await?;
+    write_atomic(&*vault, &folder.join(MANIFEST)?, json.as_bytes()).await?;
     Ok(report)
 }
 
