@@ -340,3 +340,26 @@ async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     // A second sync finds nothing to do.
     assert_eq!(index.sync(&vault, &clock, &mut |_| {}).await.unwrap(), 0);
 }
+
+/// Found by fuzzing (tests/fuzz.rs, `query`): excluding a phrase that matches no note tripped an
+/// assertion in tantivy's phrase scorer. Exclusions still exclude exactly what they name.
+#[tokio::test(flavor = "current_thread")]
+async fn excluded_phrases_exclude_exactly_their_matches_and_never_panic() {
+    let vault = MemoryVault::with_notes([
+        ("a.md", "A garden note about seeds."),
+        ("b.md", "A garden note without them."),
+        ("c.md", "Seeds for the garden."),
+    ])
+    .unwrap();
+    let index = SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {}).await.unwrap();
+    let found = |text: &str| {
+        let mut paths = top(&index, text, 10);
+        paths.sort();
+        paths
+    };
+    assert_eq!(found("\"garden note\" -seeds~2"), ["a.md", "b.md"], "a phrase matching nothing excludes nothing");
+    assert_eq!(found("\"garden note\" AND NOT \"seeds 1\""), ["a.md", "b.md"]);
+    assert_eq!(found("\"garden note\" -seeds"), ["b.md"]);
+    assert_eq!(found("garden -\"note about\""), ["b.md", "c.md"]);
+    assert_eq!(found("-\"garden note\""), ["c.md"]);
+}
