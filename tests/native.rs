@@ -43,3 +43,6 @@ mod faulty_vault;
 
 #[path = "native/atomic_saves.rs"]
 mod atomic_saves;
+
+#[path = "native/faults.rs"]
+mod faults;
