@@ -15,7 +15,8 @@
 //! - `FUZZ_CRASH_DIR` — where crashing inputs go (default `target/fuzz-crashes`);
 //! - `FUZZ_REPLAY` — a file to run through the targets once, instead of fuzzing.
 //!
-//! Targets are in `fuzz/targets.rs`; RELIABILITY.md records the long runs.
+//! Targets are in `fuzz/targets.rs`; inputs that once crashed one are kept in
+//! `tests/fixtures/fuzz/<target>/` and run first every time. RELIABILITY.md records the runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -120,6 +120,16 @@ fn crash_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-crashes"))
 }
 
+/// The inputs that once crashed `target` (`tests/fixtures/fuzz/<target>/`), kept as seeds so
+/// every run, the brief one in CI included, checks them again.
+fn regressions(target: &str) -> Vec<Vec<u8>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz").join(target);
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files.into_iter().map(|f| std::fs::read(f).unwrap()).collect()
+}
+
 /// Runs `input` through `target`, turning a panic into its message.
 fn run_one(target: &Target, input: &[u8], last_panic: &Mutex<String>) -> Result<(), String> {
     catch_unwind(AssertUnwindSafe(|| (target.run)(input))).map_err(|_| last_panic.lock().unwrap().clone())
@@ -130,6 +140,7 @@ fn fuzz(target: &Target, seconds: f64, seed: u64, last_panic: &Mutex<String>) ->
     let budget = Duration::from_secs_f64(seconds);
     let mut rng = Rng::new(seed ^ xxhash_rust::xxh3::xxh3_64(target.name.as_bytes()));
     let mut corpus: Vec<Vec<u8>> = (target.seeds)();
+    corpus.extend(regressions(target.name));
     let seeds = corpus.len();
     let mut crashes = Vec::new();
     let mut executions = 0u64;

@@ -41,9 +41,10 @@ pub fn all() -> Vec<Target> {
         Target { name: "index_loader", run: index_loader, seeds: index_seeds, dictionary: JSON_TOKENS },
         Target { name: "static_model", run: static_model, seeds: static_model_seeds, dictionary: JSON_TOKENS },
         Target { name: "vectors", run: vectors, seeds: vector_seeds, dictionary: JSON_TOKENS },
-        // The task snapshot loader (src/agent/snapshot.rs) is written on another branch; add its
-        // target here when it is merged: `Target { name: "snapshot", run: snapshot, … }`, with
-        // seeds from a saved snapshot and JSON_TOKENS.
+        // PENDING MERGE (the `resume` branch): the task snapshot loader. Once
+        // src/agent/snapshot.rs is on main, enable this line and the two functions at the end
+        // of this file:
+        // Target { name: "snapshot", run: snapshot, seeds: snapshot_seeds, dictionary: JSON_TOKENS },
     ]
 }
 
@@ -563,3 +564,13 @@ fn vector_seeds() -> Vec<Vec<u8>> {
         })
         .collect()
 }
+
+// ---- the task snapshot (PENDING MERGE: see `all`) ------------------------------------------------
+//
+// /// A snapshot file as `load_snapshot` reads it: refused with a clear error or loaded.
+// fn snapshot(input: &[u8]) {
+//     let _ = vault_agent::agent::parse_snapshot("t1", input);
+// }
+//
+// /// A snapshot saved by a task waiting at an approval (the resume tests make one).
+// fn snapshot_seeds() -> Vec<Vec<u8>> { … }
