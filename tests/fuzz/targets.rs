@@ -13,7 +13,7 @@ use vault_agent::protocol::{Message, MessageAssembler, ModelRequest, StreamEvent
 use vault_agent::provider::dialect::repair;
 use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
-use vault_agent::provider::formats::StreamDecoder;
+use vault_agent::provider::formats::{decode_events, StreamDecoder};
 use vault_agent::provider::sse::sse_events;
 use vault_agent::provider::{ModelProvider, ScriptedProvider, TextToolDialect, TextToolProvider, Turn};
 use vault_agent::search::{parse_note, Frontmatter, SearchIndex, SearchQuery, INDEX_DIR};
@@ -64,6 +64,10 @@ fn fixture_files(dir: &str, extension: &str) -> Vec<Vec<u8>> {
         .collect()
 }
 
+fn texts(items: &[&str]) -> Vec<Vec<u8>> {
+    items.iter().map(|s| s.as_bytes().to_vec()).collect()
+}
+
 fn assemble(events: &[StreamEvent]) -> Message {
     let mut assembler = MessageAssembler::new();
     events.iter().for_each(|e| assembler.push(e));
@@ -110,17 +114,8 @@ fn sse(input: &[u8]) {
     let events: Vec<_> = block_on(sse_events(stream::iter(chunks).boxed_local()).collect::<Vec<_>>());
     let decoders: [Box<dyn StreamDecoder>; 2] = [Box::new(AnthropicDecoder::new()), Box::new(OpenAiDecoder::new())];
     for mut decoder in decoders {
-        let mut out = Vec::new();
-        for event in events.iter().flatten() {
-            if decoder.is_finished() {
-                break;
-            }
-            out.extend(decoder.decode(&event.event, &event.data));
-        }
-        if !decoder.is_finished() {
-            out.extend(decoder.finish());
-        }
-        assert!(decoder.is_finished(), "a decoder is finished after finish()");
+        let out = decode_events(decoder.as_mut(), events.iter().flatten().cloned());
+        assert!(decoder.is_finished(), "a decoder is finished after the body ends");
         assemble(&out);
     }
 }
@@ -261,17 +256,14 @@ fn frontmatter(input: &[u8]) {
 }
 
 fn frontmatter_seeds() -> Vec<Vec<u8>> {
-    [
+    texts(&[
         "---\ntitle: A note\ntags: [one, two/three]\naliases:\n  - Other\n---\n# Heading\n\nText with #tag and [[Link|alias]].\n",
         "---\ntags: single\ncreated: 2024-01-01\nnested: {a: {b: [1, 2]}}\n---\n> [!note] Callout\n> body\n",
         "\u{feff}---\r\ntags:\r\n  - crlf\r\n---\r\nbody\r\n",
         "---\nbase: &b {x: 1}\nderived:\n  <<: *b\n---\n",
         "---\nunterminated: [\n",
         "no frontmatter at all, only ```code``` and $$math$$",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 // ---- vault paths ------------------------------------------------------------------------------
@@ -316,10 +308,14 @@ fn vault_path(input: &[u8]) {
 }
 
 fn vault_path_seeds() -> Vec<Vec<u8>> {
-    ["notes/a.md", "Folder With Spaces/note.md", "日本語/ノート.md", "a/b/c/d/e.canvas", ".obsidian-agent/index/x", "x"]
-        .iter()
-        .map(|s| s.as_bytes().to_vec())
-        .collect()
+    texts(&[
+        "notes/a.md",
+        "Folder With Spaces/note.md",
+        "日本語/ノート.md",
+        "a/b/c/d/e.canvas",
+        ".obsidian-agent/index/x",
+        "x",
+    ])
 }
 
 // ---- the search query language ----------------------------------------------------------------
@@ -384,17 +380,14 @@ fn query(input: &[u8]) {
 }
 
 fn query_seeds() -> Vec<Vec<u8>> {
-    [
+    texts(&[
         "garden compost",
         "\"garden note\" -seeds",
         "tag:topic1 OR (path:folder2 AND word7)",
         "gardn~1 title:note",
         "#area/sub1 comp*",
         "",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 // ---- the persisted search index ----------------------------------------------------------------

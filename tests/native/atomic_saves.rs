@@ -42,6 +42,17 @@ fn offsets(len: usize, n: usize) -> Vec<usize> {
     out
 }
 
+/// `good` cut short at about `n` offsets, then with one byte flipped at each of them.
+fn damaged_copies(good: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let truncated = offsets(good.len(), n).into_iter().map(|o| good[..o].to_vec());
+    let flipped = offsets(good.len(), n).into_iter().map(|o| {
+        let mut bytes = good.to_vec();
+        bytes[o] ^= 0xff;
+        bytes
+    });
+    truncated.chain(flipped).collect()
+}
+
 /// The saved files of `dir`, as `(path, bytes)`.
 fn saved(vault: &MemoryVault, dir: &str) -> Vec<(VaultPath, Vec<u8>)> {
     let files = block_on(vault.list(&p(dir))).unwrap().files;
@@ -58,13 +69,7 @@ fn every_truncation_and_flipped_byte_of_the_saved_index_is_detected_and_rebuilt(
     let clock = ManualClock::new(0);
     let mut cases = 0;
     for (path, good) in &files {
-        let truncated = offsets(good.len(), 40).into_iter().map(|o| good[..o].to_vec());
-        let flipped = offsets(good.len(), 40).into_iter().map(|o| {
-            let mut bytes = good.clone();
-            bytes[o] ^= 0xff;
-            bytes
-        });
-        for damaged in truncated.chain(flipped) {
+        for damaged in damaged_copies(good, 40) {
             block_on(vault.write_binary(path, &damaged)).unwrap();
             let (index, outcome) = block_on(SearchIndex::load_or_build(&vault, &clock, &mut |_| {})).unwrap();
             assert!(
@@ -99,13 +104,7 @@ fn every_truncation_and_flipped_byte_of_the_saved_vectors_is_ignored() {
     let path = p(VECTORS_FILE);
     let good = block_on(vault.read_binary(&path)).unwrap();
     assert_eq!(block_on(VectorIndex::load(&vault)).unwrap().map(|v| v.note_count()), Some(12));
-    let truncated = offsets(good.len(), 200).into_iter().map(|o| good[..o].to_vec());
-    let flipped = offsets(good.len(), 200).into_iter().map(|o| {
-        let mut bytes = good.clone();
-        bytes[o] ^= 0xff;
-        bytes
-    });
-    for damaged in truncated.chain(flipped) {
+    for damaged in damaged_copies(&good, 200) {
         block_on(vault.write_binary(&path, &damaged)).unwrap();
         let loaded = block_on(VectorIndex::load(&vault)).unwrap();
         assert!(loaded.is_none(), "damaged to {} bytes, still loaded", damaged.len());

@@ -214,18 +214,26 @@ fn message_start() -> (&'static str, serde_json::Value) {
     )
 }
 
+fn text_start() -> (&'static str, serde_json::Value) {
+    (
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    )
+}
+
+fn text_delta(text: &str) -> (&'static str, serde_json::Value) {
+    (
+        "content_block_delta",
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+    )
+}
+
 /// A whole text answer.
 fn text_answer(text: &str) -> String {
     sse(&[
         message_start(),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        ),
+        text_start(),
+        text_delta(text),
         ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
         (
             "message_delta",
@@ -275,14 +283,8 @@ fn failed_kind(report: &RunReport) -> (Option<ErrorKind>, String) {
 fn a_connection_dropped_mid_tool_call_json_runs_no_tool_and_ends_as_a_network_failure() {
     let partial = sse(&[
         message_start(),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Rewriting it now."}}),
-        ),
+        text_start(),
+        text_delta("Rewriting it now."),
         ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
         (
             "content_block_start",
@@ -323,14 +325,8 @@ fn malformed_sse_lines_are_skipped_and_the_answer_arrives() {
 fn a_server_error_after_partial_text_ends_the_task_with_that_error() {
     let body = sse(&[
         message_start(),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me look at"}}),
-        ),
+        text_start(),
+        text_delta("Let me look at"),
         ("error", json!({"type": "error", "error": {"type": "api_error", "message": "Internal server error"}})),
     ]);
     let (report, requests) = run_over_wire(vec![Reply::sse(&body)]);
