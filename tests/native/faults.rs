@@ -131,15 +131,20 @@ fn clean_run_changes() -> usize {
     vault.changes()
 }
 
-#[test]
-fn eio_at_every_write_or_rename_of_a_multi_file_task_loses_nothing() {
+/// The multi-file task with `fault` at each of its changing calls in turn.
+fn fault_at_every_call(fault: Fault) {
     let calls = clean_run_changes();
     assert!(calls >= 6, "checkpoints and notes: {calls} changing calls");
     for at in 0..calls {
         let vault = Rc::new(FaultyVault::new(user_notes()));
-        vault.fail_at(at, Fault::Eio);
-        run_multi_file_task(vault.clone(), &format!("EIO at call {at}"));
+        vault.fail_at(at, fault);
+        run_multi_file_task(vault.clone(), &format!("{fault:?} at call {at}"));
     }
+}
+
+#[test]
+fn eio_at_every_write_or_rename_of_a_multi_file_task_loses_nothing() {
+    fault_at_every_call(Fault::Eio);
 }
 
 #[test]
@@ -153,22 +158,12 @@ fn eio_at_random_points_of_a_multi_file_task_loses_nothing() {
 
 #[test]
 fn a_full_disk_at_every_write_of_a_multi_file_task_loses_nothing() {
-    let calls = clean_run_changes();
-    for at in 0..calls {
-        let vault = Rc::new(FaultyVault::new(user_notes()));
-        vault.fail_at(at, Fault::DiskFull);
-        run_multi_file_task(vault.clone(), &format!("disk full at call {at}"));
-    }
+    fault_at_every_call(Fault::DiskFull);
 }
 
 #[test]
 fn an_abort_at_every_point_of_a_multi_file_task_leaves_every_note_whole_and_undoable() {
-    let calls = clean_run_changes();
-    for at in 0..calls {
-        let vault = Rc::new(FaultyVault::new(user_notes()));
-        vault.fail_at(at, Fault::Abort);
-        run_multi_file_task(vault.clone(), &format!("abort at call {at}"));
-    }
+    fault_at_every_call(Fault::Abort);
 }
 
 #[test]
