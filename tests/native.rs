@@ -40,3 +40,12 @@ mod semantic;
 
 #[path = "native/hostile_vault.rs"]
 mod hostile_vault;
+
+#[path = "native/faulty_vault.rs"]
+mod faulty_vault;
+
+#[path = "native/atomic_saves.rs"]
+mod atomic_saves;
+
+#[path = "native/faults.rs"]
+mod faults;

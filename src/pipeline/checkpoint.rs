@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CHECKPOINT_FOLDER;
 use crate::hash::content_hash;
-use crate::vault::{EntryKind, Vault, VaultPath};
+use crate::vault::{read_atomic, write_atomic, EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
 const MANIFEST: &str = "manifest.json";
@@ -277,9 +277,9 @@ pub(super) fn checkpoint_folder(task_id: &str) -> Result<VaultPath> {
 }
 
 pub(super) async fn load_manifest(vault: &dyn Vault, folder: &VaultPath) -> Result<Manifest> {
-    let text = vault.read(&folder.join(MANIFEST)?).await?;
+    let bytes = read_atomic(vault, &folder.join(MANIFEST)?).await?;
     let manifest: Manifest =
-        serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("corrupt checkpoint {folder}: {e}")))?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("corrupt checkpoint {folder}: {e}")))?;
     if manifest.version == 0 || manifest.version > FORMAT_VERSION {
         return Err(Error::Invalid(format!("checkpoint {folder} has unknown format version {}", manifest.version)));
     }
@@ -308,5 +308,6 @@ pub async fn list_checkpoints(vault: &dyn Vault) -> Result<Vec<CheckpointSummary
 
 pub(super) async fn save_manifest(vault: &dyn Vault, folder: &VaultPath, manifest: &Manifest) -> Result<()> {
     let json = serde_json::to_string_pretty(manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-    vault.write(&folder.join(MANIFEST)?, &json).await
+    // Replace-safe: a torn or failed save must not lose the record of earlier writes.
+    write_atomic(vault, &folder.join(MANIFEST)?, json.as_bytes()).await
 }

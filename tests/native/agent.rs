@@ -1,7 +1,7 @@
 //! The agent loop, the pipeline and undo, over a scripted model and in-memory vaults.
 
 #[path = "agent/support.rs"]
-mod support;
+pub(crate) mod support;
 
 #[path = "agent/run.rs"]
 mod run;
