@@ -37,3 +37,6 @@ mod semantic_support;
 
 #[path = "native/semantic.rs"]
 mod semantic;
+
+#[path = "native/model_files.rs"]
+mod model_files;

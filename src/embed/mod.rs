@@ -28,8 +28,9 @@ pub use hybrid::{
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
 pub use model_files::{
-    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_file, static_model_spec,
-    verify_model_file, ModelFile, ModelSpec, MODELS_DIR, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, place_model_file,
+    static_model_spec, verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, STATIC_MODEL_BYTES,
+    STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
 pub use semantic::{EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};
