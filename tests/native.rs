@@ -40,3 +40,6 @@ mod semantic;
 
 #[path = "native/model_files.rs"]
 mod model_files;
+
+#[path = "native/search_path.rs"]
+mod search_path;

@@ -22,9 +22,7 @@ use async_trait::async_trait;
 pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions};
-pub use hybrid::{
-    fuse, hybrid_rank, hybrid_search, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
-};
+pub use hybrid::{fuse, hybrid_rank, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES};
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
 pub use model_files::{

@@ -27,7 +27,7 @@ use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
 use super::snippet::Snippets;
 use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
 use crate::host::Clock;
-use crate::vault::{walk_files, Vault, VaultPath};
+use crate::vault::{is_note, list_notes, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Delta shards merge into one when there are more than this.
@@ -111,18 +111,6 @@ pub struct SearchIndex {
     lev2: LevenshteinAutomatonBuilder,
 }
 
-/// Folders the index never enters: Obsidian's settings, its trash, the agent's own files, and
-/// every other hidden folder.
-pub fn is_hidden(path: &VaultPath) -> bool {
-    path.name().is_some_and(|n| n.starts_with('.'))
-}
-
-/// The Markdown notes of the vault, outside hidden folders, sorted.
-pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
-    let files = walk_files(vault, &VaultPath::root(), &is_hidden).await?;
-    Ok(files.into_iter().filter(|p| p.extension() == Some("md")).collect())
-}
-
 /// What [`read_note`] found.
 pub enum NoteRead {
     /// The note's text and mtime.
@@ -136,7 +124,7 @@ pub enum NoteRead {
 /// Reads a note for indexing. Lets a host read without holding the index (so searches go on
 /// meanwhile) and then call [`SearchIndex::index_note`] or [`SearchIndex::remove`].
 pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> {
-    if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
+    if !is_note(path) {
         return Ok(NoteRead::NotANote);
     }
     let text = match vault.read(path).await {

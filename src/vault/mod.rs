@@ -19,6 +19,7 @@
 //! - `mkdir` creates missing parents and succeeds if the folder already exists.
 
 mod memory;
+mod notes;
 mod path;
 mod path_rules;
 mod walk;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
 pub use fs::FsVault;
 pub use memory::MemoryVault;
+pub use notes::{is_hidden, is_note, list_notes};
 pub use path::VaultPath;
 pub use path_rules::{PathRules, IGNORE_FILE, PROTECT_FILE};
 pub use walk::walk_files;

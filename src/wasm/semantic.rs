@@ -13,9 +13,10 @@ use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
-    hybrid_search, install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes,
-    static_model_spec, ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, PluginRelease, Precision,
+    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, static_model_spec,
+    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, PluginRelease, Precision,
 };
+use crate::index::hybrid_search;
 use crate::search::Progress;
 
 /// `setEmbedder`'s options.

@@ -1,0 +1,26 @@
+//! Which files are the vault's notes: the one rule every lister uses — the full-text index, the
+//! embedding job, the agent's listing and search tools, the CLI and the plugin's note count.
+//!
+//! A note is a Markdown file (`.md`) that is not hidden. Hidden is any file or folder whose
+//! name starts with `.` and everything below it: Obsidian's settings (`.obsidian/`), its trash
+//! (`.trash/`), `.git/`, the agent's own `.obsidian-agent/`. What the agent may see is further
+//! narrowed by the user's ignore list ([`PathRules::is_visible`](super::PathRules::is_visible)).
+
+use super::{walk_files, Vault, VaultPath};
+use crate::Result;
+
+/// Whether `path` is hidden: its name, or a folder's above it, starts with `.`.
+pub fn is_hidden(path: &VaultPath) -> bool {
+    path.as_str().split('/').any(|segment| segment.starts_with('.'))
+}
+
+/// Whether `path` is a note: a Markdown file outside hidden folders.
+pub fn is_note(path: &VaultPath) -> bool {
+    path.extension() == Some("md") && !is_hidden(path)
+}
+
+/// The vault's notes, sorted; hidden folders are not entered.
+pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
+    let files = walk_files(vault, &VaultPath::root(), &is_hidden).await?;
+    Ok(files.into_iter().filter(is_note).collect())
+}
