@@ -440,10 +440,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     input.multiple = model === "minilm";
     picker.addButton((b) => {
       b.setButtonText("Choose file…").onClick(() => input.click());
-      input.addEventListener("change", async () => {
-        const files = Array.from(input.files ?? []);
-        input.value = "";
-        if (!files.length) return;
+      const load = async (files: File[]) => {
         b.setDisabled(true);
         show(`Checking ${files.map((f) => f.name).join(", ")}…`, null);
         try {
@@ -456,6 +453,11 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           b.setDisabled(false);
           refresh();
         }
+      };
+      input.addEventListener("change", () => {
+        const files = Array.from(input.files ?? []);
+        input.value = "";
+        if (files.length) void load(files);
       });
     });
 
@@ -466,7 +468,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       )
       .addText((t) =>
         t
-          .setPlaceholder("https://…")
+          .setPlaceholder("Default")
           .setValue(semantic.modelBaseUrl)
           .onChange(async (value) => {
             semantic.modelBaseUrl = value.trim();

@@ -439,8 +439,8 @@ test("offline: the settings load the model from a file, refuse any other file, a
   await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
   const settings = page.locator(".vault-agent-settings");
   await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
-  await settings.locator(".setting-item-name", { hasText: "Load model from a file…" }).waitFor();
-  await settings.locator(".setting-item-name", { hasText: "Mirror URL" }).waitFor();
+  await settings.getByText("Load model from a file…", { exact: true }).waitFor();
+  await settings.getByText("Mirror URL", { exact: true }).waitFor();
   const input = settings.locator("input.vault-agent-model-file");
   const model = ".obsidian-agent/models/static-minilm-l6-v2-256/static-minilm-l6-v2-256.vam";
 
@@ -458,12 +458,12 @@ test("offline: the settings load the model from a file, refuse any other file, a
   await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).waitFor();
   assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), model));
   await settings.locator(".vault-agent-embedding-status", { hasText: `${count}/${count} notes embedded.` }).waitFor();
-  await settings.locator(".setting-item-name", { hasText: "Load model from a file…" }).scrollIntoViewIfNeeded();
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-light.png` });
   await setTheme(page, "dark");
   await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-dark.png` });
   await page.setViewportSize({ width: 320, height: 860 });
-  await settings.locator(".setting-item-name", { hasText: "Load model from a file…" }).scrollIntoViewIfNeeded();
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-narrow.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
