@@ -58,9 +58,19 @@ export type EmbedderChoice = "off" | "static" | "minilm" | "api";
 /** The local models the core knows (`SearchEngine.installModel`). */
 export type LocalModel = "static" | "minilm";
 
-export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string }> = {
-  static: { name: "the static model", size: "8 MB" },
-  minilm: { name: "MiniLM", size: "91 MB" },
+export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; files: string; source: string }> = {
+  static: {
+    name: "the static model",
+    size: "8 MB",
+    files: "static-minilm-l6-v2-256.vam (an asset of the plugin's GitHub release)",
+    source: "this plugin's GitHub release",
+  },
+  minilm: {
+    name: "MiniLM",
+    size: "91 MB",
+    files: "model.safetensors, vocab.txt and config.json (from sentence-transformers/all-MiniLM-L6-v2)",
+    source: "Hugging Face (sentence-transformers/all-MiniLM-L6-v2)",
+  },
 };
 
 /** The ways a search can find notes (`SearchMode`, src/embed/hybrid.rs). */
@@ -101,7 +111,7 @@ export interface VaultAgentSettings {
   indexing: { enabled: boolean };
   semantic: {
     embedder: EmbedderChoice;
-    /** Where local models are downloaded from; empty: each model's own source. */
+    /** A mirror local models are downloaded from; empty: each model's own source (the static model: the plugin's release). */
     modelBaseUrl: string;
     /** The OpenAI-compatible API (its key is kept as the providers' keys are, under `embeddings`). */
     api: { baseUrl: string; model: string };

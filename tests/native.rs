@@ -49,3 +49,9 @@ mod atomic_saves;
 
 #[path = "native/faults.rs"]
 mod faults;
+
+#[path = "native/model_files.rs"]
+mod model_files;
+
+#[path = "native/search_path.rs"]
+mod search_path;

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup};
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::prompt::VaultInfo;
 use crate::protocol::{ContentBlock, Message, Role, RunReport};
 use crate::provider::ModelProvider;
-use crate::search::SharedIndex;
 use crate::tools::ToolRegistry;
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -26,7 +26,7 @@ pub struct Conversation {
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
     modes: Vec<Mode>,
-    search: Option<SharedIndex>,
+    search: SharedIndex,
     vault_info: RefCell<VaultInfo>,
     history: RefCell<Vec<Message>>,
     cancel: RefCell<CancelToken>,
@@ -52,7 +52,7 @@ impl Conversation {
             host,
             tools: None,
             modes: Vec::new(),
-            search: None,
+            search: SharedIndex::new(),
             vault_info: RefCell::new(VaultInfo::default()),
             history: RefCell::new(Vec::new()),
             cancel: RefCell::new(CancelToken::new()),
@@ -73,9 +73,10 @@ impl Conversation {
         self
     }
 
-    /// Lets the search tools use the vault's full-text index.
+    /// Lets the search tools use the vault's shared index (the host's; without one, the tools
+    /// build their own on first use and keep it for the conversation).
     pub fn with_search(mut self, search: SharedIndex) -> Self {
-        self.search = Some(search);
+        self.search = search;
         self
     }
 

@@ -12,6 +12,7 @@ use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
 use crate::host::{utc_datetime, AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline,
     CHECKPOINT_FOLDER, LOG_FOLDER,
@@ -22,7 +23,6 @@ use crate::protocol::{
     RunReport, StepReport, StopReason, StreamEvent, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
-use crate::search::SharedIndex;
 use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -41,8 +41,8 @@ pub struct TaskSetup {
     pub modes: Vec<Mode>,
     /// What the prompt says about the vault.
     pub vault_info: VaultInfo,
-    /// The vault's full-text index, for the search tools.
-    pub search: Option<SharedIndex>,
+    /// The vault's index, for the search tools (built on their first use if it is empty).
+    pub search: SharedIndex,
     /// Runs before condensing (the memory flush, for one); `None`: nothing runs.
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// Earlier messages of the conversation, to continue it.

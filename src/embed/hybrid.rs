@@ -17,8 +17,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::vector_index::VectorIndex;
-use crate::search::{SearchIndex, SearchQuery, SharedIndex};
-use crate::vault::Vault;
+use crate::search::{SearchIndex, SearchQuery};
 use crate::Result;
 
 /// Hits taken from each signal before fusing.
@@ -170,38 +169,7 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], dense: &'a [(String, f32)], fusion: F
     out
 }
 
-/// Searches with `query.mode` over the vault's shared indexes: full text, vectors or both. A
-/// missing signal is left out (hybrid before the notes are embedded is full text alone, and
-/// before the full-text index is built, vectors alone); semantic mode without vectors fails.
-/// `keep` filters paths (ignored notes). The query is embedded first, then both indexes are
-/// read without an await in between.
-pub async fn hybrid_search(
-    shared: &SharedIndex,
-    vault: Option<&dyn Vault>,
-    query: &HybridQuery,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<Vec<HybridHit>> {
-    let semantic = shared.semantic();
-    let vector = match query.mode {
-        SearchMode::Fulltext => None,
-        SearchMode::Semantic => Some(semantic.query_vector(vault, &query.text).await?),
-        SearchMode::Hybrid if semantic.is_ready() => Some(semantic.query_vector(vault, &query.text).await?),
-        SearchMode::Hybrid => None,
-    };
-    let rank = |fulltext: Option<&SearchIndex>| match &vector {
-        Some(v) => semantic.read(|vectors| hybrid_rank(fulltext, Some((vectors, v)), query, keep)),
-        None => hybrid_rank(fulltext, None, query, keep),
-    };
-    if shared.is_ready() {
-        shared.read(|index| rank(Some(index)))
-    } else if query.mode == SearchMode::Fulltext {
-        Err(crate::Error::Invalid("the search index is not built yet".into()))
-    } else {
-        rank(None)
-    }
-}
-
-/// The synchronous part of [`hybrid_search`]: rank with whichever of the two signals is given
+/// The synchronous part of [`crate::index::hybrid_search`]: rank with whichever of the two signals is given
 /// (`vectors` with the query's vector).
 pub fn hybrid_rank(
     fulltext: Option<&SearchIndex>,

@@ -12,8 +12,8 @@ use super::audit::{AuditEntry, AuditLog, Outcome};
 use super::{ApprovalPolicy, CheckpointStore, ResultExternalizer, SchemaValidator, ToolRepetitionDetector};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolSpec};
-use crate::search::SharedIndex;
 use crate::tools::{Access, Control, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
@@ -88,8 +88,8 @@ impl Default for PipelineSettings {
 #[derive(Clone)]
 pub struct PipelineHost {
     pub vault: Rc<dyn Vault>,
-    /// The vault's full-text index, if the host keeps one.
-    pub search: Option<SharedIndex>,
+    /// The vault's index (the search tools build it on first use when the host has not).
+    pub search: SharedIndex,
     pub clock: Rc<dyn Clock>,
     pub host: Rc<dyn AgentHost>,
     pub cancel: CancelToken,
@@ -266,7 +266,7 @@ impl ToolExecutionPipeline {
             cancel: &self.env.cancel,
             rules: &self.rules,
             ledger: &self.ledger,
-            search: self.env.search.as_ref(),
+            search: &self.env.search,
             task_id: &self.task_id,
             call_index: index,
         }
@@ -461,12 +461,10 @@ impl ToolExecutionPipeline {
         if tool.kind() == ToolKind::Write {
             for u in uses.iter().filter(|u| u.access == Access::Write) {
                 // Later searches in this task (and the user's) see what the write changed.
-                if let Some(search) = &self.env.search {
-                    if let Err(e) = search.refresh(&*self.env.vault, &u.path).await {
-                        self.env.host.emit(&AgentEvent::Warning {
-                            message: format!("the search index could not follow the change to {}: {e}", u.path),
-                        });
-                    }
+                if let Err(e) = self.env.search.refresh(&*self.env.vault, &u.path).await {
+                    self.env.host.emit(&AgentEvent::Warning {
+                        message: format!("the search index could not follow the change to {}: {e}", u.path),
+                    });
                 }
             }
         }

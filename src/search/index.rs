@@ -27,7 +27,7 @@ use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
 use super::snippet::Snippets;
 use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
 use crate::host::Clock;
-use crate::vault::{walk_vault, SkipReason, Skipped, Vault, VaultPath};
+use crate::vault::{is_note, list_notes_skipping, SkipReason, Skipped, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Delta shards merge into one when there are more than this.
@@ -113,23 +113,6 @@ pub struct SearchIndex {
     skipped: Vec<Skipped>,
 }
 
-/// Folders the index never enters: Obsidian's settings, its trash, the agent's own files, and
-/// every other hidden folder.
-pub fn is_hidden(path: &VaultPath) -> bool {
-    path.name().is_some_and(|n| n.starts_with('.'))
-}
-
-/// The Markdown notes of the vault, outside hidden folders, sorted.
-pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
-    Ok(list_notes_skipping(vault).await?.0)
-}
-
-/// [`list_notes`], and the entries the walk left out (see [`walk_vault`]).
-pub async fn list_notes_skipping(vault: &dyn Vault) -> Result<(Vec<VaultPath>, Vec<Skipped>)> {
-    let walk = walk_vault(vault, &VaultPath::root(), &is_hidden).await?;
-    Ok((walk.files.into_iter().filter(|p| p.extension() == Some("md")).collect(), walk.skipped))
-}
-
 /// Why a note that was listed cannot be indexed.
 fn skip_reason(e: &Error) -> SkipReason {
     match e {
@@ -151,7 +134,7 @@ pub enum NoteRead {
 /// Reads a note for indexing. Lets a host read without holding the index (so searches go on
 /// meanwhile) and then call [`SearchIndex::index_note`] or [`SearchIndex::remove`].
 pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> {
-    if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
+    if !is_note(path) {
         return Ok(NoteRead::NotANote);
     }
     let text = match vault.read(path).await {

@@ -24,6 +24,7 @@
 
 mod atomic;
 mod memory;
+mod notes;
 mod path;
 mod path_rules;
 mod walk;
@@ -38,6 +39,7 @@ pub use atomic::{read_atomic, remove_atomic, temp_path, write_atomic, TEMP_SUFFI
 #[cfg(not(target_arch = "wasm32"))]
 pub use fs::FsVault;
 pub use memory::MemoryVault;
+pub use notes::{is_hidden, is_note, list_notes, list_notes_skipping};
 pub use path::VaultPath;
 pub use path_rules::{PathRules, IGNORE_FILE, PROTECT_FILE};
 pub use walk::{skip_summary, walk_files, walk_vault, SkipReason, Skipped, Walk};

@@ -29,14 +29,14 @@ use serde::Deserialize;
 use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient};
+use crate::index::SharedIndex;
 use crate::pipeline::{
     apply_undo, list_checkpoints, plan_undo, redo_checkpoint, redo_task, sweep_orphans, undo_task, UndoChoices,
     ORPHAN_AGE_MS,
 };
 use crate::protocol::{ErrorKind, ProviderError, Usage};
 use crate::provider::{build, check_connection, price_for, ModelPrice, ProviderConfig, RetryPolicy};
-use crate::search::SharedIndex;
-use crate::vault::{walk_files, Vault};
+use crate::vault::Vault;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -282,10 +282,7 @@ impl VaultCore {
     /// The number of Markdown notes in the vault, outside hidden folders.
     #[wasm_bindgen(js_name = noteCount)]
     pub async fn note_count(&self) -> Result<u32, JsValue> {
-        let skip_hidden = |p: &crate::vault::VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-        let files = walk_files(&*self.vault as &dyn Vault, &crate::vault::VaultPath::root(), &skip_hidden)
-            .await
-            .map_err(js_error)?;
-        Ok(files.iter().filter(|p| p.extension() == Some("md")).count() as u32)
+        let notes = crate::vault::list_notes(&*self.vault as &dyn Vault).await.map_err(js_error)?;
+        Ok(notes.len() as u32)
     }
 }

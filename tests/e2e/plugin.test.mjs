@@ -540,6 +540,45 @@ test("the settings tab tests the connection", async () => {
   await page.close();
 });
 
+test("offline: the settings load the model from a file, refuse any other file, and embed with it", async () => {
+  // No mirror and no download: the model comes from a file the user already has.
+  const { files } = await (await fetch(`${origin}/vault/bundle?prefix=en/Plugins/`)).json();
+  const count = Object.keys(files).length;
+  const page = await openHost({ files, data: { semantic: { embedder: "static" } } });
+  await page.locator(".vault-agent-index-status").filter({ hasText: `Search index: ${count} notes` }).waitFor();
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
+  await settings.getByText("Load model from a file…", { exact: true }).waitFor();
+  await settings.getByText("Mirror URL", { exact: true }).waitFor();
+  const input = settings.locator("input.vault-agent-model-file");
+  const model = ".obsidian-agent/models/static-minilm-l6-v2-256/static-minilm-l6-v2-256.vam";
+
+  // Another file is refused, saying what was expected, and nothing is written.
+  await input.setInputFiles({ name: "model.vam", mimeType: "application/octet-stream", buffer: Buffer.from("not a model") });
+  const result = settings.locator(".vault-agent-model-result");
+  await settings.locator(".vault-agent-model-result.is-error").waitFor();
+  assert.match(await result.innerText(), /^Not loaded: .*model\.vam is not a file of static-minilm-l6-v2-256 \(got 11 bytes.*want static-minilm-l6-v2-256\.vam \(8167441 bytes/);
+  assert.equal(await page.evaluate((p) => window.fakeObsidian.exists(p), model), false);
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
+
+  // The pinned file is checked, placed where a download puts it, and the notes are embedded.
+  await input.setInputFiles("models/static-minilm-l6-v2-256.vam");
+  await settings.locator(".vault-agent-model-result.is-ok", { hasText: "Loaded static-minilm-l6-v2-256.vam and checked." }).waitFor();
+  await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).waitFor();
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), model));
+  await settings.locator(".vault-agent-embedding-status", { hasText: `${count}/${count} notes embedded.` }).waitFor();
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-dark.png` });
+  await page.setViewportSize({ width: 320, height: 860 });
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-narrow.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("semantic search: the settings download the model, notes are embedded with progress, the modal finds a paraphrase", async () => {
   // The sample vault's 28 plugin notes (a small set: the static model embeds them in well under a
   // second), and the model downloaded from the test server, never from anywhere on its own.

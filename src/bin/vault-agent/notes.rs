@@ -1,6 +1,6 @@
 //! `vault-agent notes --vault DIR`: lists the vault's Markdown notes.
 
-use vault_agent::vault::{walk_files, Vault, VaultPath};
+use vault_agent::vault::{list_notes, Vault};
 
 use crate::out::outln;
 use crate::vault_arg::VaultArg;
@@ -13,9 +13,7 @@ pub struct Args {
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
     let vault = args.vault.open()?;
-    let skip_hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-    let files = walk_files(&vault as &dyn Vault, &VaultPath::root(), &skip_hidden).await?;
-    for note in files.iter().filter(|p| p.extension() == Some("md")) {
+    for note in list_notes(&vault as &dyn Vault).await? {
         outln!("{note}");
     }
     Ok(())

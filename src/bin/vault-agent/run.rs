@@ -13,14 +13,14 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::{AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
+use vault_agent::index::SharedIndex;
 use vault_agent::pipeline::{sweep_orphans, ApprovalPolicy, ORPHAN_AGE_MS};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
 };
 use vault_agent::provider::build;
-use vault_agent::search::SharedIndex;
-use vault_agent::vault::{walk_files, Vault, VaultPath};
+use vault_agent::vault::{list_notes, Vault};
 use vault_agent::{Error, Result};
 
 use crate::provider_args::ProviderArgs;
@@ -117,14 +117,9 @@ pub async fn run(args: Args) -> Result<()> {
 }
 
 async fn vault_info(dir: &std::path::Path, vault: &dyn Vault) -> Result<VaultInfo> {
-    let hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-    let notes = walk_files(vault, &VaultPath::root(), &hidden).await?;
+    let notes = list_notes(vault).await?;
     let name = dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-    Ok(VaultInfo {
-        name: name.unwrap_or_else(|| "vault".into()),
-        note_count: Some(notes.iter().filter(|p| p.extension() == Some("md")).count()),
-        active_note: None,
-    })
+    Ok(VaultInfo { name: name.unwrap_or_else(|| "vault".into()), note_count: Some(notes.len()), active_note: None })
 }
 
 fn summary(report: &RunReport, vault: &std::path::Path) -> String {

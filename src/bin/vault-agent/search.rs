@@ -5,8 +5,9 @@
 //! the notes whose vectors are missing or stale (saved in `.obsidian-agent/index/vectors.bin`)
 //! with the local model in `.obsidian-agent/models/` (`vault-agent model install`).
 
-use vault_agent::embed::{hybrid_search, Fusion, HybridQuery, SearchMode};
-use vault_agent::search::{SearchIndex, SearchQuery, SharedIndex};
+use vault_agent::embed::{Fusion, HybridQuery, SearchMode};
+use vault_agent::index::{hybrid_search, SharedIndex};
+use vault_agent::search::{SearchIndex, SearchQuery};
 use vault_agent::vault::FsVault;
 
 use crate::vault_index::{current_index, current_vectors};

@@ -325,7 +325,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         tools: Some(tools),
         modes: vec![],
         vault_info: Default::default(),
-        search: None,
+        search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
         history: vec![],
         task_id: None,

@@ -242,7 +242,7 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         tools: None,
         modes: vec![],
         vault_info: Default::default(),
-        search: None,
+        search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
         history: vec![],
         task_id: None,
