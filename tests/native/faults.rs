@@ -12,7 +12,7 @@ use std::rc::Rc;
 use futures::FutureExt;
 use serde_json::json;
 use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
-use vault_agent::pipeline::undo_task;
+use vault_agent::pipeline::{apply_undo, plan_undo, UndoChoice, UndoChoices};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{ApprovalDecision, EndReason, ErrorKind, RunReport};
 use vault_agent::provider::{ModelProvider, Turn};
@@ -80,8 +80,17 @@ fn assert_no_partial_notes(vault: &dyn Vault, case: &str) {
 }
 
 /// No lost byte: undoing the task (on a healthy vault) brings back every note as it was.
+///
+/// Where a fault hit the save that records what the task left at a path, undo cannot tell the
+/// task's bytes from someone else's, so it offers that path as a conflict (kept by default)
+/// instead of overwriting it. Nobody edits the notes in these cases, so the user's answer is
+/// "restore" for each: with it, every pre-task byte must come back.
 fn assert_undo_restores_everything(vault: Rc<dyn Vault>, before: &BTreeMap<String, Vec<u8>>, case: &str) {
-    match block_on(undo_task(vault.clone(), "t1", 1_795_392_100_000)) {
+    let choices: UndoChoices = match block_on(plan_undo(&*vault, "t1")) {
+        Ok(plan) => plan.conflicts.iter().map(|c| (c.path.clone(), UndoChoice::Restore)).collect(),
+        Err(_) => UndoChoices::new(),
+    };
+    match block_on(apply_undo(vault.clone(), "t1", &choices, 1_795_392_100_000)) {
         Ok(report) => assert!(report.failed.is_empty(), "{case}: undo failed for {:?}", report.failed),
         // No checkpoint, or the first save of it failed: then the task changed nothing (a write
         // never runs before its checkpoint is saved). Undo says so; the notes are as before.
