@@ -185,6 +185,15 @@ impl CheckpointStore {
         Ok(())
     }
 
+    /// Takes up the checkpoint this task saved before (a resumed task), so later records add
+    /// to it instead of replacing it. Nothing saved yet: stays empty.
+    pub async fn reopen(&self) -> Result<()> {
+        if self.vault.stat(&self.folder.join(MANIFEST)?).await?.is_some() {
+            *self.manifest.borrow_mut() = load_manifest(&*self.vault, &self.folder).await?;
+        }
+        Ok(())
+    }
+
     async fn save_manifest(&self) -> Result<()> {
         let json = serde_json::to_string_pretty(&*self.manifest.borrow())
             .map_err(|e| Error::Invalid(format!("checkpoint manifest: {e}")))?;

@@ -17,7 +17,12 @@
 //!   the trash to undo: a task's checkpoint keeps the bytes first. `remove` deletes, and is for
 //!   the agent's own files under `.obsidian-agent/`.
 //! - `mkdir` creates missing parents and succeeds if the folder already exists.
+//!
+//! No implementation overwrites atomically (`rename` refuses an existing destination, and
+//! Obsidian's adapter writes in place), so the agent's own saved state goes through
+//! [`write_atomic`] and [`read_atomic`] (see `atomic.rs`).
 
+mod atomic;
 mod memory;
 mod path;
 mod path_rules;
@@ -29,6 +34,7 @@ mod fs;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use atomic::{read_atomic, remove_atomic, temp_path, write_atomic, TEMP_SUFFIX};
 #[cfg(not(target_arch = "wasm32"))]
 pub use fs::FsVault;
 pub use memory::MemoryVault;
