@@ -131,10 +131,15 @@ impl Conversation {
     /// start (a task is already running, an unknown mode, an unreadable rules file); what goes
     /// wrong once it runs is in the report.
     pub async fn send(&self, message: &str) -> Result<RunReport> {
+        self.one_at_a_time(self.run(message)).await
+    }
+
+    /// Runs `task` unless one is running already.
+    async fn one_at_a_time(&self, task: impl std::future::Future<Output = Result<RunReport>>) -> Result<RunReport> {
         if self.running.replace(true) {
             return Err(Error::Invalid("a task is already running in this conversation".into()));
         }
-        let result = self.run(message).await;
+        let result = task.await;
         self.running.set(false);
         result
     }
@@ -195,12 +200,7 @@ impl Conversation {
     /// conversation: the conversation takes up the task's history, and the task goes on where
     /// it stopped — at the approval it was waiting for, if it was.
     pub async fn resume(&self, snapshot: &TaskSnapshot) -> Result<RunReport> {
-        if self.running.replace(true) {
-            return Err(Error::Invalid("a task is already running in this conversation".into()));
-        }
-        let result = self.resume_task(snapshot).await;
-        self.running.set(false);
-        result
+        self.one_at_a_time(self.resume_task(snapshot)).await
     }
 
     async fn resume_task(&self, snapshot: &TaskSnapshot) -> Result<RunReport> {

@@ -516,6 +516,7 @@ impl AgentTask {
         }
         let report = RunReport {
             task_id: self.id.clone(),
+            ended: end.describe(),
             end,
             final_text,
             tool_calls: run.steps.iter().map(|s| s.tool_calls.len() as u32).sum(),

@@ -203,14 +203,21 @@ impl ToolExecutionPipeline {
 
     /// What a resumed task's pipeline needs (see [`ToolExecutionPipeline::restore`]).
     pub fn state(&self) -> PipelineState {
-        PipelineState { next_index: self.next_index.get(), seen: self.ledger.entries() }
+        let seen = self.ledger.entries().into_iter().map(|(path, hash)| (path, format!("{hash:016x}"))).collect();
+        PipelineState { next_index: self.next_index.get(), seen }
     }
 
     /// Takes up a stopped task's pipeline: its call numbering, what it had read, and its
     /// checkpoint (later writes add to it).
     pub async fn restore(&self, state: &PipelineState) -> Result<()> {
         self.next_index.set(state.next_index);
-        self.ledger.restore(&state.seen);
+        // A hash that does not parse is left out: the note is then read again before a write.
+        let seen: Vec<(String, u64)> = state
+            .seen
+            .iter()
+            .filter_map(|(path, hash)| u64::from_str_radix(hash, 16).ok().map(|h| (path.clone(), h)))
+            .collect();
+        self.ledger.restore(&seen);
         self.checkpoints.reopen().await
     }
 

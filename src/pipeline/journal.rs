@@ -14,8 +14,9 @@ use crate::protocol::ApprovalRequest;
 pub struct PipelineState {
     /// The next call's index (it names externalized results and approval ids).
     pub next_index: u32,
-    /// The read ledger: each note the task has seen, and its hash then.
-    pub seen: Vec<(String, u64)>,
+    /// The read ledger: each note the task has seen, and its hash then (16 hex digits: a u64
+    /// does not survive JSON in JavaScript).
+    pub seen: Vec<(String, String)>,
 }
 
 /// Told of a turn's progress by [`super::ToolExecutionPipeline::run`].

@@ -111,6 +111,10 @@ pub struct StepReport {
 pub struct RunReport {
     pub task_id: String,
     pub end: EndReason,
+    /// What the user is told about the end: [`EndReason::describe`] ("Stopped: the model
+    /// repeated the same calls.").
+    #[serde(default)]
+    pub ended: String,
     /// The final answer: `attempt_completion`'s result or the last text answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_text: Option<String>,
