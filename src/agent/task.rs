@@ -335,7 +335,7 @@ impl AgentTask {
                     if step > self.config.max_iterations {
                         self.host.emit(&AgentEvent::Warning {
                             message: format!(
-                                "Stopped after {} steps (the limit); asking for a final answer.",
+                                "The step limit ({}) is reached; asking for a final answer.",
                                 self.config.max_iterations
                             ),
                         });

@@ -439,7 +439,7 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await page.close();
 });
 
-test("a large tool result is saved aside, and its card links to it while the task runs", async () => {
+test("a large tool result is saved aside, and its card links to it until the chat is closed", async () => {
   const id = `e2e-large-${Date.now()}`;
   const files = { ...NOTES };
   for (let i = 1; i <= 20; i++) {
@@ -464,9 +464,15 @@ test("a large tool result is saved aside, and its card links to it while the tas
   await modal.locator(".modal-close-button").click();
   await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
   await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
-  // The core removed it with the task; the link says so.
+  // After the task the link still works: later turns of the chat point to it.
   await link.click();
-  await modal.locator(".vault-agent-result-text", { hasText: "This result is gone" }).waitFor();
+  await modal.locator(".vault-agent-result-text", { hasText: "Bread/Variant 20.md" }).waitFor();
+  await modal.locator(".modal-close-button").click();
+  const path = await link.getAttribute("title");
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), path));
+  // A new chat closes this one: its saved results go.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.waitForFunction(async (p) => !(await window.fakeObsidian.exists(p)), path);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
