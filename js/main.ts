@@ -115,6 +115,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       void this.core()
         .then(async ({ vault }) => {
           await vault.sweepTemporaryFiles();
+          const { days, tasks } = this.settings.retention;
+          const open = this.chatViews().flatMap((view) => view.taskIds());
+          await vault.pruneTasks({ maxAgeDays: days, maxTasks: tasks }, open);
           if (!this.settings.indexing.enabled) return;
           await this.search.start();
           // Then semantic search, in the background: what the settings choose, never a download.

@@ -37,6 +37,10 @@ export interface AgentConfig {
   toolTimeoutMs?: number;
   autoApprove?: ApprovalCategory[];
   mode?: string;
+  /** Tool calls per task at most (0: no budget). */
+  maxToolCalls?: number;
+  /** The task stops this long after it started (0: no deadline). */
+  deadlineMs?: number;
 }
 
 export type Transport = "auto" | "fetch" | "request";
@@ -48,6 +52,8 @@ export interface ChatOptions {
   history?: Message[];
   modes?: ModeConfig[];
   transport?: Transport;
+  /** The saved chat this is (its tasks' snapshots name it). */
+  chatId?: string;
 }
 
 export interface Usage {
@@ -104,11 +110,28 @@ export type ErrorKind =
 
 export type EndReason =
   | { reason: "completed" | "answered" | "cancelled" | "max_iterations" | "mistake_limit" | "repetition_loop" | "denied" }
+  | { reason: "tool_budget"; limit: number }
+  | { reason: "deadline"; limit_ms: number }
   | { reason: "failed"; kind: ErrorKind | null; message: string };
+
+/** A task that did not finish (`VaultCore.interruptedTasks`, src/agent/snapshot.rs). */
+export interface InterruptedTask {
+  taskId: string;
+  chatId?: string | null;
+  title: string;
+  updatedMs: number;
+  steps: number;
+  /** What it was waiting for approval of. */
+  waitingFor?: string | null;
+  /** Why it cannot be resumed (it can still be discarded). */
+  problem?: string | null;
+}
 
 export interface RunReport {
   task_id: string;
   end: EndReason;
+  /** What the user is told about the end (the core's words). */
+  ended?: string;
   final_text?: string;
   steps: unknown[];
   usage: Usage;

@@ -104,7 +104,13 @@ export interface VaultAgentSettings {
     autoApprove: ApprovalCategory[];
     /** `ask`, `agent`, or a custom mode's slug. */
     mode: string;
+    /** Tool calls per task at most (0: no budget). */
+    maxToolCalls: number;
+    /** A task stops after this many minutes (0: no deadline). */
+    deadlineMinutes: number;
   };
+  /** Checkpoints and audit logs of finished tasks: kept this many days and this many tasks. */
+  retention: { days: number; tasks: number };
   customModes: ModeConfig[];
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
@@ -129,7 +135,16 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "" },
   apiKeys: {},
   transport: "auto",
-  agent: { contextWindow: 200_000, maxIterations: 25, toolTimeoutSeconds: 120, autoApprove: ["read"], mode: "agent" },
+  agent: {
+    contextWindow: 200_000,
+    maxIterations: 25,
+    toolTimeoutSeconds: 120,
+    autoApprove: ["read"],
+    mode: "agent",
+    maxToolCalls: 40,
+    deadlineMinutes: 0,
+  },
+  retention: { days: 30, tasks: 200 },
   customModes: [],
   promptsFolder: "Prompts",
   indexing: { enabled: true },
@@ -242,6 +257,8 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     toolTimeoutMs: agent.toolTimeoutSeconds * 1000,
     autoApprove: [...agent.autoApprove],
     mode: agent.mode,
+    maxToolCalls: agent.maxToolCalls,
+    deadlineMs: agent.deadlineMinutes * 60_000,
   };
 }
 

@@ -205,6 +205,23 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       agent.toolTimeoutSeconds = v;
       await this.save();
     });
+    number(el, "Tool call budget", "Tool calls per task at most (0: no limit).", agent.maxToolCalls, async (v) => {
+      agent.maxToolCalls = v;
+      await this.save();
+    });
+    number(el, "Task deadline", "Minutes a task may run; shown beside Stop (0: none).", agent.deadlineMinutes, async (v) => {
+      agent.deadlineMinutes = v;
+      await this.save();
+    });
+    const retention = this.ctx.settings.retention;
+    number(el, "Keep checkpoints (days)", "Undo data and logs of older tasks are removed at start-up (0: forever).", retention.days, async (v) => {
+      retention.days = v;
+      await this.save();
+    });
+    number(el, "Keep checkpoints (tasks)", "Only the newest tasks keep undo data and logs (0: all).", retention.tasks, async (v) => {
+      retention.tasks = v;
+      await this.save();
+    });
     number(el, "Answer length", "Tokens per model answer at most.", this.ctx.settings.provider.maxTokens, async (v) => {
       this.ctx.settings.provider.maxTokens = v;
       await this.save();

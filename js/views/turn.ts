@@ -18,6 +18,8 @@ export interface TurnContext {
   review(request: ApprovalRequest, card: ToolCard): void;
   answer(questionId: string, text: string | null): void;
   retry(): void;
+  /** Goes on after a task stopped at a limit, with a fresh budget. */
+  continueTask(): void;
   /** Undoes (or with `redo`, applies again) the task; the message to show, or null if the user cancelled. */
   undo(taskId: string, redo: boolean): Promise<string | null>;
   openPath(path: string): void;
@@ -175,9 +177,11 @@ export class TurnView extends Component {
     this.setRunning(false);
     this.showMeter(report.usage, report.duration_ms);
     this.actions.empty();
-    const label = endLabel(report.end);
+    const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
-    if (!isSuccess(report.end) && report.end.reason !== "failed") {
+    if (canContinue(report.end)) {
+      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue");
+    } else if (!isSuccess(report.end) && report.end.reason !== "failed") {
       // A failed task already has its error line with a retry.
       this.button(this.actions, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
@@ -415,24 +419,17 @@ export function isSuccess(end: EndReason): boolean {
   return end.reason === "completed" || end.reason === "answered";
 }
 
-function endLabel(end: EndReason): string {
-  switch (end.reason) {
-    case "completed":
-    case "answered":
-      return "";
-    case "cancelled":
-      return "Stopped";
-    case "denied":
-      return "Stopped: a change was denied";
-    case "max_iterations":
-      return "Stopped at the step limit";
-    case "mistake_limit":
-      return "Stopped after repeated failing tool calls";
-    case "repetition_loop":
-      return "Stopped: the model kept repeating itself";
-    case "failed":
-      return "Failed";
-  }
+/** A stop at a limit a fresh budget lifts: the turn offers Continue (`EndReason::can_continue`). */
+export function canContinue(end: EndReason): boolean {
+  return end.reason === "max_iterations" || end.reason === "tool_budget" || end.reason === "deadline";
+}
+
+/** How the task ended, in the core's words; nothing for an answer. */
+function endLabel(report: RunReport): string {
+  if (isSuccess(report.end)) return "";
+  // A failure already has its error line; reports saved before the core named ends say "Stopped".
+  if (report.end.reason === "failed") return "Failed";
+  return report.ended?.replace(/\.$/, "") || "Stopped";
 }
 
 export function errorMessage(error: unknown): string {

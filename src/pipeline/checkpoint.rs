@@ -265,6 +265,15 @@ impl CheckpointStore {
         Ok(())
     }
 
+    /// Takes up the checkpoint this task saved before (a resumed task), so later records add
+    /// to it instead of replacing it. Nothing saved yet: stays empty.
+    pub async fn reopen(&self) -> Result<()> {
+        if self.vault.stat(&self.folder.join(MANIFEST)?).await?.is_some() {
+            *self.manifest.borrow_mut() = load_manifest(&*self.vault, &self.folder).await?;
+        }
+        Ok(())
+    }
+
     async fn save_manifest(&self) -> Result<()> {
         let manifest = self.manifest.borrow().clone();
         save_manifest(&*self.vault, &self.folder, &manifest).await

@@ -9,7 +9,10 @@ use futures::future::{join_all, select, Either};
 use serde_json::Value;
 
 use super::audit::{AuditEntry, AuditLog, Outcome};
-use super::{ApprovalPolicy, CheckpointStore, ResultExternalizer, SchemaValidator, ToolRepetitionDetector};
+use super::{
+    ApprovalPolicy, CheckpointStore, PipelineState, ResultExternalizer, SchemaValidator, ToolRepetitionDetector,
+    TurnJournal,
+};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
@@ -19,7 +22,7 @@ use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
 
 /// A tool call as the model made it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -113,6 +116,7 @@ pub struct ToolExecutionPipeline {
     audit: AuditLog,
     next_index: Cell<u32>,
     audit_warned: Cell<bool>,
+    journal: RefCell<Option<Rc<dyn TurnJournal>>>,
 }
 
 /// The result of the stages, before reporting.
@@ -173,6 +177,7 @@ impl ToolExecutionPipeline {
             ledger: ReadLedger::new(),
             next_index: Cell::new(0),
             audit_warned: Cell::new(false),
+            journal: RefCell::new(None),
         })
     }
 
@@ -189,6 +194,35 @@ impl ToolExecutionPipeline {
     /// The approval policy as it stands (with any "always allow" answers).
     pub fn policy(&self) -> ApprovalPolicy {
         self.policy.borrow().clone()
+    }
+
+    /// Tells `journal` of each turn's progress from now on (the task's snapshot).
+    pub fn set_journal(&self, journal: Rc<dyn TurnJournal>) {
+        *self.journal.borrow_mut() = Some(journal);
+    }
+
+    /// What a resumed task's pipeline needs (see [`ToolExecutionPipeline::restore`]).
+    pub fn state(&self) -> PipelineState {
+        let seen = self.ledger.entries().into_iter().map(|(path, hash)| (path, format!("{hash:016x}"))).collect();
+        PipelineState { next_index: self.next_index.get(), seen }
+    }
+
+    /// Takes up a stopped task's pipeline: its call numbering, what it had read, and its
+    /// checkpoint (later writes add to it).
+    pub async fn restore(&self, state: &PipelineState) -> Result<()> {
+        self.next_index.set(state.next_index);
+        // A hash that does not parse is left out: the note is then read again before a write.
+        let seen: Vec<(String, u64)> = state
+            .seen
+            .iter()
+            .filter_map(|(path, hash)| u64::from_str_radix(hash, 16).ok().map(|h| (path.clone(), h)))
+            .collect();
+        self.ledger.restore(&seen);
+        self.checkpoints.reopen().await
+    }
+
+    fn journal(&self) -> Option<Rc<dyn TurnJournal>> {
+        self.journal.borrow().clone()
     }
 
     /// Removes the task's externalized results. Call once, when the task ends.
@@ -234,6 +268,9 @@ impl ToolExecutionPipeline {
                     _ => None,
                 });
                 outcomes.push(outcome);
+            }
+            if let (None, Some(journal)) = (&stop, self.journal()) {
+                journal.calls_done(&outcomes, &self.state()).await;
             }
             i = end;
         }
@@ -391,6 +428,9 @@ impl ToolExecutionPipeline {
                 preview,
             };
             self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
+            if let Some(journal) = self.journal() {
+                journal.awaiting_approval(&request, &self.state()).await;
+            }
             let Ok(decision) = with_cancel(&self.env.cancel, self.env.host.approve(&request)).await else {
                 return Staged::refused(Cancelled, "Cancelled while waiting for approval.");
             };

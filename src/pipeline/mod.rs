@@ -9,7 +9,9 @@ mod audit;
 mod checkpoint;
 mod execution;
 mod externalizer;
+mod journal;
 mod repetition;
+mod retention;
 mod undo;
 mod validate;
 
@@ -18,7 +20,9 @@ pub use audit::{AuditEntry, AuditLog, Outcome};
 pub use checkpoint::{list_checkpoints, CheckpointStore, CheckpointSummary};
 pub use execution::{CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline};
 pub use externalizer::{sweep_orphans, Externalized, ResultExternalizer, DEFAULT_THRESHOLD, ORPHAN_AGE_MS};
+pub use journal::{PipelineState, TurnJournal};
 pub use repetition::ToolRepetitionDetector;
+pub use retention::{plan_prune, prune_tasks, release_results, RetentionPolicy};
 pub use undo::{
     apply_undo, plan_undo, redo_checkpoint, redo_task, undo_task, KeptPath, SavedCopy, UndoChoice, UndoChoices,
     UndoConflict, UndoPlan, UndoReport,

@@ -9,6 +9,7 @@ mod http;
 mod request_client;
 mod search;
 mod semantic;
+mod tasks;
 mod vault;
 
 use std::rc::Rc;

@@ -387,6 +387,88 @@ test("undo of a task that created a folder keeps the user's own note in it", asy
   await page.close();
 });
 
+test("a task waiting for approval survives a reload: Resume asks again, approve, it finishes", async () => {
+  const id = `e2e-resume-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }], usage: { input: 900, output: 20 } },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+      usage: { input: 1000, output: 30 },
+    },
+    { text: "Done: the bread note now has its baking time.", usage: { input: 1100, output: 15 } },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Add the baking time to my bread note");
+  await page.locator(".modal.vault-agent-approval").waitFor();
+
+  // The app goes away while the approval waits; the plugin comes back with the same vault.
+  await page.evaluate(() => window.fakeObsidian.reloadPlugin());
+  await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
+  const bar = page.locator(".vault-agent-interrupted");
+  await bar.waitFor();
+  assert.match(await bar.innerText(), /Add the baking time to my bread note/);
+  assert.match(await bar.innerText(), /Waiting for your approval: edit_file Cooking\/Bread\.md/);
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"], "nothing written yet");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-dark.png` });
+  await page.evaluate(() => document.querySelector(".mod-right-split").setCssStyles({ width: "300px", flex: "0 0 300px" }));
+  await page.screenshot({ path: `${ARTIFACTS}/resume-narrow-dark.png` });
+  await setTheme(page, "light");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-narrow-light.png` });
+
+  // Resume: the chat shows the request and the step before the reload, and asks again.
+  await bar.locator(".vault-agent-resume").click();
+  await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"]').waitFor();
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  await modal.locator(".vault-agent-diff-line.is-added", { hasText: "for 40 minutes" }).waitFor();
+  await modal.locator('button[data-decision="approve"]').click();
+  await page.locator(".vault-agent-text", { hasText: "Done: the bread note" }).waitFor();
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  assert.equal(await page.locator(".vault-agent-interrupted").count(), 0);
+  const sent = await requests(id);
+  assert.equal(sent.length, 3, "no model call repeated across the reload");
+  assert.match(JSON.stringify(sent[2].body.messages), /for 40 minutes/);
+  // Nothing is left to resume after a reload.
+  await page.evaluate(() => window.fakeObsidian.reloadPlugin());
+  await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
+  await page.locator(".vault-agent-chat").waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator(".vault-agent-interrupted").count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("at the step limit the task still answers and Continue goes on with a fresh budget", async () => {
+  const id = `e2e-continue-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "l1", name: "list_files", arguments: { path: "Cooking" } }], usage: { input: 500, output: 10 } },
+    { text: "So far: two cooking notes. The summary is not written yet.", usage: { input: 600, output: 12 } },
+    { text: "Summary: Bread and Pizza, both baked hot.", usage: { input: 700, output: 12 } },
+  ]);
+  const page = await openHost({ mock: id, data: { agent: { maxIterations: 1 } } });
+  await send(page, "Summarise my cooking notes");
+  const stopped = page.locator(".vault-agent-end", { hasText: "step limit" });
+  await stopped.waitFor();
+  await page.locator(".vault-agent-text", { hasText: "So far: two cooking notes" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/continue-light.png` });
+  await page.locator(".vault-agent-continue").click();
+  await page.locator(".vault-agent-text", { hasText: "Summary: Bread and Pizza" }).waitFor();
+  await page.locator(".vault-agent-user", { hasText: "Continue" }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.length, 3);
+  assert.match(JSON.stringify(sent[2].body.messages.at(-1)), /Continue the task from where you stopped/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("a provider error shows a clear line with a retry; stop ends a task; questions get answers", async () => {
   const id = `e2e-error-${Date.now()}`;
   await script(id, [
@@ -467,7 +549,7 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await page.close();
 });
 
-test("a large tool result is saved aside, and its card links to it while the task runs", async () => {
+test("a large tool result is saved aside, and its card links to it until the chat is closed", async () => {
   const id = `e2e-large-${Date.now()}`;
   const files = { ...NOTES };
   for (let i = 1; i <= 20; i++) {
@@ -492,9 +574,15 @@ test("a large tool result is saved aside, and its card links to it while the tas
   await modal.locator(".modal-close-button").click();
   await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
   await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
-  // The core removed it with the task; the link says so.
+  // After the task the link still works: later turns of the chat point to it.
   await link.click();
-  await modal.locator(".vault-agent-result-text", { hasText: "This result is gone" }).waitFor();
+  await modal.locator(".vault-agent-result-text", { hasText: "Bread/Variant 20.md" }).waitFor();
+  await modal.locator(".modal-close-button").click();
+  const path = await link.getAttribute("title");
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), path));
+  // A new chat closes this one: its saved results go.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.waitForFunction(async (p) => !(await window.fakeObsidian.exists(p)), path);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -131,6 +131,8 @@ test("the agent's options and the user's price come from the settings", () => {
     toolTimeoutMs: 30000,
     autoApprove: ["read"],
     mode: "ask",
+    maxToolCalls: 40,
+    deadlineMs: 0,
   });
   assert.deepEqual(userPrice(s), { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 });
   assert.equal(userPrice(migrateSettings({})), null);

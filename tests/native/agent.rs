@@ -15,6 +15,12 @@ mod undo;
 #[path = "agent/conversation.rs"]
 mod conversation;
 
+#[path = "agent/limits.rs"]
+mod limits;
+
+#[path = "agent/resume.rs"]
+pub(crate) mod resume;
+
 #[path = "agent/search_tools.rs"]
 mod search_tools;
 

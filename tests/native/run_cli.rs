@@ -138,7 +138,54 @@ fn a_provider_error_ends_run_with_a_clear_message() {
     let output = run(vault.path(), &base, &["--yes"], "hi");
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("the task failed") && stderr.contains("Incorrect API key"), "{stderr}");
+    assert!(stderr.contains("vault-agent: Failed: Incorrect API key"), "{stderr}");
+    assert!(!stderr.contains("invalid input"), "an end is not an input error: {stderr}");
+}
+
+#[test]
+fn the_loop_breaker_ends_run_with_its_reason() {
+    let vault = sample_vault();
+    let read = || turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]);
+    let (base, _) = serve(vec![read(), read(), read(), read(), turn("The plan is to ship search.", &[])]);
+    let output = run(vault.path(), &base, &["--yes"], "what is the plan?");
+    assert!(!output.status.success());
+    assert!(text(&output.stdout).contains("The plan is to ship search."), "the final round's answer is shown");
+    let stderr = text(&output.stderr);
+    assert!(stderr.ends_with("vault-agent: Stopped: the model repeated the same calls.\n"), "{stderr}");
+    assert!(!stderr.contains("invalid input"), "{stderr}");
+}
+
+#[test]
+fn resume_lists_interrupted_tasks_and_finishes_one_at_its_approval() {
+    let vault = sample_vault();
+    crate::agent::resume::interrupt_at_approval(vault.path(), "Notes/Summary.md");
+    let dir = vault.path().to_str().unwrap();
+    let listed = vault_agent(&["resume", "--vault", dir]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listing = text(&listed.stdout);
+    assert!(listing.contains("waiting for approval: write_file Notes/Summary.md"), "{listing}");
+    let id = listing.split('\t').next().unwrap().to_string();
+
+    let (base, _) = serve(vec![turn("I wrote the summary.", &[])]);
+    let url = format!("{base}/v1");
+    let resumed = vault_agent(&[
+        "resume",
+        "--vault",
+        dir,
+        &id,
+        "--provider",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        "local",
+        "--yes",
+    ]);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stdout).contains("I wrote the summary."));
+    assert_eq!(std::fs::read_to_string(vault.path().join("Notes/Summary.md")).unwrap(), "# Summary\n");
+    let after = vault_agent(&["resume", "--vault", dir]);
+    assert!(text(&after.stderr).contains("no interrupted tasks"), "{}", text(&after.stderr));
 }
 
 #[test]

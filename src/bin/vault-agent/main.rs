@@ -24,6 +24,8 @@ mod out;
 #[cfg(not(target_arch = "wasm32"))]
 mod provider_args;
 #[cfg(not(target_arch = "wasm32"))]
+mod resume;
+#[cfg(not(target_arch = "wasm32"))]
 mod run;
 #[cfg(not(target_arch = "wasm32"))]
 mod search;
@@ -56,6 +58,8 @@ mod cli {
         /// Run the agent on a task over the vault: it searches, reads and (with approval)
         /// changes notes.
         Run(crate::run::Args),
+        /// List the tasks that did not finish, or resume one where it stopped.
+        Resume(crate::resume::Args),
         /// Restore everything a task changed (default: the newest task); files changed since
         /// the task are kept unless --restore or --copy says otherwise.
         Undo(crate::undo::UndoArgs),
@@ -86,6 +90,7 @@ mod cli {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
                 Command::Run(args) => crate::run::run(args).await,
+                Command::Resume(args) => crate::resume::run(args).await,
                 Command::Undo(args) => crate::undo::undo(args, false).await,
                 Command::Redo(args) => crate::undo::undo(args, true).await,
                 Command::Checkpoints(args) => crate::undo::list(args).await,
