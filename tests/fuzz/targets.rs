@@ -41,10 +41,7 @@ pub fn all() -> Vec<Target> {
         Target { name: "index_loader", run: index_loader, seeds: index_seeds, dictionary: JSON_TOKENS },
         Target { name: "static_model", run: static_model, seeds: static_model_seeds, dictionary: JSON_TOKENS },
         Target { name: "vectors", run: vectors, seeds: vector_seeds, dictionary: JSON_TOKENS },
-        // PENDING MERGE (the `resume` branch): the task snapshot loader. Once
-        // src/agent/snapshot.rs is on main, enable this line and the two functions at the end
-        // of this file:
-        // Target { name: "snapshot", run: snapshot, seeds: snapshot_seeds, dictionary: JSON_TOKENS },
+        Target { name: "snapshot", run: snapshot, seeds: snapshot_seeds, dictionary: JSON_TOKENS },
     ]
 }
 
@@ -558,12 +555,41 @@ fn vector_seeds() -> Vec<Vec<u8>> {
         .collect()
 }
 
-// ---- the task snapshot (PENDING MERGE: see `all`) ------------------------------------------------
-//
-// /// A snapshot file as `load_snapshot` reads it: refused with a clear error or loaded.
-// fn snapshot(input: &[u8]) {
-//     let _ = vault_agent::agent::parse_snapshot("t1", input);
-// }
-//
-// /// A snapshot saved by a task waiting at an approval (the resume tests make one).
-// fn snapshot_seeds() -> Vec<Vec<u8>> { … }
+// ---- the task snapshot ---------------------------------------------------------------------------
+
+/// A snapshot file as `load_snapshot` reads it: refused with a clear error or loaded.
+fn snapshot(input: &[u8]) {
+    let _ = vault_agent::agent::parse_snapshot("t1", input);
+}
+
+/// Snapshots as a task writes them: mid-run, and waiting at an approval.
+fn snapshot_seeds() -> Vec<Vec<u8>> {
+    use vault_agent::agent::{AgentConfig, RunProgress, TaskSnapshot, SNAPSHOT_VERSION};
+    use vault_agent::protocol::{ApprovalCategory, ApprovalRequest};
+    let running = TaskSnapshot {
+        version: SNAPSHOT_VERSION,
+        task_id: "t1".into(),
+        chat_id: Some("20261123-101500".into()),
+        request: "Merge my notes on sourdough".into(),
+        config: AgentConfig::default(),
+        history: vec![Message::user("Merge my notes on sourdough"), Message::assistant("Reading them first.")],
+        progress: RunProgress { started_ms: 1, tool_calls: 3, threshold: 70, ..Default::default() },
+        pending: None,
+        approval: None,
+        pipeline: Default::default(),
+        updated_ms: 2,
+    };
+    let waiting = TaskSnapshot {
+        approval: Some(ApprovalRequest {
+            id: "t1-approval-1".into(),
+            call_id: "call_1".into(),
+            tool: "write_file".into(),
+            category: ApprovalCategory::Write,
+            summary: "write_file Bread.md".into(),
+            input: json!({"path": "Bread.md", "content": "# Bread\n"}),
+            preview: None,
+        }),
+        ..running.clone()
+    };
+    [running, waiting].iter().filter_map(|s| serde_json::to_vec_pretty(s).ok()).collect()
+}

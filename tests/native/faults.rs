@@ -341,6 +341,25 @@ fn a_server_error_after_partial_text_ends_the_task_with_that_error() {
 }
 
 #[test]
+fn a_stall_before_output_is_retried_and_a_stall_after_output_ends_as_a_network_failure() {
+    // The server sends the stream's start, then nothing. The idle timeout (60 s by default,
+    // on the task's manual clock) treats it as a dropped connection: retried while nothing was
+    // shown, the end of the task once text was.
+    let answer = text_answer("Nothing needed changing.");
+    let start = sse(&[message_start()]);
+    let (report, requests) = run_over_wire(vec![Reply::SseThenHang { body: start }, Reply::sse(&answer)]);
+    assert_eq!(requests, 2, "the stalled attempt is sent again");
+    assert!(matches!(report.end, EndReason::Answered), "{:?}", report.end);
+
+    let partial = sse(&[message_start(), text_start(), text_delta("Let me look at")]);
+    let (report, requests) = run_over_wire(vec![Reply::SseThenHang { body: partial }]);
+    assert_eq!(requests, 1, "text was shown: the call is not repeated");
+    let (kind, message) = failed_kind(&report);
+    assert_eq!(kind, Some(ErrorKind::Network), "{message}");
+    assert!(message.contains("sent nothing for 60 s"), "{message}");
+}
+
+#[test]
 fn a_context_overflow_400_ends_with_a_context_overflow_reason() {
     let overflow = json!({"type": "error", "error": {"type": "invalid_request_error",
         "message": "prompt is too long: 210000 tokens > 200000 maximum"}})
