@@ -23,7 +23,8 @@ pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions};
 pub use hybrid::{
-    fuse, hybrid_rank, hybrid_search, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
+    fuse, hybrid_rank, hybrid_search, meaning_snippet, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals,
+    CANDIDATES, MEANING_SNIPPET_CHARS,
 };
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
@@ -31,7 +32,7 @@ pub use model_files::{
     install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_file, static_model_spec,
     verify_model_file, ModelFile, ModelSpec, MODELS_DIR, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
-pub use semantic::{EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
+pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{NoteVectors, Precision, VectorHit, VectorIndex, VECTORS_FILE, VECTORS_FORMAT};
 pub use wordpiece::WordPiece;
