@@ -98,7 +98,8 @@ export interface VaultAgentSettings {
   customModes: ModeConfig[];
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
-  indexing: { enabled: boolean };
+  /** `language`: searches prefer notes in it (see `searchLanguage`); empty: Obsidian's own. */
+  indexing: { enabled: boolean; language: string };
   semantic: {
     embedder: EmbedderChoice;
     /** Where local models are downloaded from; empty: each model's own source. */
@@ -122,7 +123,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   agent: { contextWindow: 200_000, maxIterations: 25, toolTimeoutSeconds: 120, autoApprove: ["read"], mode: "agent" },
   customModes: [],
   promptsFolder: "Prompts",
-  indexing: { enabled: true },
+  indexing: { enabled: true, language: "" },
   semantic: {
     embedder: "static",
     modelBaseUrl: "",
