@@ -224,6 +224,15 @@ fn english_vault(n: usize) -> MemoryVault {
     MemoryVault::with_notes(notes.iter().map(|(p, t)| (p.as_str(), t.as_str()))).unwrap()
 }
 
+/// `vault`'s full-text index and its vectors from the static model.
+fn indexed_with_static_model(vault: &MemoryVault) -> SharedIndex {
+    let shared = SharedIndex::new();
+    shared.replace(block_on(SearchIndex::build(vault, &ManualClock::new(0), &mut |_| {})).unwrap());
+    shared.semantic().set_embedder(Rc::new(static_model()));
+    block_on(shared.semantic().embed_vault(vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    shared
+}
+
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     futures::executor::block_on(f)
 }
@@ -446,10 +455,7 @@ fn minilm_finds_paraphrases_among_real_sections() {
 #[test]
 fn the_agents_writes_are_embedded_before_the_next_semantic_search() {
     let vault = english_vault(20);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     let new = VaultPath::parse("en/Kitchen/Bread.md").unwrap();
     block_on(vault.write(&new, "# Sourdough bread\n\nFeed the starter with flour and water; bake the loaf hot.\n"))
         .unwrap();
@@ -468,10 +474,7 @@ fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
     // Russian and Korean paraphrases are not found (BENCHMARKS.md lists each); a multilingual
     // model behind the API embedder is the way to those.
     let vault = english_vault(usize::MAX);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     for (query, note) in [
         ("importar mis notas desde Evernote", "en/Import notes/Import from Evernote.md"),
         ("modèles de texte réutilisables pour une nouvelle note", "en/Plugins/Templates.md"),
@@ -485,10 +488,7 @@ fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
 #[test]
 fn hits_found_by_meaning_carry_a_snippet_from_their_best_section() {
     let vault = english_vault(usize::MAX);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     let query = HybridQuery {
         text: "whiteboard for spatial brainstorming".into(),
         limit: 5,
@@ -503,9 +503,11 @@ fn hits_found_by_meaning_carry_a_snippet_from_their_best_section() {
         // The snippet is text of the section the hit names.
         let text = block_on(vault.read(&VaultPath::parse(&hit.path).unwrap())).unwrap();
         let chunks = vault_agent::embed::embed_chunks(&vault_agent::search::parse_note(&hit.path, &text), 2000);
-        let start: String = hit.snippet.trim_start_matches('…').chars().take(30).collect();
+        // (The snippet is on one line: compare with whitespace collapsed.)
+        let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let start = one_line(&hit.snippet.trim_start_matches('…').chars().take(30).collect::<String>());
         assert!(
-            chunks.iter().any(|c| c.heading == hit.heading && c.text.contains(&start)),
+            chunks.iter().any(|c| c.heading == hit.heading && one_line(&c.text).contains(&start)),
             "{}: {:?} is not from section {:?}",
             hit.path,
             hit.snippet,
@@ -521,10 +523,7 @@ fn hits_found_by_meaning_carry_a_snippet_from_their_best_section() {
 #[test]
 fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
     let vault = english_vault(20);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     let search = |text: &str| {
         let q = HybridQuery { text: text.into(), limit: 30, mode: SearchMode::Semantic, ..HybridQuery::default() };
         block_on(hybrid_search(&shared, Some(&vault), &q, &|_| true)).unwrap()
