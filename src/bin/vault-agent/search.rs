@@ -1,4 +1,5 @@
-//! `vault-agent search --vault DIR [--limit N] [--json] [--mode fulltext|semantic|hybrid] QUERY`:
+//! `vault-agent search --vault DIR [--limit N] [--json] [--mode fulltext|semantic|hybrid]
+//! [--language en] QUERY`:
 //! ranked vault-relative paths, or with `--json` an array of `{"path","title","score","snippet"}`
 //! (plus `heading` and `foundBy` in the semantic modes). Uses the saved index, brought up to date
 //! with the vault (built and saved when missing, stale or corrupt); the semantic modes also embed
