@@ -41,13 +41,18 @@ const LANGUAGE_FOLDERS: &[&str] = &[
     "tr", "tt", "uk", "ur", "uz", "vi", "zh", "zh-tw",
 ];
 
-/// English words that questions are made of and other Latin-script languages rarely use.
+/// English words that questions are made of and other Latin-script languages do not use: one
+/// says English.
 const ENGLISH_MARKERS: &[&str] = &[
-    "the", "how", "what", "where", "which", "why", "when", "who", "can", "do", "does", "did", "is", "are", "my", "i",
-    "you", "your", "to", "of", "with", "and", "or", "it", "there", "way", "should", "would", "could", "from", "into",
-    "for", "on", "at", "get", "make", "use", "using", "want", "need", "have", "has", "an", "this", "that", "these",
-    "without", "after", "before", "about",
+    "the", "how", "what", "where", "which", "why", "when", "who", "does", "did", "my", "i", "you", "your", "with",
+    "and", "there", "should", "would", "could", "want", "need", "this", "that", "these", "without", "about", "from",
+    "into", "using", "get", "make", "has", "after", "before",
 ];
+
+/// English words that are also words elsewhere (`do` in Portuguese, `is` in Dutch, `to` in
+/// Polish): two of them say English.
+const WEAK_ENGLISH_MARKERS: &[&str] =
+    &["can", "do", "is", "are", "to", "of", "or", "it", "way", "for", "on", "at", "use", "have", "an"];
 
 /// The script most of `text`'s letters are written in; `None` when it has no letters.
 pub fn script_of(text: &str) -> Option<Script> {
@@ -134,9 +139,11 @@ impl LanguagePreference {
         let user = user_language.map(|l| l.trim().to_ascii_lowercase()).filter(|l| !l.is_empty());
         match script {
             Some(Script::Latin) => {
-                let english = query
-                    .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                    .any(|w| ENGLISH_MARKERS.contains(&w.to_lowercase().as_str()));
+                let words: Vec<String> =
+                    query.split(|c: char| !c.is_alphanumeric() && c != '\'').map(str::to_lowercase).collect();
+                let strong = words.iter().any(|w| ENGLISH_MARKERS.contains(&w.as_str()));
+                let weak = words.iter().filter(|w| WEAK_ENGLISH_MARKERS.contains(&w.as_str())).count();
+                let english = strong || weak >= 2;
                 // English question words beat the user's setting, which is the fallback.
                 let language = if english { Some("en".to_string()) } else { user };
                 LanguagePreference { language, script: None }
@@ -254,6 +261,9 @@ mod tests {
         // A word alone says nothing: the user's language decides, and without one nothing moves.
         assert_eq!(order(&LanguagePreference::new("canvas", Some("sv")), hits())[0], "sv/Plugins/Canvas.md");
         assert_eq!(order(&LanguagePreference::new("canvas", None), hits())[0], "pt-br/Plugins/Canvas.md");
+        // A Portuguese question sharing one word with English (`do`) is not read as English.
+        let portuguese = LanguagePreference::new("como importar notas do Evernote", Some("pt-BR"));
+        assert_eq!(order(&portuguese, hits())[0], "pt-br/Plugins/Canvas.md");
         // A note outside the language folders keeps its score.
         let en = order(&LanguagePreference::new("canvas", Some("en")), hits());
         assert_eq!(
