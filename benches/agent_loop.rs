@@ -76,7 +76,7 @@ mod native {
             tools: Some(tools),
             modes: vec![],
             vault_info: Default::default(),
-            search: None,
+            search: vault_agent::index::SharedIndex::new(),
             condense_hook: None,
             history: Vec::new(),
             task_id: Some("bench".into()),

@@ -24,9 +24,10 @@ mod native {
     use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
     use vault_agent::cancel::CancelToken;
     use vault_agent::host::{ManualClock, SilentHost};
+    use vault_agent::index::SharedIndex;
     use vault_agent::protocol::{ApprovalCategory, EndReason, RunReport, Usage};
     use vault_agent::provider::{ScriptedProvider, Turn};
-    use vault_agent::search::{SearchIndex, SharedIndex};
+    use vault_agent::search::SearchIndex;
     use vault_agent::vault::{MemoryVault, Vault, VaultPath};
 
     /// Claude Sonnet prices per million tokens: input, cache write, cache read, output.
@@ -113,7 +114,7 @@ mod native {
             tools: None,
             modes: vec![],
             vault_info: Default::default(),
-            search: Some(index.clone()),
+            search: index.clone(),
             condense_hook: None,
             history: Vec::new(),
             task_id: Some(if everything_on { "bench-on" } else { "bench-naive" }.into()),

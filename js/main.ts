@@ -8,6 +8,7 @@ import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
 import { SemanticService } from "./semantic";
 import { requestWithObsidian } from "./transport";
+import { describeUndo } from "./views/UndoModal";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
 import { SearchModal } from "./views/SearchModal";
 import { errorMessage } from "./views/turn";
@@ -114,6 +115,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       void this.core()
         .then(async ({ vault }) => {
           await vault.sweepTemporaryFiles();
+          const { days, tasks } = this.settings.retention;
+          const open = this.chatViews().flatMap((view) => view.taskIds());
+          await vault.pruneTasks({ maxAgeDays: days, maxTasks: tasks }, open);
           if (!this.settings.indexing.enabled) return;
           await this.search.start();
           // Then semantic search, in the background: what the settings choose, never a download.
@@ -230,15 +234,14 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     try {
       const { vault } = await this.core();
       const tasks = (await vault.listCheckpoints()) as CheckpointSummary[];
-      const last = tasks.find((t) => t.undone_ms === undefined || t.undone_ms === null);
+      const last = tasks.find((t) => !t.task_id.startsWith("undo-") && (t.undone_ms === undefined || t.undone_ms === null));
       if (!last) {
         new Notice("No task to undo.");
         return;
       }
+      // Files changed since the task are kept (the chat's Undo asks about each one).
       const report = (await vault.undoTask(last.task_id)) as UndoReport;
-      const changed = report.restored.length + report.trashed.length + report.recreated_folders.length;
-      const failed = report.failed.length ? ` ${report.failed.length} could not be restored.` : "";
-      new Notice(`Undid task ${last.task_id}: ${changed} paths put back.${failed}`);
+      new Notice(`Task ${last.task_id}: ${describeUndo(report)}`);
     } catch (error) {
       new Notice(`Undo failed: ${errorMessage(error)}`);
     }

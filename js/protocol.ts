@@ -37,6 +37,10 @@ export interface AgentConfig {
   toolTimeoutMs?: number;
   autoApprove?: ApprovalCategory[];
   mode?: string;
+  /** Tool calls per task at most (0: no budget). */
+  maxToolCalls?: number;
+  /** The task stops this long after it started (0: no deadline). */
+  deadlineMs?: number;
 }
 
 export type Transport = "auto" | "fetch" | "request";
@@ -48,6 +52,8 @@ export interface ChatOptions {
   history?: Message[];
   modes?: ModeConfig[];
   transport?: Transport;
+  /** The saved chat this is (its tasks' snapshots name it). */
+  chatId?: string;
 }
 
 export interface Usage {
@@ -104,11 +110,28 @@ export type ErrorKind =
 
 export type EndReason =
   | { reason: "completed" | "answered" | "cancelled" | "max_iterations" | "mistake_limit" | "repetition_loop" | "denied" }
+  | { reason: "tool_budget"; limit: number }
+  | { reason: "deadline"; limit_ms: number }
   | { reason: "failed"; kind: ErrorKind | null; message: string };
+
+/** A task that did not finish (`VaultCore.interruptedTasks`, src/agent/snapshot.rs). */
+export interface InterruptedTask {
+  taskId: string;
+  chatId?: string | null;
+  title: string;
+  updatedMs: number;
+  steps: number;
+  /** What it was waiting for approval of. */
+  waitingFor?: string | null;
+  /** Why it cannot be resumed (it can still be discarded). */
+  problem?: string | null;
+}
 
 export interface RunReport {
   task_id: string;
   end: EndReason;
+  /** What the user is told about the end (the core's words). */
+  ended?: string;
   final_text?: string;
   steps: unknown[];
   usage: Usage;
@@ -140,8 +163,38 @@ export interface UndoReport {
   recreated_folders: string[];
   trashed: string[];
   unchanged: string[];
+  /** Paths left as they are, and why (changed since the task; a folder with files it did not create). */
+  kept: { path: string; reason: string }[];
+  /** Versions from before the task saved beside a kept file. */
+  copies: { path: string; copy: string }[];
   failed: [string, string][];
   undo_checkpoint: string;
+}
+
+/** What to do with a file changed since the task left it. */
+export type UndoChoice = "keep_mine" | "restore" | "save_copy";
+
+/** Per path, the choice for a conflict (a path not named keeps what is there). */
+export type UndoChoices = Record<string, UndoChoice>;
+
+export interface UndoConflict {
+  path: string;
+  reason: string;
+  later_tasks: string[];
+  before: "file" | "folder" | "absent";
+  now: "file" | "folder" | "absent";
+  choices: UndoChoice[];
+  copy_path?: string;
+}
+
+/** `planUndo` / `planRedo`: what the undo would do, before anything changes. */
+export interface UndoPlan {
+  task_id: string;
+  restore: string[];
+  remove: string[];
+  unchanged: string[];
+  conflicts: UndoConflict[];
+  kept: { path: string; reason: string }[];
 }
 
 export interface CheckpointSummary {

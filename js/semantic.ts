@@ -4,6 +4,9 @@ import type { CoreHandle } from "./context";
 import type { SearchHit, SearchService } from "./search";
 import type { EmbedderOptions, LocalModel, SearchMode } from "./settings";
 import { errorMessage } from "./views/turn";
+// The one place the plugin's repository and version are written: the core derives the release
+// address of the static model from them (esbuild bundles just these two fields).
+import { repository, version } from "../package.json";
 
 /**
  * Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs); a signal
@@ -161,7 +164,8 @@ export class SemanticService {
    */
   async install(model: LocalModel): Promise<void> {
     const baseUrl = this.config().modelBaseUrl.trim();
-    const options = baseUrl ? { model, baseUrl } : { model };
+    const release = { repository, version };
+    const options = baseUrl ? { model, baseUrl, release } : { model, release };
     const before = this.state;
     this.set({ kind: "installing", file: "", done: 0, total: 0 });
     try {
@@ -175,6 +179,19 @@ export class SemanticService {
       throw error;
     }
     await this.reconfigure();
+  }
+
+  /**
+   * Places a model file the user picked (offline: no download) where {@link install} would put
+   * it, once the core has checked it against the pinned size and SHA-256; then sets semantic
+   * search up if that completed the model. Resolves to the file's name in the model; rejects
+   * with the reason for any other file.
+   */
+  async installFromFile(model: LocalModel, file: File): Promise<string> {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const placed = await this.withEngine((engine) => engine.installModelFile(model, file.name, bytes));
+    if (await this.isInstalled(model)) await this.reconfigure();
+    return placed;
   }
 
   /** A note was created, changed, renamed or deleted: embed what changed, shortly. */

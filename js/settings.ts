@@ -58,9 +58,19 @@ export type EmbedderChoice = "off" | "static" | "minilm" | "api";
 /** The local models the core knows (`SearchEngine.installModel`). */
 export type LocalModel = "static" | "minilm";
 
-export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string }> = {
-  static: { name: "the static model", size: "8 MB" },
-  minilm: { name: "MiniLM", size: "91 MB" },
+export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; files: string; source: string }> = {
+  static: {
+    name: "the static model",
+    size: "8 MB",
+    files: "static-minilm-l6-v2-256.vam (an asset of the plugin's GitHub release)",
+    source: "this plugin's GitHub release",
+  },
+  minilm: {
+    name: "MiniLM",
+    size: "91 MB",
+    files: "model.safetensors, vocab.txt and config.json (from sentence-transformers/all-MiniLM-L6-v2)",
+    source: "Hugging Face (sentence-transformers/all-MiniLM-L6-v2)",
+  },
 };
 
 /** The ways a search can find notes (`SearchMode`, src/embed/hybrid.rs). */
@@ -94,7 +104,13 @@ export interface VaultAgentSettings {
     autoApprove: ApprovalCategory[];
     /** `ask`, `agent`, or a custom mode's slug. */
     mode: string;
+    /** Tool calls per task at most (0: no budget). */
+    maxToolCalls: number;
+    /** A task stops after this many minutes (0: no deadline). */
+    deadlineMinutes: number;
   };
+  /** Checkpoints and audit logs of finished tasks: kept this many days and this many tasks. */
+  retention: { days: number; tasks: number };
   customModes: ModeConfig[];
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
@@ -102,7 +118,7 @@ export interface VaultAgentSettings {
   indexing: { enabled: boolean; language: string };
   semantic: {
     embedder: EmbedderChoice;
-    /** Where local models are downloaded from; empty: each model's own source. */
+    /** A mirror local models are downloaded from; empty: each model's own source (the static model: the plugin's release). */
     modelBaseUrl: string;
     /** The OpenAI-compatible API (its key is kept as the providers' keys are, under `embeddings`). */
     api: { baseUrl: string; model: string };
@@ -120,7 +136,16 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "" },
   apiKeys: {},
   transport: "auto",
-  agent: { contextWindow: 200_000, maxIterations: 25, toolTimeoutSeconds: 120, autoApprove: ["read"], mode: "agent" },
+  agent: {
+    contextWindow: 200_000,
+    maxIterations: 25,
+    toolTimeoutSeconds: 120,
+    autoApprove: ["read"],
+    mode: "agent",
+    maxToolCalls: 40,
+    deadlineMinutes: 0,
+  },
+  retention: { days: 30, tasks: 200 },
   customModes: [],
   promptsFolder: "Prompts",
   indexing: { enabled: true, language: "" },
@@ -233,6 +258,8 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     toolTimeoutMs: agent.toolTimeoutSeconds * 1000,
     autoApprove: [...agent.autoApprove],
     mode: agent.mode,
+    maxToolCalls: agent.maxToolCalls,
+    deadlineMs: agent.deadlineMinutes * 60_000,
   };
 }
 

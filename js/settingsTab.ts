@@ -206,6 +206,23 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       agent.toolTimeoutSeconds = v;
       await this.save();
     });
+    number(el, "Tool call budget", "Tool calls per task at most (0: no limit).", agent.maxToolCalls, async (v) => {
+      agent.maxToolCalls = v;
+      await this.save();
+    });
+    number(el, "Task deadline", "Minutes a task may run; shown beside Stop (0: none).", agent.deadlineMinutes, async (v) => {
+      agent.deadlineMinutes = v;
+      await this.save();
+    });
+    const retention = this.ctx.settings.retention;
+    number(el, "Keep checkpoints (days)", "Undo data and logs of older tasks are removed at start-up (0: forever).", retention.days, async (v) => {
+      retention.days = v;
+      await this.save();
+    });
+    number(el, "Keep checkpoints (tasks)", "Only the newest tasks keep undo data and logs (0: all).", retention.tasks, async (v) => {
+      retention.tasks = v;
+      await this.save();
+    });
     number(el, "Answer length", "Tokens per model answer at most.", this.ctx.settings.provider.maxTokens, async (v) => {
       this.ctx.settings.provider.maxTokens = v;
       await this.save();
@@ -391,7 +408,10 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     }
   }
 
-  /** The local model: installed, or a button that downloads it (the only way it is fetched). */
+  /**
+   * The local model: installed, or a button that downloads it (the only way it is fetched), a
+   * mirror to download it from, and a file picker for a copy the user already has (offline).
+   */
   private modelDownload(el: HTMLElement, model: LocalModel): void {
     const semantic = this.ctx.settings.semantic;
     const service = this.ctx.semantic;
@@ -399,42 +419,80 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     const row = new Setting(el).setName("Model file");
     const desc = row.descEl.createDiv({ text: "Looking…" });
     const result = row.descEl.createDiv({ cls: "vault-agent-model-result" });
+    let download: ButtonComponent | null = null;
+    const installed = (yes: boolean) => {
+      desc.setText(
+        yes
+          ? `Installed in .obsidian-agent/models/.`
+          : `Not downloaded. ${capitalise(info.name)} is downloaded once, checked against its pinned checksum, and kept in .obsidian-agent/models/.`,
+      );
+      download?.setButtonText(yes ? "Installed" : `Download model (${info.size})`).setDisabled(yes);
+    };
+    const refresh = () => void service.isInstalled(model).then(installed, (error: unknown) => desc.setText(errorMessage(error)));
+    const show = (text: string, outcome: "is-ok" | "is-error" | null) => {
+      result.className = "vault-agent-model-result";
+      result.setText(text);
+      if (outcome) result.addClass(outcome);
+    };
     row.addButton((b) => {
+      download = b;
       b.setButtonText(`Download model (${info.size})`).setDisabled(true);
       b.buttonEl.addClass("vault-agent-model-download");
-      const installed = (yes: boolean) => {
-        desc.setText(
-          yes
-            ? `Installed in .obsidian-agent/models/.`
-            : `Not downloaded. ${capitalise(info.name)} is downloaded once, checked against its pinned checksum, and kept in .obsidian-agent/models/.`,
-        );
-        b.setButtonText(yes ? "Installed" : `Download model (${info.size})`).setDisabled(yes);
-      };
-      void service.isInstalled(model).then(installed, (error: unknown) => desc.setText(errorMessage(error)));
       b.onClick(async () => {
         b.setDisabled(true);
-        result.className = "vault-agent-model-result";
-        result.setText("Downloading…");
+        show("Downloading…", null);
         const progress = service.onChange(() => {
           if (service.state.kind === "installing") result.setText(service.describe());
         });
         try {
           await service.install(model);
           installed(true);
-          result.setText("Downloaded and checked.");
-          result.addClass("is-ok");
+          show("Downloaded and checked.", "is-ok");
         } catch (error) {
-          result.setText(`Download failed: ${errorMessage(error)}`);
-          result.addClass("is-error");
+          show(`Download failed: ${errorMessage(error)}`, "is-error");
           b.setDisabled(false);
         } finally {
           progress();
         }
       });
     });
+    refresh();
+
+    const picker = new Setting(el)
+      .setName("Load model from a file…")
+      .setDesc(
+        `Offline: pick ${info.files} you already have. Each file is checked against its pinned checksum before it is kept.`,
+      );
+    const input = picker.controlEl.createEl("input", { type: "file", cls: "vault-agent-model-file" });
+    input.multiple = model === "minilm";
+    picker.addButton((b) => {
+      b.setButtonText("Choose file…").onClick(() => input.click());
+      const load = async (files: File[]) => {
+        b.setDisabled(true);
+        show(`Checking ${files.map((f) => f.name).join(", ")}…`, null);
+        try {
+          const placed: string[] = [];
+          for (const file of files) placed.push(await service.installFromFile(model, file));
+          show(`Loaded ${placed.join(", ")} and checked.`, "is-ok");
+        } catch (error) {
+          show(`Not loaded: ${errorMessage(error)}`, "is-error");
+        } finally {
+          b.setDisabled(false);
+          refresh();
+        }
+      };
+      input.addEventListener("change", () => {
+        const files = Array.from(input.files ?? []);
+        input.value = "";
+        if (files.length) void load(files);
+      });
+    });
+
     new Setting(el)
-      .setName("Download from")
-      .setDesc("Empty: the model's own source. A mirror works too: every file is checked before it is kept.")
+      .setName("Mirror URL")
+      .setDesc(
+        `Empty: ${info.source}. A mirror serves the same files under one address; every file is checked before it is kept.`,
+      )
       .addText((t) =>
         t
           .setPlaceholder("Default")

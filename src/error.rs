@@ -96,6 +96,12 @@ pub enum Error {
     #[error("invalid input: {0}")]
     Invalid(String),
 
+    /// A task ended without the answer it was asked for; the text names why, as
+    /// [`crate::protocol::EndReason::describe`] does ("Stopped: the model repeated the same
+    /// calls"). Not an input error: nothing the caller passed was wrong.
+    #[error("{0}")]
+    Stopped(String),
+
     /// A model call failed; the error says how (rate limit, context overflow, auth, …).
     #[error("model call failed: {0}")]
     Provider(#[from] crate::protocol::ProviderError),

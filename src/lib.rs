@@ -28,6 +28,8 @@
 //! - [`context`] — what fits in the model's window: the token estimate.
 //! - [`search`] — note parsing and full-text search (tantivy), in wasm and natively.
 //! - [`embed`] — semantic search: embedders, the vector index, hybrid ranking.
+//! - [`index`] — the vault's shared index above both: full text and vectors together, and the
+//!   search by mode that reads them.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
@@ -38,6 +40,7 @@ pub mod embed;
 mod error;
 pub mod hash;
 pub mod host;
+pub mod index;
 pub mod pipeline;
 pub mod prompt;
 pub mod protocol;

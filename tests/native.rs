@@ -37,3 +37,21 @@ mod semantic_support;
 
 #[path = "native/semantic.rs"]
 mod semantic;
+
+#[path = "native/hostile_vault.rs"]
+mod hostile_vault;
+
+#[path = "native/faulty_vault.rs"]
+mod faulty_vault;
+
+#[path = "native/atomic_saves.rs"]
+mod atomic_saves;
+
+#[path = "native/faults.rs"]
+mod faults;
+
+#[path = "native/model_files.rs"]
+mod model_files;
+
+#[path = "native/search_path.rs"]
+mod search_path;

@@ -8,20 +8,25 @@ import {
   type ApprovalRequest,
   type ChatSummary,
   type ChatTask,
+  type InterruptedTask,
   type Message,
   type ModelPrice,
   type ProviderConfig,
   type RunReport,
   type SavedChat,
+  type UndoChoices,
+  type UndoPlan,
   type UndoReport,
   type Usage,
 } from "../protocol";
 import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
+import { renderInterrupted } from "./interrupted";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
 import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
+import { describeUndo, UndoModal } from "./UndoModal";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
 
@@ -42,6 +47,10 @@ export class ChatView extends ItemView {
   private stale = false;
   private price: ModelPrice | null = null;
   private modals = new Map<string, ApprovalModal>();
+  /** The view is closing: the running task is suspended, to resume next time. */
+  private suspending = false;
+  private deadlineEl!: HTMLElement;
+  private deadlineTimer: number | null = null;
 
   private messagesEl!: HTMLElement;
   private inputEl!: HTMLTextAreaElement;
@@ -96,14 +105,21 @@ export class ChatView extends ItemView {
     this.modeSelect = bar.createEl("select", { cls: "dropdown vault-agent-mode" });
     this.modeSelect.addEventListener("change", () => void this.setMode(this.modeSelect.value));
     bar.createDiv({ cls: "vault-agent-spacer" });
+    this.deadlineEl = bar.createSpan({ cls: "vault-agent-deadline" });
     this.sendButton = bar.createEl("button", { cls: "mod-cta vault-agent-send" });
     this.sendButton.addEventListener("click", () => (this.running ? this.stop() : void this.send()));
     this.refresh();
+    void this.offerInterrupted();
   }
 
   async onClose(): Promise<void> {
-    // Closing the view stops its task; approvals still open are answered "deny" by the core.
-    this.chat?.cancel();
+    // Closing the view (or the app) stops its task for now: its snapshot stays, and the next
+    // time the chat opens it offers to resume it.
+    if (this.running) {
+      this.suspending = true;
+      this.chat?.suspend();
+    }
+    void this.releaseResults();
     for (const modal of this.modals.values()) modal.close();
     this.modals.clear();
     // A running task still holds the chat until it has stopped; it is freed then.
@@ -142,6 +158,11 @@ export class ChatView extends ItemView {
     this.inputEl.focus();
   }
 
+  /** The open chat's tasks (their checkpoints are never pruned). */
+  taskIds(): string[] {
+    return this.saved.tasks.map((t) => t.report.task_id);
+  }
+
   /** Stops the running task. */
   stop(): void {
     this.chat?.cancel();
@@ -169,7 +190,84 @@ export class ChatView extends ItemView {
     this.renderChips();
     this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
     this.renderUser(text, attachments);
+    if (!this.saved.id) {
+      // Saved before the task runs, so the chat exists (with its id in the task's snapshot)
+      // if the app closes mid-task.
+      await this.save([...this.history, { role: "user", content: [{ type: "text", text }] }]);
+      chat.setChatId(this.saved.id || undefined);
+    }
     await this.run(chat, this.history.length, () => chat.send(text, attachments));
+  }
+
+  /** Goes on after a task stopped at a limit: a new task with a fresh budget. */
+  private async continueTask(): Promise<void> {
+    if (this.running) return;
+    const chat = await this.ensureChat();
+    if (!chat) return;
+    this.renderUser("Continue", []);
+    await this.run(chat, this.history.length, () => chat.continueTask());
+  }
+
+  // ---- interrupted tasks -----------------------------------------------------------------------
+
+  /** Offers Resume / Discard for each task the last session left unfinished. */
+  private async offerInterrupted(): Promise<void> {
+    let tasks: InterruptedTask[];
+    try {
+      const { vault } = await this.plugin.core();
+      tasks = (await vault.interruptedTasks()) as InterruptedTask[];
+    } catch (error) {
+      console.error("Vault Agent: could not look for interrupted tasks", error);
+      return;
+    }
+    for (const task of tasks.slice(0, 3).reverse()) {
+      renderInterrupted(this.messagesEl, task, {
+        resume: (t, bar) => void this.resume(t, bar),
+        discard: (t, bar) => void this.discard(t, bar),
+      });
+    }
+  }
+
+  private async discard(task: InterruptedTask, bar: HTMLElement): Promise<void> {
+    const { vault } = await this.plugin.core();
+    await vault.discardTask(task.taskId);
+    bar.remove();
+  }
+
+  /** Opens the task's chat and goes on with the task where it stopped (at its approval). */
+  private async resume(task: InterruptedTask, bar: HTMLElement): Promise<void> {
+    if (this.running) {
+      new Notice("Stop the running task first.");
+      return;
+    }
+    let snapshot: { history: Message[]; chatId?: string | null };
+    try {
+      const { vault } = await this.plugin.core();
+      snapshot = (await vault.loadTask(task.taskId)) as typeof snapshot;
+    } catch (error) {
+      new Notice(`The task cannot be resumed: ${errorMessage(error)}`);
+      return;
+    }
+    const others = [...this.messagesEl.querySelectorAll(".vault-agent-interrupted")].filter((el) => el !== bar);
+    bar.remove();
+    if (snapshot.chatId) {
+      await this.openChat(snapshot.chatId).catch(() => this.newChat());
+    } else {
+      this.newChat();
+    }
+    for (const el of others) this.messagesEl.prepend(el);
+    this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
+    const start = lastRequest(snapshot.history);
+    if (this.history.length <= start) {
+      const [request, paths] = splitAttachments(messageText(snapshot.history[start]));
+      this.renderUser(request, paths);
+    }
+    this.history = snapshot.history.slice(0, start);
+    const chat = await this.ensureChat();
+    if (!chat) return;
+    // What the task did before the app closed, then what it does now.
+    const done = snapshot.history.slice(start + 1);
+    await this.run(chat, start, () => chat.resume(task.taskId), done);
   }
 
   /** Runs the last request again (after an error, a stop or a denial). */
@@ -182,12 +280,20 @@ export class ChatView extends ItemView {
     await this.run(chat, start, () => chat.retry());
   }
 
-  private async run(chat: Chat, messageIndex: number, start: () => Promise<unknown>): Promise<void> {
+  private async run(
+    chat: Chat,
+    messageIndex: number,
+    start: () => Promise<unknown>,
+    done: Message[] = [],
+  ): Promise<void> {
     this.setRunning(true);
     this.turn = this.addTurn();
+    this.renderDone(this.turn, done);
     this.scroll();
     try {
       const report = (await start()) as RunReport;
+      // Suspended as the view closed: the task is to be resumed, not recorded as stopped.
+      if (this.suspending) return;
       this.history = chat.history() as Message[];
       this.saved.tasks.push({ messageIndex, report, undone: false });
       await this.save();
@@ -210,13 +316,23 @@ export class ChatView extends ItemView {
     }
   }
 
+  /** Renders the assistant's part of `messages` (a resumed task's steps before the restart). */
+  private renderDone(turn: TurnView, messages: Message[]): void {
+    const results = new Map<string, { content: string; is_error?: boolean }>();
+    for (const message of messages) {
+      for (const block of message.content) if (block.type === "tool_result") results.set(block.tool_use_id, block);
+    }
+    for (const message of messages) if (message.role === "assistant") turn.renderBlocks(message.content, results);
+  }
+
   private turnContext(): TurnContext {
     return {
       app: this.app,
       review: (request, card) => this.review(request, card),
       answer: (id, text) => void this.chat?.answer(id, text),
       retry: () => void this.retry(),
-      undo: (taskId) => this.undo(taskId),
+      continueTask: () => void this.continueTask(),
+      undo: (taskId, redo) => this.undo(taskId, redo),
       openPath: (path) => void this.app.workspace.openLinkText(path, "", false),
       openResult: (path) => new ResultModal(this.app, path).open(),
       cost: (usage) => this.cost(usage),
@@ -239,13 +355,26 @@ export class ChatView extends ItemView {
     modal.open();
   }
 
-  private async undo(taskId: string): Promise<string> {
+  /**
+   * Undoes (or redoes) a task: its plan first; when files changed since, the user chooses per
+   * file in `UndoModal` (keep mine by default). Null when they cancel.
+   */
+  private async undo(taskId: string, redo: boolean): Promise<string | null> {
     const { vault } = await this.plugin.core();
-    const report = (await vault.undoTask(taskId)) as UndoReport;
+    const plan = (await (redo ? vault.planRedo(taskId) : vault.planUndo(taskId))) as UndoPlan;
+    let choices: UndoChoices = {};
+    if (plan.conflicts.length > 0) {
+      const chosen = await new Promise<UndoChoices | null>((resolve) => new UndoModal(this.app, plan, redo, resolve).open());
+      if (chosen === null) return null;
+      choices = chosen;
+    }
+    const report = (await (redo ? vault.redoTask(taskId, choices) : vault.applyUndo(taskId, choices))) as UndoReport;
     const task = this.saved.tasks.find((t) => t.report.task_id === taskId);
-    if (task) task.undone = true;
+    if (task) task.undone = !redo;
     await this.save();
-    return describeUndo(report);
+    const message = describeUndo(report, redo);
+    if (report.kept.length > 0 || report.copies.length > 0) new Notice(message);
+    return message;
   }
 
   private cost(usage: Usage): number | null {
@@ -280,6 +409,7 @@ export class ChatView extends ItemView {
           history: this.history,
           modes: settings.customModes,
           transport: this.plugin.transport(),
+          chatId: this.saved.id || undefined,
         },
         (event: AgentEvent) => this.onEvent(event),
       );
@@ -318,13 +448,13 @@ export class ChatView extends ItemView {
     this.dropChatWhenIdle();
   }
 
-  private async save(): Promise<void> {
+  private async save(messages: Message[] = this.history): Promise<void> {
     const { vault } = await this.plugin.core();
     const chat: Partial<SavedChat> = {
       id: this.saved.id,
       title: this.saved.title,
       mode: this.plugin.settings.agent.mode,
-      messages: this.history,
+      messages,
       tasks: this.saved.tasks,
     };
     try {
@@ -344,6 +474,7 @@ export class ChatView extends ItemView {
       return;
     }
     this.dropChat();
+    void this.releaseResults();
     this.history = [];
     this.saved = { id: "", title: "", tasks: [] };
     this.attachments = [];
@@ -368,11 +499,24 @@ export class ChatView extends ItemView {
     const { vault } = await this.plugin.core();
     const chat = (await vault.loadChat(id)) as SavedChat;
     this.dropChat();
+    if (chat.id !== this.saved.id) void this.releaseResults();
     this.history = chat.messages;
     this.saved = { id: chat.id, title: chat.title, tasks: chat.tasks };
     this.clearMessages();
     this.renderSaved(chat);
     this.scroll();
+  }
+
+  /** The chat is closed: its tasks' large results (the "Full result" links) are removed. */
+  private async releaseResults(): Promise<void> {
+    const ids = this.taskIds();
+    if (!ids.length) return;
+    try {
+      const { vault } = await this.plugin.core();
+      await vault.releaseResults(ids);
+    } catch (error) {
+      console.error("Vault Agent: could not remove the chat's temporary results", error);
+    }
   }
 
   private renderSaved(chat: SavedChat): void {
@@ -488,6 +632,26 @@ export class ChatView extends ItemView {
     this.running = running;
     this.contentEl.toggleClass("is-running", running);
     this.updateSendButton();
+    this.showDeadline(running);
+  }
+
+  /** Beside Stop while a task runs: the time left before the task deadline (a setting). */
+  private showDeadline(running: boolean): void {
+    if (this.deadlineTimer !== null) window.clearInterval(this.deadlineTimer);
+    this.deadlineTimer = null;
+    this.deadlineEl.empty();
+    const minutes = this.plugin.settings.agent.deadlineMinutes;
+    if (!running || minutes <= 0) return;
+    const due = Date.now() + minutes * 60_000;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+      const text = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      this.deadlineEl.setText(text);
+      this.deadlineEl.title = `The task stops in ${text} (task deadline)`;
+    };
+    tick();
+    this.deadlineTimer = window.setInterval(tick, 1000);
+    this.registerInterval(this.deadlineTimer);
   }
 
   private updateSendButton(): void {
@@ -552,23 +716,27 @@ function describe(config: ProviderConfig): string {
   return `${config.model}${preset ? ` (${preset.name})` : ` at ${config.baseUrl}`}`;
 }
 
+/** Where the last request (a user's text, not tool results) is in `messages`. */
+function lastRequest(messages: Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    const isRequest =
+      m.role === "user" && m.content.some((b) => b.type === "text") && !m.content.some((b) => b.type === "tool_result");
+    if (isRequest) return i;
+  }
+  return 0;
+}
+
+function messageText(message: Message | undefined): string {
+  return message?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
+}
+
 /** A user's message and the paths of the notes attached to it. */
 export function splitAttachments(text: string): [string, string[]] {
   const at = text.indexOf(`\n\n${ATTACHMENTS_OPEN}`);
   if (at < 0) return [text, []];
   const paths = [...text.slice(at).matchAll(/<note path="([^"]*)">/g)].map((m) => m[1]);
   return [text.slice(0, at), paths];
-}
-
-function describeUndo(report: UndoReport): string {
-  const parts: string[] = [];
-  if (report.restored.length) parts.push(`restored ${report.restored.join(", ")}`);
-  if (report.trashed.length) parts.push(`moved ${report.trashed.join(", ")} to the trash`);
-  if (report.recreated_folders.length) parts.push(`recreated ${report.recreated_folders.join(", ")}`);
-  if (report.failed.length) parts.push(`could not restore ${report.failed.map(([p, why]) => `${p} (${why})`).join(", ")}`);
-  if (!parts.length) return "Nothing to undo: everything was already as before.";
-  const text = parts.join("; ");
-  return `Undone: ${text[0].toUpperCase()}${text.slice(1)}.`;
 }
 
 /** A report for a task that never started. */

@@ -3,8 +3,8 @@ import { errorMessage } from "./turn";
 
 /**
  * A large tool result the core saved in `.obsidian-agent/tmp/` (a hidden folder Obsidian does not
- * open as a note), shown as text. The core removes the file when its task ends, so the result
- * can be looked at while the task runs.
+ * open as a note), shown as text. The file stays while its chat is open and goes when the chat
+ * is closed or deleted.
  */
 export class ResultModal extends Modal {
   constructor(
@@ -21,7 +21,7 @@ export class ResultModal extends Modal {
     this.app.vault.adapter.read(this.path).then(
       (text) => body.setText(text),
       (error: unknown) =>
-        body.setText(`This result is gone: the core removes a task's saved results when the task ends (${errorMessage(error)}).`),
+        body.setText(`This result is gone: a chat's saved results are removed when the chat is closed (${errorMessage(error)}).`),
     );
   }
 

@@ -18,7 +18,10 @@ export interface TurnContext {
   review(request: ApprovalRequest, card: ToolCard): void;
   answer(questionId: string, text: string | null): void;
   retry(): void;
-  undo(taskId: string): Promise<string>;
+  /** Goes on after a task stopped at a limit, with a fresh budget. */
+  continueTask(): void;
+  /** Undoes (or with `redo`, applies again) the task; the message to show, or null if the user cancelled. */
+  undo(taskId: string, redo: boolean): Promise<string | null>;
   openPath(path: string): void;
   /** Shows a large result the core saved while the task runs. */
   openResult(path: string): void;
@@ -174,30 +177,42 @@ export class TurnView extends Component {
     this.setRunning(false);
     this.showMeter(report.usage, report.duration_ms);
     this.actions.empty();
-    const label = endLabel(report.end);
+    const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
-    if (!isSuccess(report.end) && report.end.reason !== "failed") {
+    if (canContinue(report.end)) {
+      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue");
+    } else if (!isSuccess(report.end) && report.end.reason !== "failed") {
       // A failed task already has its error line with a retry.
       this.button(this.actions, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
-    if (report.changed_paths.length > 0) {
-      const undo = this.button(this.actions, "undo-2", undone ? "Undone" : "Undo", () => void this.undo(undo));
-      undo.addClass("vault-agent-undo");
-      undo.title = `Restore ${report.changed_paths.join(", ")}`;
-      if (undone) undo.disabled = true;
-    }
+    if (report.changed_paths.length > 0) this.undoButton(report, undone);
   }
 
-  private async undo(button: HTMLButtonElement): Promise<void> {
+  /** Undo, or Redo once the task was undone. */
+  private undoButton(report: RunReport, undone: boolean): void {
+    this.actions.querySelector(".vault-agent-undo")?.remove();
+    const button = this.button(this.actions, undone ? "redo-2" : "undo-2", undone ? "Redo" : "Undo", () => {
+      void this.undo(button, report, undone);
+    });
+    button.addClass("vault-agent-undo");
+    button.toggleClass("is-redo", undone);
+    button.title = `${undone ? "Apply again" : "Restore"} ${report.changed_paths.join(", ")}`;
+  }
+
+  private async undo(button: HTMLButtonElement, report: RunReport, redo: boolean): Promise<void> {
     if (!this.taskId) return;
     button.disabled = true;
     try {
-      const message = await this.ctx.undo(this.taskId);
-      button.querySelector(".vault-agent-button-text")?.setText("Undone");
-      this.line("vault-agent-undo-report", "undo-2", message);
+      const message = await this.ctx.undo(this.taskId, redo);
+      if (message === null) {
+        button.disabled = false;
+        return;
+      }
+      this.line("vault-agent-undo-report", redo ? "redo-2" : "undo-2", message);
+      this.undoButton(report, !redo);
     } catch (error) {
       button.disabled = false;
-      this.line("vault-agent-error", "alert-circle", `Undo failed: ${errorMessage(error)}`);
+      this.line("vault-agent-error", "alert-circle", `${redo ? "Redo" : "Undo"} failed: ${errorMessage(error)}`);
     }
     this.ctx.scroll();
   }
@@ -404,24 +419,17 @@ export function isSuccess(end: EndReason): boolean {
   return end.reason === "completed" || end.reason === "answered";
 }
 
-function endLabel(end: EndReason): string {
-  switch (end.reason) {
-    case "completed":
-    case "answered":
-      return "";
-    case "cancelled":
-      return "Stopped";
-    case "denied":
-      return "Stopped: a change was denied";
-    case "max_iterations":
-      return "Stopped at the step limit";
-    case "mistake_limit":
-      return "Stopped after repeated failing tool calls";
-    case "repetition_loop":
-      return "Stopped: the model kept repeating itself";
-    case "failed":
-      return "Failed";
-  }
+/** A stop at a limit a fresh budget lifts: the turn offers Continue (`EndReason::can_continue`). */
+export function canContinue(end: EndReason): boolean {
+  return end.reason === "max_iterations" || end.reason === "tool_budget" || end.reason === "deadline";
+}
+
+/** How the task ended, in the core's words; nothing for an answer. */
+function endLabel(report: RunReport): string {
+  if (isSuccess(report.end)) return "";
+  // A failure already has its error line; reports saved before the core named ends say "Stopped".
+  if (report.end.reason === "failed") return "Failed";
+  return report.ended?.replace(/\.$/, "") || "Stopped";
 }
 
 export function errorMessage(error: unknown): string {

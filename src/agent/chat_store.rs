@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::host::utc_datetime;
+use crate::pipeline::release_results;
 use crate::protocol::{Message, RunReport};
 use crate::vault::{Vault, VaultPath};
 use crate::{Error, Result};
@@ -105,9 +106,20 @@ pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
     Ok(chats)
 }
 
-/// Deletes the saved chat `id` (the agent's own file: removed, not trashed).
+/// Deletes the saved chat `id` (the agent's own file: removed, not trashed), and its tasks'
+/// externalized results, which nothing points to any more.
 pub async fn delete_chat(vault: &dyn Vault, id: &str) -> Result<()> {
+    if let Ok(chat) = load_chat(vault, id).await {
+        release_results(vault, &chat.task_ids()).await?;
+    }
     vault.remove(&chat_path(id)?).await
+}
+
+impl SavedChat {
+    /// The ids of the tasks the chat ran.
+    pub fn task_ids(&self) -> Vec<String> {
+        self.tasks.iter().map(|t| t.report.task_id.clone()).collect()
+    }
 }
 
 fn chat_path(id: &str) -> Result<VaultPath> {

@@ -43,6 +43,13 @@ pub struct AgentConfig {
     pub custom_instructions: String,
     /// Before condensing, ask the model for durable facts and save them to memory.
     pub memory_flush: bool,
+    /// Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
+    /// after one last answer. 0: no budget.
+    pub max_tool_calls: u32,
+    /// Tool calls one step may make; the model is told the rest were not run. 0: no limit.
+    pub max_tool_calls_per_step: u32,
+    /// The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
+    pub deadline_ms: u64,
 }
 
 impl Default for AgentConfig {
@@ -66,6 +73,9 @@ impl Default for AgentConfig {
             mode: "agent".into(),
             custom_instructions: String::new(),
             memory_flush: true,
+            max_tool_calls: 40,
+            max_tool_calls_per_step: 10,
+            deadline_ms: 0,
         }
     }
 }

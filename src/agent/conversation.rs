@@ -4,13 +4,13 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup};
+use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup, TaskSnapshot};
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::prompt::VaultInfo;
-use crate::protocol::{ContentBlock, Message, Role, RunReport};
+use crate::protocol::{ContentBlock, EndReason, Message, Role, RunReport};
 use crate::provider::ModelProvider;
-use crate::search::SharedIndex;
 use crate::tools::ToolRegistry;
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -26,13 +26,19 @@ pub struct Conversation {
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
     modes: Vec<Mode>,
-    search: Option<SharedIndex>,
+    search: SharedIndex,
     vault_info: RefCell<VaultInfo>,
     history: RefCell<Vec<Message>>,
     cancel: RefCell<CancelToken>,
     running: Cell<bool>,
     /// Where the last task began in the history, and its request (for [`Conversation::retry_last`]).
     last_request: RefCell<Option<(usize, String)>>,
+    /// How the last task run here ended (for [`Conversation::continue_last`]).
+    last_end: RefCell<Option<EndReason>>,
+    /// The saved chat this conversation is, named in its tasks' snapshots.
+    chat_id: RefCell<Option<String>>,
+    /// Set by [`Conversation::suspend`] for the running task.
+    suspended: RefCell<Rc<Cell<bool>>>,
 }
 
 impl Conversation {
@@ -52,12 +58,15 @@ impl Conversation {
             host,
             tools: None,
             modes: Vec::new(),
-            search: None,
+            search: SharedIndex::new(),
             vault_info: RefCell::new(VaultInfo::default()),
             history: RefCell::new(Vec::new()),
             cancel: RefCell::new(CancelToken::new()),
             running: Cell::new(false),
             last_request: RefCell::new(None),
+            last_end: RefCell::new(None),
+            chat_id: RefCell::new(None),
+            suspended: RefCell::default(),
         }
     }
 
@@ -73,9 +82,10 @@ impl Conversation {
         self
     }
 
-    /// Lets the search tools use the vault's full-text index.
+    /// Lets the search tools use the vault's shared index (the host's; without one, the tools
+    /// build their own on first use and keep it for the conversation).
     pub fn with_search(mut self, search: SharedIndex) -> Self {
-        self.search = Some(search);
+        self.search = search;
         self
     }
 
@@ -88,6 +98,12 @@ impl Conversation {
     /// What the next task's prompt says about the vault (its name, the active note).
     pub fn set_vault_info(&self, info: VaultInfo) {
         *self.vault_info.borrow_mut() = info;
+    }
+
+    /// Names the saved chat this conversation is: its tasks' snapshots carry the id, so an
+    /// interrupted task reopens in its chat.
+    pub fn set_chat_id(&self, id: Option<String>) {
+        *self.chat_id.borrow_mut() = id.filter(|id| !id.is_empty());
     }
 
     /// The conversation so far.
@@ -105,14 +121,26 @@ impl Conversation {
         self.cancel.borrow().cancel();
     }
 
+    /// Stops the running task for now (the app is closing): it ends as cancelled, but its
+    /// snapshot stays, so it is offered for resuming later.
+    pub fn suspend(&self) {
+        self.suspended.borrow().set(true);
+        self.cancel();
+    }
+
     /// Runs `message` as a new task and returns its report. An error means the task could not
     /// start (a task is already running, an unknown mode, an unreadable rules file); what goes
     /// wrong once it runs is in the report.
     pub async fn send(&self, message: &str) -> Result<RunReport> {
+        self.one_at_a_time(self.run(message)).await
+    }
+
+    /// Runs `task` unless one is running already.
+    async fn one_at_a_time(&self, task: impl std::future::Future<Output = Result<RunReport>>) -> Result<RunReport> {
         if self.running.replace(true) {
             return Err(Error::Invalid("a task is already running in this conversation".into()));
         }
-        let result = self.run(message).await;
+        let result = task.await;
         self.running.set(false);
         result
     }
@@ -155,6 +183,73 @@ impl Conversation {
         self.send(&text).await
     }
 
+    /// Goes on after a task stopped at a limit a fresh budget lifts (the step limit, the tool
+    /// budget, the deadline): a new task, with the full budget again, asked to continue where
+    /// the last one stopped. Refused after a task that ended otherwise.
+    pub async fn continue_last(&self) -> Result<RunReport> {
+        let last = self.last_end.borrow().clone();
+        if let Some(end) = last.filter(|end| !end.can_continue()) {
+            return Err(Error::Invalid(format!("the last task did not stop at a limit ({})", end.describe())));
+        }
+        if self.history.borrow().is_empty() {
+            return Err(Error::Invalid("there is no task to continue".into()));
+        }
+        self.send(CONTINUE_MESSAGE).await
+    }
+
+    /// Resumes the interrupted task `snapshot` (from [`super::load_snapshot`]) in this
+    /// conversation: the conversation takes up the task's history, and the task goes on where
+    /// it stopped — at the approval it was waiting for, if it was.
+    pub async fn resume(&self, snapshot: &TaskSnapshot) -> Result<RunReport> {
+        self.one_at_a_time(self.resume_task(snapshot)).await
+    }
+
+    async fn resume_task(&self, snapshot: &TaskSnapshot) -> Result<RunReport> {
+        let start = snapshot.history.iter().rposition(is_request).unwrap_or(0);
+        *self.last_request.borrow_mut() = Some((start, snapshot.request.clone()));
+        if snapshot.chat_id.is_some() {
+            self.set_chat_id(snapshot.chat_id.clone());
+        }
+        let mut task =
+            self.task(snapshot.config.clone(), snapshot.history.clone(), Some(snapshot.task_id.clone())).await?;
+        let report = task.resume(snapshot).await;
+        self.finished(&task, &report);
+        Ok(report)
+    }
+
+    /// A task over `history`, with snapshots for this chat.
+    async fn task(&self, config: AgentConfig, history: Vec<Message>, task_id: Option<String>) -> Result<AgentTask> {
+        let cancel = CancelToken::new();
+        *self.cancel.borrow_mut() = cancel.clone();
+        let setup = TaskSetup {
+            config: config.clone(),
+            provider: self.provider.clone(),
+            vault: self.vault.clone(),
+            clock: self.clock.clone(),
+            host: self.host.clone(),
+            cancel,
+            tools: self.tools.clone(),
+            modes: self.modes.clone(),
+            condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
+            vault_info: self.vault_info.borrow().clone(),
+            search: self.search.clone(),
+            history,
+            task_id,
+        };
+        let mut task = AgentTask::new(setup).await?;
+        let suspended = Rc::new(Cell::new(false));
+        *self.suspended.borrow_mut() = suspended.clone();
+        task.keep_snapshots(self.chat_id.borrow().clone(), suspended)?;
+        Ok(task)
+    }
+
+    /// Takes up what a task left: its history, "always allow" answers, how it ended.
+    fn finished(&self, task: &AgentTask, report: &RunReport) {
+        *self.history.borrow_mut() = task.history().to_vec();
+        self.config.borrow_mut().auto_approve = task.policy().automatic().collect();
+        *self.last_end.borrow_mut() = Some(report.end.clone());
+    }
+
     async fn attach(&self, message: &str, paths: &[String]) -> Result<String> {
         let rules = PathRules::load(&*self.vault).await?;
         let mut text = format!("{message}\n\n{ATTACHMENTS_OPEN}\n");
@@ -175,32 +270,19 @@ impl Conversation {
     }
 
     async fn run(&self, message: &str) -> Result<RunReport> {
-        let cancel = CancelToken::new();
-        *self.cancel.borrow_mut() = cancel.clone();
         *self.last_request.borrow_mut() = Some((self.history.borrow().len(), message.to_string()));
         let config = self.config.borrow().clone();
-        let setup = TaskSetup {
-            config: config.clone(),
-            provider: self.provider.clone(),
-            vault: self.vault.clone(),
-            clock: self.clock.clone(),
-            host: self.host.clone(),
-            cancel,
-            tools: self.tools.clone(),
-            modes: self.modes.clone(),
-            condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
-            vault_info: self.vault_info.borrow().clone(),
-            search: self.search.clone(),
-            history: self.history.borrow().clone(),
-            task_id: None,
-        };
-        let mut task = AgentTask::new(setup).await?;
+        let history = self.history.borrow().clone();
+        let mut task = self.task(config, history, None).await?;
         let report = task.run(message).await;
-        *self.history.borrow_mut() = task.history().to_vec();
-        self.config.borrow_mut().auto_approve = task.policy().automatic().collect();
+        self.finished(&task, &report);
         Ok(report)
     }
 }
+
+/// What [`Conversation::continue_last`] asks.
+pub const CONTINUE_MESSAGE: &str =
+    "Continue the task from where you stopped: you have a fresh budget of steps and tool calls.";
 
 /// The longest attached note, in characters.
 pub const ATTACHMENT_CHARS: usize = 40_000;

@@ -1,28 +1,32 @@
 //! AgentTask: the loop.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::rc::Rc;
 
+use futures::future::{select, Either};
 use futures::StreamExt;
 
 use super::hooks::{CondenseHook, HookContext};
+use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
 use crate::host::{utc_datetime, AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::pipeline::{
-    ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline,
-    CHECKPOINT_FOLDER, LOG_FOLDER,
+    ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, PipelineState, ToolCall,
+    ToolExecutionPipeline, CHECKPOINT_FOLDER, LOG_FOLDER,
 };
 use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions};
 use crate::protocol::{
     AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
-    RunReport, StepReport, StopReason, StreamEvent, ToolChoice, Usage,
+    RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
-use crate::search::SharedIndex;
 use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -41,8 +45,8 @@ pub struct TaskSetup {
     pub modes: Vec<Mode>,
     /// What the prompt says about the vault.
     pub vault_info: VaultInfo,
-    /// The vault's full-text index, for the search tools.
-    pub search: Option<SharedIndex>,
+    /// The vault's index, for the search tools (built on their first use if it is empty).
+    pub search: SharedIndex,
     /// Runs before condensing (the memory flush, for one); `None`: nothing runs.
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// Earlier messages of the conversation, to continue it.
@@ -75,6 +79,14 @@ pub struct AgentTask {
     /// Model calls the context machinery made (summaries, memory flush), for the report.
     overhead: Usage,
     history: Vec<Message>,
+    /// The user's request (for the snapshot).
+    request: String,
+    snapshots: Option<Rc<SnapshotWriter>>,
+    /// When the deadline passes (the clock's time), if there is one.
+    deadline_at: Option<u64>,
+    deadline_hit: Cell<bool>,
+    /// Set when a cancel means "stop for now" (the snapshot stays, to resume).
+    suspended: Rc<Cell<bool>>,
 }
 
 /// One streamed model response, assembled.
@@ -85,6 +97,10 @@ struct ModelTurn {
     latency_ms: u64,
     first_token_ms: Option<u64>,
 }
+
+/// The salvage call's note: the final answer had no prose.
+const SALVAGE_NOTE: &str = "Your last reply had no text for the user. Write your answer now as plain prose: what you \
+                            found, what you did, and what is left undone. Do not call tools.";
 
 /// The share of the window (in %) condensing keeps as the latest turns.
 const KEEP_RECENT_PERCENT: u64 = 25;
@@ -170,6 +186,11 @@ impl AgentTask {
             condensations: 0,
             overhead: Usage::default(),
             history,
+            request: String::new(),
+            snapshots: None,
+            deadline_at: None,
+            deadline_hit: Cell::new(false),
+            suspended: Rc::default(),
         })
     }
 
@@ -200,121 +221,234 @@ impl AgentTask {
     /// through the [`ToolExecutionPipeline`] (reads concurrently, writes one at a time), the
     /// results are appended to the history, and the next step begins. The task ends when the
     /// model answers with text only or calls `attempt_completion`, when the host cancels or the
-    /// user denies a call, on a fatal error, or at a limit: at the soft limit (60 % of
-    /// `max_iterations`) the model is told to wrap up, at `max_iterations` the loop stops. A
-    /// model that is stuck (the same blocked calls again and again, or
-    /// `consecutive_mistake_limit` failing steps in a row) gets one last call with tools
-    /// disabled, to answer with what it has.
+    /// user denies a call, on a fatal error, at the deadline, or at a limit: at the soft limit
+    /// (60 % of `max_iterations`) the model is told to wrap up; at `max_iterations` model calls,
+    /// at `max_tool_calls` tool calls, or when the model is stuck (the same blocked calls again
+    /// and again, or `consecutive_mistake_limit` failing steps in a row), it gets one last call
+    /// with tools disabled to answer with what it has — and one more asking for plain prose if
+    /// that answer had none. A step's calls past `max_tool_calls_per_step` are not run.
     ///
     /// Before each request the history is sanitised (no call without its result), old tool
     /// results are trimmed when the request nears the window, and above `condensing_threshold`
     /// the older history is condensed into one summary (after the memory-flush hook). A
     /// provider's context-overflow error condenses at once and retries. Every
-    /// `power_steering_frequency` steps the model is reminded of its mode. Every end produces
-    /// a [`RunReport`], also sent to the host as the last event.
+    /// `power_steering_frequency` steps the model is reminded of its mode. With snapshots on
+    /// ([`AgentTask::keep_snapshots`]) the task's state is saved after every step and at every
+    /// approval wait. Every end produces a [`RunReport`], also sent to the host as the last event.
     pub async fn run(&mut self, request: &str) -> RunReport {
-        let started = self.clock.now_ms();
+        let progress =
+            RunProgress { started_ms: self.clock.now_ms(), threshold: self.threshold, ..RunProgress::default() };
         self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
+        self.request = request.to_string();
         self.history.push(Message::user(request));
+        self.drive(progress, None).await
+    }
 
-        let mut steps: Vec<StepReport> = Vec::new();
-        let mut usage = Usage::default();
+    /// Goes on with a task stopped by a restart, from its snapshot (make the task with the
+    /// snapshot's `task_id`, `config` and `history`, as `Conversation::resume` does). A turn whose calls
+    /// were running goes on after the ones that finished, so a call that was waiting for
+    /// approval asks again. The deadline counts from now.
+    pub async fn resume(&mut self, snapshot: &TaskSnapshot) -> RunReport {
+        self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
+        self.request = snapshot.request.clone();
+        let progress = snapshot.progress.clone();
+        self.threshold = progress.threshold.max(1);
+        self.condensations = progress.condensations;
+        self.overhead = progress.overhead;
+        let mut pipeline = snapshot.pipeline.clone();
+        if let Some(turn) = &snapshot.pending {
+            pipeline.next_index = turn.first_index + turn.done.len() as u32;
+        }
+        if let Err(e) = self.pipeline.restore(&pipeline).await {
+            self.host.emit(&AgentEvent::Warning {
+                message: format!("the task's checkpoint could not be reopened; undo may miss earlier changes: {e}"),
+            });
+        }
+        let mut pending = snapshot.pending.clone();
+        if let Some(turn) = &mut pending {
+            turn.prior = turn.done.len();
+            for call in &turn.calls[turn.done.len()..] {
+                if self.pipeline.registry().get(&call.name).is_none() {
+                    self.host.emit(&AgentEvent::Warning {
+                        message: format!(
+                            "the tool {} no longer exists; the model is told so instead of running it",
+                            call.name
+                        ),
+                    });
+                }
+            }
+        }
+        self.drive(progress, pending).await
+    }
+
+    /// Saves a snapshot of the task after every step and at every approval wait, under
+    /// `.obsidian-agent/tasks/<taskId>.json`, for the chat `chat_id`; the snapshot is removed
+    /// when the task ends — unless it was cancelled while `suspended` was set (the app is
+    /// closing: the task is to be resumed). Off by default (a subtask or a benchmark has
+    /// nothing to resume).
+    pub fn keep_snapshots(&mut self, chat_id: Option<String>, suspended: Rc<Cell<bool>>) -> Result<()> {
+        let snapshot = TaskSnapshot {
+            version: SNAPSHOT_VERSION,
+            task_id: self.id.clone(),
+            chat_id,
+            request: String::new(),
+            config: self.config.clone(),
+            history: Vec::new(),
+            progress: RunProgress::default(),
+            pending: None,
+            approval: None,
+            pipeline: PipelineState::default(),
+            updated_ms: 0,
+        };
+        let clock = self.clock.clone();
+        let writer = Rc::new(SnapshotWriter::new(
+            self.vault.clone(),
+            self.host.clone(),
+            snapshot,
+            Box::new(move || clock.now_ms()),
+        )?);
+        self.pipeline.set_journal(writer.clone());
+        self.snapshots = Some(writer);
+        self.suspended = suspended;
+        Ok(())
+    }
+
+    /// The loop, from `run`'s progress (and the turn whose calls were running, on a resume).
+    async fn drive(&mut self, mut run: RunProgress, mut pending: Option<PendingTurn>) -> RunReport {
         let mut final_text = None;
-        let mut mistakes = 0u32;
-        let mut blocked_streak = 0u32;
         let mut last_request_ms: Option<u64> = None;
-        let mut prepared_step = 0u32;
+        let mut prepared_step = run.steps.len() as u32;
         let mut overflow_retried = false;
+        self.deadline_at = (self.config.deadline_ms > 0).then(|| self.clock.now_ms() + self.config.deadline_ms);
 
         let end = loop {
-            let step = steps.len() as u32 + 1;
-            if self.cancel.is_cancelled() {
-                break EndReason::Cancelled;
-            }
-            if step > self.config.max_iterations {
-                self.host.emit(&AgentEvent::Warning {
-                    message: format!("Stopped after {} steps (the limit).", self.config.max_iterations),
-                });
-                break EndReason::MaxIterations;
-            }
-            // What is added to the history before a step is added once, even if the step's
-            // request is retried after an overflow.
-            if prepared_step != step {
-                prepared_step = step;
-                overflow_retried = false;
-                self.before_step(step);
-            }
-            if let Err(reason) = self.wait_for_rate_limit(last_request_ms).await {
-                break reason;
-            }
-            let request = match self.fit_request(ToolChoice::Auto).await {
-                Ok(request) => request,
-                Err(e) if e.kind == ErrorKind::Cancelled => break EndReason::Cancelled,
-                Err(e) => {
-                    self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
-                    break EndReason::Failed { kind: Some(e.kind), message: e.message };
-                }
-            };
-            last_request_ms = Some(self.clock.now_ms());
-            self.host.emit(&AgentEvent::StepStarted { step });
-            let turn = match self.call_model(&request, true).await {
-                Ok(turn) => turn,
-                Err(e) if e.kind == ErrorKind::Cancelled => break EndReason::Cancelled,
-                Err(e) if e.kind == ErrorKind::ContextOverflow && !overflow_retried => {
-                    // Emergency condensing: whatever the estimate said, the request did not fit.
-                    overflow_retried = true;
-                    self.threshold = self.threshold.max(EMERGENCY_THRESHOLD);
-                    self.host.emit(&AgentEvent::Warning {
-                        message: format!("{e}; condensing the conversation and retrying"),
-                    });
-                    match self.condense(&request, true).await {
-                        Ok(true) => continue,
-                        Ok(false) => {
-                            let message = format!("{}; and the conversation is too short to condense", e.message);
-                            self.host.emit(&AgentEvent::Error { message: message.clone(), kind: Some(e.kind) });
-                            break EndReason::Failed { kind: Some(e.kind), message };
-                        }
-                        Err(c) => {
-                            self.host.emit(&AgentEvent::Error { message: c.to_string(), kind: Some(c.kind) });
-                            break EndReason::Failed { kind: Some(c.kind), message: c.message };
-                        }
+            let turn = match pending.take() {
+                Some(turn) => turn,
+                None => {
+                    let step = run.steps.len() as u32 + 1;
+                    if self.cancel.is_cancelled() {
+                        break self.cancelled();
                     }
-                }
-                Err(e) => {
-                    self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
-                    break EndReason::Failed { kind: Some(e.kind), message: e.message };
+                    if let Some(reason) = self.past_deadline() {
+                        break reason;
+                    }
+                    if step > self.config.max_iterations {
+                        self.host.emit(&AgentEvent::Warning {
+                            message: format!(
+                                "The step limit ({}) is reached; asking for a final answer.",
+                                self.config.max_iterations
+                            ),
+                        });
+                        final_text = self.final_round(&mut run, "you have used all the steps of this task").await;
+                        break EndReason::MaxIterations;
+                    }
+                    // What is added to the history before a step is added once, even if the step's
+                    // request is retried after an overflow.
+                    if prepared_step != step {
+                        prepared_step = step;
+                        overflow_retried = false;
+                        self.before_step(step);
+                    }
+                    if let Err(reason) = self.wait_for_rate_limit(last_request_ms).await {
+                        break reason;
+                    }
+                    if let Some(reason) = self.past_deadline() {
+                        break reason;
+                    }
+                    let request = match self.fit_request(ToolChoice::Auto).await {
+                        Ok(request) => request,
+                        Err(e) if e.kind == ErrorKind::Cancelled => break self.cancelled(),
+                        Err(e) => {
+                            self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
+                            break EndReason::Failed { kind: Some(e.kind), message: e.message };
+                        }
+                    };
+                    last_request_ms = Some(self.clock.now_ms());
+                    self.host.emit(&AgentEvent::StepStarted { step });
+                    let turn = match self.within_deadline(self.call_model(&request, true)).await {
+                        Ok(turn) => turn,
+                        Err(e) if e.kind == ErrorKind::Cancelled => break self.cancelled(),
+                        Err(e) if e.kind == ErrorKind::ContextOverflow && !overflow_retried => {
+                            // Emergency condensing: whatever the estimate said, the request did not fit.
+                            overflow_retried = true;
+                            self.threshold = self.threshold.max(EMERGENCY_THRESHOLD);
+                            self.host.emit(&AgentEvent::Warning {
+                                message: format!("{e}; condensing the conversation and retrying"),
+                            });
+                            match self.condense(&request, true).await {
+                                Ok(true) => continue,
+                                Ok(false) => {
+                                    let message =
+                                        format!("{}; and the conversation is too short to condense", e.message);
+                                    self.host.emit(&AgentEvent::Error { message: message.clone(), kind: Some(e.kind) });
+                                    break EndReason::Failed { kind: Some(e.kind), message };
+                                }
+                                Err(c) => {
+                                    self.host.emit(&AgentEvent::Error { message: c.to_string(), kind: Some(c.kind) });
+                                    break EndReason::Failed { kind: Some(c.kind), message: c.message };
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
+                            break EndReason::Failed { kind: Some(e.kind), message: e.message };
+                        }
+                    };
+                    self.estimator.record(&request, &turn.usage);
+                    run.usage += turn.usage;
+                    self.host.emit(&AgentEvent::StepFinished {
+                        step,
+                        usage: turn.usage,
+                        total: run.usage + self.overhead,
+                    });
+                    run.steps.push(StepReport {
+                        step,
+                        model_latency_ms: turn.latency_ms,
+                        first_token_ms: turn.first_token_ms,
+                        usage: turn.usage,
+                        stop_reason: Some(turn.stop_reason.clone()),
+                        tool_calls: Vec::new(),
+                    });
+                    let calls: Vec<ToolCall> = turn
+                        .message
+                        .tool_uses()
+                        .map(|(id, name, input)| ToolCall {
+                            id: id.to_string(),
+                            name: name.to_string(),
+                            input: input.clone(),
+                        })
+                        .collect();
+                    let text = turn.message.text();
+                    if !turn.message.content.is_empty() {
+                        self.history.push(turn.message);
+                    }
+                    if calls.is_empty() {
+                        final_text = Some(text);
+                        break EndReason::Answered;
+                    }
+                    self.budgeted(calls, &run)
                 }
             };
-            self.estimator.record(&request, &turn.usage);
-            usage += turn.usage;
-            self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: usage + self.overhead });
-            let mut report = StepReport {
-                step,
-                model_latency_ms: turn.latency_ms,
-                first_token_ms: turn.first_token_ms,
-                usage: turn.usage,
-                stop_reason: Some(turn.stop_reason.clone()),
-                tool_calls: Vec::new(),
-            };
-            let calls: Vec<ToolCall> = turn
-                .message
-                .tool_uses()
-                .map(|(id, name, input)| ToolCall { id: id.to_string(), name: name.to_string(), input: input.clone() })
-                .collect();
-            let text = turn.message.text();
-            if !turn.message.content.is_empty() {
-                self.history.push(turn.message);
-            }
-            if calls.is_empty() {
-                steps.push(report);
-                final_text = Some(text);
-                break EndReason::Answered;
-            }
 
-            let outcomes = self.pipeline.run(&calls).await;
-            report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
-            steps.push(report);
-            self.history.push(tool_results(&outcomes));
+            // The step as it stands (the model's answer, the calls to run) is saved before they
+            // run; the pipeline saves again after each batch and at each approval wait.
+            self.save_snapshot(&run, Some(&turn)).await;
+            let mut outcomes: Vec<CallOutcome> = turn.done.iter().map(DoneCall::outcome).collect();
+            let rest = &turn.calls[turn.done.len()..];
+            if !rest.is_empty() {
+                outcomes.extend(self.within_deadline(self.pipeline.run(rest)).await);
+            }
+            run.tool_calls += turn.calls.len() as u32;
+            if let Some(report) = run.steps.last_mut() {
+                report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
+            }
+            let mut results = tool_results(&outcomes);
+            results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
+                tool_use_id: r.call_id.clone(),
+                content: r.content.clone(),
+                is_error: true,
+            }));
+            self.history.push(results);
 
             let controls: Vec<Control> = outcomes.iter().filter_map(|o| o.control.clone()).collect();
             if let Some(result) = controls.iter().find_map(|c| match c {
@@ -340,56 +474,198 @@ impl AgentTask {
                 break EndReason::Failed { kind: None, message };
             }
             if self.cancel.is_cancelled() || outcomes.iter().any(|o| o.status == CallStatus::Cancelled) {
-                break EndReason::Cancelled;
+                break self.cancelled();
             }
+            self.save_snapshot(&run, None).await;
 
-            mistakes = if outcomes.iter().all(|o| o.is_error) { mistakes + 1 } else { 0 };
-            blocked_streak =
-                if outcomes.iter().any(|o| o.status == CallStatus::Blocked) { blocked_streak + 1 } else { 0 };
-            let stuck = if blocked_streak >= 2 {
-                Some((EndReason::RepetitionLoop, "you keep repeating tool calls that were blocked"))
-            } else if mistakes >= self.config.consecutive_mistake_limit {
-                Some((EndReason::MistakeLimit, "your last tool calls all failed"))
+            run.mistakes = if outcomes.iter().all(|o| o.is_error) { run.mistakes + 1 } else { 0 };
+            run.blocked_streak =
+                if outcomes.iter().any(|o| o.status == CallStatus::Blocked) { run.blocked_streak + 1 } else { 0 };
+            let budget = self.config.max_tool_calls;
+            let stop = if run.blocked_streak >= 2 {
+                Some((EndReason::RepetitionLoop, "you keep repeating tool calls that were blocked".to_string()))
+            } else if run.mistakes >= self.config.consecutive_mistake_limit {
+                Some((EndReason::MistakeLimit, "your last tool calls all failed".to_string()))
+            } else if budget > 0 && run.tool_calls >= budget {
+                Some((
+                    EndReason::ToolBudget { limit: budget },
+                    format!("you have used this task's {budget} tool calls"),
+                ))
             } else {
                 None
             };
-            if let Some((reason, why)) = stuck {
-                self.host.emit(&AgentEvent::Warning {
-                    message: format!("The model is stuck ({why}); asking for a final answer."),
-                });
-                let (answer, step_report) = self.force_answer(why, steps.len() as u32 + 1).await;
-                if let Some(step_report) = step_report {
-                    usage += step_report.usage;
-                    self.host.emit(&AgentEvent::StepFinished {
-                        step: step_report.step,
-                        usage: step_report.usage,
-                        total: usage + self.overhead,
-                    });
-                    steps.push(step_report);
-                }
-                final_text = answer;
+            if let Some((reason, why)) = stop {
+                let message = match reason {
+                    EndReason::ToolBudget { .. } => {
+                        format!("The task used its {budget} tool calls; asking for a final answer.")
+                    }
+                    _ => format!("The model is stuck ({why}); asking for a final answer."),
+                };
+                self.host.emit(&AgentEvent::Warning { message });
+                final_text = self.final_round(&mut run, &why).await;
                 break reason;
             }
         };
 
-        if let Err(e) = self.pipeline.finish().await {
-            self.host
-                .emit(&AgentEvent::Warning { message: format!("could not remove the task's temporary files: {e}") });
+        // Stopped for now (the app is closing): whatever the stop looked like from inside
+        // (a cancel, an approval dismissed), the snapshot stays to resume from.
+        let suspended = self.suspended.get() && !end.is_success();
+        match &self.snapshots {
+            Some(snapshots) if !suspended => snapshots.discard().await,
+            _ => {}
         }
         let report = RunReport {
             task_id: self.id.clone(),
+            ended: end.describe(),
             end,
             final_text,
-            tool_calls: steps.iter().map(|s| s.tool_calls.len() as u32).sum(),
-            tool_errors: steps.iter().flat_map(|s| &s.tool_calls).filter(|c| c.error.is_some()).count() as u32,
-            steps,
-            usage: usage + self.overhead,
-            duration_ms: self.clock.now_ms().saturating_sub(started),
+            tool_calls: run.steps.iter().map(|s| s.tool_calls.len() as u32).sum(),
+            tool_errors: run.steps.iter().flat_map(|s| &s.tool_calls).filter(|c| c.error.is_some()).count() as u32,
+            steps: run.steps,
+            usage: run.usage + self.overhead,
+            duration_ms: self.clock.now_ms().saturating_sub(run.started_ms),
             changed_paths: self.pipeline.changed_paths().iter().map(|p| p.to_string()).collect(),
             condensations: self.condensations,
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
+    }
+
+    /// The turn for `calls`: those within the step's and the task's budgets run; the rest are
+    /// answered "not run" with the reason.
+    fn budgeted(&self, mut calls: Vec<ToolCall>, run: &RunProgress) -> PendingTurn {
+        let limit = |n: u32| if n == 0 { usize::MAX } else { n as usize };
+        let per_step = limit(self.config.max_tool_calls_per_step);
+        let left = limit(self.config.max_tool_calls).saturating_sub(run.tool_calls as usize);
+        let over = calls.split_off(calls.len().min(per_step).min(left));
+        let reason = if left < per_step {
+            format!(
+                "Not run: this task may make {} tool calls in all, and they are used up.",
+                self.config.max_tool_calls
+            )
+        } else {
+            format!(
+                "Not run: a step may make at most {} tool calls. Call it again in your next step if it is still needed.",
+                self.config.max_tool_calls_per_step
+            )
+        };
+        let refused = over
+            .into_iter()
+            .map(|call| DoneCall {
+                report: ToolCallReport {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    index: 0,
+                    latency_ms: 0,
+                    result_chars: reason.chars().count(),
+                    error: Some(reason.clone()),
+                    externalized: None,
+                },
+                call_id: call.id,
+                tool: call.name,
+                content: reason.clone(),
+                is_error: true,
+            })
+            .collect();
+        PendingTurn { calls, done: Vec::new(), refused, first_index: self.pipeline.state().next_index, prior: 0 }
+    }
+
+    /// Saves the task's snapshot (with snapshots on): the history, the counters, and the turn
+    /// whose calls are about to run.
+    async fn save_snapshot(&self, run: &RunProgress, turn: Option<&PendingTurn>) {
+        let Some(snapshots) = &self.snapshots else { return };
+        snapshots.update(|s| {
+            s.request = self.request.clone();
+            s.config = AgentConfig {
+                mode: self.mode.slug.clone(),
+                auto_approve: self.pipeline.policy().automatic().collect(),
+                ..self.config.clone()
+            };
+            s.history = self.history.clone();
+            s.progress = RunProgress {
+                overhead: self.overhead,
+                condensations: self.condensations,
+                threshold: self.threshold,
+                ..run.clone()
+            };
+            s.pending = turn.map(|t| PendingTurn { prior: t.done.len(), ..t.clone() });
+            s.approval = None;
+            s.pipeline = self.pipeline.state();
+        });
+        snapshots.save().await;
+    }
+
+    /// Why the task stopped when its token was cancelled: the deadline, or the user.
+    fn cancelled(&self) -> EndReason {
+        if self.deadline_hit.get() {
+            EndReason::Deadline { limit_ms: self.config.deadline_ms }
+        } else {
+            EndReason::Cancelled
+        }
+    }
+
+    /// `Deadline` once the deadline has passed.
+    fn past_deadline(&self) -> Option<EndReason> {
+        let due = self.deadline_at?;
+        if self.clock.now_ms() < due {
+            return None;
+        }
+        self.deadline_hit.set(true);
+        self.host.emit(&AgentEvent::Warning { message: self.cancelled().describe() });
+        Some(self.cancelled())
+    }
+
+    /// Runs `fut`; if the deadline passes first, cancels the task's token (so the model call,
+    /// the tool or the approval wait ends as a cancel does) and lets `fut` finish.
+    async fn within_deadline<T>(&self, fut: impl Future<Output = T>) -> T {
+        let Some(due) = self.deadline_at else { return fut.await };
+        let timer = async {
+            self.clock.sleep(due.saturating_sub(self.clock.now_ms())).await;
+            self.deadline_hit.set(true);
+            self.host.emit(&AgentEvent::Warning { message: self.cancelled().describe() });
+            self.cancel.cancel();
+        };
+        futures::pin_mut!(fut, timer);
+        match select(fut, timer).await {
+            Either::Left((value, _)) => value,
+            Either::Right(((), fut)) => fut.await,
+        }
+    }
+
+    /// The last round at a limit: one call with tools disabled asking for an answer now, and
+    /// — if it gave no prose — one salvage call asking for a plain answer. Returns the answer.
+    async fn final_round(&mut self, run: &mut RunProgress, why: &str) -> Option<String> {
+        let notes = [
+            format!(
+                "Stop: {why}. Do not call any more tools. Answer the user now with what you have found so far, \
+                 and say plainly what you could not do."
+            ),
+            SALVAGE_NOTE.to_string(),
+        ];
+        for (i, note) in notes.into_iter().enumerate() {
+            if i > 0 {
+                self.host.emit(&AgentEvent::Warning {
+                    message: "The final answer had no text; asking once more for a plain answer.".into(),
+                });
+            }
+            let (answer, step_report) = self.force_answer(note, run.steps.len() as u32 + 1).await;
+            if let Some(step_report) = step_report {
+                run.usage += step_report.usage;
+                self.host.emit(&AgentEvent::StepFinished {
+                    step: step_report.step,
+                    usage: step_report.usage,
+                    total: run.usage + self.overhead,
+                });
+                run.steps.push(step_report);
+            }
+            match answer {
+                Some(text) if !text.trim().is_empty() => return Some(text),
+                // A failed call is not retried: the salvage is for an answer without prose.
+                None => return None,
+                Some(_) => {}
+            }
+        }
+        None
     }
 
     /// What the history gets before step `step`'s request: the soft-limit warning, and the
@@ -576,12 +852,9 @@ impl AgentTask {
         })
     }
 
-    /// The loop-breaker: one more call with tools disabled, asking for an answer now.
-    async fn force_answer(&mut self, why: &str, step: u32) -> (Option<String>, Option<StepReport>) {
-        self.append_user_text(format!(
-            "Stop: {why}. Do not call any more tools. Answer the user now with what you have found so far, \
-             and say plainly what you could not do."
-        ));
+    /// One call with tools disabled, after `note` (asking for an answer now).
+    async fn force_answer(&mut self, note: String, step: u32) -> (Option<String>, Option<StepReport>) {
+        self.append_user_text(note);
         self.host.emit(&AgentEvent::StepStarted { step });
         let request = match self.fit_request(ToolChoice::None).await {
             Ok(request) => request,
@@ -590,7 +863,7 @@ impl AgentTask {
                 return (None, None);
             }
         };
-        match self.call_model(&request, true).await {
+        match self.within_deadline(self.call_model(&request, true)).await {
             Ok(turn) => {
                 // Tools were disabled: any call the model made anyway is dropped, so the history
                 // never holds a call without a result.

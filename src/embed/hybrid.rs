@@ -24,7 +24,7 @@ use super::semantic::relevance_floor;
 use super::vector_index::VectorIndex;
 use crate::search::{
     apply_factors, parse_note, query_terms, read_note, tokens, vault_analyzer, LanguagePreference, NoteRead,
-    SearchIndex, SearchQuery, SharedIndex,
+    SearchIndex, SearchQuery,
 };
 use crate::vault::{Vault, VaultPath};
 use crate::Result;
@@ -238,48 +238,13 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], coverage: &[f32], dense: &'a [(String
     out
 }
 
-/// Searches with `query.mode` over the vault's shared indexes: full text, vectors or both. A
-/// missing signal is left out (hybrid before the notes are embedded is full text alone, and
-/// before the full-text index is built, vectors alone); semantic mode without vectors fails.
-/// `keep` filters paths (ignored notes). The query is embedded first, then both indexes are
-/// read without an await in between.
-pub async fn hybrid_search(
-    shared: &SharedIndex,
-    vault: Option<&dyn Vault>,
-    query: &HybridQuery,
-    keep: &dyn Fn(&str) -> bool,
-) -> Result<Vec<HybridHit>> {
-    let semantic = shared.semantic();
-    let vector = match query.mode {
-        SearchMode::Fulltext => None,
-        SearchMode::Semantic => Some(semantic.query_vector(vault, &query.text).await?),
-        SearchMode::Hybrid if semantic.is_ready() => Some(semantic.query_vector(vault, &query.text).await?),
-        SearchMode::Hybrid => None,
-    };
-    let rank = |fulltext: Option<&SearchIndex>| match &vector {
-        Some(v) => semantic.read(|vectors| hybrid_rank(fulltext, Some((vectors, v)), query, keep)),
-        None => hybrid_rank(fulltext, None, query, keep),
-    };
-    let mut hits = if shared.is_ready() {
-        shared.read(|index| rank(Some(index)))
-    } else if query.mode == SearchMode::Fulltext {
-        Err(crate::Error::Invalid("the search index is not built yet".into()))
-    } else {
-        rank(None)
-    }?;
-    if let Some(vault) = vault {
-        add_meaning_snippets(vault, &mut hits, &query.text).await;
-    }
-    Ok(hits)
-}
-
 /// About this many characters of a section make the snippet of a hit found by meaning.
 pub const MEANING_SNIPPET_CHARS: usize = 200;
 
 /// Gives each hit found by meaning alone (no full-text snippet) a snippet: from the section its
 /// vector matched best (the hit's heading), the sentence sharing most words with the query and
 /// what follows it ([`meaning_snippet`]). A note that cannot be read keeps an empty snippet.
-async fn add_meaning_snippets(vault: &dyn Vault, hits: &mut [HybridHit], query: &str) {
+pub(crate) async fn add_meaning_snippets(vault: &dyn Vault, hits: &mut [HybridHit], query: &str) {
     let terms = query_terms(query);
     for hit in hits.iter_mut().filter(|h| h.snippet.is_empty() && h.found_by.semantic.is_some()) {
         let Ok(path) = VaultPath::parse(&hit.path) else { continue };
@@ -354,8 +319,8 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-/// The synchronous part of [`hybrid_search`]: rank with whichever of the two signals is given
-/// (`vectors` with the query's vector).
+/// The synchronous part of [`crate::index::hybrid_search`]: rank with whichever of the two
+/// signals is given (`vectors` with the query's vector).
 pub fn hybrid_rank(
     fulltext: Option<&SearchIndex>,
     vectors: Option<(&VectorIndex, &[f32])>,

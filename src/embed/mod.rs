@@ -22,15 +22,17 @@ use async_trait::async_trait;
 pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions};
+pub(crate) use hybrid::add_meaning_snippets;
 pub use hybrid::{
-    fuse, hybrid_rank, hybrid_search, meaning_snippet, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals,
-    CANDIDATES, MEANING_SNIPPET_CHARS,
+    fuse, hybrid_rank, meaning_snippet, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
+    MEANING_SNIPPET_CHARS,
 };
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
 pub use model_files::{
-    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_file, static_model_spec,
-    verify_model_file, ModelFile, ModelSpec, MODELS_DIR, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, place_model_file,
+    static_model_spec, verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, STATIC_MODEL_BYTES,
+    STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};

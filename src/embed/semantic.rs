@@ -1,5 +1,5 @@
 //! [`SemanticIndex`]: the vault's vectors and the embedder that made them, shared (like
-//! [`crate::search::SharedIndex`], which holds one) by the search modal, the background embedding
+//! [`crate::index::SharedIndex`], which holds one) by the search modal, the background embedding
 //! job and the agent's `semantic_search` tool.
 //!
 //! The embedding job ([`SemanticIndex::embed_vault`]) runs in the background: it reads the notes,
@@ -21,8 +21,8 @@ use super::vector_index::{Precision, VectorHit, VectorIndex};
 use super::Embedder;
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::Clock;
-use crate::search::{list_notes, parse_note, read_note, NoteRead, Pacer, Progress};
-use crate::vault::{Vault, VaultPath};
+use crate::search::{parse_note, read_note, NoteRead, Pacer, Progress};
+use crate::vault::{list_notes, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// The job saves its work at least this often (milliseconds).

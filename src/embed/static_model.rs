@@ -69,9 +69,15 @@ impl StaticEmbedder {
         if vocab.len() != header.tokens {
             return Err(bad("the vocabulary and the header disagree"));
         }
+        // An empty line is no token, and `to_bytes` could not write it back (found by fuzzing).
+        if vocab.tokens().iter().any(String::is_empty) {
+            return Err(bad("the vocabulary has an empty token"));
+        }
         let scales = r.take(4 * header.tokens).ok_or_else(|| bad("scales cut short"))?;
         let scales = scales.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        let codes = r.take(header.tokens * header.dimensions).ok_or_else(|| bad("rows cut short"))?;
+        let rows_len =
+            header.tokens.checked_mul(header.dimensions).ok_or_else(|| bad("the header's sizes overflow"))?;
+        let codes = r.take(rows_len).ok_or_else(|| bad("rows cut short"))?;
         let codes = codes.iter().map(|&b| b as i8).collect();
         if r.at != bytes.len() {
             return Err(bad("trailing bytes"));
@@ -193,5 +199,29 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(StaticEmbedder::from_bytes(&longer).is_err());
+    }
+
+    /// Found by the fuzzer (tests/fuzz.rs, `static_model`): a vocabulary ending in an empty line
+    /// was read as one more token, which `to_bytes` then dropped, so the saved model no longer
+    /// loaded. And a header whose sizes overflow is refused, not a panic.
+    #[test]
+    fn an_empty_token_or_overflowing_sizes_are_refused() {
+        let with = |header: &str, vocab: &str, rest: usize| {
+            let mut bytes = MAGIC.to_vec();
+            bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(header.as_bytes());
+            bytes.extend_from_slice(&(vocab.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(vocab.as_bytes());
+            bytes.extend(std::iter::repeat_n(0u8, rest));
+            StaticEmbedder::from_bytes(&bytes)
+        };
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n\n";
+        let header = r#"{"id":"t","dimensions":1,"tokens":5,"source":"s"}"#;
+        let error = with(header, vocab, 5 * 4 + 5).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("empty token"), "{error}");
+        let header = r#"{"id":"t","dimensions":18446744073709551615,"tokens":4,"source":"s"}"#;
+        let error = with(header, "[PAD]\n[UNK]\n[CLS]\n[SEP]", 16).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("overflow"), "{error}");
+        assert!(with(r#"{"id":"t","dimensions":1,"tokens":4,"source":"s"}"#, "[PAD]\n[UNK]\n[CLS]\n[SEP]", 20).is_ok());
     }
 }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::kernels::{dot, dot_i8, quantize_i8};
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 6] = b"VAVEC\x01";
@@ -343,18 +343,28 @@ impl VectorIndex {
         let f32s =
             |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<f32>>();
         let mut index = VectorIndex::new(header.embedder, d, header.precision);
+        // Checked: the header is outside input, and an overflowing product must not match.
+        let expected = match header.precision {
+            Precision::F32 => rows.checked_mul(d).and_then(|n| n.checked_mul(4)),
+            Precision::Int8 => d.checked_add(4).and_then(|n| n.checked_mul(rows)),
+        };
         match header.precision {
-            Precision::F32 if data.len() == rows * d * 4 => index.floats = f32s(data),
-            Precision::Int8 if data.len() == rows * (4 + d) => {
+            _ if expected != Some(data.len()) => return Err(bad("the data does not match the header".into())),
+            Precision::F32 => index.floats = f32s(data),
+            Precision::Int8 => {
                 index.scales = f32s(&data[..rows * 4]);
                 index.codes = data[rows * 4..].iter().map(|&b| b as i8).collect();
             }
-            _ => return Err(bad("the data does not match the header".into())),
         }
         let mut notes = header.notes;
         let mut next = 0u32;
         for (path, count) in header.counts {
             let note = notes.get_mut(&path).ok_or_else(|| bad(format!("no entry for {path}")))?;
+            // Each note's rows are listed once: a repeated entry would leave another note with
+            // no rows (found by fuzzing).
+            if index.slots.last().is_some_and(|last| *last >= path) {
+                return Err(bad(format!("{path} is listed twice or out of order")));
+            }
             if note.headings.len() != count as usize {
                 return Err(bad(format!("{path}: {count} rows but {} headings", note.headings.len())));
             }
@@ -374,17 +384,18 @@ impl VectorIndex {
         Ok(index)
     }
 
-    /// Saves to [`VECTORS_FILE`]. Resolves to the bytes written.
+    /// Saves to [`VECTORS_FILE`], replace-safe ([`write_atomic`]): an interrupted save leaves the
+    /// previous vectors loadable. Resolves to the bytes written.
     pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
         let bytes = self.to_bytes();
-        vault.write_binary(&VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
+        write_atomic(vault, &VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
         Ok(bytes.len())
     }
 
     /// Loads [`VECTORS_FILE`]: `None` when there is none, or when it is unusable (then it is
     /// rebuilt by embedding again; the reason is in the error of [`VectorIndex::from_bytes`]).
     pub async fn load(vault: &dyn Vault) -> Result<Option<VectorIndex>> {
-        match vault.read_binary(&VaultPath::parse(VECTORS_FILE)?).await {
+        match read_atomic(vault, &VaultPath::parse(VECTORS_FILE)?).await {
             Ok(bytes) => Ok(VectorIndex::from_bytes(&bytes).ok()),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),

@@ -61,3 +61,27 @@ fn saved_bytes_load_back_and_damage_is_detected() {
         assert!(VectorIndex::from_bytes(&bytes[..bytes.len() - 4]).is_err());
     }
 }
+
+/// Found by the fuzzer (tests/fuzz.rs, `vectors`): a header listing one note's rows twice and
+/// another's not at all was read, and the index then saved a file it could not read back.
+#[test]
+fn a_header_listing_a_note_twice_is_refused() {
+    let mut index = VectorIndex::new("test", 3, Precision::F32);
+    for path in ["a.md", "b.md"] {
+        index.insert(path, "h", 1, vec![(None, unit(&[1.0, 0.0, 0.0])), (None, unit(&[0.0, 1.0, 0.0]))]).unwrap();
+    }
+    let bytes = index.to_bytes();
+    let len = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[10..10 + len]).unwrap();
+    // Both notes have 2 rows: list a.md twice and b.md not at all. The row and note counts
+    // still add up.
+    header["counts"] = serde_json::json!([["a.md", 2], ["a.md", 2]]);
+    let header = serde_json::to_vec(&header).unwrap();
+    let mut damaged = b"VAVEC\x01".to_vec();
+    damaged.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    damaged.extend_from_slice(&header);
+    damaged.extend_from_slice(&bytes[10 + len..]);
+    let Err(error) = VectorIndex::from_bytes(&damaged) else { panic!("refused") };
+    assert!(error.to_string().contains("listed twice"), "{error}");
+    assert!(VectorIndex::from_bytes(&bytes).is_ok());
+}

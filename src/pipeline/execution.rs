@@ -9,17 +9,20 @@ use futures::future::{join_all, select, Either};
 use serde_json::Value;
 
 use super::audit::{AuditEntry, AuditLog, Outcome};
-use super::{ApprovalPolicy, CheckpointStore, ResultExternalizer, SchemaValidator, ToolRepetitionDetector};
+use super::{
+    ApprovalPolicy, CheckpointStore, PipelineState, ResultExternalizer, SchemaValidator, ToolRepetitionDetector,
+    TurnJournal,
+};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolSpec};
-use crate::search::SharedIndex;
 use crate::tools::{Access, Control, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
 
 /// A tool call as the model made it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -88,8 +91,8 @@ impl Default for PipelineSettings {
 #[derive(Clone)]
 pub struct PipelineHost {
     pub vault: Rc<dyn Vault>,
-    /// The vault's full-text index, if the host keeps one.
-    pub search: Option<SharedIndex>,
+    /// The vault's index (the search tools build it on first use when the host has not).
+    pub search: SharedIndex,
     pub clock: Rc<dyn Clock>,
     pub host: Rc<dyn AgentHost>,
     pub cancel: CancelToken,
@@ -113,6 +116,7 @@ pub struct ToolExecutionPipeline {
     audit: AuditLog,
     next_index: Cell<u32>,
     audit_warned: Cell<bool>,
+    journal: RefCell<Option<Rc<dyn TurnJournal>>>,
 }
 
 /// The result of the stages, before reporting.
@@ -173,6 +177,7 @@ impl ToolExecutionPipeline {
             ledger: ReadLedger::new(),
             next_index: Cell::new(0),
             audit_warned: Cell::new(false),
+            journal: RefCell::new(None),
         })
     }
 
@@ -189,6 +194,35 @@ impl ToolExecutionPipeline {
     /// The approval policy as it stands (with any "always allow" answers).
     pub fn policy(&self) -> ApprovalPolicy {
         self.policy.borrow().clone()
+    }
+
+    /// Tells `journal` of each turn's progress from now on (the task's snapshot).
+    pub fn set_journal(&self, journal: Rc<dyn TurnJournal>) {
+        *self.journal.borrow_mut() = Some(journal);
+    }
+
+    /// What a resumed task's pipeline needs (see [`ToolExecutionPipeline::restore`]).
+    pub fn state(&self) -> PipelineState {
+        let seen = self.ledger.entries().into_iter().map(|(path, hash)| (path, format!("{hash:016x}"))).collect();
+        PipelineState { next_index: self.next_index.get(), seen }
+    }
+
+    /// Takes up a stopped task's pipeline: its call numbering, what it had read, and its
+    /// checkpoint (later writes add to it).
+    pub async fn restore(&self, state: &PipelineState) -> Result<()> {
+        self.next_index.set(state.next_index);
+        // A hash that does not parse is left out: the note is then read again before a write.
+        let seen: Vec<(String, u64)> = state
+            .seen
+            .iter()
+            .filter_map(|(path, hash)| u64::from_str_radix(hash, 16).ok().map(|h| (path.clone(), h)))
+            .collect();
+        self.ledger.restore(&seen);
+        self.checkpoints.reopen().await
+    }
+
+    fn journal(&self) -> Option<Rc<dyn TurnJournal>> {
+        self.journal.borrow().clone()
     }
 
     /// Removes the task's externalized results. Call once, when the task ends.
@@ -235,6 +269,9 @@ impl ToolExecutionPipeline {
                 });
                 outcomes.push(outcome);
             }
+            if let (None, Some(journal)) = (&stop, self.journal()) {
+                journal.calls_done(&outcomes, &self.state()).await;
+            }
             i = end;
         }
         outcomes
@@ -266,7 +303,7 @@ impl ToolExecutionPipeline {
             cancel: &self.env.cancel,
             rules: &self.rules,
             ledger: &self.ledger,
-            search: self.env.search.as_ref(),
+            search: &self.env.search,
             task_id: &self.task_id,
             call_index: index,
         }
@@ -391,6 +428,9 @@ impl ToolExecutionPipeline {
                 preview,
             };
             self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
+            if let Some(journal) = self.journal() {
+                journal.awaiting_approval(&request, &self.state()).await;
+            }
             let Ok(decision) = with_cancel(&self.env.cancel, self.env.host.approve(&request)).await else {
                 return Staged::refused(Cancelled, "Cancelled while waiting for approval.");
             };
@@ -434,6 +474,17 @@ impl ToolExecutionPipeline {
         let executed =
             with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, tool.execute(input.clone(), &ctx)))
                 .await;
+        if tool.kind() == ToolKind::Write {
+            // What the write left, whatever its outcome (a failed write changed nothing; one
+            // cut short may have changed part): undo compares it with later changes.
+            for u in uses.iter().filter(|u| u.access == Access::Write) {
+                if let Err(e) = self.checkpoints.record_created(&u.path).await {
+                    self.env.host.emit(&AgentEvent::Warning {
+                        message: format!("undo may not tell later changes from this one under {}: {e}", u.path),
+                    });
+                }
+            }
+        }
         let output = match executed {
             Err(_) => return Staged::refused(Cancelled, "Cancelled while the tool was running."),
             Ok(None) => {
@@ -449,18 +500,11 @@ impl ToolExecutionPipeline {
 
         if tool.kind() == ToolKind::Write {
             for u in uses.iter().filter(|u| u.access == Access::Write) {
-                if let Err(e) = self.checkpoints.record_created(&u.path).await {
-                    self.env.host.emit(&AgentEvent::Warning {
-                        message: format!("undo may not remove everything created under {}: {e}", u.path),
-                    });
-                }
                 // Later searches in this task (and the user's) see what the write changed.
-                if let Some(search) = &self.env.search {
-                    if let Err(e) = search.refresh(&*self.env.vault, &u.path).await {
-                        self.env.host.emit(&AgentEvent::Warning {
-                            message: format!("the search index could not follow the change to {}: {e}", u.path),
-                        });
-                    }
+                if let Err(e) = self.env.search.refresh(&*self.env.vault, &u.path).await {
+                    self.env.host.emit(&AgentEvent::Warning {
+                        message: format!("the search index could not follow the change to {}: {e}", u.path),
+                    });
                 }
             }
         }

@@ -4,11 +4,13 @@ use std::rc::Rc;
 
 use super::TMP_FOLDER;
 use crate::tools::ToolOutput;
-use crate::vault::{EntryKind, Vault, VaultPath};
+use crate::vault::{read_atomic, EntryKind, Vault, VaultPath};
 use crate::Result;
 
 /// Results longer than this (in characters) are written to a file.
 pub const DEFAULT_THRESHOLD: usize = 2_000;
+/// Where task snapshots live (`agent::TASK_FOLDER`; the pipeline sits below the agent).
+const TASK_SNAPSHOT_FOLDER: &str = ".obsidian-agent/tasks";
 /// Orphaned task folders older than this are removed at start-up.
 pub const ORPHAN_AGE_MS: u64 = 60 * 60 * 1000;
 /// How many entries of a large result the compact reference lists.
@@ -62,7 +64,7 @@ impl ResultExternalizer {
         Ok(Some(Externalized { path, reference }))
     }
 
-    /// Removes the task's folder (at the end of the task).
+    /// Removes the task's folder (when its chat is closed).
     pub async fn cleanup(&self) -> Result<()> {
         match self.vault.remove(&self.folder).await {
             Err(e) if !e.is_not_found() => Err(e),
@@ -103,8 +105,8 @@ fn reference(tool: &str, path: &VaultPath, output: &ToolOutput, chars: usize) ->
 }
 
 /// Removes task folders under `.obsidian-agent/tmp/` whose newest file is older than
-/// `max_age_ms` (tasks that ended without cleaning up: a crash, a closed app). Returns the
-/// folders removed.
+/// `max_age_ms` (chats that were never closed: a crash, a closed app) — not those of an
+/// interrupted task, which may be resumed. Returns the folders removed.
 pub async fn sweep_orphans(vault: &dyn Vault, now_ms: u64, max_age_ms: u64) -> Result<Vec<VaultPath>> {
     let tmp = VaultPath::parse(TMP_FOLDER)?;
     let listing = match vault.list(&tmp).await {
@@ -114,6 +116,13 @@ pub async fn sweep_orphans(vault: &dyn Vault, now_ms: u64, max_age_ms: u64) -> R
     };
     let mut removed = Vec::new();
     for folder in listing.folders {
+        // An interrupted task's results are still referenced by its snapshot's history.
+        let snapshot = folder.name().map(|id| VaultPath::parse(&format!("{TASK_SNAPSHOT_FOLDER}/{id}.json")));
+        if let Some(Ok(snapshot)) = snapshot {
+            if read_atomic(vault, &snapshot).await.is_ok() {
+                continue;
+            }
+        }
         let newest = newest_mtime(vault, &folder).await?;
         if now_ms.saturating_sub(newest) > max_age_ms {
             vault.remove(&folder).await?;

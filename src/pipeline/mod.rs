@@ -9,15 +9,24 @@ mod audit;
 mod checkpoint;
 mod execution;
 mod externalizer;
+mod journal;
 mod repetition;
+mod retention;
+mod undo;
 mod validate;
 
 pub use approval::ApprovalPolicy;
 pub use audit::{AuditEntry, AuditLog, Outcome};
-pub use checkpoint::{list_checkpoints, undo_task, CheckpointStore, CheckpointSummary, UndoReport};
+pub use checkpoint::{list_checkpoints, CheckpointStore, CheckpointSummary};
 pub use execution::{CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline};
 pub use externalizer::{sweep_orphans, Externalized, ResultExternalizer, DEFAULT_THRESHOLD, ORPHAN_AGE_MS};
+pub use journal::{PipelineState, TurnJournal};
 pub use repetition::ToolRepetitionDetector;
+pub use retention::{plan_prune, prune_tasks, release_results, RetentionPolicy};
+pub use undo::{
+    apply_undo, plan_undo, redo_checkpoint, redo_task, undo_task, KeptPath, SavedCopy, UndoChoice, UndoChoices,
+    UndoConflict, UndoPlan, UndoReport,
+};
 pub use validate::SchemaValidator;
 
 /// The agent's own folder in the vault.

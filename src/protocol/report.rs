@@ -22,6 +22,10 @@ pub enum EndReason {
     RepetitionLoop,
     /// The user denied a tool call.
     Denied,
+    /// The task used its budget of tool calls (`AgentConfig::max_tool_calls`).
+    ToolBudget { limit: u32 },
+    /// The task ran past its deadline (`AgentConfig::deadline_ms`).
+    Deadline { limit_ms: u64 },
     /// A fatal error: the provider failed for good, or a tool reported a fatal error.
     Failed { kind: Option<ErrorKind>, message: String },
 }
@@ -30,6 +34,42 @@ impl EndReason {
     /// Whether the task reached an answer the user asked for (completion or a text answer).
     pub fn is_success(&self) -> bool {
         matches!(self, EndReason::Completed | EndReason::Answered)
+    }
+
+    /// Whether the task stopped at a limit that a fresh budget lifts: the chat offers
+    /// *Continue* (`Conversation::continue_last`).
+    pub fn can_continue(&self) -> bool {
+        matches!(self, EndReason::MaxIterations | EndReason::ToolBudget { .. } | EndReason::Deadline { .. })
+    }
+
+    /// What the user is told about the end, one sentence: "Stopped: the model repeated the
+    /// same calls". An end is a reason, not an input error; hosts print this as it is.
+    pub fn describe(&self) -> String {
+        match self {
+            EndReason::Completed => "Completed.".into(),
+            EndReason::Answered => "Answered.".into(),
+            EndReason::Cancelled => "Stopped by the user.".into(),
+            EndReason::MaxIterations => "Stopped: the task reached its step limit.".into(),
+            EndReason::MistakeLimit => "Stopped: the model's tool calls kept failing.".into(),
+            EndReason::RepetitionLoop => "Stopped: the model repeated the same calls.".into(),
+            EndReason::Denied => "Stopped: a tool call was denied.".into(),
+            EndReason::ToolBudget { limit } => format!("Stopped: the task used its budget of {limit} tool calls."),
+            EndReason::Deadline { limit_ms } => {
+                format!("Stopped: the task ran past its deadline of {}.", duration_text(*limit_ms))
+            }
+            EndReason::Failed { message, .. } => format!("Failed: {message}"),
+        }
+    }
+}
+
+/// `90 s`, `5 min`, `1 h 30 min`.
+fn duration_text(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=3599 => format!("{} min", s / 60),
+        _ if (s % 3600) / 60 == 0 => format!("{} h", s / 3600),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
     }
 }
 
@@ -71,6 +111,10 @@ pub struct StepReport {
 pub struct RunReport {
     pub task_id: String,
     pub end: EndReason,
+    /// What the user is told about the end: [`EndReason::describe`] ("Stopped: the model
+    /// repeated the same calls.").
+    #[serde(default)]
+    pub ended: String,
     /// The final answer: `attempt_completion`'s result or the last text answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_text: Option<String>,

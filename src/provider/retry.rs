@@ -25,7 +25,13 @@ pub struct RetryPolicy {
     /// The largest fraction of a computed wait added at random, 0 to 1.
     pub jitter: f64,
     pub max_retry_after_ms: u64,
+    /// A response that sends no byte for this long is dropped and counts as a network error
+    /// (retryable before the first output, like a dropped connection). 0: wait forever.
+    pub idle_timeout_ms: u64,
 }
+
+/// The default stream idle timeout: a minute without a byte.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 60_000;
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -35,6 +41,7 @@ impl Default for RetryPolicy {
             max_delay_ms: 32_000,
             jitter: 0.25,
             max_retry_after_ms: 60_000,
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
         }
     }
 }

@@ -94,7 +94,7 @@ impl Call {
 
     /// One attempt. `Ok` once `Done` went out; `Err` with the error otherwise (not yet sent).
     async fn attempt(&self, mut decoder: impl StreamDecoder, delivered: &mut bool) -> Result<(), ProviderError> {
-        let response = match self.transport.http.send(self.request.clone(), &self.cancel).await {
+        let response = match self.idle(self.transport.http.send(self.request.clone(), &self.cancel)).await? {
             Ok(response) => response,
             Err(error) => return Err(transport_error(error)),
         };
@@ -115,7 +115,7 @@ impl Call {
         let mut held = Vec::new();
         let mut events = sse_events(response.body);
         loop {
-            let decoded = match events.next().await {
+            let decoded = match self.idle(events.next()).await? {
                 Some(Ok(event)) => decoder.decode(&event.event, &event.data),
                 Some(Err(error)) => return Err(transport_error(error)),
                 None => decoder.finish(),
@@ -141,6 +141,24 @@ impl Call {
                 // Finished without Done or Error cannot happen with our decoders; end anyway.
                 return Err(ProviderError::new(ErrorKind::Protocol, "the response ended without a result"));
             }
+        }
+    }
+
+    /// `fut`'s value, or a `Network` error when the policy's idle timeout passes first (no
+    /// byte for that long: a stalled server, or a connection that died without closing).
+    async fn idle<T>(&self, fut: impl std::future::Future<Output = T>) -> Result<T, ProviderError> {
+        let ms = self.transport.policy.idle_timeout_ms;
+        if ms == 0 {
+            return Ok(fut.await);
+        }
+        let sleep = self.transport.clock.sleep(ms);
+        futures::pin_mut!(fut);
+        match futures::future::select(fut, sleep).await {
+            futures::future::Either::Left((value, _)) => Ok(value),
+            futures::future::Either::Right(_) => Err(ProviderError::new(
+                ErrorKind::Network,
+                format!("the model's server sent nothing for {} s", ms / 1000),
+            )),
         }
     }
 

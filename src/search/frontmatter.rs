@@ -21,6 +21,15 @@ impl Frontmatter {
     /// Splits and parses the frontmatter of `text`: a first line `---`, then YAML, then a line
     /// `---` (or `...`). Without a closing line there is no frontmatter (Obsidian agrees).
     pub fn parse(text: &str) -> Frontmatter {
+        // A byte order mark (some Windows editors write one) is not part of the note: the
+        // frontmatter, or else the body, starts after it.
+        let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        let mut fm = Frontmatter::parse_unmarked(&text[bom..]);
+        fm.body_start += bom;
+        fm
+    }
+
+    fn parse_unmarked(text: &str) -> Frontmatter {
         let Some((yaml, body_start)) = split(text) else {
             return Frontmatter::default();
         };

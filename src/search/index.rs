@@ -28,7 +28,7 @@ use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
 use super::snippet::Snippets;
 use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
 use crate::host::Clock;
-use crate::vault::{walk_files, Vault, VaultPath};
+use crate::vault::{is_note, list_notes_skipping, SkipReason, Skipped, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Delta shards merge into one when there are more than this.
@@ -119,18 +119,16 @@ pub struct SearchIndex {
     locs: HashMap<String, (usize, DocAddress)>,
     lev1: LevenshteinAutomatonBuilder,
     lev2: LevenshteinAutomatonBuilder,
+    /// What the last build or sync left out, and why.
+    skipped: Vec<Skipped>,
 }
 
-/// Folders the index never enters: Obsidian's settings, its trash, the agent's own files, and
-/// every other hidden folder.
-pub fn is_hidden(path: &VaultPath) -> bool {
-    path.name().is_some_and(|n| n.starts_with('.'))
-}
-
-/// The Markdown notes of the vault, outside hidden folders, sorted.
-pub async fn list_notes(vault: &dyn Vault) -> Result<Vec<VaultPath>> {
-    let files = walk_files(vault, &VaultPath::root(), &is_hidden).await?;
-    Ok(files.into_iter().filter(|p| p.extension() == Some("md")).collect())
+/// Why a note that was listed cannot be indexed.
+fn skip_reason(e: &Error) -> SkipReason {
+    match e {
+        Error::NotText(_) => SkipReason::NotText,
+        e => SkipReason::Unreadable(e.to_string()),
+    }
 }
 
 /// What [`read_note`] found.
@@ -146,7 +144,7 @@ pub enum NoteRead {
 /// Reads a note for indexing. Lets a host read without holding the index (so searches go on
 /// meanwhile) and then call [`SearchIndex::index_note`] or [`SearchIndex::remove`].
 pub async fn read_note(vault: &dyn Vault, path: &VaultPath) -> Result<NoteRead> {
-    if path.extension() != Some("md") || path.as_str().split('/').any(|s| s.starts_with('.')) {
+    if !is_note(path) {
         return Ok(NoteRead::NotANote);
     }
     let text = match vault.read(path).await {
@@ -184,13 +182,15 @@ impl<'a> Pacer<'a> {
 impl SearchIndex {
     /// Indexes every Markdown note of the vault (hidden folders skipped). Works in chunks,
     /// yielding to the host between them, and reports progress (first `0/total`, last
-    /// `total/total`). A note that is not UTF-8 text is skipped.
+    /// `total/total`). An entry that cannot or must not be read (not UTF-8, a link outside the
+    /// vault, a loop, an I/O error) is skipped and listed in [`SearchIndex::skipped`]; only a
+    /// vault whose root cannot be listed fails the build.
     pub async fn build(
         vault: &dyn Vault,
         clock: &dyn Clock,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<SearchIndex> {
-        let notes = list_notes(vault).await?;
+        let (notes, mut skipped) = list_notes_skipping(vault).await?;
         let total = notes.len();
         progress(Progress { done: 0, total });
         let (schema, fields) = Fields::schema();
@@ -200,17 +200,21 @@ impl SearchIndex {
         for (i, path) in notes.iter().enumerate() {
             let text = match vault.read(path).await {
                 Ok(text) => text,
-                Err(Error::NotText(_)) | Err(Error::NotFound(_)) => continue,
-                Err(e) => return Err(e),
+                Err(Error::NotFound(_)) => continue,
+                Err(e) => {
+                    skipped.push(Skipped { path: path.to_string(), reason: skip_reason(&e) });
+                    continue;
+                }
             };
-            let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+            let mtime = vault.stat(path).await.ok().flatten().map(|s| s.mtime).unwrap_or(0);
             let note = parse_note(path.as_str(), &text);
             writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
             catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
             pacer.tick(progress, i + 1, total).await;
         }
         let main = Shard::open(writer.finalize().map_err(search_error)?)?;
-        let index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
+        let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
+        index.skipped = skipped;
         progress(Progress { done: total, total });
         Ok(index)
     }
@@ -239,9 +243,15 @@ impl SearchIndex {
             locs: HashMap::new(),
             lev1: LevenshteinAutomatonBuilder::new(1, true),
             lev2: LevenshteinAutomatonBuilder::new(2, true),
+            skipped: Vec::new(),
         };
         index.relocate(0);
         index
+    }
+
+    /// What the last [`SearchIndex::build`] or [`SearchIndex::sync`] left out, and why.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
     }
 
     /// The number of indexed notes.
@@ -388,14 +398,15 @@ impl SearchIndex {
 
     /// Brings the index up to date with the vault: new notes are indexed, notes whose mtime
     /// changed are re-read (and re-indexed if their text changed), vanished notes are removed.
-    /// Returns the number of notes added, changed or removed.
+    /// Returns the number of notes added, changed or removed. What cannot be read is skipped,
+    /// as in [`SearchIndex::build`].
     pub async fn sync(
         &mut self,
         vault: &dyn Vault,
         clock: &dyn Clock,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<usize> {
-        let notes = list_notes(vault).await?;
+        let (notes, mut skipped) = list_notes_skipping(vault).await?;
         let total = notes.len();
         let mut changed = 0;
         let mut pacer = Pacer::new(clock);
@@ -406,13 +417,27 @@ impl SearchIndex {
             changed += usize::from(self.remove(&path));
         }
         for (i, path) in notes.iter().enumerate() {
-            let mtime = vault.stat(path).await?.map(|s| s.mtime).unwrap_or(0);
+            let mtime = vault.stat(path).await.ok().flatten().map(|s| s.mtime).unwrap_or(0);
             if self.catalog.get(path.as_str()).is_some_and(|e| e.mtime == mtime) {
                 continue;
             }
-            changed += usize::from(self.update(vault, path).await?);
+            let updated = match read_note(vault, path).await {
+                Ok(NoteRead::Text { text, mtime }) => self.index_note(path.as_str(), &text, mtime)?,
+                Ok(NoteRead::Gone) => self.remove(path.as_str()),
+                Ok(NoteRead::NotANote) => {
+                    // Listed as a note, so it is not text: it leaves the index if it was there.
+                    skipped.push(Skipped { path: path.to_string(), reason: SkipReason::NotText });
+                    self.remove(path.as_str())
+                }
+                Err(e) => {
+                    skipped.push(Skipped { path: path.to_string(), reason: skip_reason(&e) });
+                    false
+                }
+            };
+            changed += usize::from(updated);
             pacer.tick(progress, i + 1, total).await;
         }
+        self.skipped = skipped;
         progress(Progress { done: total, total });
         Ok(changed)
     }

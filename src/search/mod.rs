@@ -44,20 +44,16 @@ mod query;
 mod related;
 mod schema;
 mod shard;
-mod shared;
 mod snippet;
 mod tokenizer;
 
 pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;
 pub(crate) use index::Pacer;
-pub use index::{
-    is_hidden, list_notes, read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS,
-};
+pub use index::{read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS};
 pub use language::{apply_factors, folder_language, script_of, LanguagePreference, Script, OTHER_LANGUAGE_FACTOR};
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
 pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
 pub use query::query_terms;
 pub use related::RelatedNote;
-pub use shared::SharedIndex;
 pub use tokenizer::{tokens, vault_analyzer, TOKENIZER_VERSION};

@@ -1,13 +1,17 @@
 //! Saving the index into the vault and loading it back.
 //!
 //! `.obsidian-agent/index/` holds three files, written through the vault's binary calls:
-//! - `segments.bin` — the compacted main shard's tantivy files, packed: the magic `VAIDX\x01`,
-//!   a little-endian `u32` file count, then per file a `u32` name length, the name, a `u64` data
-//!   length and the data;
-//! - `catalog.json` — what the index keeps per note (title, tags, links, mtime, hash);
+//! - `segments-<xxh3>.bin` — the compacted main shard's tantivy files, packed: the magic
+//!   `VAIDX\x01`, a little-endian `u32` file count, then per file a `u32` name length, the name,
+//!   a `u64` data length and the data;
+//! - `catalog-<xxh3>.json` — what the index keeps per note (title, tags, links, mtime, hash);
 //! - `manifest.json` — the format version, the tokeniser version, a fingerprint of the schema,
-//!   the note count, and each file's length and xxh3-64 checksum. It is written last, so an
-//!   interrupted save leaves a manifest that does not match its files.
+//!   the note count, and each part's length and xxh3-64 checksum, which also names it.
+//!
+//! A save is replace-safe: the parts go under new names (their checksums), then the manifest
+//! replaces the old one through [`write_atomic`], and only then are the old parts removed. So an
+//! interrupted save leaves the previous manifest naming the previous, complete parts (or the new
+//! manifest naming the new ones): the previous version stays loadable.
 //!
 //! Loading checks all of it before tantivy sees a byte: a missing, stale (other version or
 //! schema) or corrupt (bad checksum, bad packing, tantivy refuses it, catalog disagrees with the
@@ -26,11 +30,11 @@ use super::schema::Fields;
 use super::shard::{search_error, Shard};
 use super::tokenizer::TOKENIZER_VERSION;
 use crate::host::Clock;
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Bumped whenever the persisted layout changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Where the index lives in the vault.
 pub const INDEX_DIR: &str = ".obsidian-agent/index";
 
@@ -56,6 +60,30 @@ impl FileSum {
     fn of(data: &[u8]) -> FileSum {
         FileSum { bytes: data.len(), xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(data)) }
     }
+
+    /// Where the part `kind` with this checksum is saved: `<kind>-<xxh3>.<extension>`. `None`
+    /// when the checksum (read from a manifest) is not 16 hex digits.
+    fn path(&self, kind: Part) -> Option<VaultPath> {
+        let hex = self.xxh3.len() == 16 && self.xxh3.bytes().all(|b| b.is_ascii_hexdigit());
+        let (stem, ext) = kind.name();
+        hex.then(|| file(&format!("{stem}-{}.{ext}", self.xxh3)).ok()).flatten()
+    }
+}
+
+/// The two parts a manifest names.
+#[derive(Clone, Copy)]
+enum Part {
+    Segments,
+    Catalog,
+}
+
+impl Part {
+    fn name(self) -> (&'static str, &'static str) {
+        match self {
+            Part::Segments => ("segments", "bin"),
+            Part::Catalog => ("catalog", "json"),
+        }
+    }
 }
 
 /// A packed index, ready to be written.
@@ -63,14 +91,18 @@ pub struct Snapshot {
     segments: Vec<u8>,
     catalog: Vec<u8>,
     manifest: Vec<u8>,
+    parts: [VaultPath; 2],
 }
 
 impl Snapshot {
-    /// Writes the files, the manifest last.
+    /// Writes the parts, then the manifest, then removes the previous save's parts. A failure
+    /// at any point leaves a loadable index: the previous one, or this one.
     pub async fn write(&self, vault: &dyn Vault) -> Result<()> {
-        vault.write_binary(&file("segments.bin")?, &self.segments).await?;
-        vault.write_binary(&file("catalog.json")?, &self.catalog).await?;
-        vault.write_binary(&file("manifest.json")?, &self.manifest).await?;
+        let [segments, catalog] = &self.parts;
+        write_atomic(vault, segments, &self.segments).await?;
+        write_atomic(vault, catalog, &self.catalog).await?;
+        write_atomic(vault, &file(MANIFEST)?, &self.manifest).await?;
+        remove_old_parts(vault, &self.parts).await;
         Ok(())
     }
 
@@ -117,6 +149,8 @@ pub enum LoadOutcome {
     Built { reason: LoadProblem },
 }
 
+const MANIFEST: &str = "manifest.json";
+
 fn file(name: &str) -> Result<VaultPath> {
     VaultPath::parse(&format!("{INDEX_DIR}/{name}"))
 }
@@ -148,22 +182,25 @@ impl SearchIndex {
             segments: FileSum::of(&segments),
             catalog: FileSum::of(&catalog),
         };
+        let part =
+            |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
+        let parts = [part(&manifest.segments, Part::Segments)?, part(&manifest.catalog, Part::Catalog)?];
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-        Ok(Snapshot { segments, catalog, manifest })
+        Ok(Snapshot { segments, catalog, manifest, parts })
     }
 
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
     /// `Err(Err(e))` when the vault itself failed.
     pub async fn load(vault: &dyn Vault) -> std::result::Result<SearchIndex, std::result::Result<LoadProblem, Error>> {
-        let read = |name: &'static str| async move {
-            match vault.read_binary(&file(name).map_err(Err)?).await {
+        let read = |path: VaultPath| async move {
+            match read_atomic(vault, &path).await {
                 Ok(bytes) => Ok(bytes),
                 Err(Error::NotFound(_)) => Err(Ok(LoadProblem::Missing)),
                 Err(e) => Err(Err(e)),
             }
         };
         let corrupt = |why: String| Err(Ok(LoadProblem::Corrupt(why)));
-        let manifest = read("manifest.json").await?;
+        let manifest = read(file(MANIFEST).map_err(Err)?).await?;
         let manifest: Manifest = match serde_json::from_slice(&manifest) {
             Ok(m) => m,
             Err(e) => return corrupt(format!("manifest.json: {e}")),
@@ -180,13 +217,21 @@ impl SearchIndex {
         if manifest.schema != schema_fingerprint() {
             return Err(Ok(LoadProblem::Stale("the schema changed".into())));
         }
-        let segments = read("segments.bin").await.map_err(|e| e.map(|p| missing_part(p, "segments.bin")))?;
+        let (Some(segments_path), Some(catalog_path)) =
+            (manifest.segments.path(Part::Segments), manifest.catalog.path(Part::Catalog))
+        else {
+            return corrupt("manifest.json: a bad checksum".into());
+        };
+        let name = |path: &VaultPath| path.name().unwrap_or_default().to_string();
+        let segments_name = name(&segments_path);
+        let segments = read(segments_path).await.map_err(|e| e.map(|p| missing_part(p, &segments_name)))?;
         if FileSum::of(&segments) != manifest.segments {
-            return corrupt("segments.bin does not match its checksum".into());
+            return corrupt(format!("{segments_name} does not match its checksum"));
         }
-        let catalog = read("catalog.json").await.map_err(|e| e.map(|p| missing_part(p, "catalog.json")))?;
+        let catalog_name = name(&catalog_path);
+        let catalog = read(catalog_path).await.map_err(|e| e.map(|p| missing_part(p, &catalog_name)))?;
         if FileSum::of(&catalog) != manifest.catalog {
-            return corrupt("catalog.json does not match its checksum".into());
+            return corrupt(format!("{catalog_name} does not match its checksum"));
         }
         let notes: BTreeMap<String, NoteEntry> = match serde_json::from_slice(&catalog) {
             Ok(n) => n,
@@ -236,6 +281,24 @@ fn missing_part(problem: LoadProblem, name: &str) -> LoadProblem {
     match problem {
         LoadProblem::Missing => LoadProblem::Corrupt(format!("{name} is missing")),
         other => other,
+    }
+}
+
+/// Removes the parts (and their temporary files) of earlier saves — including the fixed-name
+/// `segments.bin` and `catalog.json` of format 1 — keeping `keep`. Best effort: the new index is
+/// already saved, and a part left behind is removed by the next save.
+async fn remove_old_parts(vault: &dyn Vault, keep: &[VaultPath]) {
+    let Ok(dir) = VaultPath::parse(INDEX_DIR) else { return };
+    let Ok(listing) = vault.list(&dir).await else { return };
+    for path in listing.files {
+        let name = path.name().unwrap_or_default();
+        let part = [Part::Segments, Part::Catalog].iter().any(|kind| {
+            let (stem, ext) = kind.name();
+            name.strip_prefix(stem).is_some_and(|rest| rest.starts_with(['-', '.']) && rest.contains(ext))
+        });
+        if part && !keep.contains(&path) {
+            let _ = vault.remove(&path).await;
+        }
     }
 }
 

@@ -405,7 +405,7 @@ impl QueryBuilder<'_> {
                 let mut positive = 0;
                 for item in items {
                     match item {
-                        Expr::Not(inner) => clauses.push((Occur::MustNot, self.build(inner))),
+                        Expr::Not(inner) => clauses.push((Occur::MustNot, self.excluded(inner))),
                         Expr::Tag(_) | Expr::Folder(_) | Expr::Path(_) => {
                             positive += 1;
                             clauses.push((Occur::Must, self.build(item)));
@@ -427,7 +427,7 @@ impl QueryBuilder<'_> {
             }
             Expr::Not(inner) => Box::new(BooleanQuery::new(vec![
                 (Occur::Must, Box::new(AllQuery)),
-                (Occur::MustNot, self.build(inner)),
+                (Occur::MustNot, self.excluded(inner)),
             ])),
             Expr::Tag(tag) => filter(TermQuery::new(
                 Term::from_field_text(self.fields.tag, &tag.trim_start_matches('#').to_lowercase()),
@@ -463,6 +463,16 @@ impl QueryBuilder<'_> {
             }
         }
         Box::new(BooleanQuery::new(clauses))
+    }
+
+    /// The query for an excluded expression. tantivy 0.27's phrase scorer asserts (in debug
+    /// builds) when an exclusion probes it below its current document, which happens when the
+    /// phrase matches no note at all (`"garden note" -seeds~2`, found by fuzzing). A union of
+    /// the query with itself is probed through the union's own `seek`, which is safe, and
+    /// excludes the same notes.
+    fn excluded(&mut self, inner: &Expr) -> Box<dyn Query> {
+        let query = self.build(inner);
+        Box::new(BooleanQuery::new(vec![(Occur::Should, query.box_clone()), (Occur::Should, query)]))
     }
 
     fn target_fields(&self, field: Option<TextField>) -> Vec<(Field, f32)> {

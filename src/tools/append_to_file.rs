@@ -71,7 +71,7 @@ impl Tool for AppendToFile {
         let args: Args = parse_args(self.name(), &args)?;
         // Appending starts from the note's current text, so a user's edit is kept, not lost.
         let old = read_existing(ctx, &args.path).await?;
-        write_note(ctx, &args.path, &appended(old.as_deref(), &args.content)).await?;
+        write_note(ctx, &args.path, old.as_deref(), &appended(old.as_deref(), &args.content)).await?;
         let verb = if old.is_some() { "Appended to" } else { "Created" };
         Ok(ToolOutput::text(format!("{verb} {} ({} chars added).", args.path, args.content.chars().count())))
     }

@@ -71,8 +71,8 @@ impl Tool for EditFile {
 
     async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let args: Args = parse_args(self.name(), &args)?;
-        let (_, new) = plan(&args, ctx).await?;
-        write_note(ctx, &args.path, &new).await?;
+        let (old, new) = plan(&args, ctx).await?;
+        write_note(ctx, &args.path, Some(&old), &new).await?;
         Ok(ToolOutput::text(format!(
             "Edited {}: replaced {}.",
             args.path,

@@ -5,7 +5,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::note_scan::{resolve_by_name, visible_notes};
 use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::search::parse_note;
 use crate::vault::VaultPath;
@@ -53,18 +52,10 @@ impl Tool for GetLinkedNotes {
         let args: Args = parse_args(self.name(), &args)?;
         let text = ctx.vault.read(&args.path).await?;
         let note = parse_note(args.path.as_str(), &text);
-        let index = ctx.search.filter(|s| s.is_ready());
-        let notes = match index {
-            Some(_) => Vec::new(),
-            None => visible_notes(ctx).await?,
-        };
-        let resolve = |target: &str| -> Option<String> {
-            match index {
-                Some(index) => index.read(|i| Ok(i.resolve_link(target, args.path.as_str()))).ok().flatten(),
-                None => resolve_by_name(&notes, target).map(|p| p.to_string()),
-            }
-        };
-        let visible = |p: &str| VaultPath::parse(p).is_ok_and(|p| !ctx.rules.is_ignored(&p));
+        let index = ctx.index().await?;
+        let source = args.path.as_str();
+        let resolve = |target: &str| index.read(|i| Ok(i.resolve_link(target, source))).ok().flatten();
+        let visible = |p: &String| ctx.is_visible(p);
 
         let mut outgoing = Vec::new();
         for link in &note.links {
@@ -74,7 +65,7 @@ impl Tool for GetLinkedNotes {
                 (None, true) => format!("![[{}]]", link.target),
                 (None, false) => format!("[[{}]]", link.target),
             };
-            let to = resolve(&link.target).filter(|p| visible(p));
+            let to = resolve(&link.target).filter(visible);
             outgoing.push(match to {
                 Some(path) => format!("- {shown} → {path}"),
                 None => format!("- {shown} → (no such note)"),
@@ -82,25 +73,8 @@ impl Tool for GetLinkedNotes {
         }
         outgoing.dedup();
 
-        let mut backlinks = match index {
-            Some(index) => index.read(|i| i.backlinks(args.path.as_str()))?,
-            None => {
-                let mut found = Vec::new();
-                for source in notes.iter().filter(|p| **p != args.path) {
-                    ctx.cancel.check()?;
-                    let Ok(text) = ctx.vault.read(source).await else { continue };
-                    let links_here = parse_note(source.as_str(), &text)
-                        .links
-                        .iter()
-                        .any(|l| resolve_by_name(&notes, &l.target) == Some(&args.path));
-                    if links_here {
-                        found.push(source.to_string());
-                    }
-                }
-                found
-            }
-        };
-        backlinks.retain(|p| visible(p));
+        let mut backlinks = index.read(|i| i.backlinks(source))?;
+        backlinks.retain(visible);
 
         let summary = format!(
             "{} out, {} in",

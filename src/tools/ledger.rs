@@ -28,6 +28,24 @@ impl ReadLedger {
         self.seen.borrow_mut().insert(path.clone(), content_hash(content));
     }
 
+    /// Every note seen and its hash, for a task's snapshot.
+    pub fn entries(&self) -> Vec<(String, u64)> {
+        let mut entries: Vec<_> = self.seen.borrow().iter().map(|(p, h)| (p.to_string(), *h)).collect();
+        entries.sort();
+        entries
+    }
+
+    /// Takes up `entries` from a snapshot (a resumed task has seen what it saw before the
+    /// restart); a path that no longer parses is left out.
+    pub fn restore(&self, entries: &[(String, u64)]) {
+        let mut seen = self.seen.borrow_mut();
+        for (path, hash) in entries {
+            if let Ok(path) = VaultPath::parse(path) {
+                seen.insert(path, *hash);
+            }
+        }
+    }
+
     /// Forgets `path` (it was moved or trashed).
     pub fn forget(&self, path: &VaultPath) {
         self.seen.borrow_mut().remove(path);

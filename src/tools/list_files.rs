@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::note_io::plural;
 use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
-use crate::vault::{EntryKind, VaultPath};
+use crate::vault::{is_hidden, EntryKind, VaultPath};
 
 /// Entries listed when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 500;
@@ -84,7 +84,10 @@ impl Tool for ListFiles {
         };
         // A glob that spans folders implies a recursive listing.
         let recursive = args.recursive || args.glob.as_deref().is_some_and(|g| g.contains("**"));
-        let visible = |p: &VaultPath| !ctx.rules.is_ignored(p) && !p.name().is_some_and(|n| n.starts_with('.'));
+        // Hidden entries are left out, except below a hidden folder the model asked for by name
+        // (the pipeline let it through: it is not ignored).
+        let inside_hidden = is_hidden(&args.path);
+        let visible = |p: &VaultPath| if inside_hidden { !ctx.rules.is_ignored(p) } else { ctx.rules.is_visible(p) };
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
 
         let mut entries: Vec<String> = Vec::new();

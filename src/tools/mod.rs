@@ -16,7 +16,6 @@ mod ledger;
 mod list_files;
 mod move_file;
 mod note_io;
-mod note_scan;
 mod read_file;
 mod registry;
 mod search_by_tag;

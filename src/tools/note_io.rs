@@ -27,9 +27,32 @@ pub async fn read_unchanged(ctx: &ToolContext<'_>, path: &VaultPath) -> Result<O
     Ok(old)
 }
 
-/// Writes `content` to `path` and records it as seen, so the agent can edit it again.
-pub async fn write_note(ctx: &ToolContext<'_>, path: &VaultPath, content: &str) -> Result<(), ToolError> {
-    ctx.vault.write(path, content).await?;
+/// Writes `content` to `path`, whose text was `old` (`None`: a new note), and records it as
+/// seen, so the agent can edit it again.
+///
+/// A failed write leaves no partial note: a host that wrote part of the note before failing
+/// (Obsidian's adapter writes in place; a full disk) gets `old` written back, and a partial new
+/// note goes to the trash. Best effort: should that fail too, the task's checkpoint still holds
+/// the old bytes for undo.
+pub async fn write_note(
+    ctx: &ToolContext<'_>,
+    path: &VaultPath,
+    old: Option<&str>,
+    content: &str,
+) -> Result<(), ToolError> {
+    if let Err(e) = ctx.vault.write(path, content).await {
+        let now = ctx.vault.read_binary(path).await.ok();
+        match (old, now) {
+            (Some(old), Some(now)) if now != old.as_bytes() => {
+                let _ = ctx.vault.write(path, old).await;
+            }
+            (None, Some(_)) => {
+                let _ = ctx.vault.trash(path).await;
+            }
+            _ => {}
+        }
+        return Err(e.into());
+    }
     ctx.ledger.record(path, content.as_bytes());
     Ok(())
 }

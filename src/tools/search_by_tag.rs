@@ -5,10 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::note_scan::visible_notes;
 use super::{parse_args, OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
-use crate::search::parse_note;
-use crate::vault::VaultPath;
 
 /// Notes listed when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -62,11 +59,8 @@ impl Tool for SearchByTag {
         if tag.is_empty() {
             return Err(ToolError::model("the tag is empty"));
         }
-        let mut notes = match ctx.search.filter(|s| s.is_ready()) {
-            Some(index) => index.read(|i| i.notes_with_tag(&tag))?,
-            None => scan(ctx, &tag).await?,
-        };
-        notes.retain(|p| VaultPath::parse(p).is_ok_and(|p| !ctx.rules.is_ignored(&p)));
+        let mut notes = ctx.index().await?.read(|i| i.notes_with_tag(&tag))?;
+        notes.retain(|p| ctx.is_visible(p));
         let total = notes.len();
         notes.truncate(args.limit.unwrap_or(DEFAULT_LIMIT));
         let summary = format!("{} tagged #{tag}", plural(total, "note", "notes"));
@@ -80,18 +74,4 @@ impl Tool for SearchByTag {
         let items = notes.into_iter().map(|label| OutputItem { label, score: None }).collect();
         Ok(ToolOutput::text(content).with_summary(summary).with_items(items))
     }
-}
-
-async fn scan(ctx: &ToolContext<'_>, tag: &str) -> Result<Vec<String>, ToolError> {
-    let nested = format!("{tag}/");
-    let mut found = Vec::new();
-    for path in visible_notes(ctx).await? {
-        ctx.cancel.check()?;
-        let Ok(text) = ctx.vault.read(&path).await else { continue };
-        let note = parse_note(path.as_str(), &text);
-        if note.tags.iter().map(|t| t.to_lowercase()).any(|t| t == tag || t.starts_with(&nested)) {
-            found.push(path.to_string());
-        }
-    }
-    Ok(found)
 }

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 
 use super::note_io::plural;
 use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
-use crate::embed::{hybrid_search, HybridQuery, SearchMode};
+use crate::embed::{HybridQuery, SearchMode};
+use crate::index::hybrid_search;
 use crate::vault::VaultPath;
 
 /// Hits returned when the model gives no `limit`.
@@ -78,10 +79,10 @@ impl Tool for SemanticSearch {
             Some("semantic") => SearchMode::Semantic,
             _ => SearchMode::Hybrid,
         };
-        let shared = ctx.search.ok_or_else(unavailable)?;
-        if !shared.semantic().is_ready() {
+        if !ctx.search.semantic().is_ready() {
             return Err(unavailable());
         }
+        let shared = ctx.index().await?;
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         let query = HybridQuery {
             text: args.query.clone(),
@@ -91,7 +92,7 @@ impl Tool for SemanticSearch {
             expand_links: args.expand_links,
             ..HybridQuery::default()
         };
-        let keep = |p: &str| VaultPath::parse(p).is_ok_and(|p| !ctx.rules.is_ignored(&p));
+        let keep = |p: &str| ctx.is_visible(p);
         let hits = hybrid_search(shared, Some(ctx.vault), &query, &keep).await?;
 
         let summary = format!("{} found by meaning for {:?}", plural(hits.len(), "note", "notes"), args.query);

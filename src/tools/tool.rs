@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
+use crate::index::SharedIndex;
 use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
-use crate::search::SharedIndex;
 use crate::vault::{PathRules, Vault, VaultPath};
 
 /// What a tool does to the vault, which decides how the pipeline schedules it.
@@ -145,12 +145,28 @@ pub struct ToolContext<'a> {
     pub cancel: &'a CancelToken,
     pub rules: &'a PathRules,
     pub ledger: &'a ReadLedger,
-    /// The vault's full-text index, when the host keeps one (tools fall back to scanning the
-    /// notes while it is not built).
-    pub search: Option<&'a SharedIndex>,
+    /// The vault's index; search tools reach it through [`ToolContext::index`], which builds it
+    /// first when it is not yet.
+    pub search: &'a SharedIndex,
     pub task_id: &'a str,
     /// The call's index within the task.
     pub call_index: u32,
+}
+
+impl ToolContext<'_> {
+    /// The vault's index with its full text in place: built from the vault first when it is not
+    /// yet (or awaited, when the host's build is under way). Every search tool reads the index,
+    /// so a query finds the same notes whenever it is asked.
+    pub async fn index(&self) -> Result<&SharedIndex, ToolError> {
+        self.search.ensure(self.vault, self.clock).await?;
+        Ok(self.search)
+    }
+
+    /// Whether the agent may see `path`: a visible file ([`crate::vault::is_hidden`]) that the
+    /// user's ignore list does not hide.
+    pub fn is_visible(&self, path: &str) -> bool {
+        VaultPath::parse(path).is_ok_and(|p| self.rules.is_visible(&p))
+    }
 }
 
 /// A tool the model can call. The model reaches a tool only through the

@@ -69,8 +69,8 @@ impl Tool for UpdateFrontmatter {
     async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let args: Args = parse_args(self.name(), &args)?;
         // The change is made on the note's current text, so a user's edit to the body is kept.
-        let (_, new) = plan(&args, ctx).await?;
-        write_note(ctx, &args.path, &new).await?;
+        let (old, new) = plan(&args, ctx).await?;
+        write_note(ctx, &args.path, Some(&old), &new).await?;
         let mut changes: Vec<String> = args.set.keys().map(|k| format!("set {k}")).collect();
         changes.extend(args.remove.iter().map(|k| format!("removed {k}")));
         Ok(ToolOutput::text(format!("Updated the frontmatter of {}: {}.", args.path, changes.join(", "))))

@@ -62,7 +62,7 @@ impl Tool for WriteFile {
     async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let args: Args = parse_args(self.name(), &args)?;
         let old = read_unchanged(ctx, &args.path).await?;
-        write_note(ctx, &args.path, &args.content).await?;
+        write_note(ctx, &args.path, old.as_deref(), &args.content).await?;
         let lines = plural(line_count(&args.content), "line", "lines");
         let verb = if old.is_some() { "Replaced" } else { "Created" };
         Ok(ToolOutput::text(format!("{verb} {} ({lines}).", args.path)))

@@ -8,11 +8,14 @@ use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
 
-use super::{decode_text, trash_destination, EntryKind, Listing, Stat, Vault, VaultPath};
+use super::{
+    decode_text, trash_destination, EntryKind, FolderIdentity, Listing, SkipReason, Skipped, Stat, Vault, VaultPath,
+};
 use crate::{Error, Result};
 
 /// A vault rooted at a folder. Every path is resolved under the root, and a path that
-/// reaches outside it through a symbolic link is refused.
+/// reaches outside it through a symbolic link is refused; listings leave such links out (and
+/// say so in [`Listing::skipped`], with names no vault path can hold).
 ///
 /// Writes go to a temporary file beside the target and are renamed over it, so a failed
 /// write leaves the old bytes intact.
@@ -140,16 +143,52 @@ impl Vault for FsVault {
         let mut listing = Listing::default();
         for entry in fs::read_dir(&full).map_err(|e| io_error("list", dir, e))? {
             let entry = entry.map_err(|e| io_error("list", dir, e))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-                continue; // not UTF-8: no VaultPath can name it
+            let raw = entry.file_name();
+            let shown = || {
+                let name = raw.to_string_lossy();
+                if dir.is_root() {
+                    name.into_owned()
+                } else {
+                    format!("{dir}/{name}")
+                }
+            };
+            let skip = |reason| Skipped { path: shown(), reason };
+            let Some(name) = raw.to_str() else {
+                listing.skipped.push(skip(SkipReason::BadName)); // not UTF-8: no VaultPath can name it
+                continue;
             };
             if name.ends_with(".vault-agent-tmp") {
                 continue; // a write in progress
             }
-            // Names a VaultPath refuses (e.g. with ':' on Linux) cannot be addressed: skip them.
-            let Ok(child) = dir.join(&name) else { continue };
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() || (kind.is_symlink() && full.join(&name).is_dir()) {
+            // Names a VaultPath refuses (e.g. with ':' on Linux) cannot be addressed.
+            let Ok(child) = dir.join(name) else {
+                listing.skipped.push(skip(SkipReason::BadName));
+                continue;
+            };
+            let kind = match entry.file_type() {
+                Ok(kind) => kind,
+                Err(e) => {
+                    listing.skipped.push(skip(SkipReason::Unreadable(e.to_string())));
+                    continue;
+                }
+            };
+            let is_dir = if kind.is_symlink() {
+                // A link is listed as what it leads to, if that is inside the vault.
+                match fs::canonicalize(full.join(name)) {
+                    Ok(real) if !real.starts_with(&self.root) => {
+                        listing.skipped.push(skip(SkipReason::OutsideVault));
+                        continue;
+                    }
+                    Ok(real) => real.is_dir(),
+                    Err(e) => {
+                        listing.skipped.push(skip(SkipReason::Unreadable(format!("symbolic link: {e}"))));
+                        continue;
+                    }
+                }
+            } else {
+                kind.is_dir()
+            };
+            if is_dir {
                 listing.folders.push(child);
             } else {
                 listing.files.push(child);
@@ -211,5 +250,12 @@ impl Vault for FsVault {
         let meta = fs::symlink_metadata(&full).map_err(|e| io_error("remove", path, e))?;
         if meta.is_dir() { fs::remove_dir_all(&full) } else { fs::remove_file(&full) }
             .map_err(|e| io_error("remove", path, e))
+    }
+
+    async fn folder_identity(&self, dir: &VaultPath) -> Result<Option<FolderIdentity>> {
+        let full = self.resolve(dir)?;
+        let real = fs::canonicalize(&full).map_err(|e| io_error("list", dir, e))?;
+        let through_link = fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
+        Ok(Some(FolderIdentity { id: real.to_string_lossy().into_owned(), through_link }))
     }
 }

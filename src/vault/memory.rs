@@ -173,6 +173,7 @@ impl Vault for MemoryVault {
                 .filter(child)
                 .cloned()
                 .collect(),
+            skipped: Vec::new(),
         })
     }
 

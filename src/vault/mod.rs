@@ -17,8 +17,14 @@
 //!   the trash to undo: a task's checkpoint keeps the bytes first. `remove` deletes, and is for
 //!   the agent's own files under `.obsidian-agent/`.
 //! - `mkdir` creates missing parents and succeeds if the folder already exists.
+//!
+//! No implementation overwrites atomically (`rename` refuses an existing destination, and
+//! Obsidian's adapter writes in place), so the agent's own saved state goes through
+//! [`write_atomic`] and [`read_atomic`] (see `atomic.rs`).
 
+mod atomic;
 mod memory;
+mod notes;
 mod path;
 mod path_rules;
 mod walk;
@@ -29,12 +35,14 @@ mod fs;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use atomic::{read_atomic, remove_atomic, temp_path, write_atomic, TEMP_SUFFIX};
 #[cfg(not(target_arch = "wasm32"))]
 pub use fs::FsVault;
 pub use memory::MemoryVault;
+pub use notes::{is_hidden, is_note, list_notes, list_notes_skipping};
 pub use path::VaultPath;
 pub use path_rules::{PathRules, IGNORE_FILE, PROTECT_FILE};
-pub use walk::walk_files;
+pub use walk::{skip_summary, walk_files, walk_vault, SkipReason, Skipped, Walk};
 
 use crate::{Error, Result};
 
@@ -64,6 +72,9 @@ pub struct Stat {
 pub struct Listing {
     pub files: Vec<VaultPath>,
     pub folders: Vec<VaultPath>,
+    /// Children left out, with why (a link outside the vault, a name no path can hold).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
 }
 
 /// The host's vault. Futures are not `Send`: JS promises are not.
@@ -89,6 +100,20 @@ pub trait Vault {
     async fn trash(&self, path: &VaultPath) -> Result<()>;
     /// Deletes a file or folder (recursively). Only for the agent's own files.
     async fn remove(&self, path: &VaultPath) -> Result<()>;
+    /// What the folder `dir` really is, where symbolic links can make two paths one folder;
+    /// `None` where they cannot. Walks use it to enter each folder once.
+    async fn folder_identity(&self, _dir: &VaultPath) -> Result<Option<FolderIdentity>> {
+        Ok(None)
+    }
+}
+
+/// Which folder a path reaches, where symbolic links can make two paths one folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderIdentity {
+    /// The same for every path that reaches the folder (its canonical location on disk).
+    pub id: String,
+    /// The path is itself a symbolic link (a walk enters real folders first).
+    pub through_link: bool,
 }
 
 /// Decodes file bytes as text, naming the path if they are not UTF-8.

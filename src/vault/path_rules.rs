@@ -65,6 +65,12 @@ impl PathRules {
         covers(&self.ignored, path)
     }
 
+    /// Whether the agent sees `path` when it lists or searches: not hidden
+    /// ([`is_hidden`](super::is_hidden)) and not ignored.
+    pub fn is_visible(&self, path: &VaultPath) -> bool {
+        !super::is_hidden(path) && !self.is_ignored(path)
+    }
+
     /// Whether the agent must not change `path`.
     pub fn is_protected(&self, path: &VaultPath) -> bool {
         covers(&self.protected, path)

@@ -6,11 +6,12 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, JsClock, Transport, VaultCore};
-use crate::agent::{AgentConfig, Conversation, Mode};
+use crate::agent::{load_snapshot, AgentConfig, Conversation, Mode};
 use crate::host::ChannelHost;
 use crate::prompt::VaultInfo;
 use crate::protocol::{ApprovalDecision, Message};
 use crate::provider::{build, ProviderConfig};
+use crate::vault::Vault;
 
 /// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
 #[derive(Deserialize)]
@@ -30,6 +31,9 @@ struct ChatOptions {
     /// How model requests travel (`auto`, `fetch`, `request`).
     #[serde(default)]
     transport: Transport,
+    /// The saved chat this is (named in its tasks' snapshots, to resume them in it).
+    #[serde(default)]
+    chat_id: Option<String>,
 }
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
@@ -39,6 +43,7 @@ struct ChatOptions {
 pub struct Chat {
     conversation: Conversation,
     host: Rc<ChannelHost>,
+    vault: Rc<dyn Vault>,
 }
 
 impl Chat {
@@ -60,7 +65,8 @@ impl Chat {
             .with_modes(options.modes)
             .with_search(core.search.clone());
         conversation.set_vault_info(options.vault);
-        Ok(Chat { conversation, host })
+        conversation.set_chat_id(options.chat_id);
+        Ok(Chat { conversation, host, vault: core.vault.clone() })
     }
 }
 
@@ -80,6 +86,35 @@ impl Chat {
     pub async fn retry(&self) -> Result<JsValue, JsValue> {
         let report = self.conversation.retry_last().await.map_err(js_error)?;
         to_js(&report)
+    }
+
+    /// Resumes the interrupted task `taskId` (see `VaultCore.interruptedTasks`) in this chat:
+    /// it goes on where it stopped — a call that was waiting for approval asks again.
+    /// Resolves with its `RunReport`; rejects if the snapshot cannot be resumed.
+    pub async fn resume(&self, task_id: String) -> Result<JsValue, JsValue> {
+        let snapshot = load_snapshot(&*self.vault, &task_id).await.map_err(js_error)?;
+        let report = self.conversation.resume(&snapshot).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
+    /// After a task stopped at a limit (steps, tool calls, deadline): a new task with a fresh
+    /// budget, asked to continue. Resolves with its `RunReport`.
+    #[wasm_bindgen(js_name = continueTask)]
+    pub async fn continue_task(&self) -> Result<JsValue, JsValue> {
+        let report = self.conversation.continue_last().await.map_err(js_error)?;
+        to_js(&report)
+    }
+
+    /// Names the saved chat this is (after its first save).
+    #[wasm_bindgen(js_name = setChatId)]
+    pub fn set_chat_id(&self, id: Option<String>) {
+        self.conversation.set_chat_id(id);
+    }
+
+    /// Stops the running task for now (the view or the app is closing): its snapshot stays,
+    /// so it is offered for resuming next time. Waiting approvals stay unanswered.
+    pub fn suspend(&self) {
+        self.conversation.suspend();
     }
 
     /// Answers the approval request `requestId` with `approve`, `always_allow`, `skip` or

@@ -9,6 +9,7 @@ mod http;
 mod request_client;
 mod search;
 mod semantic;
+mod tasks;
 mod vault;
 
 use std::rc::Rc;
@@ -29,11 +30,14 @@ use serde::Deserialize;
 use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient};
-use crate::pipeline::{list_checkpoints, sweep_orphans, undo_task, ORPHAN_AGE_MS};
+use crate::index::SharedIndex;
+use crate::pipeline::{
+    apply_undo, list_checkpoints, plan_undo, redo_checkpoint, redo_task, sweep_orphans, undo_task, UndoChoices,
+    ORPHAN_AGE_MS,
+};
 use crate::protocol::{ErrorKind, ProviderError, Usage};
 use crate::provider::{build, check_connection, price_for, ModelPrice, ProviderConfig, RetryPolicy};
-use crate::search::SharedIndex;
-use crate::vault::{walk_files, Vault};
+use crate::vault::Vault;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -76,6 +80,15 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
 }
 
 /// A JS value as a core value, or a JS `Error` saying what did not fit.
+/// The per-path choices of an undo or redo; none given keeps every changed file.
+fn undo_choices(value: JsValue) -> Result<UndoChoices, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(UndoChoices::new())
+    } else {
+        from_js(value)
+    }
+}
+
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("invalid argument: {e}")))
 }
@@ -208,11 +221,49 @@ impl VaultCore {
         delete_chat(&*self.vault, &id).await.map_err(js_error)
     }
 
-    /// Restores everything the task `taskId` changed; resolves with an `UndoReport`.
+    /// Restores what the task `taskId` changed, keeping every file changed since (see
+    /// `applyUndo`); resolves with an `UndoReport`.
     #[wasm_bindgen(js_name = undoTask)]
     pub async fn undo_task(&self, task_id: String) -> Result<JsValue, JsValue> {
         let report = undo_task(self.vault.clone(), &task_id, JsClock.now_ms()).await.map_err(js_error)?;
         to_js(&report)
+    }
+
+    /// What undoing `taskId` would do, changing nothing: an `UndoPlan` (`restore`, `remove`,
+    /// `unchanged`, `kept`, and `conflicts`: files changed since the task, each with its
+    /// reason, the later tasks that touched it, its `choices` and the `copy_path` a copy would
+    /// get).
+    #[wasm_bindgen(js_name = planUndo)]
+    pub async fn plan_undo(&self, task_id: String) -> Result<JsValue, JsValue> {
+        to_js(&plan_undo(&*self.vault, &task_id).await.map_err(js_error)?)
+    }
+
+    /// Undoes `taskId` with a choice per conflicting path (`{path: "keep_mine" | "restore" |
+    /// "save_copy"}`; a path not named keeps what is there); resolves with an `UndoReport`.
+    #[wasm_bindgen(js_name = applyUndo)]
+    pub async fn apply_undo(&self, task_id: String, choices: JsValue) -> Result<JsValue, JsValue> {
+        to_js(
+            &apply_undo(self.vault.clone(), &task_id, &undo_choices(choices)?, JsClock.now_ms())
+                .await
+                .map_err(js_error)?,
+        )
+    }
+
+    /// What redoing the undone task `taskId` would do: the plan of its undo's checkpoint.
+    #[wasm_bindgen(js_name = planRedo)]
+    pub async fn plan_redo(&self, task_id: String) -> Result<JsValue, JsValue> {
+        to_js(&plan_undo(&*self.vault, &redo_checkpoint(&task_id)).await.map_err(js_error)?)
+    }
+
+    /// Applies the undone task `taskId` again (its undo's checkpoint, with the same choices as
+    /// `applyUndo`); resolves with an `UndoReport`.
+    #[wasm_bindgen(js_name = redoTask)]
+    pub async fn redo_task(&self, task_id: String, choices: JsValue) -> Result<JsValue, JsValue> {
+        to_js(
+            &redo_task(self.vault.clone(), &task_id, &undo_choices(choices)?, JsClock.now_ms())
+                .await
+                .map_err(js_error)?,
+        )
     }
 
     /// The tasks that can be undone, newest first.
@@ -232,10 +283,7 @@ impl VaultCore {
     /// The number of Markdown notes in the vault, outside hidden folders.
     #[wasm_bindgen(js_name = noteCount)]
     pub async fn note_count(&self) -> Result<u32, JsValue> {
-        let skip_hidden = |p: &crate::vault::VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-        let files = walk_files(&*self.vault as &dyn Vault, &crate::vault::VaultPath::root(), &skip_hidden)
-            .await
-            .map_err(js_error)?;
-        Ok(files.iter().filter(|p| p.extension() == Some("md")).count() as u32)
+        let notes = crate::vault::list_notes(&*self.vault as &dyn Vault).await.map_err(js_error)?;
+        Ok(notes.len() as u32)
     }
 }

@@ -11,7 +11,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
 use crate::host::HttpClient;
-use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery, SharedIndex};
+use crate::index::SharedIndex;
+use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery};
 use crate::vault::VaultPath;
 
 /// Full-text search over one vault.
@@ -48,19 +49,16 @@ impl SearchEngine {
     /// Indexes every note, yielding to the event loop between chunks and calling
     /// `onProgress(done, total)`. Resolves to the number of notes indexed.
     pub async fn build(&self, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
-        let index = SearchIndex::build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
-        let count = index.note_count() as u32;
-        self.index.replace(index);
-        Ok(count)
+        let count = self.index.build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        Ok(count as u32)
     }
 
     /// Loads the saved index, or builds it when it is missing, stale or corrupt. Resolves to
     /// `{kind: "loaded"}` or `{kind: "built", reason: {kind, detail}}`.
     #[wasm_bindgen(js_name = loadOrBuild)]
     pub async fn load_or_build(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
-        let (index, outcome) =
-            SearchIndex::load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
-        self.index.replace(index);
+        let outcome =
+            self.index.load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         to_js(&outcome)
     }
 

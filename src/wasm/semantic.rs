@@ -13,9 +13,10 @@ use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
-    hybrid_search, install_model, is_installed, load_minilm, load_static_model, minilm_spec, static_model_spec,
-    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, Precision,
+    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, static_model_spec,
+    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, PluginRelease, Precision,
 };
+use crate::index::hybrid_search;
 use crate::search::Progress;
 
 /// `setEmbedder`'s options.
@@ -51,7 +52,10 @@ fn default_tokens() -> usize {
 #[serde(rename_all = "camelCase")]
 struct InstallOptions {
     model: String,
+    /// A mirror: replaces the model's source.
     base_url: Option<String>,
+    /// The plugin's `package.json` `{repository, version}`: where the static model is published.
+    release: Option<PluginRelease>,
 }
 
 fn spec(model: &str) -> Result<ModelSpec, JsValue> {
@@ -102,23 +106,31 @@ impl SearchEngine {
         is_installed(&*self.vault, &spec(&model)?).await.map_err(js_error)
     }
 
-    /// The settings action "Download model": `{model: "static" | "minilm", baseUrl?}`. Downloads
-    /// the files missing from `.obsidian-agent/models/`, checks each against its pinned size and
-    /// SHA-256 and only then writes it; `onProgress(file, bytes, totalBytes)`.
+    /// The settings action "Download model": `{model: "static" | "minilm", baseUrl?, release?:
+    /// {repository, version}}` (`baseUrl`: a mirror; `release`: the plugin's package metadata,
+    /// where the static model is published). Downloads the files missing from
+    /// `.obsidian-agent/models/`, checks each against its pinned size and SHA-256 and only then
+    /// writes it; `onProgress(file, bytes, totalBytes)`.
     #[wasm_bindgen(js_name = installModel)]
     pub async fn install_model(&self, options: JsValue, on_progress: Option<js_sys::Function>) -> Result<(), JsValue> {
         let options: InstallOptions = from_js(options)?;
-        let mut spec = spec(&options.model)?;
-        if let Some(base) = options.base_url {
-            spec.base_url = base;
-        }
+        let spec = spec(&options.model)?;
+        let base = spec.download_base(options.base_url.as_deref(), options.release.as_ref()).map_err(js_error)?;
         let mut report = |file: &str, done: u64, total: u64| {
             if let Some(f) = &on_progress {
                 let _ =
                     f.call3(&JsValue::NULL, &file.into(), &JsValue::from(done as f64), &JsValue::from(total as f64));
             }
         };
-        install_model(&*self.vault, &*self.http, &spec, &CancelToken::new(), &mut report).await.map_err(js_error)
+        install_model(&*self.vault, &*self.http, &spec, &base, &CancelToken::new(), &mut report).await.map_err(js_error)
+    }
+
+    /// The settings action "Load model from a file…": `bytes` of a file the user picked (`name`
+    /// for messages) placed as the file of `model` it is, after the same pinned size and SHA-256
+    /// check as a download. Resolves to the file's name in the model; a wrong file is refused.
+    #[wasm_bindgen(js_name = installModelFile)]
+    pub async fn install_model_file(&self, model: String, name: String, bytes: Vec<u8>) -> Result<String, JsValue> {
+        place_model_bytes(&*self.vault, &spec(&model)?, &bytes, &name).await.map_err(js_error)
     }
 
     /// Loads the saved vectors (`.obsidian-agent/index/vectors.bin`) if they fit the embedder.

@@ -134,7 +134,7 @@ impl Vault for JsVault {
     async fn list(&self, dir: &VaultPath) -> Result<Listing> {
         let value = call("list", dir, self.host.list(dir.as_str())).await?;
         let listing: JsListing = host_value("list", dir, value)?;
-        Ok(Listing { files: parse_paths(listing.files), folders: parse_paths(listing.folders) })
+        Ok(Listing { files: parse_paths(listing.files), folders: parse_paths(listing.folders), skipped: Vec::new() })
     }
 
     async fn stat(&self, path: &VaultPath) -> Result<Option<Stat>> {

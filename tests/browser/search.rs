@@ -166,7 +166,9 @@ async fn a_saved_index_loads_and_a_corrupted_one_is_rebuilt_without_a_crash() {
     assert_eq!(js_sys::Reflect::get(&outcome, &"kind".into()).unwrap().as_string().unwrap(), "loaded");
     assert_eq!(top(&again, "canvas", 5), expected);
 
-    let segments = p(&format!("{INDEX_DIR}/segments.bin"));
+    // Parts are named by their checksums: `segments-<xxh3>.bin`.
+    let listing = vault.list(&p(INDEX_DIR)).await.unwrap();
+    let segments = listing.files.into_iter().find(|f| f.name().unwrap().starts_with("segments-")).unwrap();
     let mut bytes = vault.read_binary(&segments).await.unwrap();
     for i in (0..bytes.len()).step_by(101) {
         bytes[i] ^= 0x5a;

@@ -3,7 +3,7 @@
 //!
 //! Each check starts from an empty vault and panics with a message naming what broke.
 
-use vault_agent::vault::{EntryKind, Vault, VaultPath};
+use vault_agent::vault::{read_atomic, temp_path, write_atomic, EntryKind, Vault, VaultPath};
 use vault_agent::Error;
 
 fn p(raw: &str) -> VaultPath {
@@ -22,6 +22,7 @@ pub async fn run_contract(vault: &dyn Vault) {
     rename_moves_and_never_overwrites(vault).await;
     trash_keeps_a_copy(vault).await;
     remove_deletes_recursively(vault).await;
+    atomic_saves_replace_and_recover(vault).await;
 }
 
 async fn text_round_trip_with_unusual_names(vault: &dyn Vault) {
@@ -177,4 +178,26 @@ async fn remove_deletes_recursively(vault: &dyn Vault) {
     vault.remove(&p(".obsidian-agent")).await.unwrap();
     let root = vault.list(&VaultPath::root()).await.unwrap();
     assert!(root.files.is_empty() && root.folders.is_empty(), "the suite leaves the vault empty: {root:?}");
+}
+
+/// `write_atomic` over this host: it replaces an existing file (which `rename` alone refuses),
+/// leaves no temporary file, and a save stopped between removing the old file and renaming the
+/// new one is still read, then finished by the next save.
+async fn atomic_saves_replace_and_recover(vault: &dyn Vault) {
+    let path = p(".obsidian-agent/index/state.bin");
+    let temp = temp_path(&path).unwrap();
+    write_atomic(vault, &path, b"first").await.unwrap();
+    write_atomic(vault, &path, b"second").await.unwrap_or_else(|e| panic!("atomic save over a file: {e}"));
+    assert_eq!(vault.read_binary(&path).await.unwrap(), b"second");
+    assert!(vault.stat(&temp).await.unwrap().is_none(), "no temporary file is left");
+
+    // Stopped after the removal: only the complete temporary file is there.
+    vault.remove(&path).await.unwrap();
+    vault.write_binary(&temp, b"third").await.unwrap();
+    assert_eq!(read_atomic(vault, &path).await.unwrap(), b"third");
+    write_atomic(vault, &path, b"fourth").await.unwrap();
+    assert_eq!(read_atomic(vault, &path).await.unwrap(), b"fourth");
+    assert!(vault.stat(&temp).await.unwrap().is_none());
+    vault.remove(&p(".obsidian-agent")).await.unwrap();
+    assert!(matches!(read_atomic(vault, &path).await, Err(Error::NotFound(_))));
 }

@@ -263,7 +263,7 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
   assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
   await page.locator(".fake-host-note", { hasText: "Sourdough at 230 °C." }).waitFor();
-  assert.ok(await page.locator(".vault-agent-undo").isDisabled());
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
 
   // The chat was saved: a new chat, then the history brings it back.
   await page.locator(".vault-agent-new-chat").click();
@@ -272,7 +272,199 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".suggestion-item", { hasText: "Add the baking time to my bread note" }).click();
   await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
   await page.locator('.vault-agent-tool-card[data-tool="edit_file"]').waitFor();
-  assert.ok(await page.locator(".vault-agent-undo").isDisabled(), "the restored chat knows the task was undone");
+  assert.ok(await page.locator(".vault-agent-undo").evaluate((b) => b.classList.contains("is-redo")), "the restored chat knows the task was undone");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** The user's own edit, through the vault as the editor makes it. */
+async function userWrites(page, path, text) {
+  await page.evaluate(async ([p, t]) => {
+    const vault = window.fakeObsidian.app.vault;
+    const file = vault.getAbstractFileByPath(p);
+    if (file) await vault.modify(file, t);
+    else await vault.create(p, t);
+  }, [path, text]);
+}
+
+async function approve(page) {
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.locator('button[data-decision="approve"]').click();
+  await modal.waitFor({ state: "detached" });
+}
+
+test("undo keeps what the user typed after the task unless they choose to restore it; redo applies it again", async () => {
+  const id = `e2e-undo-typed-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+    },
+    { text: "Added the baking time." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Add the baking time");
+  await approve(page);
+  await page.locator(".vault-agent-undo").waitFor();
+  const byTask = "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n";
+  assert.equal(await read(page, "Cooking/Bread.md"), byTask);
+
+  // The user types into the note after the task.
+  const typed = `${byTask}\nMy own line, typed after the task.\n`;
+  await userWrites(page, "Cooking/Bread.md", typed);
+
+  // Undo asks first: the note changed since; keep mine is the default.
+  await page.locator(".vault-agent-undo").click();
+  const modal = page.locator(".modal.vault-agent-undo-modal");
+  await modal.waitFor();
+  const row = modal.locator('.vault-agent-undo-conflict[data-path="Cooking/Bread.md"]');
+  await row.locator(".vault-agent-undo-reason", { hasText: "Changed since the task left it" }).waitFor();
+  assert.ok(await row.locator('input[value="keep_mine"]').isChecked());
+  assert.equal(await row.locator("input").count(), 3);
+  await row.locator(".vault-agent-undo-choice", { hasText: "Bread (before task" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-dark.png` });
+  await page.setViewportSize({ width: 300, height: 640 });
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-narrow-dark.png` });
+  await setTheme(page, "light");
+  await page.screenshot({ path: `${ARTIFACTS}/undo-conflict-narrow-light.png` });
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await modal.locator(".vault-agent-undo-apply").click();
+  await modal.waitFor({ state: "detached" });
+  await page.locator(".vault-agent-undo-report", { hasText: "kept Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), typed, "the typing survived the undo");
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
+
+  // Redo (nothing was changed), then Undo again, this time choosing to restore.
+  await page.locator(".vault-agent-undo.is-redo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Nothing to redo" }).waitFor();
+  await page.locator(".vault-agent-undo:not(.is-redo)").click();
+  await modal.waitFor();
+  await modal.locator('.vault-agent-undo-conflict[data-path="Cooking/Bread.md"] input[value="restore"]').check();
+  await modal.locator(".vault-agent-undo-apply").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Undone: Restored Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+
+  // Redo brings back what was there before the undo: the task's change and the typing.
+  await page.locator(".vault-agent-undo.is-redo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Redone: Restored Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), typed);
+  await page.locator(".vault-agent-undo:not(.is-redo)").waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/undo-redo-light.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("undo of a task that created a folder keeps the user's own note in it", async () => {
+  const id = `e2e-undo-folder-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "Demo/Links summary.md", content: "# Links\n\n- [[Bread]]\n" } }] },
+    { text: "Wrote the summary." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Summarise the links into Demo");
+  await approve(page);
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.ok(await page.evaluate(() => window.fakeObsidian.exists("Demo/Links summary.md")));
+  await userWrites(page, "Demo/My own note.md", "Mine, not the task's.\n");
+
+  // Nothing of the user's changed since the task, so no question: the task's file goes, the
+  // folder stays for the user's note, and the report says why.
+  await page.locator(".vault-agent-undo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "moved Demo/Links summary.md to the trash" }).waitFor();
+  const report = await page.locator(".vault-agent-undo-report").innerText();
+  assert.match(report, /kept Demo \(holds files the task did not create \(Demo\/My own note\.md\)\)/);
+  assert.equal(await page.locator(".modal.vault-agent-undo-modal").count(), 0);
+  assert.equal(await read(page, "Demo/My own note.md"), "Mine, not the task's.\n");
+  assert.ok(!(await page.evaluate(() => window.fakeObsidian.exists("Demo/Links summary.md"))));
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a task waiting for approval survives a reload: Resume asks again, approve, it finishes", async () => {
+  const id = `e2e-resume-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }], usage: { input: 900, output: 20 } },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+      usage: { input: 1000, output: 30 },
+    },
+    { text: "Done: the bread note now has its baking time.", usage: { input: 1100, output: 15 } },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Add the baking time to my bread note");
+  await page.locator(".modal.vault-agent-approval").waitFor();
+
+  // The app goes away while the approval waits; the plugin comes back with the same vault.
+  await page.evaluate(() => window.fakeObsidian.reloadPlugin());
+  await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
+  const bar = page.locator(".vault-agent-interrupted");
+  await bar.waitFor();
+  assert.match(await bar.innerText(), /Add the baking time to my bread note/);
+  assert.match(await bar.innerText(), /Waiting for your approval: edit_file Cooking\/Bread\.md/);
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"], "nothing written yet");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-dark.png` });
+  await page.evaluate(() => document.querySelector(".mod-right-split").setCssStyles({ width: "300px", flex: "0 0 300px" }));
+  await page.screenshot({ path: `${ARTIFACTS}/resume-narrow-dark.png` });
+  await setTheme(page, "light");
+  await page.screenshot({ path: `${ARTIFACTS}/resume-narrow-light.png` });
+
+  // Resume: the chat shows the request and the step before the reload, and asks again.
+  await bar.locator(".vault-agent-resume").click();
+  await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"]').waitFor();
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  await modal.locator(".vault-agent-diff-line.is-added", { hasText: "for 40 minutes" }).waitFor();
+  await modal.locator('button[data-decision="approve"]').click();
+  await page.locator(".vault-agent-text", { hasText: "Done: the bread note" }).waitFor();
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  assert.equal(await page.locator(".vault-agent-interrupted").count(), 0);
+  const sent = await requests(id);
+  assert.equal(sent.length, 3, "no model call repeated across the reload");
+  assert.match(JSON.stringify(sent[2].body.messages), /for 40 minutes/);
+  // Nothing is left to resume after a reload.
+  await page.evaluate(() => window.fakeObsidian.reloadPlugin());
+  await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
+  await page.locator(".vault-agent-chat").waitFor();
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator(".vault-agent-interrupted").count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("at the step limit the task still answers and Continue goes on with a fresh budget", async () => {
+  const id = `e2e-continue-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "l1", name: "list_files", arguments: { path: "Cooking" } }], usage: { input: 500, output: 10 } },
+    { text: "So far: two cooking notes. The summary is not written yet.", usage: { input: 600, output: 12 } },
+    { text: "Summary: Bread and Pizza, both baked hot.", usage: { input: 700, output: 12 } },
+  ]);
+  const page = await openHost({ mock: id, data: { agent: { maxIterations: 1 } } });
+  await send(page, "Summarise my cooking notes");
+  const stopped = page.locator(".vault-agent-end", { hasText: "step limit" });
+  await stopped.waitFor();
+  await page.locator(".vault-agent-text", { hasText: "So far: two cooking notes" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/continue-light.png` });
+  await page.locator(".vault-agent-continue").click();
+  await page.locator(".vault-agent-text", { hasText: "Summary: Bread and Pizza" }).waitFor();
+  await page.locator(".vault-agent-user", { hasText: "Continue" }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.length, 3);
+  assert.match(JSON.stringify(sent[2].body.messages.at(-1)), /Continue the task from where you stopped/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -357,7 +549,7 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await page.close();
 });
 
-test("a large tool result is saved aside, and its card links to it while the task runs", async () => {
+test("a large tool result is saved aside, and its card links to it until the chat is closed", async () => {
   const id = `e2e-large-${Date.now()}`;
   const files = { ...NOTES };
   for (let i = 1; i <= 20; i++) {
@@ -382,9 +574,15 @@ test("a large tool result is saved aside, and its card links to it while the tas
   await modal.locator(".modal-close-button").click();
   await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
   await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
-  // The core removed it with the task; the link says so.
+  // After the task the link still works: later turns of the chat point to it.
   await link.click();
-  await modal.locator(".vault-agent-result-text", { hasText: "This result is gone" }).waitFor();
+  await modal.locator(".vault-agent-result-text", { hasText: "Bread/Variant 20.md" }).waitFor();
+  await modal.locator(".modal-close-button").click();
+  const path = await link.getAttribute("title");
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), path));
+  // A new chat closes this one: its saved results go.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.waitForFunction(async (p) => !(await window.fakeObsidian.exists(p)), path);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -426,6 +624,45 @@ test("the settings tab tests the connection", async () => {
   await page.waitForFunction(() => window.progressSeen.some((t) => t.startsWith("Indexing 4/4 notes")));
   await page.waitForFunction(() => window.progressSeen.at(-1).startsWith("Search index: 4 notes. Notes are indexed as they change."));
   await page.screenshot({ path: `${ARTIFACTS}/settings-light.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("offline: the settings load the model from a file, refuse any other file, and embed with it", async () => {
+  // No mirror and no download: the model comes from a file the user already has.
+  const { files } = await (await fetch(`${origin}/vault/bundle?prefix=en/Plugins/`)).json();
+  const count = Object.keys(files).length;
+  const page = await openHost({ files, data: { semantic: { embedder: "static" } } });
+  await page.locator(".vault-agent-index-status").filter({ hasText: `Search index: ${count} notes` }).waitFor();
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
+  await settings.getByText("Load model from a file…", { exact: true }).waitFor();
+  await settings.getByText("Mirror URL", { exact: true }).waitFor();
+  const input = settings.locator("input.vault-agent-model-file");
+  const model = ".obsidian-agent/models/static-minilm-l6-v2-256/static-minilm-l6-v2-256.vam";
+
+  // Another file is refused, saying what was expected, and nothing is written.
+  await input.setInputFiles({ name: "model.vam", mimeType: "application/octet-stream", buffer: Buffer.from("not a model") });
+  const result = settings.locator(".vault-agent-model-result");
+  await settings.locator(".vault-agent-model-result.is-error").waitFor();
+  assert.match(await result.innerText(), /^Not loaded: .*model\.vam is not a file of static-minilm-l6-v2-256 \(got 11 bytes.*want static-minilm-l6-v2-256\.vam \(8167441 bytes/);
+  assert.equal(await page.evaluate((p) => window.fakeObsidian.exists(p), model), false);
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
+
+  // The pinned file is checked, placed where a download puts it, and the notes are embedded.
+  await input.setInputFiles("models/static-minilm-l6-v2-256.vam");
+  await settings.locator(".vault-agent-model-result.is-ok", { hasText: "Loaded static-minilm-l6-v2-256.vam and checked." }).waitFor();
+  await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).waitFor();
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), model));
+  await settings.locator(".vault-agent-embedding-status", { hasText: `${count}/${count} notes embedded.` }).waitFor();
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-dark.png` });
+  await page.setViewportSize({ width: 320, height: 860 });
+  await settings.getByText("Load model from a file…", { exact: true }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-model-file-narrow.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -131,6 +131,8 @@ test("the agent's options and the user's price come from the settings", () => {
     toolTimeoutMs: 30000,
     autoApprove: ["read"],
     mode: "ask",
+    maxToolCalls: 40,
+    deadlineMs: 0,
   });
   assert.deepEqual(userPrice(s), { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 });
   assert.equal(userPrice(migrateSettings({})), null);
@@ -212,10 +214,17 @@ function memoryEngine({ notes = 5, installed = true } = {}) {
     embeddedNoteCount: () => engine.embedded,
     isModelInstalled: async () => engine.installed,
     installModel: async (options, onProgress) => {
+      engine.installOptions = options;
       if (options.baseUrl === "http://bad") throw new Error("downloading http://bad/x: HTTP 404");
       onProgress("model.vam", 4, 8);
       onProgress("model.vam", 8, 8);
       engine.installed = true;
+    },
+    // The core checks the bytes against the pinned file; here, the pinned file is three bytes.
+    installModelFile: async (model, name, bytes) => {
+      if (bytes.length !== 3) throw new Error(`invalid input: ${name} is not a file of ${model} (got ${bytes.length} bytes)`);
+      engine.installed = true;
+      return "model.vam";
     },
     setEmbedder: async (options) => {
       engine.embedder = options;
@@ -314,6 +323,31 @@ test("semantic search waits for a download, embeds in the background with progre
   assert.equal(service.state.kind, "off");
   assert.equal(engine.embedder, null);
   assert.equal(service.canSearch(), false);
+});
+
+test("the model comes from the release package.json names, a mirror, or a file the user picks", async () => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  const engine = memoryEngine({ installed: false });
+  const config = { embedder: { kind: "static" }, modelBaseUrl: "", background: true };
+  const service = semanticOver(engine, config);
+  await service.start();
+  await service.install("static");
+  // The core derives the address from these two fields alone.
+  assert.deepEqual(engine.installOptions, { model: "static", release: { repository: pkg.repository, version: pkg.version } });
+  config.modelBaseUrl = "http://mirror/models";
+  await service.install("static");
+  assert.equal(engine.installOptions.baseUrl, "http://mirror/models");
+
+  // Offline: a picked file goes to the core as bytes; a wrong one is refused and changes nothing.
+  const offline = memoryEngine({ installed: false });
+  const picked = semanticOver(offline, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
+  await picked.start();
+  await assert.rejects(picked.installFromFile("static", new File([new Uint8Array([1])], "x.vam")), /x\.vam is not a file of static/);
+  assert.equal(picked.state.kind, "no-model");
+  assert.equal(offline.installOptions, undefined, "nothing is downloaded");
+  assert.equal(await picked.installFromFile("static", new File([new Uint8Array([1, 2, 3])], "copy.vam")), "model.vam");
+  await until(() => picked.state.kind === "ready" && !picked.running);
+  assert.deepEqual(offline.embedder, { kind: "static" });
 });
 
 test("a failed embedding run is reported once, in a notice, and waits to be asked again", async () => {

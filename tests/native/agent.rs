@@ -1,7 +1,7 @@
 //! The agent loop, the pipeline and undo, over a scripted model and in-memory vaults.
 
 #[path = "agent/support.rs"]
-mod support;
+pub(crate) mod support;
 
 #[path = "agent/run.rs"]
 mod run;
@@ -14,6 +14,12 @@ mod undo;
 
 #[path = "agent/conversation.rs"]
 mod conversation;
+
+#[path = "agent/limits.rs"]
+mod limits;
+
+#[path = "agent/resume.rs"]
+pub(crate) mod resume;
 
 #[path = "agent/search_tools.rs"]
 mod search_tools;

@@ -490,7 +490,8 @@ fn cancelling_ends_an_open_stream() {
     let body = fixture("anthropic/text.sse");
     let cut = body.find("event: content_block_stop").unwrap();
     let http = FakeHttp::new(vec![Reply::SseThenHang { body: body[..cut].to_string() }]);
-    let (provider, _) = make(anthropic(), &http);
+    // A clock whose sleeps never end: the stream idle timeout must not end the hang first.
+    let provider = build(&anthropic(), http.clone(), Rc::new(StuckClock)).unwrap();
     let cancel = CancelToken::new();
     let events = futures::executor::block_on(async {
         let mut stream = provider.stream(&request(), &cancel).await;
@@ -705,4 +706,50 @@ fn cancelling_closes_the_connection() {
     });
     assert!(matches!(last, Some(StreamEvent::Error { error }) if error.kind == ErrorKind::Cancelled));
     assert_eq!(hung_up, Some(true), "the server saw the client hang up");
+}
+
+#[test]
+fn a_stalled_stream_is_a_retryable_network_error() {
+    // The server sends the stream's start, then nothing: after the idle timeout (on the manual
+    // clock, at once) the attempt counts as a dropped connection and is sent again.
+    let body = fixture("anthropic/text.sse");
+    let before_output = body[..body.find("event: content_block_start").unwrap()].to_string();
+    let http = FakeHttp::new(vec![Reply::SseThenHang { body: before_output }, Reply::sse(&body)]);
+    let (provider, clock) = make(anthropic(), &http);
+    let events = futures::executor::block_on(async {
+        provider.stream(&request(), &CancelToken::new()).await.collect::<Vec<_>>().await
+    });
+    let retry = events.iter().find_map(|e| match e {
+        StreamEvent::Retry { error, .. } => Some(error.clone()),
+        _ => None,
+    });
+    let retry = retry.expect("the stall was retried");
+    assert_eq!(retry.kind, ErrorKind::Network);
+    assert!(retry.message.contains("sent nothing for 60 s"), "{}", retry.message);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    assert_eq!(clock.sleeps().first(), Some(&60_000), "the idle timeout waits on the host clock");
+}
+
+#[test]
+fn a_stall_after_output_ends_the_stream_and_a_zero_timeout_waits() {
+    let body = fixture("anthropic/text.sse");
+    let cut = body.find("event: content_block_stop").unwrap();
+    let http = FakeHttp::new(vec![Reply::SseThenHang { body: body[..cut].to_string() }]);
+    let mut config = anthropic();
+    config.retry.idle_timeout_ms = 5_000;
+    let (provider, _) = make(config, &http);
+    let events = futures::executor::block_on(async {
+        provider.stream(&request(), &CancelToken::new()).await.collect::<Vec<_>>().await
+    });
+    assert!(events.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. })));
+    match events.last() {
+        Some(StreamEvent::Error { error }) => {
+            assert_eq!(error.kind, ErrorKind::Network);
+            assert!(error.message.contains("5 s"), "{}", error.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    let defaults: RetryPolicy = serde_json::from_value(json!({"idleTimeoutMs": 0})).unwrap();
+    assert_eq!(defaults.idle_timeout_ms, 0);
+    assert_eq!(RetryPolicy::default().idle_timeout_ms, 60_000);
 }

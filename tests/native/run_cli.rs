@@ -138,7 +138,127 @@ fn a_provider_error_ends_run_with_a_clear_message() {
     let output = run(vault.path(), &base, &["--yes"], "hi");
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("the task failed") && stderr.contains("Incorrect API key"), "{stderr}");
+    assert!(stderr.contains("vault-agent: Failed: Incorrect API key"), "{stderr}");
+    assert!(!stderr.contains("invalid input"), "an end is not an input error: {stderr}");
+}
+
+#[test]
+fn the_loop_breaker_ends_run_with_its_reason() {
+    let vault = sample_vault();
+    let read = || turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]);
+    let (base, _) = serve(vec![read(), read(), read(), read(), turn("The plan is to ship search.", &[])]);
+    let output = run(vault.path(), &base, &["--yes"], "what is the plan?");
+    assert!(!output.status.success());
+    assert!(text(&output.stdout).contains("The plan is to ship search."), "the final round's answer is shown");
+    let stderr = text(&output.stderr);
+    assert!(stderr.ends_with("vault-agent: Stopped: the model repeated the same calls.\n"), "{stderr}");
+    assert!(!stderr.contains("invalid input"), "{stderr}");
+}
+
+#[test]
+fn resume_lists_interrupted_tasks_and_finishes_one_at_its_approval() {
+    let vault = sample_vault();
+    crate::agent::resume::interrupt_at_approval(vault.path(), "Notes/Summary.md");
+    let dir = vault.path().to_str().unwrap();
+    let listed = vault_agent(&["resume", "--vault", dir]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listing = text(&listed.stdout);
+    assert!(listing.contains("waiting for approval: write_file Notes/Summary.md"), "{listing}");
+    let id = listing.split('\t').next().unwrap().to_string();
+
+    let (base, _) = serve(vec![turn("I wrote the summary.", &[])]);
+    let url = format!("{base}/v1");
+    let resumed = vault_agent(&[
+        "resume",
+        "--vault",
+        dir,
+        &id,
+        "--provider",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        "local",
+        "--yes",
+    ]);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stdout).contains("I wrote the summary."));
+    assert_eq!(std::fs::read_to_string(vault.path().join("Notes/Summary.md")).unwrap(), "# Summary\n");
+    let after = vault_agent(&["resume", "--vault", dir]);
+    assert!(text(&after.stderr).contains("no interrupted tasks"), "{}", text(&after.stderr));
+}
+
+#[test]
+fn a_failed_edit_is_not_reported_as_changed() {
+    let vault = sample_vault();
+    std::fs::write(vault.path().join("Twice.md"), "- item\n- item\n").unwrap();
+    let (base, _) = serve(vec![
+        turn("", &[("read_file", json!({"path": "Twice.md"}))]),
+        // `- item` occurs twice, so the edit fails and nothing changes.
+        turn("", &[("edit_file", json!({"path": "Twice.md", "old_string": "- item", "new_string": "- done"}))]),
+        turn("I could not make that edit.", &[]),
+    ]);
+    let output = run(vault.path(), &base, &["--approve", "read,write"], "mark it done");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("✗ edit_file Twice.md"), "{stderr}");
+    assert!(!stderr.contains("changed:") && !stderr.contains("undo with"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(vault.path().join("Twice.md")).unwrap(), "- item\n- item\n");
+}
+
+#[test]
+fn undo_keeps_a_note_edited_after_the_task_unless_told_and_redo_applies_it_again() {
+    let vault = sample_vault();
+    let (base, _) = serve(vec![
+        turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]),
+        turn(
+            "",
+            &[
+                (
+                    "edit_file",
+                    json!({"path": "Projects/Plan.md", "old_string": "- ship search", "new_string": "- ship search\n- ship undo"}),
+                ),
+                ("write_file", json!({"path": "Demo/Summary.md", "content": "# Summary\n"})),
+            ],
+        ),
+        turn("Done.", &[]),
+    ]);
+    let output = run(vault.path(), &base, &["--approve", "read,write"], "plan");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let plan_path = vault.path().join("Projects/Plan.md");
+    let typed = "# Plan\n\n- ship search\n- ship undo\n- my own line\n";
+    std::fs::write(&plan_path, typed).unwrap();
+    std::fs::write(vault.path().join("Demo/Mine.md"), "mine\n").unwrap();
+    let dir = vault.path().to_str().unwrap();
+
+    let planned = vault_agent(&["undo", "--vault", dir, "--plan"]);
+    let out = text(&planned.stdout);
+    assert!(out.contains("changed since: Projects/Plan.md (changed since the task left it)"), "{out}");
+    assert!(out.contains("would move to the trash Demo/Summary.md"), "{out}");
+    assert!(out.contains("would keep Demo: holds files the task did not create (Demo/Mine.md)"), "{out}");
+    assert_eq!(std::fs::read_to_string(&plan_path).unwrap(), typed, "--plan changes nothing");
+
+    let undone = vault_agent(&["undo", "--vault", dir, "--copy", "Projects/Plan.md"]);
+    let out = text(&undone.stdout);
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert!(out.contains("kept Projects/Plan.md: changed since the task left it; kept"), "{out}");
+    assert!(out.contains("moved to the trash Demo/Summary.md"), "{out}");
+    assert!(out.contains("to redo it: vault-agent redo --vault"), "{out}");
+    assert_eq!(std::fs::read_to_string(&plan_path).unwrap(), typed);
+    let copies: Vec<String> = std::fs::read_dir(vault.path().join("Projects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("Plan (before task "))
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    let copy = std::fs::read_to_string(vault.path().join("Projects").join(&copies[0])).unwrap();
+    assert_eq!(copy, "# Plan\n\n- ship search\n");
+    assert_eq!(std::fs::read_to_string(vault.path().join("Demo/Mine.md")).unwrap(), "mine\n");
+
+    let redone = vault_agent(&["redo", "--vault", dir]);
+    assert!(redone.status.success(), "{}", text(&redone.stderr));
+    assert!(text(&redone.stdout).contains("restored Demo/Summary.md"), "{}", text(&redone.stdout));
+    assert_eq!(std::fs::read_to_string(vault.path().join("Demo/Summary.md")).unwrap(), "# Summary\n");
+    assert!(!vault.path().join("Projects").join(&copies[0]).exists(), "the copy was the undo's");
 }
 
 #[test]

@@ -57,11 +57,12 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::json;
 use vault_agent::embed::{
-    hybrid_search, ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, SearchMode, SemanticIndex, VectorIndex,
+    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, SearchMode, SemanticIndex, VectorIndex,
 };
 use vault_agent::host::{Clock, ManualClock, ReqwestClient, SystemClock};
+use vault_agent::index::{hybrid_search, SharedIndex};
 use vault_agent::provider::RetryPolicy;
-use vault_agent::search::{SearchIndex, SharedIndex};
+use vault_agent::search::SearchIndex;
 use vault_agent::vault::{MemoryVault, Vault, VaultPath};
 
 use crate::local_server::{serve, Answer};

@@ -1,7 +1,6 @@
 //! `vault-agent chat --provider anthropic|openai --base-url URL --model M "prompt"`: one model
 //! call, its text streamed to stdout as it arrives.
 
-use std::io::Write;
 use std::rc::Rc;
 
 use futures::StreamExt;
@@ -40,19 +39,11 @@ pub async fn run(args: Args) -> Result<()> {
 
     let cancel = CancelToken::new();
     let mut stream = provider.stream(&request, &cancel).await;
-    let mut stdout = std::io::stdout().lock();
     let mut wrote_text = false;
-    let write = |out: &mut std::io::StdoutLock, text: &str| {
-        out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::Io {
-            op: "write",
-            path: "stdout".into(),
-            message: e.to_string(),
-        })
-    };
     while let Some(event) = stream.next().await {
         match event {
             StreamEvent::TextDelta { text } => {
-                write(&mut stdout, &text)?;
+                crate::out::write(&text);
                 wrote_text = true;
             }
             StreamEvent::Retry { attempt, max_attempts, delay_ms, error } => {
@@ -64,13 +55,13 @@ pub async fn run(args: Args) -> Result<()> {
             }
             StreamEvent::Error { error } => {
                 if wrote_text {
-                    write(&mut stdout, "\n")?;
+                    crate::out::write("\n");
                 }
                 return Err(Error::Provider(error));
             }
             StreamEvent::Done { .. } => {
                 if wrote_text {
-                    write(&mut stdout, "\n")?;
+                    crate::out::write("\n");
                 }
                 return Ok(());
             }

@@ -5,7 +5,9 @@ use std::io::Write;
 
 use vault_agent::host::SystemClock;
 use vault_agent::search::SearchIndex;
+use vault_agent::vault::skip_summary;
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -29,11 +31,16 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
     .await?;
     eprintln!();
     index.persist(&vault).await?;
-    println!(
-        "indexed {} notes in {:.2} s into {}",
+    for skipped in index.skipped() {
+        eprintln!("skipped {skipped}");
+    }
+    let summary = skip_summary(index.skipped());
+    outln!(
+        "indexed {} notes in {:.2} s into {}{}",
         index.note_count(),
         start.elapsed().as_secs_f64(),
-        args.vault.vault.join(vault_agent::search::INDEX_DIR).display()
+        args.vault.vault.join(vault_agent::search::INDEX_DIR).display(),
+        if summary.is_empty() { String::new() } else { format!("; {summary}") }
     );
     Ok(())
 }

@@ -20,7 +20,11 @@ mod model;
 #[cfg(not(target_arch = "wasm32"))]
 mod notes;
 #[cfg(not(target_arch = "wasm32"))]
+mod out;
+#[cfg(not(target_arch = "wasm32"))]
 mod provider_args;
+#[cfg(not(target_arch = "wasm32"))]
+mod resume;
 #[cfg(not(target_arch = "wasm32"))]
 mod run;
 #[cfg(not(target_arch = "wasm32"))]
@@ -54,8 +58,13 @@ mod cli {
         /// Run the agent on a task over the vault: it searches, reads and (with approval)
         /// changes notes.
         Run(crate::run::Args),
-        /// Restore everything a task changed (default: the newest task).
+        /// List the tasks that did not finish, or resume one where it stopped.
+        Resume(crate::resume::Args),
+        /// Restore everything a task changed (default: the newest task); files changed since
+        /// the task are kept unless --restore or --copy says otherwise.
         Undo(crate::undo::UndoArgs),
+        /// Apply a task's changes again after an undo (default: the newest undone task).
+        Redo(crate::undo::UndoArgs),
         /// List the tasks that can be undone.
         Checkpoints(crate::undo::ListArgs),
         /// Build the search index and save it to <vault>/.obsidian-agent/index/.
@@ -81,7 +90,9 @@ mod cli {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
                 Command::Run(args) => crate::run::run(args).await,
-                Command::Undo(args) => crate::undo::undo(args).await,
+                Command::Resume(args) => crate::resume::run(args).await,
+                Command::Undo(args) => crate::undo::undo(args, false).await,
+                Command::Redo(args) => crate::undo::undo(args, true).await,
                 Command::Checkpoints(args) => crate::undo::list(args).await,
                 Command::Index(args) => crate::index::run(args).await,
                 Command::Search(args) => crate::search::run(args).await,

@@ -11,10 +11,14 @@ use std::rc::Rc;
 use crate::vault_arg::VaultArg;
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{
-    distill, install_model, minilm_spec, place_model_file, static_model_spec, DistillOptions, MiniLm,
+    distill, install_model, minilm_spec, place_model_file, static_model_spec, DistillOptions, MiniLm, PluginRelease,
 };
 use vault_agent::host::ReqwestClient;
 use vault_agent::Error;
+
+/// The plugin's package metadata, read at build time: where its release (and so the static
+/// model) is published. The plugin reads the same file through esbuild.
+const PACKAGE_JSON: &str = include_str!("../../../package.json");
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -22,7 +26,7 @@ pub enum Command {
     Distill(DistillArgs),
     /// Place a model's files in <vault>/.obsidian-agent/models/, each checked against its pinned
     /// SHA-256: copied from --from DIR, or downloaded from --base-url (default: where the model
-    /// is published).
+    /// is published — the static model with this version's release, from package.json).
     Install(InstallArgs),
 }
 
@@ -63,7 +67,7 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
     match command {
         Command::Install(args) => {
             let vault = args.vault.open()?;
-            let mut spec = match args.model.as_str() {
+            let spec = match args.model.as_str() {
                 "static" => static_model_spec(),
                 "minilm" => minilm_spec(),
                 other => return Err(Error::Invalid(format!("unknown model {other:?} (static or minilm)"))),
@@ -76,12 +80,11 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
                         place_model_file(&vault, &spec, f, &bytes, &path.display().to_string()).await?;
                     }
                 }
-                (None, base) => {
-                    if let Some(base) = base {
-                        spec.base_url = base;
-                    }
+                (None, mirror) => {
+                    let release = PluginRelease::from_package_json(PACKAGE_JSON)?;
+                    let base = spec.download_base(mirror.as_deref(), Some(&release))?;
                     let http = Rc::new(ReqwestClient::new());
-                    install_model(&vault, &*http, &spec, &CancelToken::new(), &mut |file, done, total| {
+                    install_model(&vault, &*http, &spec, &base, &CancelToken::new(), &mut |file, done, total| {
                         eprint!("\r{file}: {} / {} KB", done / 1024, total / 1024);
                         let _ = std::io::stderr().flush();
                     })

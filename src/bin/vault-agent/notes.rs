@@ -1,7 +1,8 @@
 //! `vault-agent notes --vault DIR`: lists the vault's Markdown notes.
 
-use vault_agent::vault::{walk_files, Vault, VaultPath};
+use vault_agent::vault::{list_notes, Vault};
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -12,10 +13,8 @@ pub struct Args {
 
 pub async fn run(args: Args) -> vault_agent::Result<()> {
     let vault = args.vault.open()?;
-    let skip_hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-    let files = walk_files(&vault as &dyn Vault, &VaultPath::root(), &skip_hidden).await?;
-    for note in files.iter().filter(|p| p.extension() == Some("md")) {
-        println!("{note}");
+    for note in list_notes(&vault as &dyn Vault).await? {
+        outln!("{note}");
     }
     Ok(())
 }

@@ -34,6 +34,17 @@ pub struct ProviderArgs {
 }
 
 impl ProviderArgs {
+    /// The options given some other way (`resume`, where they are optional).
+    pub fn new(
+        provider: Provider,
+        model: String,
+        base_url: Option<String>,
+        api_key: Option<String>,
+        max_tokens: u32,
+    ) -> Self {
+        ProviderArgs { provider, model, base_url, api_key, max_tokens }
+    }
+
     /// The provider's config, or why it cannot work (a missing key).
     pub fn config(&self) -> Result<ProviderConfig> {
         let (kind, env_key) = match self.provider {

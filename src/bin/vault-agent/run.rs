@@ -11,21 +11,23 @@ use async_trait::async_trait;
 use futures::future::{select, Either};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
+use vault_agent::agent::list_interrupted;
 use vault_agent::agent::{AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
-use vault_agent::pipeline::{sweep_orphans, ApprovalPolicy, ORPHAN_AGE_MS};
+use vault_agent::index::SharedIndex;
+use vault_agent::pipeline::{prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, ORPHAN_AGE_MS};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
 };
 use vault_agent::provider::build;
-use vault_agent::search::SharedIndex;
-use vault_agent::vault::{walk_files, Vault, VaultPath};
+use vault_agent::vault::{list_notes, FsVault, Vault};
 use vault_agent::{Error, Result};
 
 use crate::provider_args::ProviderArgs;
 use crate::vault_index::current_index;
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -53,9 +55,7 @@ pub struct Args {
 pub async fn run(args: Args) -> Result<()> {
     let vault = Rc::new(args.vault.open()?);
     let clock = Rc::new(SystemClock);
-    for swept in sweep_orphans(&*vault, clock.now_ms(), ORPHAN_AGE_MS).await? {
-        eprintln!("removed leftover temporary files {swept}");
-    }
+    tidy(&*vault, clock.now_ms()).await?;
     let policy = if args.yes {
         ApprovalPolicy::auto_approving(ApprovalCategory::ALL)
     } else {
@@ -67,63 +67,99 @@ pub async fn run(args: Args) -> Result<()> {
         max_iterations: args.max_iterations,
         ..AgentConfig::default()
     };
-    let provider = build(&args.provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
     let host = Rc::new(TerminalHost::new());
+    let conversation = open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?;
+    let (report, suspended) = interruptible(&conversation, conversation.send(&args.task)).await?;
+    finish(&report, &host, &args.vault.vault, suspended)
+}
+
+/// Start-up housekeeping: temporary files of chats that were never closed, and checkpoints
+/// and logs past the retention policy (never an interrupted task's).
+pub(crate) async fn tidy(vault: &dyn Vault, now_ms: u64) -> Result<()> {
+    for swept in sweep_orphans(vault, now_ms, ORPHAN_AGE_MS).await? {
+        eprintln!("removed leftover temporary files {swept}");
+    }
+    let interrupted: Vec<String> = list_interrupted(vault).await?.into_iter().map(|t| t.task_id).collect();
+    let pruned = prune_tasks(vault, now_ms, RetentionPolicy::default(), &interrupted).await?;
+    if !pruned.is_empty() {
+        eprintln!("pruned the checkpoints and logs of {} old tasks", pruned.len());
+    }
+    Ok(())
+}
+
+/// A conversation over the vault with the provider, the vault's index and the terminal.
+pub(crate) async fn open_conversation(
+    vault_arg: &VaultArg,
+    provider: &ProviderArgs,
+    config: AgentConfig,
+    vault: Rc<FsVault>,
+    clock: Rc<SystemClock>,
+    host: Rc<TerminalHost>,
+) -> Result<Conversation> {
+    let provider = build(&provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
     let search = SharedIndex::new();
     search.replace(current_index(&vault).await?);
-    let conversation =
-        Conversation::new(config, Rc::from(provider), vault.clone(), clock, host.clone()).with_search(search);
-    conversation.set_vault_info(vault_info(&args.vault.vault, &*vault).await?);
+    let conversation = Conversation::new(config, Rc::from(provider), vault.clone(), clock, host).with_search(search);
+    conversation.set_vault_info(vault_info(&vault_arg.vault, &*vault).await?);
+    Ok(conversation)
+}
 
-    // Ctrl-C cancels the task; the loop then ends cleanly (temporary files removed, report).
+/// Runs `task` to its end; Ctrl-C stops it for now (its snapshot stays, to resume). Returns
+/// the report and whether it was stopped that way.
+pub(crate) async fn interruptible(
+    conversation: &Conversation,
+    task: impl std::future::Future<Output = Result<RunReport>>,
+) -> Result<(RunReport, bool)> {
+    // Ctrl-C stops the task; the loop then ends cleanly (report, snapshot kept).
     let interrupt = async {
         match tokio::signal::ctrl_c().await {
             Ok(()) => {
-                eprintln!("\ncancelling…");
-                conversation.cancel();
+                eprintln!("\nstopping…");
+                conversation.suspend();
             }
             Err(_) => futures::future::pending::<()>().await,
         }
     };
-    let send = conversation.send(&args.task);
-    futures::pin_mut!(send, interrupt);
-    let report = match select(send, interrupt).await {
-        Either::Left((report, _)) => report?,
-        Either::Right(((), send)) => send.await?,
-    };
+    futures::pin_mut!(task, interrupt);
+    match select(task, interrupt).await {
+        Either::Left((report, _)) => Ok((report?, false)),
+        Either::Right(((), task)) => Ok((task.await?, true)),
+    }
+}
+
+/// Prints how the task ended; an end without the answer asked for is an error naming why.
+pub(crate) fn finish(report: &RunReport, host: &TerminalHost, vault: &std::path::Path, suspended: bool) -> Result<()> {
     host.finish_line();
     // attempt_completion's result is a tool argument, not streamed text: print it now.
     if let (EndReason::Completed, Some(result)) = (&report.end, &report.final_text) {
-        println!("{result}");
+        outln!("{result}");
     }
-    eprintln!("{}", summary(&report, &args.vault.vault));
+    eprintln!("{}", summary(report, vault));
     match &report.end {
         EndReason::Completed | EndReason::Answered => Ok(()),
-        EndReason::Failed { message, .. } => Err(Error::Invalid(format!("the task failed: {message}"))),
-        EndReason::Denied if host.asked_without_terminal.get() => Err(Error::Invalid(
-            "a tool call needed approval and there is no terminal to ask: pass --approve read,write,delete or --yes"
+        EndReason::Denied if host.asked_without_terminal.get() => Err(Error::Stopped(
+            "Stopped: a tool call needed approval and there is no terminal to ask: pass --approve read,write,delete \
+             or --yes"
                 .into(),
         )),
-        EndReason::Denied => Err(Error::Invalid("stopped: a tool call was denied".into())),
-        EndReason::Cancelled => Err(Error::Invalid("cancelled".into())),
-        EndReason::MaxIterations => {
-            Err(Error::Invalid(format!("stopped after {} steps (--max-iterations)", args.max_iterations)))
-        }
-        EndReason::MistakeLimit | EndReason::RepetitionLoop => {
-            Err(Error::Invalid("stopped: the model was stuck (repeated failing tool calls)".into()))
-        }
+        EndReason::Cancelled if suspended => Err(Error::Stopped(format!(
+            "Stopped. Resume with: vault-agent resume --vault {} {}",
+            vault.display(),
+            report.task_id
+        ))),
+        end if end.can_continue() => Err(Error::Stopped(format!(
+            "{}\nhint: to go on with a fresh budget, run again with a higher --max-iterations, asking it to continue \
+             where it stopped",
+            end.describe()
+        ))),
+        end => Err(Error::Stopped(end.describe())),
     }
 }
 
 async fn vault_info(dir: &std::path::Path, vault: &dyn Vault) -> Result<VaultInfo> {
-    let hidden = |p: &VaultPath| p.name().is_some_and(|n| n.starts_with('.'));
-    let notes = walk_files(vault, &VaultPath::root(), &hidden).await?;
+    let notes = list_notes(vault).await?;
     let name = dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-    Ok(VaultInfo {
-        name: name.unwrap_or_else(|| "vault".into()),
-        note_count: Some(notes.iter().filter(|p| p.extension() == Some("md")).count()),
-        active_note: None,
-    })
+    Ok(VaultInfo { name: name.unwrap_or_else(|| "vault".into()), note_count: Some(notes.len()), active_note: None })
 }
 
 fn summary(report: &RunReport, vault: &std::path::Path) -> String {
@@ -151,7 +187,7 @@ fn summary(report: &RunReport, vault: &std::path::Path) -> String {
 
 /// The terminal as the user: the answer on stdout, everything else on stderr, approvals and
 /// questions asked on stdin when it is a terminal (denied and unanswered when it is not).
-struct TerminalHost {
+pub(crate) struct TerminalHost {
     inputs: RefCell<HashMap<String, Value>>,
     at_line_start: Cell<bool>,
     interactive: bool,
@@ -159,7 +195,7 @@ struct TerminalHost {
 }
 
 impl TerminalHost {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TerminalHost {
             inputs: RefCell::new(HashMap::new()),
             at_line_start: Cell::new(true),
@@ -171,7 +207,7 @@ impl TerminalHost {
     /// Ends the streamed answer's line, so stderr lines do not run into it.
     fn finish_line(&self) {
         if !self.at_line_start.replace(true) {
-            println!();
+            outln!();
         }
     }
 
@@ -199,8 +235,7 @@ impl AgentHost for TerminalHost {
     fn emit(&self, event: &AgentEvent) {
         match event {
             AgentEvent::TextDelta { text } => {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
             AgentEvent::ToolStarted { call_id, input, .. } => {

@@ -6,12 +6,14 @@
 //! the notes whose vectors are missing or stale (saved in `.obsidian-agent/index/vectors.bin`)
 //! with the local model in `.obsidian-agent/models/` (`vault-agent model install`).
 
-use vault_agent::embed::{hybrid_search, Fusion, HybridQuery, SearchMode};
-use vault_agent::search::{SearchIndex, SearchQuery, SharedIndex};
+use vault_agent::embed::{Fusion, HybridQuery, SearchMode};
+use vault_agent::index::{hybrid_search, SharedIndex};
+use vault_agent::search::{SearchIndex, SearchQuery};
 use vault_agent::vault::FsVault;
 
 use crate::vault_index::{current_index, current_vectors};
 
+use crate::out::outln;
 use crate::vault_arg::VaultArg;
 
 #[derive(clap::Args)]
@@ -93,10 +95,10 @@ fn language(args: &Args) -> Option<String> {
 fn print_hits<T: serde::Serialize>(json: bool, hits: &[T], path: impl Fn(&T) -> &str) -> vault_agent::Result<()> {
     if json {
         let text = serde_json::to_string_pretty(hits).map_err(|e| vault_agent::Error::Invalid(e.to_string()))?;
-        println!("{text}");
+        outln!("{text}");
     } else {
         for hit in hits {
-            println!("{}", path(hit));
+            outln!("{}", path(hit));
         }
     }
     Ok(())

@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod openai;
 
+use super::sse::SseEvent;
 use crate::protocol::StreamEvent;
 
 /// Turns one provider's server-sent events into [`StreamEvent`]s, one SSE event at a time.
@@ -35,8 +36,14 @@ pub fn decode_recorded(decoder: &mut dyn StreamDecoder, body: &str) -> Vec<Strea
     let events: Vec<_> = futures::executor::block_on(futures::StreamExt::collect::<Vec<_>>(super::sse::sse_events(
         futures::StreamExt::boxed_local(stream),
     )));
+    decode_events(decoder, events.into_iter().flatten())
+}
+
+/// The [`StreamEvent`]s `decoder` makes of `events` (a body's SSE events, in order), then of the
+/// body's end ([`StreamDecoder::finish`]). Nothing is decoded after `Done` or `Error`.
+pub fn decode_events(decoder: &mut dyn StreamDecoder, events: impl IntoIterator<Item = SseEvent>) -> Vec<StreamEvent> {
     let mut out = Vec::new();
-    for event in events.into_iter().flatten() {
+    for event in events {
         if decoder.is_finished() {
             break;
         }

@@ -62,39 +62,11 @@ async function boot() {
   workspaceGlue(app, parts.right, notes);
   themeToggle(parts.ribbon);
 
-  // Load main.js as Obsidian does: CommonJS, with `obsidian` provided by the app.
-  const [source, manifest] = await Promise.all([
-    fetch("/host/main.js").then((r) => r.text()),
-    fetch("/host/manifest.json").then((r) => r.json()),
-  ]);
-  const module = { exports: {} };
-  const require = (name) => {
-    if (name === "obsidian") return obsidian;
-    throw new Error(`main.js asked for ${name}, which Obsidian does not provide`);
-  };
-  new Function("module", "exports", "require", source)(module, module.exports, require);
-  const PluginClass = module.exports.default ?? module.exports;
-  const plugin = new PluginClass(app, manifest);
-  host.plugin = plugin;
   let data = structuredClone(cfg.data ?? null);
-  plugin.loadData = async () => structuredClone(data);
-  plugin.saveData = async (next) => {
-    data = structuredClone(next);
-    host.savedData = data;
-  };
-  plugin.addCommand = (command) => {
-    host.commands.set(command.id, command);
-    return command;
-  };
-  const tabs = [];
-  plugin.addSettingTab = (tab) => tabs.push(tab);
-  app.setting = {
-    open: () => {},
-    openTabById: () => openSettings(tabs[0]),
-  };
-  settingsButton(parts.ribbon, () => openSettings(tabs[0]));
-
-  await plugin.onload();
+  const store = { load: async () => structuredClone(data), save: async (next) => void (data = structuredClone(next)) };
+  host.parts = parts;
+  host.store = store;
+  await loadPlugin(app, parts, store);
   app.workspace.setLayoutReady__();
   if (cfg.open) await app.workspace.openLinkText(cfg.open, "", false);
   document.querySelector(".fake-host-loading")?.remove();
@@ -246,6 +218,65 @@ function workspaceGlue(app, right, notes) {
     return leaf;
   };
 }
+
+/**
+ * Loads main.js as Obsidian does — CommonJS, with `obsidian` provided by the app — and runs the
+ * plugin's onload. Each load evaluates the file again (a new wasm instance), as a restart does.
+ */
+async function loadPlugin(app, parts, store) {
+  // Load main.js as Obsidian does: CommonJS, with `obsidian` provided by the app.
+  const [source, manifest] = await Promise.all([
+    fetch("/host/main.js").then((r) => r.text()),
+    fetch("/host/manifest.json").then((r) => r.json()),
+  ]);
+  const module = { exports: {} };
+  const require = (name) => {
+    if (name === "obsidian") return obsidian;
+    throw new Error(`main.js asked for ${name}, which Obsidian does not provide`);
+  };
+  new Function("module", "exports", "require", source)(module, module.exports, require);
+  const PluginClass = module.exports.default ?? module.exports;
+  const plugin = new PluginClass(app, manifest);
+  host.plugin = plugin;
+  plugin.loadData = store.load;
+  plugin.saveData = async (next) => {
+    await store.save(next);
+    host.savedData = structuredClone(next);
+  };
+  plugin.addCommand = (command) => {
+    host.commands.set(command.id, command);
+    return command;
+  };
+  const tabs = [];
+  plugin.addSettingTab = (tab) => tabs.push(tab);
+  app.setting = {
+    open: () => {},
+    openTabById: () => openSettings(tabs[0]),
+  };
+  settingsButton(parts.ribbon, () => openSettings(tabs[0]));
+
+  await plugin.onload();
+}
+
+/**
+ * Disables and enables the plugin, as after a restart of the app: the chat views are closed
+ * (their leaves detached), the plugin unloaded, main.js loaded again, the chat opened. The vault
+ * and the plugin's data stay.
+ */
+host.reloadPlugin = async () => {
+  const { app, plugin } = host;
+  for (const leaf of app.workspace.getLeavesOfType("vault-agent-chat")) {
+    await leaf.view?.onClose?.();
+    leaf.containerEl__?.remove();
+    leaf.detach();
+  }
+  plugin.unload();
+  host.commands.clear();
+  document.querySelectorAll(".side-dock-ribbon-action:not(.fake-host-theme)").forEach((el) => el.remove());
+  document.querySelector(".status-bar")?.empty();
+  await loadPlugin(app, host.parts, host.store);
+  app.workspace.setLayoutReady__();
+};
 
 function resolve(app, linktext) {
   const { vault } = app;

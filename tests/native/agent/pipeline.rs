@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use futures::FutureExt;
 use serde_json::{json, Value};
 use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
-use vault_agent::pipeline::{sweep_orphans, ORPHAN_AGE_MS};
+use vault_agent::pipeline::{release_results, sweep_orphans, ORPHAN_AGE_MS};
 use vault_agent::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, ChangePreview, EndReason};
 use vault_agent::provider::Turn;
 use vault_agent::tools::{builtin_tools, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
@@ -231,7 +231,10 @@ fn large_results_are_externalized_readable_and_cleaned_up() {
     let window = last_user_text(&h.provider.requests()[2]);
     assert!(window.contains("(lines 100-102 of 150)") && window.contains("Topic 099"), "{window}");
     assert_eq!(report.steps[0].tool_calls[0].externalized.as_deref(), Some(tmp_path));
-    assert!(block_on(h.vault.stat(&p(".obsidian-agent/tmp/t1"))).unwrap().is_none(), "removed when the task ends");
+    // Later turns of the chat still point to the file: it stays until the chat is closed.
+    assert!(block_on(h.vault.stat(&p(tmp_path))).unwrap().is_some(), "kept after the task ends");
+    block_on(release_results(&*h.vault, &["t1".to_string(), "never-ran".to_string()])).unwrap();
+    assert!(block_on(h.vault.stat(&p(".obsidian-agent/tmp/t1"))).unwrap().is_none(), "released with its chat");
 }
 
 #[test]
@@ -244,10 +247,9 @@ fn search_results_keep_their_scores_in_the_reference() {
         );
         block_on(v.write(&p(&format!("Garden/Bed {i:02}.md")), &body)).unwrap();
     }
-    let (h, _, seen) = run(config(), v, vec![Turn::tools([("search_files", json!({"query": "tomato", "limit": 60}))])]);
+    let (_, _, seen) = run(config(), v, vec![Turn::tools([("search_files", json!({"query": "tomato", "limit": 60}))])]);
     assert!(seen[0].contains("Summary: 60 notes found for \"tomato\""), "{}", seen[0]);
     assert!(seen[0].contains("(score "), "{}", seen[0]);
-    assert!(block_on(h.vault.stat(&p(".obsidian-agent/tmp/t1"))).unwrap().is_none());
 }
 
 #[test]
@@ -263,6 +265,11 @@ fn the_startup_sweep_removes_only_orphans_older_than_an_hour() {
     assert_eq!(removed, vec![p(".obsidian-agent/tmp/old-task")]);
     assert!(block_on(v.stat(&p(".obsidian-agent/tmp/recent-task"))).unwrap().is_some());
     assert!(block_on(sweep_orphans(&MemoryVault::new(), now, ORPHAN_AGE_MS)).unwrap().is_empty());
+    // An interrupted task's results stay: its snapshot's history points to them.
+    v.set_now(1_000);
+    block_on(v.write(&p(".obsidian-agent/tmp/waiting/read_file-0.md"), "x")).unwrap();
+    block_on(v.write(&p(".obsidian-agent/tasks/waiting.json"), "{}")).unwrap();
+    assert!(block_on(sweep_orphans(&v, now, ORPHAN_AGE_MS)).unwrap().is_empty());
 }
 
 #[test]
@@ -325,7 +332,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         tools: Some(tools),
         modes: vec![],
         vault_info: Default::default(),
-        search: None,
+        search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
         history: vec![],
         task_id: None,

@@ -131,12 +131,16 @@ fn the_soft_limit_warning_reaches_the_model() {
 
 #[test]
 fn the_hard_limit_stops_the_loop() {
-    let turns: Vec<Turn> = (0..10).map(listing_turn).collect();
+    let turns: Vec<Turn> = (0..3).map(listing_turn).chain([Turn::text("Listed three times; not done yet.")]).collect();
     let h = Harness::new(notes(), turns);
     let report = block_on(h.task(AgentConfig { max_iterations: 3, ..config() }).run("loop forever"));
     assert_eq!(report.end, EndReason::MaxIterations);
-    assert_eq!(h.provider.requests().len(), 3, "no model call after the limit");
-    assert_eq!(report.steps.len(), 3);
+    let requests = h.provider.requests();
+    assert_eq!(requests.len(), 4, "three steps, then one final round for an answer");
+    assert_eq!(requests[3].tool_choice, ToolChoice::None);
+    assert!(last_user_text(&requests[3]).contains("you have used all the steps of this task"));
+    assert_eq!(report.final_text.as_deref(), Some("Listed three times; not done yet."));
+    assert_eq!(report.steps.len(), 4);
 }
 
 #[test]
@@ -242,7 +246,7 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         tools: None,
         modes: vec![],
         vault_info: Default::default(),
-        search: None,
+        search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
         history: vec![],
         task_id: None,

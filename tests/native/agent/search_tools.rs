@@ -1,12 +1,14 @@
 //! The tools that find notes — search_files, search_by_tag, get_linked_notes — over the
-//! vault's full-text index and over the plain scan they fall back to, and the frontmatter tools.
+//! vault's full-text index (built on their first use when the host has not), and the
+//! frontmatter tools.
 
 use serde_json::json;
 use vault_agent::agent::AgentConfig;
 use vault_agent::host::ManualClock;
+use vault_agent::index::SharedIndex;
 use vault_agent::protocol::EndReason;
 use vault_agent::provider::Turn;
-use vault_agent::search::{SearchIndex, SharedIndex};
+use vault_agent::search::SearchIndex;
 use vault_agent::vault::MemoryVault;
 
 use super::support::{block_on, last_user_text, p, Harness};
@@ -25,7 +27,8 @@ fn vault() -> MemoryVault {
     .unwrap()
 }
 
-/// A harness whose search tools use an index of the vault, or none.
+/// A harness whose search tools use an index of the vault built beforehand, or an empty one
+/// (which the first search tool builds).
 fn harness(with_index: bool, turns: Vec<Turn>) -> Harness {
     let vault = vault();
     let mut h = Harness::new(vault, turns);
@@ -33,7 +36,7 @@ fn harness(with_index: bool, turns: Vec<Turn>) -> Harness {
         let index = block_on(SearchIndex::build(&*h.vault, &ManualClock::new(0), &mut |_| {})).unwrap();
         let shared = SharedIndex::new();
         shared.replace(index);
-        h.search = Some(shared);
+        h.search = shared;
     }
     h
 }
@@ -89,9 +92,31 @@ fn search_files_uses_the_index_for_typos_phrases_and_snippets() {
 }
 
 #[test]
-fn without_the_index_search_files_scans_the_notes() {
-    let (_, seen) = seen(false, vec![Turn::tools([("search_files", json!({"query": "sourdough starter"}))])]);
+fn without_a_built_index_search_files_builds_it_first() {
+    let (h, seen) = seen(false, vec![Turn::tools([("search_files", json!({"query": "sourdough starter"}))])]);
     assert!(seen[0].contains("1 note found") && seen[0].contains("Projects/Beta.md"), "{}", seen[0]);
+    assert!(h.search.is_ready(), "the index stays for the next search");
+}
+
+#[test]
+fn the_search_tools_find_the_same_notes_before_and_after_the_index_is_built() {
+    // One tokeniser: a stemmed word ("starters" finds "starter"), a typo and a tag read the same
+    // whether the call found the index built or built it.
+    let turns = || {
+        vec![
+            Turn::tools([("search_files", json!({"query": "starters"}))]),
+            Turn::tools([("search_files", json!({"query": "bakclinks"}))]),
+            Turn::tools([("search_by_tag", json!({"tag": "project"}))]),
+            Turn::tools([("get_linked_notes", json!({"path": "Projects/Beta.md"}))]),
+            Turn::tools([("search_files", json!({"query": "starters"}))]),
+        ]
+    };
+    let (_, before) = seen(false, turns());
+    let (_, after) = seen(true, turns());
+    assert_eq!(before, after);
+    assert_eq!(before[0], before[4], "the same query in one task, before and after the index was in place");
+    assert!(before[0].contains("Projects/Beta.md") && before[0].contains("**starter**"), "{}", before[0]);
+    assert!(before[1].contains("Projects/Alpha.md"), "{}", before[1]);
 }
 
 #[test]

@@ -8,9 +8,10 @@ use serde_json::json;
 use vault_agent::agent::AgentConfig;
 use vault_agent::embed::StaticEmbedder;
 use vault_agent::host::ManualClock;
+use vault_agent::index::SharedIndex;
 use vault_agent::protocol::EndReason;
 use vault_agent::provider::Turn;
-use vault_agent::search::{SearchIndex, SharedIndex};
+use vault_agent::search::SearchIndex;
 use vault_agent::vault::MemoryVault;
 
 use super::support::{block_on, last_user_text, Harness};
@@ -45,7 +46,7 @@ fn harness(embedded: bool, turns: Vec<Turn>) -> Harness {
         shared.semantic().set_embedder(Rc::new(static_model()));
         block_on(shared.semantic().embed_vault(&*h.vault, &ManualClock::new(0), &mut |_| {})).unwrap();
     }
-    h.search = Some(shared);
+    h.search = shared;
     h
 }
 

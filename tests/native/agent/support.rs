@@ -9,10 +9,10 @@ use async_trait::async_trait;
 use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, Mode, TaskSetup};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{AgentHost, ManualClock};
+use vault_agent::index::SharedIndex;
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ErrorKind, ModelRequest, Question};
 use vault_agent::provider::{ScriptedProvider, Turn};
-use vault_agent::search::SharedIndex;
 use vault_agent::vault::{walk_files, Listing, MemoryVault, Stat, Vault, VaultPath};
 
 pub fn p(raw: &str) -> VaultPath {
@@ -173,8 +173,8 @@ pub struct Harness {
     pub host: Rc<TestHost>,
     pub clock: Rc<ManualClock>,
     pub cancel: CancelToken,
-    /// The index the search tools use; `None` makes them scan the notes.
-    pub search: Option<SharedIndex>,
+    /// The index the search tools use (empty: they build it on first use).
+    pub search: SharedIndex,
     /// The hook before condensing; `None` turns it off.
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// The user's own modes.
@@ -189,7 +189,7 @@ impl Harness {
             host: TestHost::new(),
             clock: Rc::new(ManualClock::new(1_795_392_000_000)),
             cancel: CancelToken::new(),
-            search: None,
+            search: SharedIndex::new(),
             condense_hook: None,
             modes: Vec::new(),
         }

@@ -1,0 +1,216 @@
+//! Replace-safe saves of the index and the vectors: damaged files are detected and rebuilt
+//! without a panic, and a save interrupted at any call leaves a loadable version.
+
+use futures::executor::block_on;
+use vault_agent::embed::{Precision, VectorIndex, VECTORS_FILE};
+use vault_agent::host::ManualClock;
+use vault_agent::search::{LoadOutcome, LoadProblem, SearchIndex, SearchQuery, Snapshot, INDEX_DIR};
+use vault_agent::vault::{MemoryVault, Vault, VaultPath};
+
+use crate::faulty_vault::{Fault, FaultyVault};
+
+fn p(raw: &str) -> VaultPath {
+    VaultPath::parse(raw).unwrap()
+}
+
+/// `count` notes, each with a word of its own (`uniqueword<i>`).
+fn notes(count: usize) -> MemoryVault {
+    let vault = MemoryVault::new();
+    for i in 0..count {
+        let text = format!("# Note {i}\n\nShared text about gardens and uniqueword{i}.\n\n#tag{}\n", i % 3);
+        block_on(vault.write(&p(&format!("notes/n{i}.md")), &text)).unwrap();
+    }
+    vault
+}
+
+fn build(vault: &dyn Vault) -> SearchIndex {
+    block_on(SearchIndex::build(vault, &ManualClock::new(0), &mut |_| {})).unwrap()
+}
+
+fn finds(index: &SearchIndex, word: &str) -> bool {
+    let hits = index.search(&SearchQuery { text: word.into(), limit: 3, ..SearchQuery::default() }).unwrap();
+    !hits.is_empty()
+}
+
+/// Offsets spread over `0..len` (about `n` of them, the ends included).
+fn offsets(len: usize, n: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..len).step_by((len / n).max(1)).collect();
+    out.extend([1, len.saturating_sub(1)]);
+    out.retain(|&o| o < len);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `good` cut short at about `n` offsets, then with one byte flipped at each of them.
+fn damaged_copies(good: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let truncated = offsets(good.len(), n).into_iter().map(|o| good[..o].to_vec());
+    let flipped = offsets(good.len(), n).into_iter().map(|o| {
+        let mut bytes = good.to_vec();
+        bytes[o] ^= 0xff;
+        bytes
+    });
+    truncated.chain(flipped).collect()
+}
+
+/// The saved files of `dir`, as `(path, bytes)`.
+fn saved(vault: &MemoryVault, dir: &str) -> Vec<(VaultPath, Vec<u8>)> {
+    let files = block_on(vault.list(&p(dir))).unwrap().files;
+    files.into_iter().map(|f| (f.clone(), block_on(vault.read_binary(&f)).unwrap())).collect()
+}
+
+#[test]
+fn every_truncation_and_flipped_byte_of_the_saved_index_is_detected_and_rebuilt() {
+    let vault = notes(30);
+    let mut index = build(&vault);
+    block_on(index.persist(&vault)).unwrap();
+    let files = saved(&vault, INDEX_DIR);
+    assert_eq!(files.len(), 3, "manifest, segments, catalog: {:?}", files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    let clock = ManualClock::new(0);
+    let mut cases = 0;
+    for (path, good) in &files {
+        for damaged in damaged_copies(good, 40) {
+            block_on(vault.write_binary(path, &damaged)).unwrap();
+            let (index, outcome) = block_on(SearchIndex::load_or_build(&vault, &clock, &mut |_| {})).unwrap();
+            assert!(
+                matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Corrupt(_) }),
+                "{path} damaged to {} bytes: {outcome:?}",
+                damaged.len()
+            );
+            assert_eq!(index.note_count(), 30);
+            assert!(finds(&index, "uniqueword17"), "the rebuilt index answers");
+            cases += 1;
+        }
+        block_on(vault.write_binary(path, good)).unwrap();
+    }
+    assert!(cases > 200, "{cases} damaged files tried");
+    let (_, outcome) = block_on(SearchIndex::load_or_build(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!(outcome, LoadOutcome::Loaded, "the repaired files load again");
+}
+
+fn vectors(notes: usize) -> VectorIndex {
+    let mut index = VectorIndex::new("test-embedder", 8, Precision::F32);
+    for i in 0..notes {
+        let chunks = (0..3).map(|c| (Some(format!("Heading {c}")), (0..8).map(|d| ((i + c + d) % 5) as f32).collect()));
+        index.insert(&format!("n{i}.md"), &format!("hash{i}"), i as u64, chunks.collect()).unwrap();
+    }
+    index
+}
+
+#[test]
+fn every_truncation_and_flipped_byte_of_the_saved_vectors_is_ignored() {
+    let vault = MemoryVault::new();
+    block_on(vectors(12).save(&vault)).unwrap();
+    let path = p(VECTORS_FILE);
+    let good = block_on(vault.read_binary(&path)).unwrap();
+    assert_eq!(block_on(VectorIndex::load(&vault)).unwrap().map(|v| v.note_count()), Some(12));
+    for damaged in damaged_copies(&good, 200) {
+        block_on(vault.write_binary(&path, &damaged)).unwrap();
+        let loaded = block_on(VectorIndex::load(&vault)).unwrap();
+        assert!(loaded.is_none(), "damaged to {} bytes, still loaded", damaged.len());
+    }
+}
+
+/// How many changing calls a clean `save` makes, over a vault holding the previous version.
+fn calls_of(save: &dyn Fn(&FaultyVault), previous: &dyn Fn(&FaultyVault)) -> usize {
+    let vault = FaultyVault::new(MemoryVault::new());
+    previous(&vault);
+    let before = vault.changes();
+    save(&vault);
+    vault.changes() - before
+}
+
+/// Saves the previous version, then the next one with `fault` injected at each of its calls in
+/// turn; after each, a restarted process must load one of the two versions (`check` says which
+/// it found). Returns how many interruptions were tried.
+fn interrupt_everywhere(
+    previous: &dyn Fn(&FaultyVault),
+    next: &dyn Fn(&FaultyVault) -> vault_agent::Result<()>,
+    check: &dyn Fn(&FaultyVault) -> &'static str,
+) -> usize {
+    let calls = calls_of(&|v| next(v).unwrap(), previous);
+    assert!(calls >= 3, "a save makes several calls ({calls})");
+    let mut tried = 0;
+    for fault in [Fault::Abort, Fault::Eio, Fault::DiskFull] {
+        for at in 0..calls {
+            let vault = FaultyVault::new(MemoryVault::new());
+            previous(&vault);
+            vault.fail_at(at, fault);
+            let result = next(&vault);
+            assert_eq!(vault.injected().len(), 1, "{fault:?} at call {at}");
+            vault.restart();
+            let found = check(&vault);
+            if result.is_ok() {
+                assert_eq!(found, "next", "{fault:?} at call {at}: the save reported success");
+            }
+            // The next save, without faults, completes whatever state was left.
+            next(&vault).unwrap();
+            assert_eq!(check(&vault), "next");
+            tried += 1;
+        }
+    }
+    tried
+}
+
+fn snapshot_of(vault: &MemoryVault) -> Snapshot {
+    build(vault).snapshot().unwrap()
+}
+
+#[test]
+fn an_index_save_interrupted_at_any_call_leaves_a_loadable_index() {
+    let (old, new) = (snapshot_of(&notes(10)), snapshot_of(&notes(11)));
+    let check = |vault: &FaultyVault| match block_on(SearchIndex::load(vault)) {
+        Ok(index) if index.note_count() == 10 => "previous",
+        Ok(index) if index.note_count() == 11 && finds(&index, "uniqueword10") => "next",
+        Ok(index) => panic!("an index of {} notes", index.note_count()),
+        Err(problem) => panic!("no loadable index: {problem:?} (injected {:?})", vault.injected()),
+    };
+    let tried = interrupt_everywhere(&|v| block_on(old.write(v)).unwrap(), &|v| block_on(new.write(v)), &check);
+    assert!(tried >= 9, "{tried}");
+
+    // Nothing is left behind by the last clean save: the manifest and its two parts.
+    let vault = FaultyVault::new(MemoryVault::new());
+    block_on(old.write(&vault)).unwrap();
+    vault.fail_at(1, Fault::DiskFull);
+    block_on(new.write(&vault)).unwrap_err();
+    vault.restart();
+    block_on(new.write(&vault)).unwrap();
+    assert_eq!(saved(vault.inner(), INDEX_DIR).len(), 3);
+}
+
+#[test]
+fn a_vectors_save_interrupted_at_any_call_leaves_loadable_vectors() {
+    let (old, new) = (vectors(4), vectors(5));
+    let check = |vault: &FaultyVault| match block_on(VectorIndex::load(vault)).unwrap().map(|v| v.note_count()) {
+        Some(4) => "previous",
+        Some(5) => "next",
+        other => panic!("no loadable vectors: {other:?} (injected {:?})", vault.injected()),
+    };
+    let tried = interrupt_everywhere(
+        &|v| {
+            block_on(old.save(v)).unwrap();
+        },
+        &|v| block_on(new.save(v)).map(drop),
+        &check,
+    );
+    assert!(tried >= 9, "{tried}");
+}
+
+#[test]
+fn the_faulty_vault_keeps_the_vault_contract_when_no_fault_is_due() {
+    block_on(crate::vault_contract::run_contract(&FaultyVault::new(MemoryVault::new())));
+}
+
+#[test]
+fn random_faults_follow_the_seed() {
+    let run = |seed| {
+        let vault = FaultyVault::new(MemoryVault::new());
+        vault.fail_randomly(seed, 4, Fault::Eio);
+        let results: Vec<bool> = (0..64).map(|i| block_on(vault.write(&p(&format!("f{i}.md")), "x")).is_ok()).collect();
+        (results, vault.injected().len())
+    };
+    let (a, failures) = run(7);
+    assert_eq!(a, run(7).0, "the same seed, the same schedule");
+    assert_ne!(a, run(8).0);
+    assert!((4..=32).contains(&failures), "about one in four: {failures}");
+}
