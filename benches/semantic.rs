@@ -1,10 +1,15 @@
 //! Semantic search, natively (release build): embedding throughput of the static model and of
 //! MiniLM, query latency over 50,000 vectors, and retrieval quality (nDCG@10, recall@10, MRR) of
-//! BM25, each embedder, and each fusion on the paraphrase queries of
-//! `bench/semantic_queries.json` over the sample vault's English notes.
+//! plain BM25 (a baseline written here), the full-text index, each embedder, and each fusion, on
+//! the query sets of `bench/semantic_queries.json` (paraphrases; questions, split into a tuning
+//! and a held-out part) and on known-item queries generated from the notes (titles, titles with
+//! a typo, quoted phrases): over the sample vault's English notes, and full text over the whole
+//! vault too.
 //!
-//! `cargo bench --bench semantic` (writes `target/bench/semantic-native.json`, prints tables).
-//! Needs `models/static-minilm-l6-v2-256.vam` and the MiniLM files (`scripts/setup.sh`).
+//! `cargo bench --bench semantic` (writes `target/bench/semantic-native.json`, prints tables);
+//! `cargo bench --bench semantic -- quality` skips throughput and latency, `-- quality static`
+//! leaves MiniLM out too, `-- quality fulltext` measures full text alone. Needs `models/static-minilm-l6-v2-256.vam` and the MiniLM files
+//! (`scripts/setup.sh`).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -23,8 +28,8 @@ mod native {
 
     use serde_json::{json, Value};
     use vault_agent::embed::{
-        embed_chunks, fuse, normalize, Fusion, MiniLm, Precision, StaticEmbedder, VectorIndex, MAX_CHUNK_CHARS,
-        STATIC_MODEL_REPO_PATH,
+        embed_chunks, fuse, normalize, relevance_floor, Fusion, MiniLm, Precision, StaticEmbedder, VectorIndex,
+        CANDIDATES, MAX_CHUNK_CHARS, STATIC_MODEL_REPO_PATH,
     };
     use vault_agent::search::{parse_note, SearchIndex, SearchQuery};
 
@@ -57,6 +62,9 @@ mod native {
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap() {
                 let p = e.unwrap().path();
+                if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                    continue;
+                }
                 if p.is_dir() {
                     stack.push(p);
                 } else if p.extension().is_some_and(|x| x == "md") {
@@ -120,15 +128,25 @@ mod native {
         text: String,
         relevant: Vec<String>,
         lang: Option<String>,
-        /// `paraphrase` (no content word shared with the note) or `question` (some shared).
-        kind: String,
+        /// Which set it counts in: see [`SETS`].
+        set: &'static str,
+    }
+
+    /// The query sets, in the order the tables show them. Questions are split for tuning: every
+    /// third one (2, 5, 8, … among the questions) is held out and never used to pick a weight.
+    const SETS: [&str; 7] =
+        ["paraphrase", "question-tune", "question-heldout", "question", "known-title", "known-typo", "known-phrase"];
+
+    fn in_set(q: &Query, set: &str) -> bool {
+        q.set == set || (set == "question" && q.set.starts_with("question-"))
     }
 
     fn queries() -> (Vec<Query>, Vec<Query>) {
         let v: Value =
             serde_json::from_str(&std::fs::read_to_string(repo().join("bench/semantic_queries.json")).unwrap())
                 .unwrap();
-        let read = |key: &str| {
+        let mut questions = 0;
+        let mut read = |key: &str| {
             v[key]
                 .as_array()
                 .unwrap()
@@ -142,11 +160,184 @@ mod native {
                         .map(|r| r.as_str().unwrap().to_string())
                         .collect(),
                     lang: q["lang"].as_str().map(str::to_string),
-                    kind: q["kind"].as_str().unwrap_or("paraphrase").to_string(),
+                    set: match q["kind"].as_str().unwrap_or("paraphrase") {
+                        "question" => {
+                            questions += 1;
+                            if questions % 3 == 0 {
+                                "question-heldout"
+                            } else {
+                                "question-tune"
+                            }
+                        }
+                        _ => "paraphrase",
+                    },
                 })
                 .collect::<Vec<_>>()
         };
         (read("queries"), read("crossLingual"))
+    }
+
+    /// Lower-case runs of letters and digits: "simple words".
+    fn simple_words(text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    }
+
+    /// Known-item queries generated from the notes (deterministic): each note's title; the title
+    /// with two letters of its longest word swapped (a typo); and a quoted run of four words from
+    /// the note's first line of prose (a phrase). A title's relevant notes are the notes with that
+    /// title; a phrase's, every note holding those four words in a row.
+    fn known_items(notes: &[(String, String)]) -> Vec<Query> {
+        let title = |p: &str| p.rsplit('/').next().unwrap().trim_end_matches(".md").to_string();
+        let words: Vec<Vec<String>> = notes.iter().map(|(_, t)| simple_words(t)).collect();
+        let mut out = Vec::new();
+        for (i, (path, text)) in notes.iter().enumerate() {
+            let t = title(path);
+            let same: Vec<String> = notes.iter().filter(|(p, _)| title(p) == t).map(|(p, _)| p.clone()).collect();
+            out.push(Query { text: t.clone(), relevant: same.clone(), lang: None, set: "known-title" });
+            if let Some(w) = t
+                .split(' ')
+                .filter(|w| w.len() >= 5 && w.chars().all(|c| c.is_ascii_alphabetic()))
+                .max_by_key(|w| w.len())
+            {
+                let mut c: Vec<char> = w.chars().collect();
+                let mid = c.len() / 2;
+                c.swap(mid - 1, mid);
+                let typo: String = c.into_iter().collect();
+                out.push(Query { text: t.replacen(w, &typo, 1), relevant: same, lang: None, set: "known-typo" });
+            }
+            let body = text.strip_prefix("---").and_then(|r| r.split_once("\n---").map(|x| x.1)).unwrap_or(text);
+            let prose = body.lines().map(str::trim).find(|l| {
+                l.split_whitespace().count() >= 8
+                    && !l.starts_with(['#', '>', '|', '!', '-', '*', '`', '<'])
+                    && !l.contains("[[")
+            });
+            if let Some(line) = prose {
+                let run: Vec<String> = simple_words(line).into_iter().skip(1).take(4).collect();
+                if run.len() == 4 {
+                    let relevant = notes
+                        .iter()
+                        .zip(&words)
+                        .filter(|(_, w)| w.windows(4).any(|x| x == run.as_slice()))
+                        .map(|((p, _), _)| p.clone())
+                        .collect::<Vec<_>>();
+                    debug_assert!(relevant.contains(&notes[i].0));
+                    out.push(Query {
+                        text: format!("\"{}\"", run.join(" ")),
+                        relevant,
+                        lang: None,
+                        set: "known-phrase",
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Plain BM25 (Okapi, k1 = 1.2, b = 0.75, as `rank_bm25.BM25Okapi`: negative idfs raised to
+    /// 0.25 × the mean idf) over each note's whole file as simple words: the baseline.
+    struct PlainBm25 {
+        docs: Vec<(String, std::collections::HashMap<String, u32>, f64)>,
+        idf: std::collections::HashMap<String, f64>,
+        avgdl: f64,
+    }
+
+    impl PlainBm25 {
+        fn new(notes: &[(String, String)]) -> PlainBm25 {
+            let mut df: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+            let mut docs = Vec::new();
+            for (path, text) in notes {
+                let words = simple_words(text);
+                let mut tf: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+                for w in &words {
+                    *tf.entry(w.clone()).or_default() += 1;
+                }
+                for w in tf.keys() {
+                    *df.entry(w.clone()).or_default() += 1;
+                }
+                docs.push((path.clone(), tf, words.len() as f64));
+            }
+            let n = docs.len() as f64;
+            let avgdl = docs.iter().map(|d| d.2).sum::<f64>() / n;
+            let mut idf: std::collections::HashMap<String, f64> =
+                df.iter().map(|(w, &f)| (w.clone(), ((n - f as f64 + 0.5) / (f as f64 + 0.5)).ln())).collect();
+            let mean = idf.values().sum::<f64>() / idf.len() as f64;
+            for v in idf.values_mut() {
+                if *v < 0.0 {
+                    *v = 0.25 * mean;
+                }
+            }
+            PlainBm25 { docs, idf, avgdl }
+        }
+
+        fn search(&self, query: &str, k: usize) -> Vec<(String, f32)> {
+            let (k1, b) = (1.2, 0.75);
+            let terms = simple_words(query);
+            let mut scored: Vec<(String, f32)> = self
+                .docs
+                .iter()
+                .map(|(path, tf, len)| {
+                    let s: f64 = terms
+                        .iter()
+                        .map(|t| {
+                            let f = f64::from(*tf.get(t).unwrap_or(&0));
+                            self.idf.get(t).unwrap_or(&0.0) * f * (k1 + 1.0)
+                                / (f + k1 * (1.0 - b + b * len / self.avgdl))
+                        })
+                        .sum();
+                    (path.clone(), s as f32)
+                })
+                .filter(|x| x.1 > 0.0)
+                .collect();
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            scored.truncate(k);
+            scored
+        }
+    }
+
+    /// Per ranking: (nDCG@10, recall@10, MRR) per set of [`SETS`].
+    type Scores = (f64, f64, f64);
+    type Table = Vec<(String, [Option<Scores>; SETS.len()])>;
+
+    fn score(table: &mut Table, name: String, queries: &[Query], ranked: &dyn Fn(usize) -> Vec<String>) {
+        let mut sums = [(0.0, 0.0, 0.0, 0usize); SETS.len()];
+        for (i, q) in queries.iter().enumerate() {
+            let (a, b, c) = ndcg_at_10(&ranked(i), &q.relevant);
+            for (k, set) in SETS.iter().enumerate() {
+                if in_set(q, set) {
+                    sums[k] = (sums[k].0 + a, sums[k].1 + b, sums[k].2 + c, sums[k].3 + 1);
+                }
+            }
+        }
+        let mean = |(n, r, m, k): (f64, f64, f64, usize)| (k > 0).then(|| (n / k as f64, r / k as f64, m / k as f64));
+        table.push((name, sums.map(mean)));
+    }
+
+    fn print_table(title: &str, queries: &[Query], table: &Table) {
+        let count = |set: &str| queries.iter().filter(|q| in_set(q, set)).count();
+        println!("\n{title} (nDCG@10)\n");
+        let head: Vec<String> = SETS.iter().map(|s| format!("{s} ({})", count(s))).collect();
+        println!("| ranking | {} |", head.join(" | "));
+        println!("|---|{}", "---:|".repeat(SETS.len()));
+        for (name, sets) in table {
+            let cells: Vec<String> = sets.iter().map(|s| s.map_or("—".into(), |s| format!("{:.3}", s.0))).collect();
+            println!("| {name} | {} |", cells.join(" | "));
+        }
+    }
+
+    fn table_json(table: &Table) -> Value {
+        json!(table
+            .iter()
+            .map(|(name, sets)| {
+                let mut row = serde_json::Map::new();
+                row.insert("ranking".into(), json!(name));
+                for (set, s) in SETS.iter().zip(sets) {
+                    if let Some((n, r, m)) = s {
+                        row.insert(set.to_string(), json!({"ndcg10": n, "recall10": r, "mrr": m}));
+                    }
+                }
+                Value::Object(row)
+            })
+            .collect::<Vec<_>>())
     }
 
     fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -199,9 +390,98 @@ mod native {
         (percentile(&times, 0.5), percentile(&times, 0.99))
     }
 
+    /// Queries the English help vault has no answer to.
+    const NONSENSE: [&str; 10] = [
+        "qwzx plorf vbnm",
+        "xyzzy frobnicate",
+        "banana bread recipe with walnuts",
+        "who won the football world cup in 1998",
+        "sicilian defence chess opening theory",
+        "the mitochondria is the powerhouse of the cell",
+        "purple elephant dancing on mars",
+        "lorem ipsum dolor sit amet",
+        "how to change a flat bicycle tyre",
+        "best pizza dough hydration",
+    ];
+
+    /// For one model: the cosines at which the relevant notes of the questions and paraphrases
+    /// are found (when in the top 10), and the cosine of the first hit of each nonsense query.
+    fn floor_calibration(
+        name: &str,
+        queries: &[Query],
+        dense_lists: &[Vec<(String, f32)>],
+        index: &VectorIndex,
+        embed: &dyn Fn(&str) -> Vec<f32>,
+    ) -> Value {
+        let mut found: Vec<f32> = Vec::new();
+        for (q, list) in queries.iter().zip(dense_lists) {
+            if q.set.starts_with("known-") {
+                continue;
+            }
+            found.extend(list.iter().take(10).filter(|(p, _)| q.relevant.contains(p)).map(|x| x.1));
+        }
+        found.sort_by(f32::total_cmp);
+        let mut nonsense: Vec<f32> =
+            NONSENSE.iter().map(|q| index.search(&embed(q), 1, &|_| true).first().map_or(0.0, |h| h.score)).collect();
+        nonsense.sort_by(f32::total_cmp);
+        let pct = |p: f64| found[((found.len() - 1) as f64 * p).round() as usize];
+        json!({
+            "model": name,
+            "relevant_found": found.len(),
+            "relevant_min": found[0], "relevant_p5": pct(0.05), "relevant_p10": pct(0.10), "relevant_median": pct(0.5),
+            "nonsense_first_hit": nonsense,
+            "floor_in_use": relevance_floor(index.embedder()),
+        })
+    }
+
+    /// Every fusion the tables report.
+    fn fusions() -> Vec<(String, Fusion)> {
+        vec![
+            ("RRF k=60".into(), Fusion::Rrf { k: 60.0 }),
+            ("weighted w=0.5".into(), Fusion::Weighted { dense: 0.5 }),
+            ("weighted w=0.7".into(), Fusion::Weighted { dense: 0.7 }),
+            ("weighted w=0.8".into(), Fusion::Weighted { dense: 0.8 }),
+            ("dense-first λ=0.05".into(), Fusion::DenseFirst { bm25: 0.05 }),
+            ("dense-first λ=0.1".into(), Fusion::DenseFirst { bm25: 0.1 }),
+            ("covered w=0.5 p=1".into(), Fusion::Covered { dense: 0.5, power: 1.0 }),
+            ("covered w=0.5 p=2".into(), Fusion::Covered { dense: 0.5, power: 2.0 }),
+            ("covered w=0.6 p=2".into(), Fusion::Covered { dense: 0.6, power: 2.0 }),
+            ("covered w=0.7 p=2".into(), Fusion::Covered { dense: 0.7, power: 2.0 }),
+            ("covered w=0.5 p=4".into(), Fusion::Covered { dense: 0.5, power: 4.0 }),
+            ("confident w=0.5".into(), Fusion::Confident { dense: 0.5 }),
+            ("confident w=0.6".into(), Fusion::Confident { dense: 0.6 }),
+            ("rank-covered k=10 w=0.5".into(), Fusion::RankCovered { k: 10.0, dense: 0.5 }),
+            ("rank-covered k=60 w=0.5".into(), Fusion::RankCovered { k: 60.0, dense: 0.5 }),
+            ("rank-covered k=10 w=0.6".into(), Fusion::RankCovered { k: 10.0, dense: 0.6 }),
+            ("rank-covered k=5 w=0.5".into(), Fusion::RankCovered { k: 5.0, dense: 0.5 }),
+            ("rank-covered k=20 w=0.5".into(), Fusion::RankCovered { k: 20.0, dense: 0.5 }),
+            ("rank-covered k=10 w=0.55".into(), Fusion::RankCovered { k: 10.0, dense: 0.55 }),
+            ("covered w=0.55 p=1".into(), Fusion::Covered { dense: 0.55, power: 1.0 }),
+            ("covered w=0.6 p=1".into(), Fusion::Covered { dense: 0.6, power: 1.0 }),
+            ("blend k=10 w=0.5".into(), Fusion::Blend { k: 10.0, dense: 0.5 }),
+            ("blend k=10 w=0.55".into(), Fusion::Blend { k: 10.0, dense: 0.55 }),
+            ("blend k=10 w=0.6".into(), Fusion::Blend { k: 10.0, dense: 0.6 }),
+            ("blend k=5 w=0.55".into(), Fusion::Blend { k: 5.0, dense: 0.55 }),
+        ]
+    }
+
+    /// The full-text rankings over the whole vault: the request every query is sent with.
+    fn full_text_variants() -> Vec<(&'static str, SearchQuery)> {
+        vec![
+            ("full text", SearchQuery { limit: 10, ..SearchQuery::default() }),
+            (
+                "full text, user language en",
+                SearchQuery { limit: 10, language: Some("en".into()), ..SearchQuery::default() },
+            ),
+        ]
+    }
+
     pub fn main() {
+        // Filters: `quality` skips throughput and latency; `static` leaves MiniLM out.
         let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-        let want = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+        let speed = !only.iter().any(|o| o == "quality");
+        let with_minilm = !only.iter().any(|o| o == "static" || o == "fulltext");
+        let with_vectors = !only.iter().any(|o| o == "fulltext");
         let mut results = serde_json::Map::new();
         let notes = notes_below("en");
         let chunked = chunk(&notes);
@@ -227,7 +507,7 @@ mod native {
         results.insert("static_chunks_per_s".into(), json!(static_rate));
 
         let mut models: Vec<(String, Vec<Vec<f32>>)> = vec![("static".into(), static_vectors)];
-        if want("minilm") {
+        if with_minilm && speed {
             for (max_tokens, batch) in [(128usize, 1usize), (128, 8), (256, 8)] {
                 let model = minilm(max_tokens);
                 let sample = &texts[..texts.len().min(150)];
@@ -243,19 +523,19 @@ mod native {
                 results
                     .insert(format!("minilm{max_tokens}_tokens_per_chunk"), json!(tokens as f64 / sample.len() as f64));
             }
-            for max_tokens in [128usize, 256] {
-                let model = minilm(max_tokens);
-                let (vectors, secs) = time(|| texts.chunks(8).flat_map(|b| model.embed_texts(b)).collect::<Vec<_>>());
-                println!("minilm@{max_tokens}: embedded the corpus in {secs:.0} s");
-                models.push((format!("minilm@{max_tokens}"), vectors));
-            }
+        }
+        if with_minilm {
+            // ≤ 256 tokens scored below ≤ 128 in every set (BENCHMARKS.md): only 128 is kept.
+            let model = minilm(128);
+            let (vectors, secs) = time(|| texts.chunks(8).flat_map(|b| model.embed_texts(b)).collect::<Vec<_>>());
+            println!("minilm@128: embedded the corpus in {secs:.0} s");
+            models.push(("minilm@128".into(), vectors));
         }
 
         // ---- latency over 50,000 vectors ----------------------------------------------------
         let mut latency_rows = Vec::new();
-        for (dims, precision) in
-            [(256, Precision::F32), (256, Precision::Int8), (384, Precision::F32), (384, Precision::Int8)]
-        {
+        let shapes = [(256, Precision::F32), (256, Precision::Int8), (384, Precision::F32), (384, Precision::Int8)];
+        for (dims, precision) in shapes.into_iter().filter(|_| speed) {
             let (p50, p99) = latency(50_000, dims, precision);
             println!("latency over 50,000 × {dims} {precision:?}: p50 {p50:.2} ms, p99 {p99:.2} ms");
             latency_rows
@@ -264,43 +544,30 @@ mod native {
         results.insert("latency_50k".into(), json!(latency_rows));
 
         // ---- quality ------------------------------------------------------------------------
-        let (queries, cross) = queries();
+        let (mut queries, cross) = queries();
+        queries.extend(known_items(&notes));
+        let plain = PlainBm25::new(&notes);
         let bm25 = SearchIndex::from_notes(notes.iter().map(|(p, t)| (p.as_str(), t.as_str(), 0))).unwrap();
         let bm25_list = |q: &str| -> Vec<(String, f32)> {
-            let request = SearchQuery { text: q.into(), limit: 50, snippets: false, ..SearchQuery::default() };
+            let request = SearchQuery { text: q.into(), limit: CANDIDATES, snippets: false, ..SearchQuery::default() };
             bm25.search(&request).unwrap().into_iter().map(|h| (h.path, h.score)).collect()
         };
-        // Per ranking: (nDCG@10, recall@10, MRR) over the paraphrases, the questions, and all.
-        const SETS: [&str; 3] = ["paraphrase", "question", "all"];
-        type Scores = (f64, f64, f64);
-        let mut quality: Vec<(String, [Scores; 3])> = Vec::new();
-        let mut record = |name: String, ranked: &dyn Fn(&Query) -> Vec<String>, set: &[Query]| {
-            let mut sums = [(0.0, 0.0, 0.0, 0usize); 3];
-            for q in set {
-                let (a, b, c) = ndcg_at_10(&ranked(q), &q.relevant);
-                for (i, kind) in SETS.iter().enumerate() {
-                    if *kind == "all" || *kind == q.kind {
-                        sums[i] = (sums[i].0 + a, sums[i].1 + b, sums[i].2 + c, sums[i].3 + 1);
-                    }
-                }
-            }
-            let mean = |(n, r, m, k): (f64, f64, f64, usize)| {
-                let k = k.max(1) as f64;
-                (n / k, r / k, m / k)
-            };
-            quality.push((name, sums.map(mean)));
-        };
-        record("BM25".into(), &|q| bm25_list(&q.text).into_iter().map(|x| x.0).collect(), &queries);
-        let fusions: Vec<(String, Fusion)> = vec![
-            ("RRF k=60".into(), Fusion::Rrf { k: 60.0 }),
-            ("weighted w=0.5".into(), Fusion::Weighted { dense: 0.5 }),
-            ("weighted w=0.7".into(), Fusion::Weighted { dense: 0.7 }),
-            ("weighted w=0.8".into(), Fusion::Weighted { dense: 0.8 }),
-            ("dense-first λ=0.05".into(), Fusion::DenseFirst { bm25: 0.05 }),
-            ("dense-first λ=0.1".into(), Fusion::DenseFirst { bm25: 0.1 }),
-        ];
+        let bm25_lists: Vec<Vec<(String, f32)>> = queries.iter().map(|q| bm25_list(&q.text)).collect();
+        let coverage: Vec<Vec<f32>> = queries
+            .iter()
+            .zip(&bm25_lists)
+            .map(|(q, list)| bm25.coverage(&q.text, &list.iter().map(|x| x.0.as_str()).collect::<Vec<_>>()))
+            .collect();
+        let paths = |list: &[(String, f32)]| list.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+        let mut quality: Table = Vec::new();
+        score(&mut quality, "plain BM25 (k1 1.2, b 0.75, simple words)".into(), &queries, &|i| {
+            paths(&plain.search(&queries[i].text, 10))
+        });
+        score(&mut quality, "full text".into(), &queries, &|i| paths(&bm25_lists[i]));
+        let fusions = fusions();
         let mut cross_rows = Vec::new();
-        for (name, vectors) in &models {
+        let mut floors = Vec::new();
+        for (name, vectors) in models.iter().filter(|_| with_vectors) {
             // MiniLM is loaded once per model, not once per query.
             let model = name.strip_prefix("minilm@").map(|max_tokens| minilm(max_tokens.parse().unwrap()));
             let embed_query = |text: &str| -> Vec<f32> {
@@ -316,30 +583,29 @@ mod native {
                     continue;
                 }
                 let index = index_of(&chunked, vectors, name, precision);
-                let dense = |i: usize| -> Vec<(String, f32)> {
-                    index.search(&query_vectors[i], 50, &|_| true).into_iter().map(|h| (h.path, h.score)).collect()
-                };
-                let position = |q: &Query| queries.iter().position(|x| std::ptr::eq(x, q)).unwrap();
+                let dense_lists: Vec<Vec<(String, f32)>> = query_vectors
+                    .iter()
+                    .map(|v| index.search(v, CANDIDATES, &|_| true).into_iter().map(|h| (h.path, h.score)).collect())
+                    .collect();
+                if precision == Precision::F32 {
+                    floors.push(floor_calibration(name, &queries, &dense_lists, &index, &embed_query));
+                }
+                // What hybrid_rank fuses: the vectors' hits above the model's relevance floor.
+                let floor = relevance_floor(index.embedder());
+                let dense_lists: Vec<Vec<(String, f32)>> =
+                    dense_lists.into_iter().map(|l| l.into_iter().filter(|h| h.1 >= floor).collect()).collect();
                 let suffix = if precision == Precision::Int8 { " int8" } else { "" };
-                record(
-                    format!("{name}{suffix} (vectors)"),
-                    &|q| dense(position(q)).into_iter().map(|x| x.0).collect(),
-                    &queries,
-                );
+                score(&mut quality, format!("{name}{suffix} (vectors)"), &queries, &|i| paths(&dense_lists[i]));
                 if precision == Precision::Int8 {
                     continue;
                 }
                 for (fname, fusion) in &fusions {
-                    record(
-                        format!("{name} + BM25, {fname}"),
-                        &|q| {
-                            fuse(&bm25_list(&q.text), &dense(position(q)), *fusion)
-                                .into_iter()
-                                .map(|f| f.path)
-                                .collect()
-                        },
-                        &queries,
-                    );
+                    score(&mut quality, format!("{name} + full text, {fname}"), &queries, &|i| {
+                        fuse(&bm25_lists[i], &coverage[i], &dense_lists[i], *fusion)
+                            .into_iter()
+                            .map(|f| f.path)
+                            .collect()
+                    });
                 }
                 // Cross-lingual: rank of the English note for queries in other languages.
                 for (q, v) in cross.iter().zip(&cross_vectors) {
@@ -353,31 +619,33 @@ mod native {
                 }
             }
         }
-        let count = |kind: &str| queries.iter().filter(|q| kind == "all" || q.kind == kind).count();
+        print_table("English notes (en/)", &queries, &quality);
         println!(
-            "\n| ranking | nDCG@10 paraphrases ({}) | nDCG@10 questions ({}) | nDCG@10 all ({}) | recall@10 all | MRR all |",
-            count("paraphrase"),
-            count("question"),
-            count("all")
+            "\nrelevance floor (cosine of the relevant notes found in the top 10, and of nonsense queries' first hit):"
         );
-        println!("|---|---:|---:|---:|---:|---:|");
-        for (name, [p, q, a]) in &quality {
-            println!("| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |", p.0, q.0, a.0, a.1, a.2);
+        for row in &floors {
+            println!("  {row}");
         }
-        results.insert(
-            "quality".into(),
-            json!(quality
-                .iter()
-                .map(|(name, sets)| {
-                    let mut row = serde_json::Map::new();
-                    row.insert("ranking".into(), json!(name));
-                    for (kind, (n, r, m)) in SETS.iter().zip(sets) {
-                        row.insert(kind.to_string(), json!({"ndcg10": n, "recall10": r, "mrr": m}));
-                    }
-                    Value::Object(row)
-                })
-                .collect::<Vec<_>>()),
-        );
+        results.insert("relevance_floor".into(), json!(floors));
+        results.insert("quality".into(), table_json(&quality));
+
+        // Full text over the whole vault (every language): the same queries and relevant notes.
+        let everything = notes_below("");
+        let whole = SearchIndex::from_notes(everything.iter().map(|(p, t)| (p.as_str(), t.as_str(), 0))).unwrap();
+        let plain_whole = PlainBm25::new(&everything);
+        let mut whole_table: Table = Vec::new();
+        score(&mut whole_table, "plain BM25 (k1 1.2, b 0.75, simple words)".into(), &queries, &|i| {
+            paths(&plain_whole.search(&queries[i].text, 10))
+        });
+        for (name, language) in full_text_variants() {
+            score(&mut whole_table, name.into(), &queries, &|i| {
+                let request = SearchQuery { text: queries[i].text.clone(), snippets: false, ..language.clone() };
+                whole.search(&request).unwrap().into_iter().map(|h| h.path).collect()
+            });
+        }
+        print_table(&format!("Whole vault ({} notes)", everything.len()), &queries, &whole_table);
+        results.insert("quality_whole_vault".into(), table_json(&whole_table));
+
         println!("\ncross-lingual (rank of the English note in the top 10):");
         for row in &cross_rows {
             println!(

@@ -1,7 +1,18 @@
-import { debounce, type Debouncer } from "obsidian";
+import { debounce, moment, type Debouncer } from "obsidian";
 import type { SearchEngine } from "../pkg/vault_agent.js";
 import type { CoreHandle } from "./context";
+import type { VaultAgentSettings } from "./settings";
 import { errorMessage } from "./views/turn";
+
+/** Obsidian's interface language (Obsidian sets moment's locale to it). */
+export function obsidianLanguage(): string {
+  return moment.locale() || "en";
+}
+
+/** The language searches prefer (`SearchQuery.language`): the setting, else Obsidian's. */
+export function searchLanguage(settings: VaultAgentSettings): string {
+  return settings.indexing.language || obsidianLanguage();
+}
 
 /** A search result (`SearchHit`, src/search/index.rs). */
 export interface SearchHit {
@@ -84,9 +95,9 @@ export class SearchService {
   }
 
   /** Up to `limit` hits for `text`, or none while the index is not ready. */
-  search(text: string, limit = 30): SearchHit[] {
+  search(text: string, limit = 30, language?: string): SearchHit[] {
     if (!this.engine || this.state.kind !== "ready" || !text.trim()) return [];
-    return this.engine.search({ text, limit, snippets: true }) as SearchHit[];
+    return this.engine.search({ text, limit, snippets: true, language }) as SearchHit[];
   }
 
   /** Notes related to `path`, or none while the index is not ready. */

@@ -147,9 +147,9 @@ export class SemanticService {
   }
 
   /** Up to `limit` notes for `text` by `mode`, each saying which signal found it. */
-  async query(text: string, mode: SearchMode, limit: number): Promise<ModeHit[]> {
+  async query(text: string, mode: SearchMode, limit: number, language?: string): Promise<ModeHit[]> {
     if (!this.engine || !text.trim()) return [];
-    return (await this.engine.searchMode({ text, mode, limit })) as ModeHit[];
+    return (await this.engine.searchMode({ text, mode, limit, language })) as ModeHit[];
   }
 
   /** Whether a local model's files are in the vault. */

@@ -114,7 +114,8 @@ export interface VaultAgentSettings {
   customModes: ModeConfig[];
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
-  indexing: { enabled: boolean };
+  /** `language`: searches prefer notes in it (see `searchLanguage`); empty: Obsidian's own. */
+  indexing: { enabled: boolean; language: string };
   semantic: {
     embedder: EmbedderChoice;
     /** A mirror local models are downloaded from; empty: each model's own source (the static model: the plugin's release). */
@@ -147,7 +148,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   retention: { days: 30, tasks: 200 },
   customModes: [],
   promptsFolder: "Prompts",
-  indexing: { enabled: true },
+  indexing: { enabled: true, language: "" },
   semantic: {
     embedder: "static",
     modelBaseUrl: "",

@@ -1,5 +1,6 @@
 import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin } from "obsidian";
 import type { PluginContext } from "./context";
+import { obsidianLanguage } from "./search";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
@@ -349,6 +350,15 @@ export class VaultAgentSettingTab extends PluginSettingTab {
         status.setDesc(this.ctx.indexStatus());
       }),
     );
+    new Setting(el)
+      .setName("Search language")
+      .setDesc("Notes in this language come before the same notes in other languages. Empty: Obsidian's language.")
+      .addText((t) =>
+        t.setPlaceholder(obsidianLanguage()).setValue(settings.indexing.language).onChange(async (value) => {
+          settings.indexing.language = value.trim();
+          await this.save();
+        }),
+      );
   }
 
   private semanticSection(el: HTMLElement): void {

@@ -1,6 +1,6 @@
 import { Keymap, SuggestModal, type App } from "obsidian";
 import type { PluginContext } from "../context";
-import type { SearchHit } from "../search";
+import { searchLanguage, type SearchHit } from "../search";
 import { foundByLabel, type FoundBy, type ModeHit } from "../semantic";
 import type { SearchMode } from "../settings";
 import { errorMessage } from "./turn";
@@ -75,10 +75,11 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
 
   getSuggestions(query: string): Promise<(SearchHit | ModeHit)[]> {
     const mode = this.mode;
+    const language = searchLanguage(this.ctx.settings);
     const answer: Promise<(SearchHit | ModeHit)[]> =
       mode === "fulltext"
-        ? Promise.resolve(this.ctx.search.search(query, this.limit))
-        : this.ctx.semantic.query(query, mode, this.limit).then(
+        ? Promise.resolve(this.ctx.search.search(query, this.limit, language))
+        : this.ctx.semantic.query(query, mode, this.limit, language).then(
             (hits) => {
               this.emptyStateText = "No notes match.";
               return hits;

@@ -1,23 +1,32 @@
 //! Hybrid ranking: the full-text index (BM25) and the vectors, fused, with an optional hop
-//! through wikilinks. Every hit says which signal found it.
+//! through wikilinks. Every hit says which signal found it; a hit found by meaning alone gets a
+//! snippet from the section its vector matched best ([`meaning_snippet`]).
 //!
-//! Fusions ([`Fusion`]), all over the top [`CANDIDATES`] of each list:
+//! Fusions ([`Fusion`]), all over the top [`CANDIDATES`] of each list (the vectors' above the
+//! model's [`relevance_floor`]):
 //! - `rrf` — reciprocal rank fusion, `Σ 1/(k + rank)` with k = 60: the reference;
 //! - `weighted` — each list's scores min–max normalised to [0, 1], then `w·dense + (1−w)·bm25`;
-//! - `dense_first` — the cosine similarity plus a small share of the normalised BM25 score, so
-//!   BM25 only reorders notes the vectors find about equally close.
+//! - `dense_first` — the cosine similarity plus a small share of the normalised BM25 score;
+//! - `covered`, `confident`, `rank_covered`, `blend` — query-adaptive: full text's share of each
+//!   hit shrinks with how little of the query the hit holds ([`SearchIndex::coverage`]), so a
+//!   paraphrase's incidental word matches stop outranking the vectors.
 //!
-//! `BENCHMARKS.md` ("Semantic search") compares them on paraphrases and questions over the sample
-//! vault; [`Fusion::default`] (weighted, w = 0.7) is the one that beat each signal alone over all
-//! of them with the default (static) model. On pure paraphrases nothing beats the vectors alone,
-//! which is what semantic mode is for.
+//! `BENCHMARKS.md` ("Semantic search") compares them all on paraphrases, questions (a tuning and
+//! a held-out part) and known-item queries over the sample vault; [`Fusion::default`] says why
+//! it is the default.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
+use super::semantic::relevance_floor;
 use super::vector_index::VectorIndex;
-use crate::search::{SearchIndex, SearchQuery};
+use crate::search::{
+    apply_factors, parse_note, query_terms, read_note, tokens, vault_analyzer, LanguagePreference, NoteRead,
+    SearchIndex, SearchQuery,
+};
+use crate::vault::{Vault, VaultPath};
 use crate::Result;
 
 /// Hits taken from each signal before fusing.
@@ -50,18 +59,62 @@ impl std::str::FromStr for SearchMode {
     }
 }
 
-/// How two ranked lists become one.
+/// How two ranked lists become one. The `covered`, `confident` and `rank_covered` fusions also
+/// read how much of the query each full-text hit holds ([`SearchIndex::coverage`]): a hit that
+/// matched only the query's common words says little, whatever its rank.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fusion {
-    Rrf { k: f32 },
-    Weighted { dense: f32 },
-    DenseFirst { bm25: f32 },
+    Rrf {
+        k: f32,
+    },
+    Weighted {
+        dense: f32,
+    },
+    DenseFirst {
+        bm25: f32,
+    },
+    /// `weighted`, each full-text hit's share multiplied by its coverage to the power `power`.
+    Covered {
+        dense: f32,
+        power: f32,
+    },
+    /// `weighted`, the whole full-text list's share multiplied by the coverage of its first hit
+    /// (how sure full text is about this query).
+    Confident {
+        dense: f32,
+    },
+    /// Weighted RRF: `dense / (k + rank)` for the vectors, `(1 − dense) · coverage / (k + rank)`
+    /// for full text.
+    RankCovered {
+        k: f32,
+        dense: f32,
+    },
+    /// The sum of `covered` (power 1) and `rank_covered` (scaled by k + 1, so that both run
+    /// from 0 to 1): scores and ranks both count.
+    Blend {
+        k: f32,
+        dense: f32,
+    },
+}
+
+impl Fusion {
+    /// Whether the fusion reads the full-text hits' coverage of the query.
+    pub fn needs_coverage(&self) -> bool {
+        matches!(
+            self,
+            Fusion::Covered { .. } | Fusion::Confident { .. } | Fusion::RankCovered { .. } | Fusion::Blend { .. }
+        )
+    }
 }
 
 impl Default for Fusion {
+    /// `covered`, dense 0.5, power 1: of the fusions that beat the vectors alone by 0.02
+    /// nDCG@10 on the paraphrases with the default (static) model, the one that keeps known-item
+    /// queries (titles, typos, phrases) best, within 0.01 of the best on the tuning questions
+    /// (BENCHMARKS.md, "Semantic search", lists every fusion tried).
     fn default() -> Self {
-        Fusion::Weighted { dense: 0.7 }
+        Fusion::Covered { dense: 0.5, power: 1.0 }
     }
 }
 
@@ -110,6 +163,9 @@ pub struct HybridQuery {
     /// Add notes one wikilink away from the top hits (scored below the hit they hang off).
     pub expand_links: bool,
     pub folder: Option<String>,
+    /// The user's language, preferred when the query's words do not say theirs (see
+    /// [`crate::search::LanguagePreference`]).
+    pub language: Option<String>,
 }
 
 impl Default for HybridQuery {
@@ -121,6 +177,7 @@ impl Default for HybridQuery {
             fusion: Fusion::default(),
             expand_links: false,
             folder: None,
+            language: None,
         }
     }
 }
@@ -135,7 +192,10 @@ pub struct Fused {
 }
 
 /// Fuses two ranked lists of `(path, score)`, best first in each. Ties go to the path.
-pub fn fuse<'a>(bm25: &'a [(String, f32)], dense: &'a [(String, f32)], fusion: Fusion) -> Vec<Fused> {
+/// `coverage` holds each full-text hit's [`SearchIndex::coverage`] (read only by the fusions
+/// that [`Fusion::needs_coverage`]; missing values count as 1).
+pub fn fuse<'a>(bm25: &'a [(String, f32)], coverage: &[f32], dense: &'a [(String, f32)], fusion: Fusion) -> Vec<Fused> {
+    let cover = |i: usize| coverage.get(i).copied().unwrap_or(1.0);
     let mut by_path: HashMap<&str, Fused> = HashMap::new();
     let normalised = |list: &[(String, f32)]| -> Vec<f32> {
         let max = list.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
@@ -153,12 +213,21 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], dense: &'a [(String, f32)], fusion: F
             });
             let rank_field = if dense_list { &mut e.dense_rank } else { &mut e.bm25_rank };
             *rank_field = Some(rank as u32 + 1);
+            let r = rank as f32 + 1.0;
             e.score += match (fusion, dense_list) {
-                (Fusion::Rrf { k }, _) => 1.0 / (k + rank as f32 + 1.0),
-                (Fusion::Weighted { dense }, true) => dense * n,
+                (Fusion::Rrf { k }, _) => 1.0 / (k + r),
+                (Fusion::Weighted { dense } | Fusion::Covered { dense, .. } | Fusion::Confident { dense }, true) => {
+                    dense * n
+                }
                 (Fusion::Weighted { dense }, false) => (1.0 - dense) * n,
+                (Fusion::Covered { dense, power }, false) => (1.0 - dense) * n * cover(rank).powf(power),
+                (Fusion::Confident { dense }, false) => (1.0 - dense) * n * cover(0),
                 (Fusion::DenseFirst { .. }, true) => *score,
                 (Fusion::DenseFirst { bm25 }, false) => bm25 * n,
+                (Fusion::RankCovered { k, dense }, true) => dense / (k + r),
+                (Fusion::RankCovered { k, dense }, false) => (1.0 - dense) * cover(rank) / (k + r),
+                (Fusion::Blend { k, dense }, true) => dense * n + dense * (k + 1.0) / (k + r),
+                (Fusion::Blend { k, dense }, false) => (1.0 - dense) * cover(rank) * (n + (k + 1.0) / (k + r)),
             };
         }
     };
@@ -169,8 +238,89 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], dense: &'a [(String, f32)], fusion: F
     out
 }
 
-/// The synchronous part of [`crate::index::hybrid_search`]: rank with whichever of the two signals is given
-/// (`vectors` with the query's vector).
+/// About this many characters of a section make the snippet of a hit found by meaning.
+pub const MEANING_SNIPPET_CHARS: usize = 200;
+
+/// Gives each hit found by meaning alone (no full-text snippet) a snippet: from the section its
+/// vector matched best (the hit's heading), the sentence sharing most words with the query and
+/// what follows it ([`meaning_snippet`]). A note that cannot be read keeps an empty snippet.
+pub(crate) async fn add_meaning_snippets(vault: &dyn Vault, hits: &mut [HybridHit], query: &str) {
+    let terms = query_terms(query);
+    for hit in hits.iter_mut().filter(|h| h.snippet.is_empty() && h.found_by.semantic.is_some()) {
+        let Ok(path) = VaultPath::parse(&hit.path) else { continue };
+        let Ok(NoteRead::Text { text, .. }) = read_note(vault, &path).await else { continue };
+        let chunks = embed_chunks(&parse_note(&hit.path, &text), MAX_CHUNK_CHARS);
+        let in_section: Vec<&str> =
+            chunks.iter().filter(|c| c.heading == hit.heading).map(|c| c.text.as_str()).collect();
+        let candidates =
+            if in_section.is_empty() { chunks.iter().map(|c| c.text.as_str()).collect() } else { in_section };
+        let best = candidates.iter().max_by_key(|c| overlap(&terms, c).0).copied();
+        if let Some(chunk) = best {
+            hit.snippet = meaning_snippet(chunk, &terms);
+        }
+    }
+}
+
+/// How many of `terms` a text holds, and its analysed words.
+fn overlap(terms: &[String], text: &str) -> (usize, Vec<String>) {
+    let words = tokens(&mut vault_analyzer(), text);
+    (terms.iter().filter(|t| words.contains(t)).count(), words)
+}
+
+/// The snippet of an embedded chunk (its first line is the title and heading path, which the
+/// hit shows apart): the sentence holding most of the query's `terms` (the first on a tie), then
+/// the sentences after it, on one line, up to about [`MEANING_SNIPPET_CHARS`] characters, cut at a
+/// word with `…` when longer. `…` in front says the section starts earlier.
+pub fn meaning_snippet(chunk: &str, terms: &[String]) -> String {
+    let body = chunk.split_once('\n').map_or("", |x| x.1);
+    let sentences = sentences(body);
+    let Some(start) = (0..sentences.len()).rev().max_by_key(|&i| overlap(terms, sentences[i]).0) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for sentence in &sentences[start..] {
+        if !out.is_empty() && out.chars().count() + sentence.chars().count() > MEANING_SNIPPET_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(sentence);
+    }
+    if out.chars().count() > MEANING_SNIPPET_CHARS {
+        let cut: String = out.chars().take(MEANING_SNIPPET_CHARS).collect();
+        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |x| x.0).trim_end();
+        out = format!("{cut}…");
+    }
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    out
+}
+
+/// `text`'s sentences, whitespace collapsed: cut after `.`, `!`, `?` (and their CJK forms)
+/// followed by a space, and at line ends.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut start = 0;
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        for (k, &(i, c)) in chars.iter().enumerate() {
+            let next_space = chars.get(k + 1).is_none_or(|&(_, n)| n.is_whitespace());
+            if matches!(c, '。' | '！' | '？') || (matches!(c, '.' | '!' | '?') && next_space) {
+                let end = i + c.len_utf8();
+                out.push(line[start..end].trim());
+                start = end;
+            }
+        }
+        out.push(line[start..].trim());
+    }
+    out.retain(|s| s.chars().any(char::is_alphanumeric));
+    out
+}
+
+/// The synchronous part of [`crate::index::hybrid_search`]: rank with whichever of the two
+/// signals is given (`vectors` with the query's vector).
 pub fn hybrid_rank(
     fulltext: Option<&SearchIndex>,
     vectors: Option<(&VectorIndex, &[f32])>,
@@ -186,6 +336,7 @@ pub fn hybrid_rank(
             text: query.text.clone(),
             limit: CANDIDATES,
             folder: query.folder.clone(),
+            language: query.language.clone(),
             ..SearchQuery::default()
         };
         for hit in index.search(&request)?.into_iter().filter(|h| keep(&h.path)) {
@@ -196,9 +347,17 @@ pub fn hybrid_rank(
     let mut dense = Vec::new();
     let mut headings: HashMap<String, Option<String>> = HashMap::new();
     if let (true, Some((index, vector))) = (query.mode != SearchMode::Fulltext, vectors) {
-        for hit in index.search(vector, CANDIDATES, &in_folder) {
+        // Below the model's floor a note is no closer to the query than to nonsense.
+        let floor = relevance_floor(index.embedder());
+        for hit in index.search(vector, CANDIDATES, &in_folder).into_iter().filter(|h| h.score >= floor) {
             dense.push((hit.path.clone(), hit.score));
             headings.insert(hit.path, hit.heading);
+        }
+        // Full text prefers the query's language itself (`SearchQuery::language`); so do the vectors.
+        let preference = LanguagePreference::new(&query.text, query.language.as_deref());
+        let notes: Vec<(&str, &str)> = dense.iter().map(|(p, _)| (p.as_str(), file_stem(p))).collect();
+        if let Some(factors) = preference.factors(&notes) {
+            apply_factors(&mut dense, &factors, |d| &mut d.1);
         }
     }
     let fused = match (query.mode, bm25.is_empty(), dense.is_empty()) {
@@ -209,9 +368,15 @@ pub fn hybrid_rank(
             .map(|(i, (p, s))| Fused { path: p.clone(), score: *s, bm25_rank: Some(i as u32 + 1), dense_rank: None })
             .collect(),
         (SearchMode::Semantic, ..) | (SearchMode::Hybrid, true, _) => {
-            fuse(&[], &dense, Fusion::DenseFirst { bm25: 0.0 })
+            fuse(&[], &[], &dense, Fusion::DenseFirst { bm25: 0.0 })
         }
-        (SearchMode::Hybrid, false, false) => fuse(&bm25, &dense, query.fusion),
+        (SearchMode::Hybrid, false, false) => {
+            let coverage = match fulltext.filter(|_| query.fusion.needs_coverage()) {
+                Some(index) => index.coverage(&query.text, &bm25.iter().map(|b| b.0.as_str()).collect::<Vec<_>>()),
+                None => Vec::new(),
+            };
+            fuse(&bm25, &coverage, &dense, query.fusion)
+        }
     };
     let title_of = |path: &str| {
         snippets
@@ -222,14 +387,13 @@ pub fn hybrid_rank(
     };
     let mut hits: Vec<HybridHit> = fused
         .into_iter()
-        .take(query.limit)
         .map(|f| {
-            // The snippet is the full-text one (matches in bold); a hit found by meaning names
-            // the section whose vector matched best.
-            let (heading, snippet) = match (snippets.get(&f.path), f.dense_rank) {
-                (Some((_, h, s)), None) => (h.clone(), s.clone()),
-                (Some((_, _, s)), Some(_)) => (headings.get(&f.path).cloned().flatten(), s.clone()),
-                (None, _) => (headings.get(&f.path).cloned().flatten(), String::new()),
+            // A hit full text found keeps its snippet (matches in bold) and that snippet's section;
+            // one found by meaning alone names the section whose vector matched best, and
+            // `hybrid_search` gives it a snippet from that section.
+            let (heading, snippet) = match snippets.get(&f.path) {
+                Some((_, h, s)) => (h.clone(), s.clone()),
+                None => (headings.get(&f.path).cloned().flatten(), String::new()),
             };
             HybridHit {
                 title: title_of(&f.path),
@@ -241,6 +405,7 @@ pub fn hybrid_rank(
             }
         })
         .collect();
+    hits.truncate(query.limit);
     if query.expand_links {
         if let Some(index) = fulltext {
             expand_links(index, &mut hits, query.limit, &in_folder);
@@ -251,8 +416,12 @@ pub fn hybrid_rank(
 
 /// The file name without folder and `.md`.
 fn stem(path: &str) -> String {
+    file_stem(path).to_string()
+}
+
+fn file_stem(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".md").unwrap_or(name).to_string()
+    name.strip_suffix(".md").unwrap_or(name)
 }
 
 /// Adds notes linked from or to the top hits (one hop), each scored at half the hit it hangs
@@ -295,15 +464,48 @@ mod tests {
     fn rrf_rewards_agreement_and_weighted_follows_the_scores() {
         let bm25 = list(&[("a", 12.0), ("b", 6.0), ("c", 5.0)]);
         let dense = list(&[("c", 0.8), ("d", 0.7), ("a", 0.2)]);
-        let rrf = fuse(&bm25, &dense, Fusion::Rrf { k: 60.0 });
+        let rrf = fuse(&bm25, &[], &dense, Fusion::Rrf { k: 60.0 });
         assert_eq!(rrf[0].path, "a");
         assert_eq!((rrf[0].bm25_rank, rrf[0].dense_rank), (Some(1), Some(3)));
         assert!((rrf[0].score - (1.0 / 61.0 + 1.0 / 63.0)).abs() < 1e-6);
-        let weighted = fuse(&bm25, &dense, Fusion::Weighted { dense: 0.7 });
+        let weighted = fuse(&bm25, &[], &dense, Fusion::Weighted { dense: 0.7 });
         assert_eq!(weighted.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["c", "d", "a", "b"]);
-        let dense_first = fuse(&bm25, &dense, Fusion::DenseFirst { bm25: 0.05 });
+        let dense_first = fuse(&bm25, &[], &dense, Fusion::DenseFirst { bm25: 0.05 });
         assert_eq!(dense_first[0].path, "c");
         assert_eq!(dense_first.last().map(|f| f.path.as_str()), Some("b"));
+    }
+
+    #[test]
+    fn fusions_that_read_coverage_push_down_hits_holding_little_of_the_query() {
+        let bm25 = list(&[("a", 12.0), ("b", 11.0), ("c", 2.0)]);
+        let dense = list(&[("c", 0.8), ("b", 0.75), ("d", 0.7)]);
+        // `a` leads full text on a common word only; `b` holds the whole query.
+        let coverage = [0.1, 1.0, 1.0];
+        let covered = fuse(&bm25, &coverage, &dense, Fusion::default());
+        assert_eq!(covered[0].path, "b");
+        assert!(covered.iter().position(|f| f.path == "a") > covered.iter().position(|f| f.path == "c"));
+        // Without coverage the same fusion trusts full text's order.
+        let plain = fuse(&bm25, &[], &dense, Fusion::default());
+        assert_eq!(plain[0].path, "b");
+        assert!(plain.iter().position(|f| f.path == "a") < plain.iter().position(|f| f.path == "c"));
+        assert!(Fusion::default().needs_coverage() && !Fusion::Rrf { k: 60.0 }.needs_coverage());
+    }
+
+    #[test]
+    fn a_meaning_snippet_starts_at_the_sentence_most_like_the_query() {
+        let terms = crate::search::query_terms("how do I recover an overwritten page");
+        let chunk = "File recovery › Restore a snapshot\nSnapshots are taken every five minutes. \
+                     To recover a page, open the snapshot list and pick one. Then press Restore.";
+        assert_eq!(
+            meaning_snippet(chunk, &terms),
+            "…To recover a page, open the snapshot list and pick one. Then press Restore."
+        );
+        // No shared word: the section's start. Long text is cut at a word.
+        let long = format!("Title\n{}", "word ".repeat(100));
+        let snippet = meaning_snippet(&long, &terms);
+        assert!(snippet.ends_with('…') && !snippet.starts_with('…'), "{snippet}");
+        assert!(snippet.chars().count() <= MEANING_SNIPPET_CHARS + 1);
+        assert_eq!(meaning_snippet("Title only", &terms), "");
     }
 
     #[test]

@@ -22,7 +22,11 @@ use async_trait::async_trait;
 pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions};
-pub use hybrid::{fuse, hybrid_rank, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES};
+pub(crate) use hybrid::add_meaning_snippets;
+pub use hybrid::{
+    fuse, hybrid_rank, meaning_snippet, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
+    MEANING_SNIPPET_CHARS,
+};
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
 pub use model_files::{
@@ -30,7 +34,7 @@ pub use model_files::{
     static_model_spec, verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, STATIC_MODEL_BYTES,
     STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
-pub use semantic::{EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
+pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{NoteVectors, Precision, VectorHit, VectorIndex, VECTORS_FILE, VECTORS_FORMAT};
 pub use wordpiece::WordPiece;

@@ -30,6 +30,28 @@ pub const SAVE_EVERY_MS: u64 = 30_000;
 /// Notes changed since the last job that a search embeds before answering, at most.
 const CATCH_UP_NOTES: usize = 32;
 
+/// The cosine similarity below which a note is not listed as found by meaning, for vectors made
+/// by the embedder `id`: calibrated per model on `bench/semantic_queries.json` (`cargo bench
+/// --bench semantic`, "relevance floor"), since the static model's and MiniLM's scores live on
+/// different scales. Other embedders (an API's) have no floor.
+pub fn relevance_floor(id: &str) -> f32 {
+    if id.starts_with("static") {
+        STATIC_FLOOR
+    } else if id.starts_with("minilm") {
+        MINILM_FLOOR
+    } else {
+        f32::NEG_INFINITY
+    }
+}
+
+/// The static model found the relevant notes of the questions and paraphrases at 0.41 or more
+/// (5th percentile 0.57); off-topic questions' first hits score 0.13–0.37 (pizza, chess, a
+/// purple elephant), strings of non-words 0.42–0.68 (the model reads them as word pieces).
+const STATIC_FLOOR: f32 = 0.30;
+/// MiniLM found the relevant notes at 0.29 or more (5th percentile 0.34, median 0.59); the ten
+/// nonsense queries' first hits score 0.13–0.28, eight of them below 0.27.
+const MINILM_FLOOR: f32 = 0.27;
+
 /// What the embedding job is doing (for a progress bar).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,7 @@
 //! Searching the vault's shared index by mode: full text, vectors, or both fused.
 
 use super::SharedIndex;
-use crate::embed::{hybrid_rank, HybridHit, HybridQuery, SearchMode};
+use crate::embed::{add_meaning_snippets, hybrid_rank, HybridHit, HybridQuery, SearchMode};
 use crate::search::SearchIndex;
 use crate::vault::Vault;
 use crate::Result;
@@ -10,7 +10,8 @@ use crate::Result;
 /// missing signal is left out (hybrid before the notes are embedded is full text alone, and
 /// before the full-text index is built, vectors alone); semantic mode without vectors fails.
 /// `keep` filters paths (ignored notes). The query is embedded first, then both indexes are
-/// read without an await in between.
+/// read without an await in between; then hits found by meaning alone get their snippet (read
+/// from `vault`).
 pub async fn hybrid_search(
     shared: &SharedIndex,
     vault: Option<&dyn Vault>,
@@ -28,11 +29,15 @@ pub async fn hybrid_search(
         Some(v) => semantic.read(|vectors| hybrid_rank(fulltext, Some((vectors, v)), query, keep)),
         None => hybrid_rank(fulltext, None, query, keep),
     };
-    if shared.is_ready() {
+    let mut hits = if shared.is_ready() {
         shared.read(|index| rank(Some(index)))
     } else if query.mode == SearchMode::Fulltext {
         Err(crate::Error::Invalid("the search index is not built yet".into()))
     } else {
         rank(None)
+    }?;
+    if let Some(vault) = vault {
+        add_meaning_snippets(vault, &mut hits, &query.text).await;
     }
+    Ok(hits)
 }

@@ -20,8 +20,9 @@ use tantivy::schema::{Field, IndexRecordOption, Schema};
 use tantivy::{DocAddress, Score, Searcher, Term};
 
 use super::catalog::{Catalog, NoteEntry};
+use super::language::{apply_factors, LanguagePreference};
 use super::note::parse_note;
-use super::query::{self, Expr, QueryBuilder};
+use super::query::{self, Expr, Matching, QueryBuilder};
 use super::schema::Fields;
 use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
 use super::snippet::Snippets;
@@ -60,6 +61,10 @@ pub struct SearchQuery {
     pub path_prefix: Option<String>,
     /// Whether to compute snippets (default true).
     pub snippets: bool,
+    /// The user's language (`en`, `pt-BR`), preferred when the query's own words do not say
+    /// which language it is in (see [`crate::search::LanguagePreference`]). `None`: no preference
+    /// beyond the query's.
+    pub language: Option<String>,
 }
 
 impl Default for SearchQuery {
@@ -72,6 +77,7 @@ impl Default for SearchQuery {
             tags: Vec::new(),
             path_prefix: None,
             snippets: true,
+            language: None,
         }
     }
 }
@@ -97,6 +103,10 @@ pub struct SearchHit {
     /// The heading path (`A › B`) of the section the snippet comes from, if any.
     pub heading: Option<String>,
 }
+
+/// Hits ranked before notes in other languages are pushed down, at least (see
+/// [`SearchQuery::language`]): enough for the English note to overtake twenty translations.
+const LANGUAGE_WINDOW: usize = 50;
 
 /// The vault's full-text index. See the module docs for its layout.
 pub struct SearchIndex {
@@ -438,12 +448,32 @@ impl SearchIndex {
     /// that cannot be read strictly is read leniently, so every string is a valid query.
     pub fn search(&self, request: &SearchQuery) -> Result<Vec<SearchHit>> {
         let expr = query::parse(&request.text);
-        let mut hits = self.run(request, &expr, true)?;
-        if hits.0.is_empty() && expr.is_multi_and() {
-            // Nothing has every word: rank the notes that have some of them.
-            hits = self.run(request, &expr, false)?;
+        let preference = LanguagePreference::new(&request.text, request.language.as_deref());
+        // Notes in other languages fall behind after ranking: rank enough to fill the page.
+        let page_end = request.offset + request.limit.max(1);
+        let window = if preference.is_some() { page_end.max(LANGUAGE_WINDOW) } else { page_end };
+        let (mut ranked, query) = if expr.is_question() {
+            self.run(request, &expr, Matching::Question, window)?
+        } else {
+            let hits = self.run(request, &expr, Matching::All, window)?;
+            if hits.0.is_empty() && expr.is_multi_and() {
+                // Nothing has every word: rank the notes that have some of them.
+                self.run(request, &expr, Matching::Any, window)?
+            } else {
+                hits
+            }
+        };
+        let notes: Vec<(&str, &str)> = ranked
+            .iter()
+            .map(|&(_, i, addr)| {
+                let path = self.shard(i).path(addr).unwrap_or_default();
+                (path, self.catalog.get(path).map_or("", |e| e.title.as_str()))
+            })
+            .collect();
+        if let Some(factors) = preference.factors(&notes) {
+            apply_factors(&mut ranked, &factors, |hit| &mut hit.0);
         }
-        let (ranked, query) = hits;
+        let ranked: Vec<_> = ranked.into_iter().skip(request.offset).take(request.limit).collect();
         if !request.snippets || ranked.is_empty() {
             return Ok(ranked
                 .into_iter()
@@ -456,6 +486,57 @@ impl SearchIndex {
             .map(|(score, i, addr)| {
                 let (snippet, heading) = snippets.for_doc(&self.shard(i).searcher, addr)?;
                 Ok(self.hit(i, addr, score, snippet, heading))
+            })
+            .collect()
+    }
+
+    /// For each of `paths`, the share of the query's own words (a question's without its
+    /// function words; see [`crate::search`]) that the note holds, each word weighted by its
+    /// inverse document frequency: 1.0 when it holds them all, near 0 when it holds only the
+    /// common ones. Hybrid search uses it to tell a decisive full-text match from an incidental
+    /// one. A note not in the index covers nothing; when the index holds none of the words (all
+    /// typos), every note covers them all.
+    pub fn coverage(&self, text: &str, paths: &[&str]) -> Vec<f32> {
+        let terms = query::content_terms(&query::parse(text), &mut vault_analyzer());
+        let fields: Vec<Field> = self.fields.boosted().iter().map(|&(f, _)| f).collect();
+        let docs: u64 = self.shards().map(|s| s.searcher.num_docs()).sum();
+        // A word no note holds (a typo, matched through its corrections) is left out: it would
+        // weigh the most and be held by nobody.
+        let idf: Vec<f32> = terms
+            .iter()
+            .map(|t| {
+                let df: u64 = fields
+                    .iter()
+                    .map(|&f| {
+                        self.shards()
+                            .map(|s| s.searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
+                            .sum::<u64>()
+                    })
+                    .max()
+                    .unwrap_or(0);
+                if df == 0 {
+                    0.0
+                } else {
+                    (1.0 + (docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln()
+                }
+            })
+            .collect();
+        let total: f32 = idf.iter().sum();
+        paths
+            .iter()
+            .map(|path| {
+                let Some(&(i, addr)) = self.locs.get(*path) else { return 0.0 };
+                if total <= 0.0 {
+                    return 1.0;
+                }
+                let segment = self.shard(i).searcher.segment_reader(addr.segment_ord);
+                let held: f32 = terms
+                    .iter()
+                    .zip(&idf)
+                    .filter(|(t, _)| fields.iter().any(|&f| holds(segment, f, t, addr.doc_id)))
+                    .map(|(_, w)| w)
+                    .sum();
+                held / total
             })
             .collect()
     }
@@ -475,14 +556,15 @@ impl SearchIndex {
         &self,
         request: &SearchQuery,
         expr: &Expr,
-        conjunction: bool,
+        matching: Matching,
+        wanted: usize,
     ) -> Result<(Vec<(Score, usize, DocAddress)>, Box<dyn Query>)> {
         let mut builder = QueryBuilder {
             fields: &self.fields,
             analyzer: vault_analyzer(),
             unstemmed: unstemmed_analyzer(),
             searchers: self.searchers(),
-            conjunction,
+            matching,
             lev1: &self.lev1,
             lev2: &self.lev2,
         };
@@ -503,7 +585,6 @@ impl SearchIndex {
         let query: Box<dyn Query> =
             if clauses.len() == 1 { clauses.remove(0).1 } else { Box::new(BooleanQuery::new(clauses)) };
         let stats = CombinedStats(self.searchers());
-        let wanted = request.offset + request.limit.max(1);
         let mut ranked = Vec::new();
         for (i, shard) in self.shards().enumerate() {
             let collector = TopDocs::with_limit(wanted + shard.dead.len()).order_by_score();
@@ -516,8 +597,8 @@ impl SearchIndex {
         ranked.sort_by(|a, b| {
             b.0.total_cmp(&a.0).then_with(|| self.shard(a.1).path(a.2).cmp(&self.shard(b.1).path(b.2)))
         });
-        let page = ranked.into_iter().skip(request.offset).take(request.limit).collect();
-        Ok((page, query))
+        ranked.truncate(wanted);
+        Ok((ranked, query))
     }
 
     /// Paths of the live notes matching `query`, sorted.
@@ -578,6 +659,19 @@ impl SearchIndex {
     pub fn resolve_link(&self, target: &str, source: &str) -> Option<String> {
         let target = super::schema::normalize_link(target)?;
         self.catalog.resolve(&target, Some(source)).map(str::to_string)
+    }
+}
+
+/// Whether document `doc` of `segment` has `term` in `field`.
+fn holds(segment: &tantivy::SegmentReader, field: Field, term: &str, doc: tantivy::DocId) -> bool {
+    let Ok(inverted) = segment.inverted_index(field) else { return false };
+    match inverted.read_postings(&Term::from_field_text(field, term), IndexRecordOption::Basic) {
+        Ok(Some(mut postings)) => {
+            use tantivy::DocSet;
+            // `seek` only moves forward.
+            postings.doc() == doc || postings.doc() < doc && postings.seek(doc) == doc
+        }
+        _ => false,
     }
 }
 

@@ -37,6 +37,7 @@
 mod catalog;
 mod frontmatter;
 mod index;
+mod language;
 mod note;
 mod persist;
 mod query;
@@ -50,7 +51,9 @@ pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;
 pub(crate) use index::Pacer;
 pub use index::{read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS};
+pub use language::{apply_factors, folder_language, script_of, LanguagePreference, Script, OTHER_LANGUAGE_FACTOR};
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
 pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
+pub use query::query_terms;
 pub use related::RelatedNote;
-pub use tokenizer::{vault_analyzer, TOKENIZER_VERSION};
+pub use tokenizer::{tokens, vault_analyzer, TOKENIZER_VERSION};

@@ -3,6 +3,10 @@
 //! Syntax (every part optional, never an error — unbalanced quotes and parentheses are closed
 //! at the end, stray ones ignored):
 //! - `word word` — both words (AND); if nothing matches all of them, any of them (OR) is tried.
+//!   A query of [`QUESTION_MIN_WORDS`] plain words or more (no quotes, operators or fields) is
+//!   read as a question: its function words ("how do I …") are dropped and the rest are ORed,
+//!   notes that match more of them scoring higher (a coordination bonus). Requiring every word
+//!   of a long question lists the few notes that happen to hold them all, not the answer.
 //! - `"exact phrase"` — the words next to each other, in order.
 //! - `a OR b`, `(a OR b) c`, `-word` / `NOT word` to exclude, `AND` is allowed and implied.
 //! - `tag:#a/b` (also `#a/b` alone) — notes with the tag or one nested under it;
@@ -289,6 +293,79 @@ impl Expr {
     pub(crate) fn is_multi_and(&self) -> bool {
         matches!(self, Expr::And(items) if items.iter().filter(|e| !matches!(e, Expr::Not(_))).count() > 1)
     }
+
+    /// Whether this reads as a natural-language question: [`QUESTION_MIN_WORDS`] plain words or
+    /// more at the top level, and nothing else.
+    pub(crate) fn is_question(&self) -> bool {
+        matches!(self, Expr::And(items) if items.len() >= QUESTION_MIN_WORDS
+            && items.iter().all(|e| matches!(e, Expr::Text { phrase: false, field: None, .. })))
+    }
+}
+
+/// The analysed terms of the query's own words at the top level (a question's without its
+/// function words), each once: what [`crate::search::SearchIndex::coverage`] looks for.
+pub(crate) fn content_terms(expr: &Expr, analyzer: &mut TextAnalyzer) -> Vec<String> {
+    let Expr::And(items) = expr else { return Vec::new() };
+    let question = expr.is_question();
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        if let Expr::Text { text, .. } = item {
+            if question && is_stop_word(item) {
+                continue;
+            }
+            for t in tokens(analyzer, text) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The analysed words `text` searches for as a query: its own words at the top level (a
+/// question's without its function words), each once. Operators, fields and filters aside.
+pub fn query_terms(text: &str) -> Vec<String> {
+    content_terms(&parse(text), &mut super::tokenizer::vault_analyzer())
+}
+
+/// A query of this many plain words or more is read as a question (see the module docs).
+pub(crate) const QUESTION_MIN_WORDS: usize = 3;
+
+/// Words a question is made of that say nothing about its topic. Matched as typed (lower case),
+/// before stemming. Only a question's words are filtered: a short query keeps every word.
+const QUESTION_STOP_WORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "do", "does", "did",
+    "for", "from", "how", "i", "i'm", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so",
+    "some", "should", "that", "the", "their", "them", "there", "these", "they", "this", "those", "to", "was", "way",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// A question's notes that match all its words score (1 + this) × what their words score,
+/// those matching one word their score alone, linearly between (so the bonus keeps BM25's
+/// scale). Tuned on the tuning questions of `bench/semantic_queries.json`: 0 → 0.781 nDCG@10,
+/// 0.5 → 0.801, 1 → 0.822, 2 → 0.829, 4 → 0.830 (English notes); 2 is best over the whole vault.
+const COORDINATION: f32 = 2.0;
+
+/// How the top-level words of a query combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Matching {
+    /// Every word (AND).
+    All,
+    /// Any word (OR).
+    Any,
+    /// A question: its content words, ORed, with a coordination bonus.
+    Question,
+}
+
+fn is_stop_word(expr: &Expr) -> bool {
+    match expr {
+        Expr::Text { text, .. } => {
+            let word = text.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+            QUESTION_STOP_WORDS.contains(&word.as_str())
+        }
+        _ => false,
+    }
 }
 
 /// What turning an [`Expr`] into a tantivy query needs: the fields, the analysers, and the
@@ -298,8 +375,8 @@ pub(crate) struct QueryBuilder<'a> {
     pub analyzer: TextAnalyzer,
     pub unstemmed: TextAnalyzer,
     pub searchers: Vec<&'a Searcher>,
-    /// AND at the top level when true, OR (any word) when false.
-    pub conjunction: bool,
+    /// How the top-level words combine (nested groups are always AND).
+    pub matching: Matching,
     pub lev1: &'a LevenshteinAutomatonBuilder,
     pub lev2: &'a LevenshteinAutomatonBuilder,
 }
@@ -318,9 +395,12 @@ impl QueryBuilder<'_> {
     pub(crate) fn build(&mut self, expr: &Expr) -> Box<dyn Query> {
         match expr {
             Expr::And(items) if items.is_empty() => Box::new(AllQuery),
+            Expr::And(items) if self.matching == Matching::Question => {
+                self.matching = Matching::All;
+                self.question(items)
+            }
             Expr::And(items) => {
-                let conjunction = self.conjunction;
-                self.conjunction = true;
+                let conjunction = std::mem::replace(&mut self.matching, Matching::All) == Matching::All;
                 let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
                 let mut positive = 0;
                 for item in items {
@@ -360,6 +440,29 @@ impl QueryBuilder<'_> {
             Expr::Path(prefix) => path_prefix(self.fields.path, prefix),
             Expr::Text { text, phrase, field, last } => self.text(text, *phrase, *field, *last),
         }
+    }
+
+    /// A question's content words, ORed, plus one clause per further word matched that adds
+    /// [`COORDINATION`] / (n − 1) of the matched words' score again: a note matching all n words
+    /// scores (1 + COORDINATION) × its BM25, one matching one word its BM25 alone.
+    fn question(&mut self, items: &[Expr]) -> Box<dyn Query> {
+        let content: Vec<&Expr> = items.iter().filter(|e| !is_stop_word(e)).collect();
+        let words: Vec<&Expr> = if content.is_empty() { items.iter().collect() } else { content };
+        let queries: Vec<Box<dyn Query>> = words.iter().map(|e| self.build(e)).collect();
+        let n = queries.len();
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            queries.iter().map(|q| (Occur::Should, q.box_clone())).collect();
+        if n >= 2 && COORDINATION > 0.0 {
+            let share = COORDINATION / (n - 1) as f32;
+            for k in 2..=n {
+                let level = BooleanQuery::with_minimum_required_clauses(
+                    queries.iter().map(|q| (Occur::Should, q.box_clone())).collect(),
+                    k,
+                );
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(level), share))));
+            }
+        }
+        Box::new(BooleanQuery::new(clauses))
     }
 
     /// The query for an excluded expression. tantivy 0.27's phrase scorer asserts (in debug

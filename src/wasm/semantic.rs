@@ -174,8 +174,8 @@ impl SearchEngine {
     }
 
     /// Searches by `mode`: `{text, mode: "fulltext" | "semantic" | "hybrid", limit?, folder?,
-    /// expandLinks?, fusion?: {kind: "weighted", dense} | {kind: "rrf", k} | {kind: "dense_first",
-    /// bm25}}` (a string is a hybrid query). Resolves to `[{path, title, score, heading, snippet,
+    /// expandLinks?, language?, fusion?: {kind: "covered", dense, power} | {kind: "weighted", dense}
+    /// | {kind: "rrf", k} | {kind: "dense_first", bm25} | …}` (a string is a hybrid query). Resolves to `[{path, title, score, heading, snippet,
     /// foundBy: {fulltext, semantic, linkedFrom}}]`: each signal's rank for the hit, if it found it.
     #[wasm_bindgen(js_name = searchMode)]
     pub async fn search_mode(&self, query: JsValue) -> Result<JsValue, JsValue> {

@@ -260,3 +260,35 @@ fn undo_keeps_a_note_edited_after_the_task_unless_told_and_redo_applies_it_again
     assert_eq!(std::fs::read_to_string(vault.path().join("Demo/Summary.md")).unwrap(), "# Summary\n");
     assert!(!vault.path().join("Projects").join(&copies[0]).exists(), "the copy was the undo's");
 }
+
+#[test]
+fn cli_search_lists_the_users_language_first_and_can_be_told_another() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in [
+        ("en/Plugins/Canvas.md", "Canvas is a core plugin for visual note-taking on an infinite space.\n"),
+        ("pt-br/Plugins/Canvas.md", "Canvas é um plugin.\n"),
+        ("sv/Plugins/Canvas.md", "Canvas är ett plugin.\n"),
+    ] {
+        std::fs::create_dir_all(dir.path().join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let search = |language: Option<&str>| {
+        let vault = dir.path().to_str().unwrap();
+        let mut args = vec!["search", "--vault", vault, "canvas"];
+        if let Some(l) = language {
+            args.extend(["--language", l]);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+            .args(&args)
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", "C.UTF-8")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout).lines().next().unwrap_or_default().to_string()
+    };
+    // No language anywhere: English, Obsidian's default.
+    assert_eq!(search(None), "en/Plugins/Canvas.md");
+    assert_eq!(search(Some("sv")), "sv/Plugins/Canvas.md");
+}

@@ -341,6 +341,39 @@ async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     assert_eq!(index.sync(&vault, &clock, &mut |_| {}).await.unwrap(), 0);
 }
 
+#[test]
+fn an_english_reader_gets_the_english_note_before_its_translations() {
+    let index = &shared().index;
+    let english = |text: &str| SearchQuery { text: text.into(), language: Some("en".into()), ..SearchQuery::default() };
+    // "canvas" is the title of the canvas note in several translations too.
+    let hits = index.search(&english("canvas")).unwrap();
+    assert_eq!(hits[0].path, "en/Plugins/Canvas.md", "{:#?}", hits.iter().map(|h| &h.path).collect::<Vec<_>>());
+    // The query's own words say English, whatever the user's setting.
+    let question = SearchQuery { language: Some("pt-BR".into()), ..english("how do I use the canvas") };
+    assert_eq!(index.search(&question).unwrap()[0].path, "en/Plugins/Canvas.md");
+    // A Portuguese reader's bare word: a Portuguese note first (`pt/` or `pt-br/`).
+    let portuguese = SearchQuery { language: Some("pt".into()), ..english("canvas") };
+    assert!(index.search(&portuguese).unwrap()[0].path.starts_with("pt"));
+    // A query in another script finds the notes written in it, whatever the user's language.
+    assert_eq!(index.search(&english("白板")).unwrap()[0].path, "zh/插件/白板.md");
+    assert_eq!(index.search(&english("Холст")).unwrap()[0].path, "ru/Плагины/Холст.md");
+}
+
+#[test]
+fn a_question_in_plain_words_finds_its_note_in_the_top_3() {
+    let index = &shared().index;
+    for (question, note) in [
+        ("how do I embed a YouTube video or a web page in a note", "en/Editing and formatting/Embed web pages.md"),
+        ("how do I turn on two factor authentication for my account?", "en/Obsidian/2-factor authentication.md"),
+        ("how do I change the language of the app interface?", "en/User interface/Language settings.md"),
+    ] {
+        let request = SearchQuery { text: question.into(), language: Some("en".into()), ..SearchQuery::default() };
+        let hits = index.search(&request).unwrap();
+        let top: Vec<&str> = hits.iter().take(3).map(|h| h.path.as_str()).collect();
+        assert!(top.contains(&note), "{question:?}: {top:#?}");
+    }
+}
+
 /// Found by fuzzing (tests/fuzz.rs, `query`): excluding a phrase that matches no note tripped an
 /// assertion in tantivy's phrase scorer. Exclusions still exclude exactly what they name.
 #[tokio::test(flavor = "current_thread")]

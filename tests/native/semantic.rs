@@ -225,6 +225,15 @@ fn english_vault(n: usize) -> MemoryVault {
     MemoryVault::with_notes(notes.iter().map(|(p, t)| (p.as_str(), t.as_str()))).unwrap()
 }
 
+/// `vault`'s full-text index and its vectors from the static model.
+fn indexed_with_static_model(vault: &MemoryVault) -> SharedIndex {
+    let shared = SharedIndex::new();
+    shared.replace(block_on(SearchIndex::build(vault, &ManualClock::new(0), &mut |_| {})).unwrap());
+    shared.semantic().set_embedder(Rc::new(static_model()));
+    block_on(shared.semantic().embed_vault(vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    shared
+}
+
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     futures::executor::block_on(f)
 }
@@ -447,10 +456,7 @@ fn minilm_finds_paraphrases_among_real_sections() {
 #[test]
 fn the_agents_writes_are_embedded_before_the_next_semantic_search() {
     let vault = english_vault(20);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     let new = VaultPath::parse("en/Kitchen/Bread.md").unwrap();
     block_on(vault.write(&new, "# Sourdough bread\n\nFeed the starter with flour and water; bake the loaf hot.\n"))
         .unwrap();
@@ -469,10 +475,7 @@ fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
     // Russian and Korean paraphrases are not found (BENCHMARKS.md lists each); a multilingual
     // model behind the API embedder is the way to those.
     let vault = english_vault(usize::MAX);
-    let shared = SharedIndex::new();
-    shared.replace(block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap());
-    shared.semantic().set_embedder(Rc::new(static_model()));
-    block_on(shared.semantic().embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let shared = indexed_with_static_model(&vault);
     for (query, note) in [
         ("importar mis notas desde Evernote", "en/Import notes/Import from Evernote.md"),
         ("modèles de texte réutilisables pour une nouvelle note", "en/Plugins/Templates.md"),
@@ -481,4 +484,58 @@ fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
         let hits = block_on(hybrid_search(&shared, Some(&vault), &q, &|_| true)).unwrap();
         assert!(hits.iter().any(|h| h.path == note), "{query}: {:?}", hits.iter().map(|h| &h.path).collect::<Vec<_>>());
     }
+}
+
+#[test]
+fn hits_found_by_meaning_carry_a_snippet_from_their_best_section() {
+    let vault = english_vault(usize::MAX);
+    let shared = indexed_with_static_model(&vault);
+    let query = HybridQuery {
+        text: "whiteboard for spatial brainstorming".into(),
+        limit: 5,
+        mode: SearchMode::Semantic,
+        ..HybridQuery::default()
+    };
+    let hits = block_on(hybrid_search(&shared, Some(&vault), &query, &|_| true)).unwrap();
+    assert!(!hits.is_empty());
+    for hit in &hits {
+        assert!(!hit.snippet.is_empty(), "{}", hit.path);
+        assert!(hit.snippet.chars().count() <= vault_agent::embed::MEANING_SNIPPET_CHARS + 2, "{}", hit.snippet);
+        // The snippet is text of the section the hit names.
+        let text = block_on(vault.read(&VaultPath::parse(&hit.path).unwrap())).unwrap();
+        let chunks = vault_agent::embed::embed_chunks(&vault_agent::search::parse_note(&hit.path, &text), 2000);
+        // (The snippet is on one line: compare with whitespace collapsed.)
+        let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let start = one_line(&hit.snippet.trim_start_matches('…').chars().take(30).collect::<String>());
+        assert!(
+            chunks.iter().any(|c| c.heading == hit.heading && one_line(&c.text).contains(&start)),
+            "{}: {:?} is not from section {:?}",
+            hit.path,
+            hit.snippet,
+            hit.heading
+        );
+    }
+    // Full text's own hits keep their highlighted snippet.
+    let words = HybridQuery { text: "canvas".into(), mode: SearchMode::Hybrid, ..query };
+    let hits = block_on(hybrid_search(&shared, Some(&vault), &words, &|_| true)).unwrap();
+    assert!(hits[0].snippet.contains("**"), "{:?}", hits[0].snippet);
+}
+
+#[test]
+fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
+    let vault = english_vault(20);
+    let shared = indexed_with_static_model(&vault);
+    let search = |text: &str| {
+        let q = HybridQuery { text: text.into(), limit: 30, mode: SearchMode::Semantic, ..HybridQuery::default() };
+        block_on(hybrid_search(&shared, Some(&vault), &q, &|_| true)).unwrap()
+    };
+    // Off-topic questions score below the static model's floor. (Strings of letters that are no
+    // words do not: the model sees them as the word pieces code is also made of.)
+    for nonsense in
+        ["purple elephant dancing on mars", "best pizza dough hydration", "banana bread recipe with walnuts"]
+    {
+        assert_eq!(search(nonsense), Vec::new(), "{nonsense}");
+    }
+    // A real question about these notes still finds them.
+    assert!(!search("show my notes as a table with columns").is_empty());
 }
