@@ -248,7 +248,7 @@ function memoryEngine({ notes = 5, installed = true } = {}) {
       let embeddedNotes = 0;
       for (let done = 0; done < notes; done++) {
         onProgress(done, notes);
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await new Promise((resolve) => setTimeout(resolve, engine.stepMs ?? 1));
         if (engine.cancelled) return { notes, embeddedNotes, chunks: embeddedNotes, removed: 0, cancelled: true, savedBytes: 1 };
         if (engine.embedded < notes) {
           engine.embedded++;
@@ -301,14 +301,17 @@ test("semantic search waits for a download, embeds in the background with progre
   assert.equal(service.statusText(), "5 embedded");
   assert.ok(service.canSearch());
 
-  // A stop keeps what is done and holds re-runs on vault changes until asked again.
+  // A stop keeps what is done and holds re-runs on vault changes until asked again. Each note
+  // takes a while here, so the stop lands mid-run however the timers fall.
   engine.embedded = 0;
+  engine.stepMs = 40;
   service.resume();
   await until(() => service.state.kind === "embedding" && service.state.done >= 2);
   service.cancel();
   await until(() => !service.running);
   assert.equal(service.state.kind, "stopped");
   assert.match(service.describe(), /^Stopped: \d\/5 notes embedded\.$/);
+  engine.stepMs = 1;
   const runs = engine.runs;
   service.changed();
   await new Promise((resolve) => setTimeout(resolve, 100));
