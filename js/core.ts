@@ -1,8 +1,8 @@
 import init, { costOf, modelPrice, VaultCore, version } from "../pkg/vault_agent.js";
-import wasmBytes from "../pkg/vault_agent_bg.wasm";
 import type { VaultHost } from "./host/VaultHost";
 import type { ModelPrice, ProviderConfig, Usage } from "./protocol";
 import type { CoreRequest, CoreResponse } from "./transport";
+import { loadWasmBytes } from "./wasmBytes";
 
 export type { VaultCore };
 
@@ -27,7 +27,7 @@ let loading: Promise<Core> | null = null;
  */
 export function loadCore(): Promise<Core> {
   loading ??= (async (): Promise<Core> => {
-    await init({ module_or_path: wasmBytes });
+    await init({ module_or_path: await loadWasmBytes() });
     return {
       version: version(),
       open: (host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>) => new VaultCore(host, request),

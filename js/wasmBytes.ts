@@ -1,0 +1,9 @@
+import inlined from "../pkg/vault_agent_bg.wasm";
+
+/**
+ * The core's WebAssembly bytes, as inlined into `main.js` by esbuild. The one place that knows
+ * how they are stored, so whoever instantiates the core (this thread or a worker) asks here.
+ */
+export function loadWasmBytes(): Promise<Uint8Array> {
+  return Promise.resolve(inlined);
+}
