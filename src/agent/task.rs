@@ -847,7 +847,13 @@ impl AgentTask {
                 StreamEvent::ThinkingDelta { text } if to_host => {
                     self.host.emit(&AgentEvent::ThinkingDelta { text: text.clone() })
                 }
-                StreamEvent::Error { error } => return Err(error.clone()),
+                StreamEvent::Error { error } => {
+                    if error.kind == ErrorKind::Cancelled {
+                        // The provider saw the stop first (its transport watches the same token).
+                        self.cut_short.set(self.usage_so_far(request, assembler.usage(), streamed_chars));
+                    }
+                    return Err(error.clone());
+                }
                 StreamEvent::Retry { attempt, max_attempts, delay_ms, error } => {
                     self.host.emit(&AgentEvent::Retrying {
                         attempt: *attempt,

@@ -43,6 +43,8 @@ pub enum CallStatus {
     Skipped,
     /// The user denied it: the task stops.
     Denied,
+    /// The user denied it and said why: the model is told, and the task goes on.
+    Refused,
     /// A fatal error: the task stops.
     Fatal(String),
     /// Not run because an earlier call of the turn stopped the task, or the task was cancelled.
@@ -148,7 +150,7 @@ impl Staged {
             CallStatus::Failed | CallStatus::Fatal(_) => ToolOutcome::Failed,
             CallStatus::Blocked => ToolOutcome::Blocked,
             CallStatus::Skipped => ToolOutcome::Skipped,
-            CallStatus::Denied => ToolOutcome::Denied,
+            CallStatus::Denied | CallStatus::Refused => ToolOutcome::Denied,
             CallStatus::NotRun | CallStatus::Cancelled => ToolOutcome::NotRun,
         }
     }
@@ -344,7 +346,7 @@ impl ToolExecutionPipeline {
         let logged = match &staged.status {
             CallStatus::Ok => Outcome::Ok,
             CallStatus::Skipped => Outcome::Skipped,
-            CallStatus::Denied => Outcome::Denied,
+            CallStatus::Denied | CallStatus::Refused => Outcome::Denied,
             CallStatus::Fatal(_) => Outcome::Fatal,
             _ => Outcome::Error,
         };
@@ -474,8 +476,18 @@ impl ToolExecutionPipeline {
                     return staged;
                 }
                 ApprovalDecision::Deny => {
-                    let mut staged =
-                        Staged::refused(Denied, "The user denied this call; it did not run, and the task stops here.");
+                    let mut staged = match self.env.host.denial_reason(&request.id) {
+                        Some(reason) => Staged::refused(
+                            CallStatus::Refused,
+                            format!(
+                                "The user denied this call; it did not run. Their reason: {reason}\nTake it into account and continue the task."
+                            ),
+                        ),
+                        None => Staged::refused(
+                            Denied,
+                            "The user denied this call; it did not run, and the task stops here.",
+                        ),
+                    };
                     staged.approval = "denied";
                     return staged;
                 }

@@ -290,11 +290,9 @@ impl ProviderError {
     /// What went wrong, in a sentence for a person (the provider's own words are in
     /// [`ProviderError::detail`]).
     pub fn explain(&self) -> String {
-        let model_missing = self.status == Some(404) || self.message.to_ascii_lowercase().contains("model");
+        let names_model = self.message.to_ascii_lowercase().contains("model");
         match self.kind {
-            ErrorKind::RateLimited => {
-                "The provider is receiving too many requests from you; wait a moment and retry.".into()
-            }
+            ErrorKind::RateLimited => "The provider says there are too many requests right now.".into(),
             ErrorKind::ContextOverflow => {
                 "The conversation is too long for the model. Start a new chat, or attach less.".into()
             }
@@ -302,10 +300,10 @@ impl ProviderError {
             ErrorKind::BadRequest if self.status == Some(404) => {
                 "The provider has nothing at this address, or no such model.".into()
             }
-            ErrorKind::BadRequest if model_missing => "The provider refused the request; check the model name.".into(),
+            ErrorKind::BadRequest if names_model => "The provider refused the request; check the model name.".into(),
             ErrorKind::BadRequest => "The provider refused the request.".into(),
             ErrorKind::Network => "The provider could not be reached; check your connection.".into(),
-            ErrorKind::Overloaded => "The provider is overloaded right now; retry in a moment.".into(),
+            ErrorKind::Overloaded => "The provider is overloaded right now.".into(),
             ErrorKind::Cancelled => "Stopped.".into(),
             ErrorKind::Protocol => "The provider's answer could not be read.".into(),
             ErrorKind::Unreachable => {

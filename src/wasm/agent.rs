@@ -118,10 +118,14 @@ impl Chat {
     }
 
     /// Answers the approval request `requestId` with `approve`, `always_allow`, `skip` or
-    /// `deny`. Returns false if no such request is waiting.
-    pub fn respond(&self, request_id: &str, decision: &str) -> Result<bool, JsValue> {
+    /// `deny`; a `deny` with a `reason` tells the model why, and the task goes on. Returns
+    /// false if no such request is waiting.
+    pub fn respond(&self, request_id: &str, decision: &str, reason: Option<String>) -> Result<bool, JsValue> {
         let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
-        Ok(self.host.respond(request_id, decision))
+        Ok(match (decision, reason) {
+            (ApprovalDecision::Deny, Some(reason)) => self.host.deny_with_reason(request_id, &reason),
+            (decision, _) => self.host.respond(request_id, decision),
+        })
     }
 
     /// Answers the question `questionId`; `null` declines. Returns false if no such question is

@@ -3,13 +3,14 @@
 
 use serde_json::json;
 use vault_agent::agent::AgentConfig;
+use vault_agent::protocol::EndReason;
 use vault_agent::protocol::{
     AgentEvent, ApprovalDecision, CallLabel, ErrorKind, LabelPart, ProviderSetting, ToolOutcome,
 };
 use vault_agent::provider::Turn;
 use vault_agent::vault::MemoryVault;
 
-use super::support::{block_on, Harness};
+use super::support::{block_on, last_user_text, snapshot, Harness};
 
 fn notes() -> MemoryVault {
     MemoryVault::with_notes([
@@ -131,4 +132,37 @@ fn a_stopped_task_reports_what_its_cut_short_call_used() {
         .sum();
     assert!(streamed > 0);
     assert_eq!(report.usage.output_tokens, streamed.div_ceil(4) as u64, "the streamed text at 4 characters a token");
+}
+
+#[test]
+fn a_denial_with_a_reason_goes_back_to_the_model_and_the_task_goes_on() {
+    let h = Harness::new(
+        notes(),
+        [
+            Turn::tools([("write_file", json!({"path": "Cooking/Cake.md", "content": "# Cake\n"}))]),
+            Turn::tools([("write_file", json!({"path": "Inbox/Cake.md", "content": "# Cake\n"}))]),
+            Turn::text("Written to your inbox instead."),
+        ],
+    );
+    let before = snapshot(&*h.vault);
+    h.host.denying_first_because("put new notes in Inbox/, not Cooking/");
+    let report = block_on(h.task(config()).run("write a cake note"));
+    assert_eq!(report.end, EndReason::Answered, "the task went on");
+    let told = last_user_text(&h.provider.requests()[1]);
+    assert!(told.contains("Their reason: put new notes in Inbox/, not Cooking/"), "{told}");
+    let (_, _, outcome, _) = finished(&h).remove(0);
+    assert_eq!(outcome, ToolOutcome::Denied);
+    // The denied write did not happen; the one the model made instead did.
+    let after = snapshot(&*h.vault);
+    assert!(!after.contains_key("Cooking/Cake.md"));
+    assert!(after.contains_key("Inbox/Cake.md"));
+    assert_eq!(before.len() + 1, after.len());
+}
+
+#[test]
+fn a_denial_without_a_reason_still_stops_the_task() {
+    let h = Harness::new(notes(), [Turn::tools([("write_file", json!({"path": "Cooking/Cake.md", "content": "x"}))])]);
+    h.host.deciding(|_| ApprovalDecision::Deny);
+    let report = block_on(h.task(config()).run("write a cake note"));
+    assert_eq!(report.end, EndReason::Denied);
 }
