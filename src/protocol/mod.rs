@@ -9,7 +9,9 @@ mod event;
 mod label;
 mod report;
 
-pub use approval::{ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, Question};
+pub use approval::{
+    ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, DiffPart, DiffRow, DiffRowKind, Question,
+};
 pub use assemble::MessageAssembler;
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
