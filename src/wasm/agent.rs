@@ -88,6 +88,15 @@ impl Chat {
         to_js(&report)
     }
 
+    /// Runs `message` (with the notes at `attachments`) in place of the last request: the
+    /// chat goes back to before it first. Resolves with the new `RunReport`.
+    #[wasm_bindgen(js_name = editLast)]
+    pub async fn edit_last(&self, message: String, attachments: Option<Vec<String>>) -> Result<JsValue, JsValue> {
+        let attachments = attachments.unwrap_or_default();
+        let report = self.conversation.edit_last(&message, &attachments).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
     /// Resumes the interrupted task `taskId` (see `VaultCore.interruptedTasks`) in this chat:
     /// it goes on where it stopped — a call that was waiting for approval asks again.
     /// Resolves with its `RunReport`; rejects if the snapshot cannot be resumed.
