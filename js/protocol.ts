@@ -76,8 +76,17 @@ export interface Message {
   content: ContentBlock[];
 }
 
+/** One row of a diff (`DiffRow`): a hunk's start, or a line kept, removed or added. */
+export interface DiffRow {
+  kind: "hunk" | "context" | "removed" | "added";
+  old_line?: number;
+  new_line?: number;
+  /** `changed`: the words that differ from the paired line. */
+  parts: { text: string; changed: boolean }[];
+}
+
 export type ChangePreview =
-  | { kind: "write"; path: string; old: string | null; new: string; diff: string }
+  | { kind: "write"; path: string; old: string | null; new: string; diff: string; rows?: DiffRow[] }
   | { kind: "move"; from: string; to: string }
   | { kind: "delete"; path: string }
   | { kind: "create_folder"; path: string };
@@ -106,7 +115,30 @@ export type ErrorKind =
   | "network"
   | "overloaded"
   | "cancelled"
-  | "protocol";
+  | "protocol"
+  | "unreachable";
+
+/** The provider setting an error points at (`ProviderSetting`). */
+export type ProviderSetting = "api_key" | "base_url" | "model";
+
+/** A model-call error as the user is shown it (`ProviderProblem`). */
+export interface ProviderProblem {
+  kind: ErrorKind;
+  message: string;
+  detail: string;
+  setting?: ProviderSetting;
+}
+
+/** A tool call as a person reads it (`CallLabel`, src/protocol/label.rs). */
+export interface CallLabel {
+  parts: ({ kind: "text"; text: string } | { kind: "note"; path: string; name: string })[];
+  notes: string[];
+  /** Calls with the same group in a row show as one card: "Read {n} notes". */
+  group?: string;
+}
+
+/** How a call ended, in the user's terms (`ToolOutcome`). */
+export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" | "not_run";
 
 export type EndReason =
   | { reason: "completed" | "answered" | "cancelled" | "max_iterations" | "mistake_limit" | "repetition_loop" | "denied" }
@@ -127,13 +159,22 @@ export interface InterruptedTask {
   problem?: string | null;
 }
 
+/** One tool call of a report (`ToolCallReport`). */
+export interface ToolCallReport {
+  call_id: string;
+  tool: string;
+  error?: string;
+  label?: CallLabel;
+  outcome?: ToolOutcome;
+}
+
 export interface RunReport {
   task_id: string;
   end: EndReason;
   /** What the user is told about the end (the core's words). */
   ended?: string;
   final_text?: string;
-  steps: unknown[];
+  steps: { tool_calls: ToolCallReport[] }[];
   usage: Usage;
   duration_ms: number;
   tool_calls: number;
@@ -147,14 +188,26 @@ export type AgentEvent =
   | { type: "step_finished"; step: number; usage: Usage; total: Usage }
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string }
-  | { type: "tool_started"; call_id: string; tool: string; input: unknown }
-  | { type: "tool_finished"; call_id: string; tool: string; is_error: boolean; summary: string; duration_ms: number }
+  | { type: "tool_started"; call_id: string; tool: string; input: unknown; label?: CallLabel }
+  | {
+      type: "tool_finished";
+      call_id: string;
+      tool: string;
+      is_error: boolean;
+      summary: string;
+      duration_ms: number;
+      label?: CallLabel;
+      outcome?: ToolOutcome;
+      /** What the model was told (cut): the card's details. */
+      result?: string;
+    }
   | { type: "approval_required"; request: ApprovalRequest }
   | { type: "approval_resolved"; request_id: string; decision: ApprovalDecision }
   | { type: "question_asked"; question: Question }
   | { type: "externalized"; call_id: string; path: string; chars: number }
   | { type: "warning"; message: string }
-  | { type: "error"; message: string; kind?: ErrorKind }
+  | { type: "retrying"; attempt: number; max_attempts: number; delay_ms: number; problem: ProviderProblem }
+  | { type: "error"; message: string; kind?: ErrorKind; detail?: string; setting?: ProviderSetting }
   | { type: "done"; report: RunReport };
 
 export interface UndoReport {
