@@ -261,7 +261,7 @@ export class TurnView extends Component {
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
     if (canContinue(report.end)) {
-      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue");
+      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue", "mod-cta");
     } else if (!isSuccess(report.end) && report.end.reason !== "failed") {
       // A failed task already has its error line with a retry.
       this.button(this.actions, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
