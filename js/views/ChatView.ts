@@ -23,6 +23,7 @@ import {
 import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
+import { ConfirmModal, TextPromptModal } from "./dialogs";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
@@ -58,6 +59,8 @@ export class ChatView extends ItemView {
   private deadlineTimer: number | null = null;
 
   private messagesEl!: HTMLElement;
+  private titleEl!: HTMLElement;
+  private chatActions!: HTMLElement;
   /** Shown while the reader has scrolled up from the bottom of a chat that grows. */
   private jumpButton!: HTMLButtonElement;
   /** The view follows new output only while the reader is at the bottom. */
@@ -92,8 +95,16 @@ export class ChatView extends ItemView {
     root.addClass("vault-agent-chat");
 
     const header = root.createDiv({ cls: "vault-agent-header" });
-    header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
+    this.titleEl = header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
     const tools = header.createDiv({ cls: "vault-agent-header-buttons" });
+    // The open chat's own actions, once it is saved (named from its first request).
+    this.chatActions = tools.createDiv({ cls: "vault-agent-chat-actions" });
+    this.iconButton(this.chatActions, "pencil", "Rename the chat", () => this.renameChat()).addClass("vault-agent-rename");
+    this.iconButton(this.chatActions, "download", "Export the chat to a note", () => void this.exportChat()).addClass(
+      "vault-agent-export",
+    );
+    this.iconButton(this.chatActions, "trash", "Delete the chat", () => this.deleteChat()).addClass("vault-agent-delete");
+    this.showTitle();
     this.iconButton(tools, "plus", "New chat", () => this.newChat()).addClass("vault-agent-new-chat");
     this.iconButton(tools, "history", "Chat history", () => void this.showHistory()).addClass("vault-agent-history");
     this.iconButton(tools, "search", "Search the vault", () => this.plugin.openSearch()).addClass("vault-agent-search");
@@ -574,12 +585,60 @@ export class ChatView extends ItemView {
       const saved = (await vault.saveChat(chat)) as SavedChat;
       this.saved.id = saved.id;
       this.saved.title = saved.title;
+      this.showTitle();
     } catch (error) {
       console.error("Vault Agent: the chat could not be saved", error);
     }
   }
 
   // ---- chats -----------------------------------------------------------------------------------
+
+  /** The header names the open chat (its first request, or the name the user gave it). */
+  private showTitle(): void {
+    this.titleEl.setText(this.saved.title || "Vault Agent");
+    this.titleEl.title = this.saved.title;
+    this.chatActions.toggle(this.saved.id !== "");
+  }
+
+  private renameChat(): void {
+    new TextPromptModal(this.app, "Rename the chat", this.saved.title, (title) => {
+      if (title === null) return;
+      this.saved.title = title;
+      void this.save();
+    }).open();
+  }
+
+  /** Writes the chat to a new note (named after the chat) and opens it. */
+  private async exportChat(): Promise<void> {
+    try {
+      const { vault } = await this.plugin.core();
+      const markdown = await vault.exportChat(this.saved.id);
+      const file = await this.app.vault.create(await this.freeNotePath(), markdown);
+      await this.app.workspace.getLeaf(true).openFile(file);
+    } catch (error) {
+      new Notice(`The chat could not be exported: ${errorMessage(error)}`);
+    }
+  }
+
+  private deleteChat(): void {
+    if (this.running) {
+      new Notice("Stop the running task first.");
+      return;
+    }
+    const id = this.saved.id;
+    const message = `“${this.saved.title}” and its saved results go. Undo data of its tasks stays until it expires.`;
+    new ConfirmModal(this.app, "Delete this chat?", message, "Delete", (confirmed) => {
+      if (!confirmed) return;
+      void this.plugin
+        .core()
+        .then(({ vault }) => vault.deleteChat(id))
+        .then(() => {
+          this.saved = { id: "", title: "", tasks: [] };
+          this.newChat();
+        })
+        .catch((error: unknown) => new Notice(`The chat could not be deleted: ${errorMessage(error)}`));
+    }).open();
+  }
 
   private newChat(): void {
     if (this.running) {
@@ -590,6 +649,7 @@ export class ChatView extends ItemView {
     void this.releaseResults();
     this.history = [];
     this.saved = { id: "", title: "", tasks: [] };
+    this.showTitle();
     this.attachments = [];
     this.renderChips();
     this.clearMessages();
@@ -615,6 +675,7 @@ export class ChatView extends ItemView {
     if (chat.id !== this.saved.id) void this.releaseResults();
     this.history = chat.messages;
     this.saved = { id: chat.id, title: chat.title, tasks: chat.tasks };
+    this.showTitle();
     this.clearMessages();
     this.renderSaved(chat);
     this.scroll(true);

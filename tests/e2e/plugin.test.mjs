@@ -1050,3 +1050,41 @@ test("an answer can be copied, inserted, appended or made a note; regenerated; t
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test("a chat is named from its first request, and can be renamed, exported to a note and deleted", async () => {
+  const id = `e2e-chats-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Pizza.md" } }] },
+    { text: "Pizza dough rests 48 hours." },
+  ]);
+  const page = await openHost({ mock: id });
+  assert.equal(await page.locator(".vault-agent-chat-actions").isVisible(), false, "no actions before the chat is saved");
+  await send(page, "How long does pizza dough rest?");
+  await page.locator(".vault-agent-text", { hasText: "48 hours" }).waitFor();
+  await page.locator(".vault-agent-title", { hasText: "How long does pizza dough rest?" }).waitFor();
+
+  await page.locator(".vault-agent-rename").click();
+  const prompt = page.locator(".modal.vault-agent-prompt-modal");
+  await prompt.locator("input").fill("Pizza timing");
+  await prompt.locator("button", { hasText: "Save" }).click();
+  await page.locator(".vault-agent-title", { hasText: "Pizza timing" }).waitFor();
+
+  await page.locator(".vault-agent-export").click();
+  await page.locator(".view-header-title", { hasText: "Pizza timing.md" }).waitFor();
+  const note = await read(page, "Pizza timing.md");
+  assert.match(note, /^# Pizza timing\n\n## You\n\nHow long does pizza dough rest\?\n\n## Vault Agent\n\n> Read Pizza\n\nPizza dough rests 48 hours\.\n$/);
+
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "Pizza timing" }).waitFor();
+  await page.keyboard.press("Escape");
+  await page.locator(".vault-agent-delete").click();
+  await page.locator(".modal .vault-agent-confirm").click();
+  await page.locator(".vault-agent-welcome").waitFor();
+  assert.equal(await page.locator(".vault-agent-title").innerText(), "Vault Agent");
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-empty, .suggestion-item").first().waitFor();
+  assert.equal(await page.locator(".suggestion-item", { hasText: "Pizza timing" }).count(), 0);
+  await page.keyboard.press("Escape");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
