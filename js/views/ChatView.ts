@@ -95,11 +95,14 @@ export class ChatView extends ItemView {
     root.addClass("vault-agent-chat");
 
     const header = root.createDiv({ cls: "vault-agent-header" });
+    // Once the chat is saved, its title renames it on a click (no room for one more button on a phone).
     this.titleEl = header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
+    this.titleEl.addEventListener("click", () => {
+      if (this.saved.id) this.renameChat();
+    });
     const tools = header.createDiv({ cls: "vault-agent-header-buttons" });
     // The open chat's own actions, once it is saved (named from its first request).
     this.chatActions = tools.createDiv({ cls: "vault-agent-chat-actions" });
-    this.iconButton(this.chatActions, "pencil", "Rename the chat", () => this.renameChat()).addClass("vault-agent-rename");
     this.iconButton(this.chatActions, "download", "Export the chat to a note", () => void this.exportChat()).addClass(
       "vault-agent-export",
     );
@@ -595,9 +598,12 @@ export class ChatView extends ItemView {
 
   /** The header names the open chat (its first request, or the name the user gave it). */
   private showTitle(): void {
+    const saved = this.saved.id !== "";
     this.titleEl.setText(this.saved.title || "Vault Agent");
-    this.titleEl.title = this.saved.title;
-    this.chatActions.toggle(this.saved.id !== "");
+    this.titleEl.title = saved ? `${this.saved.title} (click to rename)` : "";
+    this.titleEl.toggleClass("vault-agent-rename", saved);
+    this.titleEl.setAttr("role", saved ? "button" : null);
+    this.chatActions.toggle(saved);
   }
 
   private renameChat(): void {
