@@ -2,12 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use super::{ApprovalDecision, ApprovalRequest, ErrorKind, Question, RunReport, Usage};
 
 /// One event of a running task, in the order things happened. The host renders them; it
 /// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     TaskStarted {

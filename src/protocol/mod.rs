@@ -7,17 +7,20 @@ mod approval;
 mod assemble;
 mod event;
 mod report;
+mod worker;
 
 pub use approval::{ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, Question};
 pub use assemble::MessageAssembler;
 pub use event::AgentEvent;
 pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
+pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 /// Who wrote a message. Tool results travel in `User` messages, as both APIs expect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -25,7 +28,7 @@ pub enum Role {
 }
 
 /// One block of a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     Text {
@@ -71,7 +74,7 @@ impl ContentBlock {
 }
 
 /// A message in the history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Message {
     pub role: Role,
     pub content: Vec<ContentBlock>,
@@ -119,7 +122,7 @@ pub struct ToolSpec {
 }
 
 /// Token counts for one model call (or a sum of them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Usage {
     /// Uncached input tokens.
     pub input_tokens: u64,
@@ -155,7 +158,7 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// Why the model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     EndTurn,
@@ -209,7 +212,7 @@ pub enum ToolChoice {
 
 /// What went wrong with a model call, sorted so the loop can decide: back off, condense or
 /// stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// 429: too many requests or tokens; retry later.
@@ -238,7 +241,7 @@ impl ErrorKind {
 }
 
 /// A categorised model-call error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderError {
     pub kind: ErrorKind,
     pub message: String,
