@@ -76,7 +76,10 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
   try {
     // A copy, whose buffer moves to the worker (the inlined bytes stay for a restart).
     const copy = wasm.slice();
-    return await Promise.race([connect(port, copy, { kind: "worker" }, () => worker.terminate(), [copy.buffer]), failed]);
+    const core = await Promise.race([connect(port, copy, { kind: "worker" }, () => worker.terminate(), [copy.buffer]), failed]);
+    // Calls fail with their own errors; anything thrown outside one is only for the console.
+    worker.addEventListener("error", (event) => console.error("Vault Agent: the core's worker:", event.message));
+    return core;
   } catch (error) {
     worker.terminate();
     throw error;

@@ -104,7 +104,14 @@ export class CoreClient {
     const reply = new Promise<Reply>((resolve) =>
       this.pending.set(id, { resolve, callbacks: slots.map((s) => s.callback) }),
     );
-    this.port.post({ kind: "call", id, target, method, args: values, callbacks: slots });
+    try {
+      this.port.post({ kind: "call", id, target, method, args: values, callbacks: slots });
+    } catch (error) {
+      // An argument that cannot be cloned (a DataCloneError): the call never left.
+      this.pending.delete(id);
+      for (const { callback } of slots) this.callbacks.delete(callback);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return reply.then((r) => this.settle(r));
   }
 

@@ -39,12 +39,16 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): voi
 
   // The vault and the transport, on the main thread. Bytes sent are fresh copies out of the
   // wasm memory, so their buffers move instead of being copied again.
+  const moved = (data: Uint8Array): Transferable[] =>
+    data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength
+      ? [data.buffer]
+      : [];
   const host: VaultHost = {
     read: (path) => askHost({ op: "read", path }) as Promise<string>,
     readBinary: (path) => askHost({ op: "readBinary", path }) as Promise<ArrayBuffer>,
     readBatch: (paths) => askHost({ op: "readBatch", paths }) as ReturnType<NonNullable<VaultHost["readBatch"]>>,
     write: (path, content) => askHost({ op: "write", path, content }) as Promise<void>,
-    writeBinary: (path, data) => askHost({ op: "writeBinary", path, data }, [data.buffer]) as Promise<void>,
+    writeBinary: (path, data) => askHost({ op: "writeBinary", path, data }, moved(data)) as Promise<void>,
     list: (path) => askHost({ op: "list", path }) as ReturnType<VaultHost["list"]>,
     stat: (path) => askHost({ op: "stat", path }) as ReturnType<VaultHost["stat"]>,
     mkdir: (path) => askHost({ op: "mkdir", path }) as Promise<void>,
@@ -53,7 +57,7 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): voi
     remove: (path) => askHost({ op: "remove", path }) as Promise<void>,
   };
   const request = (req: CoreRequest) =>
-    askHost({ op: "request", request: req }, req.body ? [req.body.buffer] : []) as Promise<CoreResponse>;
+    askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<CoreResponse>;
 
   // Target 0: the module itself.
   const root: Record<string, unknown> = {

@@ -226,6 +226,14 @@ test("where no worker can be made the core runs in the page, says so, and search
   assert.equal(thread.kind, "main");
   assert.match(thread.reason, /no Worker/);
   assert.match(await page.evaluate(() => window.fakeObsidian.plugin.indexStatus()), /runs in the main thread/);
+  // The settings say it, where the index's state is.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.getByText("The core runs in the main thread (no worker: this platform has no Worker).").waitFor();
+  await settings.getByText("The core runs in the main thread").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/no-worker-settings-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/no-worker-settings-dark.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

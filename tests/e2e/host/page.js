@@ -267,7 +267,10 @@ async function loadPlugin(app, parts, store) {
   };
   settingsButton(parts.ribbon, () => openSettings(tabs[0]));
 
+  // When the plugin's onload ran and how long it took (bench/ui.mjs reads them).
+  host.onloadStart = performance.now();
   await plugin.onload();
+  host.onloadMs = performance.now() - host.onloadStart;
 }
 
 /**
