@@ -28,46 +28,27 @@ export type {
   UndoConflict,
   UndoPlan,
   UndoReport,
+  ProviderKind,
+  TextToolDialect,
+  ToolGroup,
   Usage,
 } from "./generated/protocol";
-import type { ApprovalCategory, Message, UndoChoice } from "./generated/protocol";
+import type {
+  AgentConfig as CoreAgentConfig,
+  Message,
+  Mode,
+  ProviderConfig as CoreProviderConfig,
+  UndoChoice,
+} from "./generated/protocol";
 
-export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
-
-/** `ProviderConfig` (src/provider/config.rs). */
-export interface ProviderConfig {
-  kind: ProviderKind;
-  model: string;
-  baseUrl?: string;
-  apiKey?: string;
-  maxTokens?: number;
-  headers?: Record<string, string>;
-  textToolDialect?: "fenced-json" | "bracket-tag" | "xml-invoke";
-}
-
-export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+/** A `ProviderConfig` as JS writes it: the kind and the model; the core fills in the rest. */
+export type ProviderConfig = Pick<CoreProviderConfig, "kind" | "model"> & Partial<Omit<CoreProviderConfig, "kind" | "model">>;
 
 /** A custom mode (`Mode`, src/agent/mode.rs). */
-export interface ModeConfig {
-  slug: string;
-  name: string;
-  role: string;
-  groups: ToolGroup[];
-}
+export type ModeConfig = Mode;
 
-/** `AgentConfig` (src/agent/config.rs); every field is optional. */
-export interface AgentConfig {
-  maxIterations?: number;
-  contextWindow?: number;
-  maxTokens?: number;
-  toolTimeoutMs?: number;
-  autoApprove?: ApprovalCategory[];
-  mode?: string;
-  /** Tool calls per task at most (0: no budget). */
-  maxToolCalls?: number;
-  /** The task stops this long after it started (0: no deadline). */
-  deadlineMs?: number;
-}
+/** `AgentConfig` as JS writes it: every field is optional (the core's defaults fill the rest). */
+export type AgentConfig = Partial<CoreAgentConfig>;
 
 export type Transport = "auto" | "fetch" | "request";
 

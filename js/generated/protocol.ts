@@ -474,3 +474,174 @@ score: number,
  * Why, in a few words: `links here`, `linked from here`, `2 shared tags`, `similar text`.
  */
 reasons: Array<string>, };
+
+/**
+ * The API a provider speaks.
+ */
+export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
+
+/**
+ * Everything needed to build a provider. Serialised in camelCase for the plugin's settings:
+ * `{"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "…", "maxTokens": 8192}`.
+ */
+export type ProviderConfig = { kind: ProviderKind, 
+/**
+ * The model id sent to the API.
+ */
+model: string, 
+/**
+ * Where the API lives; [`ProviderKind::default_base_url`] when absent.
+ */
+baseUrl?: string | null, 
+/**
+ * Required for Anthropic and OpenAI; optional for compatible servers.
+ */
+apiKey?: string | null, 
+/**
+ * The output limit the loop asks for unless it has a reason to ask for another.
+ */
+maxTokens: number, 
+/**
+ * Headers added to every request (OpenRouter's `HTTP-Referer` and `X-Title`, a proxy's
+ * auth).
+ */
+headers?: { [key in string]: string }, 
+/**
+ * For models without native tool calling: describe the tools in the system prompt and
+ * read calls from the text in this dialect.
+ */
+textToolDialect?: TextToolDialect | null, 
+/**
+ * OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
+ */
+echoReasoning: boolean, retry: RetryPolicy, };
+
+/**
+ * How tool calls are written in text.
+ */
+export type TextToolDialect = "fenced-json" | "bracket-tag" | "xml-invoke";
+
+/**
+ * Exponential backoff with jitter. Attempt `n` (from 1) that fails with a retryable error is
+ * followed by a wait of `min(max_delay, base_delay · 2^(n-1))`, lengthened by up to
+ * `jitter` of itself (then capped at `max_delay_ms` again) so that clients that failed together do not
+ * retry together. A `Retry-After` from the server replaces the computed wait; one longer
+ * than `max_retry_after_ms` is not waited out: the error goes to the caller, which can
+ * tell the user.
+ *
+ * The defaults: 6 attempts, waits of 0.5, 1, 2, 4 and 8 s (+ up to 25 %), never more than
+ * 32 s; Retry-After honoured up to 60 s.
+ */
+export type RetryPolicy = { 
+/**
+ * Attempts in all, the first included. 1 means no retry.
+ */
+maxAttempts: number, baseDelayMs: number, maxDelayMs: number, 
+/**
+ * The largest fraction of a computed wait added at random, 0 to 1.
+ */
+jitter: number, maxRetryAfterMs: number, 
+/**
+ * A response that sends no byte for this long is dropped and counts as a network error
+ * (retryable before the first output, like a dropped connection). 0: wait forever.
+ */
+idleTimeoutMs: number, };
+
+/**
+ * How a task runs. Every field has a default (the reference design's), so hosts may pass a
+ * partial object. In JSON the fields are camelCase, like the plugin's other settings.
+ */
+export type AgentConfig = { 
+/**
+ * Model calls at most; the hard stop.
+ */
+maxIterations: number, 
+/**
+ * At this share of `max_iterations` (in %), the model is told to wrap up.
+ */
+softLimitPercent: number, 
+/**
+ * After this many failing steps in a row, the loop-breaker runs.
+ */
+consecutiveMistakeLimit: number, 
+/**
+ * At least this long between two model requests (0: no limit).
+ */
+rateLimitMs: number, condensingEnabled: boolean, 
+/**
+ * Condense the history above this share (in %) of `context_window`.
+ */
+condensingThreshold: number, 
+/**
+ * Remind the model of its mode every N steps (0: never).
+ */
+powerSteeringFrequency: number, 
+/**
+ * How deep this task is nested in subtasks (0: a user's task).
+ */
+depth: number, maxSubtaskDepth: number, 
+/**
+ * The model's answer length limit per call.
+ */
+maxTokens: number, 
+/**
+ * The model's context window in tokens.
+ */
+contextWindow: number, 
+/**
+ * Extended-thinking budget, for models that support it.
+ */
+thinkingBudget: number | null, 
+/**
+ * A tool call is stopped after this long (0: never).
+ */
+toolTimeoutMs: number, 
+/**
+ * Tool results longer than this (in characters) are externalized.
+ */
+externalizeThreshold: number, 
+/**
+ * Categories of tool call that run without asking.
+ */
+autoApprove: Array<ApprovalCategory>, 
+/**
+ * The mode's slug (`ask`, `agent`, or a custom mode).
+ */
+mode: string, 
+/**
+ * The user's own instructions, added to every task's prompt.
+ */
+customInstructions: string, 
+/**
+ * Before condensing, ask the model for durable facts and save them to memory.
+ */
+memoryFlush: boolean, 
+/**
+ * Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
+ * after one last answer. 0: no budget.
+ */
+maxToolCalls: number, 
+/**
+ * Tool calls one step may make; the model is told the rest were not run. 0: no limit.
+ */
+maxToolCallsPerStep: number, 
+/**
+ * The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
+ */
+deadlineMs: number, };
+
+/**
+ * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
+ * model of its own. The mode's tools are the only ones sent to the model and the only ones
+ * the pipeline allows. Users define their own in the plugin's settings.
+ */
+export type Mode = { slug: string, name: string, role: string, groups: Array<ToolGroup>, 
+/**
+ * A model id to use in this mode instead of the provider's default.
+ */
+model?: string | null, };
+
+/**
+ * The groups a mode grants tools by.
+ */
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";

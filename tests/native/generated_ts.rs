@@ -5,15 +5,16 @@
 use std::path::Path;
 
 use ts_rs::{Config, TS};
-use vault_agent::agent::{ChatSummary, ChatTask, InterruptedTask, SavedChat};
+use vault_agent::agent::{AgentConfig, ChatSummary, ChatTask, InterruptedTask, Mode, SavedChat};
 use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, UndoConflict, UndoPlan, UndoReport};
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallbackArg, ChangePreview,
     ContentBlock, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, Message, ProviderError, Question, Reply, Role,
     RunReport, StepReport, StopReason, ToCore, ToolCallReport, Usage,
 };
-use vault_agent::provider::{ConnectionCheck, ModelPrice};
+use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
 use vault_agent::search::{RelatedNote, SearchHit};
+use vault_agent::tools::ToolGroup;
 
 const GENERATED: &str = "js/generated/protocol.ts";
 
@@ -80,6 +81,14 @@ fn generate() -> String {
         InterruptedTask,
         SearchHit,
         RelatedNote,
+        // What JS writes (every field has a default in the core: JS sends a partial object).
+        ProviderKind,
+        ProviderConfig,
+        TextToolDialect,
+        RetryPolicy,
+        AgentConfig,
+        Mode,
+        ToolGroup,
     );
     out.truncate(out.trim_end().len());
     out.push('\n');
