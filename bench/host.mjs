@@ -57,13 +57,18 @@ export class BenchHost {
   async mkdir(p) {
     this.folder(p);
   }
-  async rename() {
-    throw new Error("not used by the benchmark");
+  // Saving the index writes a temporary file and renames it over the old one (atomic saves).
+  async rename(from, to) {
+    const f = this.files.get(from);
+    if (!f) throw this.missing(from);
+    await this.remove(from);
+    this.put(to, f);
   }
   async trash() {
     throw new Error("not used by the benchmark");
   }
   async remove(p) {
     this.files.delete(p);
+    this.children.get(p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "")?.files.delete(p);
   }
 }

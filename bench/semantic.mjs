@@ -36,6 +36,7 @@ const pkgs = { "bench-pkg": {}, "bench-pkg-simd": { RUSTFLAGS: "-C target-featur
 if (!args.includes("--skip-build")) {
   for (const [pkg, env] of Object.entries(pkgs)) {
     run("wasm-pack", ["build", "--release", "--target", "web", "--out-dir", `target/${pkg}`, "--no-pack", "--", "--locked"], env);
+    run("bash", ["scripts/wasm-opt.sh", `target/${pkg}/vault_agent_bg.wasm`]);
   }
 }
 

@@ -40,17 +40,16 @@ export interface CoreOptions {
  * a sandbox refusing Blob URLs), in this thread through the same client, and says so once.
  */
 export async function startCore(options: CoreOptions = { Worker: window.Worker }): Promise<Core> {
-  const wasm = await loadWasmBytes();
   let refusal: string;
   try {
-    return await inWorker(wasm, options.Worker);
+    return await inWorker(await loadWasmBytes(), options.Worker);
   } catch (error) {
     refusal = error instanceof Error ? error.message : String(error);
   }
   console.warn(`Vault Agent: no worker for the core (${refusal}); it runs in the main thread.`);
   const [mainSide, coreSide] = directPorts<ToCore, FromCore>();
   serveCore(coreSide, wasmModule);
-  return connect(mainSide, wasm, { kind: "main", reason: refusal }, () => undefined);
+  return connect(mainSide, await loadWasmBytes(), { kind: "main", reason: refusal }, () => undefined);
 }
 
 async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined): Promise<Core> {
@@ -74,9 +73,8 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
     }),
   );
   try {
-    // A copy, whose buffer moves to the worker (the inlined bytes stay for a restart).
-    const copy = wasm.slice();
-    const core = await Promise.race([connect(port, copy, { kind: "worker" }, () => worker.terminate(), [copy.buffer]), failed]);
+    // loadWasmBytes inflates a fresh copy each time: its buffer moves to the worker.
+    const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => worker.terminate(), [wasm.buffer]), failed]);
     // Calls fail with their own errors; anything thrown outside one is only for the console.
     worker.addEventListener("error", (event) => console.error("Vault Agent: the core's worker:", event.message));
     return core;

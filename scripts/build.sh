@@ -20,7 +20,7 @@ for arg in "$@"; do
 done
 
 bash scripts/setup.sh
-wasm-pack build --release --target web --out-dir pkg --no-pack -- --locked
+npm run build:wasm
 node esbuild.config.mjs --production
 
 mkdir -p dist/vault-agent
