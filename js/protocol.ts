@@ -2,7 +2,8 @@
  * The shapes of what crosses between the plugin and its core. What the core answers and emits
  * (events, reports, plans, saved chats) is generated from the Rust types
  * (`js/generated/protocol.ts`, checked by `tests/native/generated_ts.rs`); events and reports
- * are snake_case as Rust writes them. The option objects JS writes (camelCase) are declared here.
+ * are snake_case as Rust writes them. The option objects JS writes (camelCase) are the generated
+ * ones with what the core defaults made optional.
  */
 
 export type {
@@ -31,14 +32,17 @@ export type {
   ProviderKind,
   TextToolDialect,
   ToolGroup,
+  Transport,
   Usage,
+  VaultInfo,
 } from "./generated/protocol";
 import type {
   AgentConfig as CoreAgentConfig,
-  Message,
+  ChatOptions as CoreChatOptions,
   Mode,
   ProviderConfig as CoreProviderConfig,
   UndoChoice,
+  VaultInfo,
 } from "./generated/protocol";
 
 /** A `ProviderConfig` as JS writes it: the kind and the model; the core fills in the rest. */
@@ -50,18 +54,15 @@ export type ModeConfig = Mode;
 /** `AgentConfig` as JS writes it: every field is optional (the core's defaults fill the rest). */
 export type AgentConfig = Partial<CoreAgentConfig>;
 
-export type Transport = "auto" | "fetch" | "request";
-
-export interface ChatOptions {
+/**
+ * `ChatOptions` as JS writes it: the provider, the rest optional (the core's defaults fill in
+ * what is left out).
+ */
+export type ChatOptions = Partial<Omit<CoreChatOptions, "provider" | "agent" | "vault">> & {
   provider: ProviderConfig;
   agent?: AgentConfig;
-  vault?: { name: string; noteCount?: number; activeNote?: string | null };
-  history?: Message[];
-  modes?: ModeConfig[];
-  transport?: Transport;
-  /** The saved chat this is (its tasks' snapshots name it). */
-  chatId?: string;
-}
+  vault?: Partial<VaultInfo>;
+};
 
 /** Per path, the choice for a conflict (a path not named keeps what is there). */
 export type UndoChoices = Record<string, UndoChoice>;

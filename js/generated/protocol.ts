@@ -645,3 +645,40 @@ model?: string | null, };
  * The groups a mode grants tools by.
  */
 export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+
+/**
+ * How model requests travel.
+ */
+export type Transport = "auto" | "fetch" | "request";
+
+/**
+ * What the prompt says about the vault.
+ */
+export type VaultInfo = { name: string, noteCount: number | null, 
+/**
+ * The note open in the editor, if any.
+ */
+activeNote: string | null, };
+
+/**
+ * What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
+ * settings, the vault, an earlier conversation, the user's modes, the transport and the saved
+ * chat's id (each left out takes its default).
+ */
+export type ChatOptions = { provider: ProviderConfig, agent: AgentConfig, vault: VaultInfo, 
+/**
+ * An earlier conversation to continue.
+ */
+history: Array<Message>, 
+/**
+ * The user's own modes; `agent.mode` may name one of them.
+ */
+modes: Array<Mode>, 
+/**
+ * How model requests travel (`auto`, `fetch`, `request`).
+ */
+transport: Transport, 
+/**
+ * The saved chat this is (named in its tasks' snapshots, to resume them in it).
+ */
+chatId: string | null, };

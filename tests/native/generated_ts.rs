@@ -5,8 +5,10 @@
 use std::path::Path;
 
 use ts_rs::{Config, TS};
-use vault_agent::agent::{AgentConfig, ChatSummary, ChatTask, InterruptedTask, Mode, SavedChat};
+use vault_agent::agent::{AgentConfig, ChatOptions, ChatSummary, ChatTask, InterruptedTask, Mode, SavedChat};
+use vault_agent::host::Transport;
 use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, UndoConflict, UndoPlan, UndoReport};
+use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallbackArg, ChangePreview,
     ContentBlock, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, Message, ProviderError, Question, Reply, Role,
@@ -89,6 +91,9 @@ fn generate() -> String {
         AgentConfig,
         Mode,
         ToolGroup,
+        Transport,
+        VaultInfo,
+        ChatOptions,
     );
     out.truncate(out.trim_end().len());
     out.push('\n');
