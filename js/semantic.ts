@@ -2,38 +2,22 @@ import { debounce, Notice, type Debouncer } from "obsidian";
 import type { CoreHandle } from "./context";
 import type { SearchEngine } from "./core";
 import { detach } from "./core/client";
-import type { SearchHit, SearchService } from "./search";
+import type { EmbedReport, HybridHit, Signals } from "./generated/protocol";
+import type { SearchService } from "./search";
 import type { EmbedderOptions, LocalModel, SearchMode } from "./settings";
 import { errorMessage } from "./views/turn";
 // The one place the plugin's repository and version are written: the core derives the release
 // address of the static model from them (esbuild bundles just these two fields).
 import { repository, version } from "../package.json";
 
-/**
- * Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs); a signal
- * that did not find it is absent (`undefined`) or `null`.
- */
-export interface FoundBy {
-  fulltext?: number | null;
-  semantic?: number | null;
-  /** Reached through a wikilink from (or to) this note. */
-  linkedFrom?: string | null;
-}
+/** Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs). */
+export type FoundBy = Signals;
 
 /** A hit of `searchMode` (`HybridHit`): a search hit that says which signal found it. */
-export interface ModeHit extends SearchHit {
-  foundBy: FoundBy;
-}
+export type ModeHit = HybridHit;
 
 /** What one `embedNotes` run did (`EmbedReport`, src/embed/semantic.rs). */
-export interface EmbedReport {
-  notes: number;
-  embeddedNotes: number;
-  chunks: number;
-  removed: number;
-  cancelled: boolean;
-  savedBytes: number;
-}
+export type { EmbedReport };
 
 /** What the settings say about semantic search, read each time it is set up. */
 export interface SemanticConfig {

@@ -476,6 +476,45 @@ score: number,
 reasons: Array<string>, };
 
 /**
+ * Which signals found a hit, and where each ranked it (1 = first).
+ */
+export type Signals = { fulltext: number | null, semantic: number | null, 
+/**
+ * Reached through a wikilink from (or to) this hit.
+ */
+linkedFrom: string | null, };
+
+/**
+ * One fused result.
+ */
+export type HybridHit = { path: string, title: string, score: number, heading: string | null, snippet: string, foundBy: Signals, };
+
+/**
+ * What one run of the job did.
+ */
+export type EmbedReport = { 
+/**
+ * Notes in the vault.
+ */
+notes: number, 
+/**
+ * Notes (re-)embedded by this run.
+ */
+embeddedNotes: number, 
+/**
+ * Chunks embedded by this run.
+ */
+chunks: number, 
+/**
+ * Notes whose vectors were dropped because the note is gone.
+ */
+removed: number, cancelled: boolean, 
+/**
+ * Bytes written by the last save.
+ */
+savedBytes: number, };
+
+/**
  * The API a provider speaks.
  */
 export type ProviderKind = "anthropic" | "openai" | "openai-compatible";

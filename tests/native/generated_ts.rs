@@ -6,6 +6,7 @@ use std::path::Path;
 
 use ts_rs::{Config, TS};
 use vault_agent::agent::{AgentConfig, ChatOptions, ChatSummary, ChatTask, InterruptedTask, Mode, SavedChat};
+use vault_agent::embed::{EmbedReport, HybridHit, Signals};
 use vault_agent::host::Transport;
 use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, UndoConflict, UndoPlan, UndoReport};
 use vault_agent::prompt::VaultInfo;
@@ -83,6 +84,9 @@ fn generate() -> String {
         InterruptedTask,
         SearchHit,
         RelatedNote,
+        Signals,
+        HybridHit,
+        EmbedReport,
         // What JS writes (every field has a default in the core: JS sends a partial object).
         ProviderKind,
         ProviderConfig,
