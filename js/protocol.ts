@@ -8,6 +8,12 @@
 
 export type {
   AgentEvent,
+  CallLabel,
+  DiffRow,
+  ProviderProblem,
+  ProviderSetting,
+  ToolCallReport,
+  ToolOutcome,
   ApprovalCategory,
   ApprovalDecision,
   ApprovalRequest,

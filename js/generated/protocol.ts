@@ -77,7 +77,7 @@ cache_write_tokens: number, };
  * What went wrong with a model call, sorted so the loop can decide: back off, condense or
  * stop.
  */
-export type ErrorKind = "rate_limited" | "context_overflow" | "auth" | "bad_request" | "network" | "overloaded" | "cancelled" | "protocol";
+export type ErrorKind = "rate_limited" | "context_overflow" | "auth" | "bad_request" | "network" | "overloaded" | "cancelled" | "protocol" | "unreachable";
 
 /**
  * A categorised model-call error.
@@ -105,7 +105,30 @@ export type ApprovalDecision = "approve" | "always_allow" | "skip" | "deny";
 /**
  * What a write would change, for the approval view.
  */
-export type ChangePreview = { "kind": "write", path: string, old: string | null, new: string, diff: string, } | { "kind": "move", from: string, to: string, } | { "kind": "delete", path: string, } | { "kind": "create_folder", path: string, };
+export type ChangePreview = { "kind": "write", path: string, old: string | null, new: string, diff: string, rows: Array<DiffRow>, } | { "kind": "move", from: string, to: string, } | { "kind": "delete", path: string, } | { "kind": "create_folder", path: string, };
+
+/**
+ * One row of a diff: a hunk's start, or a line kept, removed or added.
+ */
+export type DiffRow = { kind: DiffRowKind, 
+/**
+ * Line numbers from 1, in the old and the new text (a removed line has no new one).
+ */
+old_line?: number | null, new_line?: number | null, 
+/**
+ * The row's text in pieces; `changed` marks the words that differ from the paired line.
+ */
+parts: Array<DiffPart>, };
+
+/**
+ * What a [`DiffRow`] is.
+ */
+export type DiffRowKind = "hunk" | "context" | "removed" | "added";
+
+/**
+ * A piece of a [`DiffRow`]'s text.
+ */
+export type DiffPart = { text: string, changed: boolean, };
 
 /**
  * A tool call waiting for the host's decision.
@@ -141,11 +164,27 @@ suggestions: Array<string>, };
  * One event of a running task, in the order things happened. The host renders them; it
  * answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
  */
-export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, } | { "type": "tool_finished", call_id: string, tool: string, is_error: boolean, 
+export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, 
+/**
+ * The call as the user reads it, from its arguments.
+ */
+label: CallLabel, } | { "type": "tool_finished", call_id: string, tool: string, is_error: boolean, 
 /**
  * The first line of what the model was told.
  */
-summary: string, duration_ms: number, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", call_id: string, path: string, chars: number, } | { "type": "context_condensed", 
+summary: string, duration_ms: number, 
+/**
+ * The call as the user reads it, now with what it found ("— 5 notes").
+ */
+label: CallLabel, 
+/**
+ * How it ended, in the user's terms.
+ */
+outcome: ToolOutcome, 
+/**
+ * What the model was told (cut at 4,000 characters): the card's details.
+ */
+result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", call_id: string, path: string, chars: number, } | { "type": "context_condensed", 
 /**
  * Estimated input tokens before and after.
  */
@@ -153,7 +192,71 @@ tokens_before: number, tokens_after: number,
 /**
  * How many messages the summary replaced.
  */
-messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "error", message: string, kind?: ErrorKind | null, };
+messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+/**
+ * The attempt that failed, from 1.
+ */
+attempt: number, max_attempts: number, delay_ms: number, problem: ProviderProblem, } | { "type": "error", 
+/**
+ * What went wrong, in plain words.
+ */
+message: string, kind?: ErrorKind | null, 
+/**
+ * The provider's own words (and HTTP status), when a model call failed.
+ */
+detail?: string | null, 
+/**
+ * The provider setting the error points at (the chat offers to open the settings).
+ */
+setting?: ProviderSetting | null, };
+
+/**
+ * A model-call error as the user is shown it.
+ */
+export type ProviderProblem = { kind: ErrorKind, 
+/**
+ * A sentence in plain words ([`ProviderError::explain`]).
+ */
+message: string, 
+/**
+ * The provider's own words and HTTP status.
+ */
+detail: string, setting?: ProviderSetting | null, };
+
+/**
+ * The provider setting that an error says is wrong: the chat offers to open it.
+ */
+export type ProviderSetting = "api_key" | "base_url" | "model";
+
+/**
+ * What the chat shows for a tool call: "Read *Internal links*", "Searched for 'internal
+ * links' — 5 notes". The core writes it from the call's arguments (and, once the call is done,
+ * its result), so the host renders it without knowing any tool.
+ */
+export type CallLabel = { 
+/**
+ * The words in order; a note part is shown by its name and opens the note.
+ */
+parts: Array<LabelPart>, 
+/**
+ * Every note the call named or found, in order, without repeats (each opens the note).
+ */
+notes: Array<string>, 
+/**
+ * Calls with the same group one after another show as one card, titled by the group with
+ * `{n}` replaced by their number ("Read {n} notes"). None: the call stands alone.
+ */
+group?: string | null, };
+
+/**
+ * One piece of a [`CallLabel`].
+ */
+export type LabelPart = { "kind": "text", text: string, } | { "kind": "note", path: string, name: string, };
+
+/**
+ * How a call ended, as the user is told (the model's own text goes in the details).
+ */
+export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" | "not_run";
 
 /**
  * Why a run ended.
@@ -218,7 +321,15 @@ error?: string | null,
 /**
  * Where the full result was written, when it was too large for the history.
  */
-externalized?: string | null, };
+externalized?: string | null, 
+/**
+ * The call as the user reads it (a saved chat shows its cards from this).
+ */
+label?: CallLabel | null, 
+/**
+ * How it ended, in the user's terms.
+ */
+outcome: ToolOutcome, };
 
 /**
  * Why the model stopped.

@@ -1,6 +1,6 @@
 import { Modal, type App } from "obsidian";
 import type { ApprovalDecision, ApprovalRequest } from "../protocol";
-import { diffStats, renderDiff } from "./diff";
+import { diffStats, renderDiffRows } from "./diff";
 
 const CATEGORY_WORDS: Record<string, string> = {
   read: "reads",
@@ -12,16 +12,18 @@ const CATEGORY_WORDS: Record<string, string> = {
 /**
  * Asks the user about one tool call: for a write, the diff of the note before and after; for
  * a move, a delete or a new folder, the paths. Approve, always allow the category (for the rest
- * of the chat), skip (the task goes on) or deny (the task stops). Closing the modal without an
- * answer leaves the request waiting; the chat offers to review it again.
+ * of the chat), skip (the task goes on) or deny (the task stops; with a reason, the model is
+ * told it and the task goes on). Closing the modal without an answer leaves the request
+ * waiting; the chat offers to review it again.
  */
 export class ApprovalModal extends Modal {
   private answered = false;
+  private reason: HTMLInputElement | null = null;
 
   constructor(
     app: App,
     private readonly request: ApprovalRequest,
-    private readonly decide: (decision: ApprovalDecision) => void,
+    private readonly decide: (decision: ApprovalDecision, reason?: string) => void,
   ) {
     super(app);
   }
@@ -40,7 +42,7 @@ export class ApprovalModal extends Modal {
         cls: "vault-agent-approval-stats",
         text: `${preview.old === null ? "New note" : "Changes"} ${preview.path}: +${added} −${removed}`,
       });
-      renderDiff(body, preview.diff);
+      renderDiffRows(body, preview.rows, preview.diff);
     } else if (preview?.kind === "move") {
       paths(body, [
         ["From", preview.from],
@@ -54,11 +56,20 @@ export class ApprovalModal extends Modal {
       body.createEl("pre", { cls: "vault-agent-approval-input", text: JSON.stringify(request.input, null, 2) });
     }
 
+    const reason = body.createEl("input", {
+      cls: "vault-agent-deny-reason",
+      type: "text",
+      attr: { placeholder: "Why not? The agent is told, and tries another way (optional)", "aria-label": "Reason for denying" },
+    });
+    reason.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && reason.value.trim()) this.answer("deny", reason.value.trim());
+    });
+    this.reason = reason;
     const buttons = body.createDiv({ cls: "modal-button-container" });
     const button = (text: string, decision: ApprovalDecision, cls?: string) => {
       const el = buttons.createEl("button", { text, cls });
       el.dataset.decision = decision;
-      el.addEventListener("click", () => this.answer(decision));
+      el.addEventListener("click", () => this.answer(decision, decision === "deny" ? this.reason?.value.trim() : undefined));
       return el;
     };
     button("Approve", "approve", "mod-cta").focus();
@@ -71,10 +82,10 @@ export class ApprovalModal extends Modal {
     this.contentEl.empty();
   }
 
-  private answer(decision: ApprovalDecision): void {
+  private answer(decision: ApprovalDecision, reason?: string): void {
     if (this.answered) return;
     this.answered = true;
-    this.decide(decision);
+    this.decide(decision, reason || undefined);
     this.close();
   }
 }

@@ -15,6 +15,7 @@ import {
   type ProviderConfig,
   type RunReport,
   type SavedChat,
+  type ToolCallReport,
   type UndoChoices,
   type UndoPlan,
   type UndoReport,
@@ -23,13 +24,16 @@ import {
 import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
+import { ConfirmModal, TextPromptModal } from "./dialogs";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
-import { errorMessage, TurnView, type ToolCard, type TurnContext } from "./turn";
+import { errorMessage, TurnView, type AnswerAction, type ToolCard, type TurnContext } from "./turn";
 import { describeUndo, UndoModal } from "./UndoModal";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
+
+const PLACEHOLDER = "Ask about your notes… (@ attaches a note, / picks a prompt)";
 
 /**
  * The sidebar chat. It renders the core's events and sends the user's answers back; the
@@ -40,6 +44,8 @@ export class ChatView extends ItemView {
   /** The conversation so far (what a re-created chat continues from). */
   private history: Message[] = [];
   private saved: { id: string; title: string; tasks: ChatTask[] } = { id: "", title: "", tasks: [] };
+  /** The last request is being edited: the next send replaces it (and its answer). */
+  private editing = false;
   private attachments: string[] = [];
   private turn: TurnView | null = null;
   private turns: TurnView[] = [];
@@ -54,6 +60,12 @@ export class ChatView extends ItemView {
   private deadlineTimer: number | null = null;
 
   private messagesEl!: HTMLElement;
+  private titleEl!: HTMLElement;
+  private chatActions!: HTMLElement;
+  /** Shown while the reader has scrolled up from the bottom of a chat that grows. */
+  private jumpButton!: HTMLButtonElement;
+  /** The view follows new output only while the reader is at the bottom. */
+  private following = true;
   private inputEl!: HTMLTextAreaElement;
   private chipsEl!: HTMLElement;
   private sendButton!: HTMLButtonElement;
@@ -84,22 +96,54 @@ export class ChatView extends ItemView {
     root.addClass("vault-agent-chat");
 
     const header = root.createDiv({ cls: "vault-agent-header" });
-    header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
+    // Once the chat is saved, its title renames it on a click (no room for one more button on a phone).
+    this.titleEl = header.createDiv({ cls: "vault-agent-title", text: "Vault Agent" });
+    this.titleEl.addEventListener("click", () => {
+      if (this.saved.id) this.renameChat();
+    });
     const tools = header.createDiv({ cls: "vault-agent-header-buttons" });
+    // The open chat's own actions, once it is saved (named from its first request).
+    this.chatActions = tools.createDiv({ cls: "vault-agent-chat-actions" });
+    this.iconButton(this.chatActions, "download", "Export the chat to a note", () => void this.exportChat()).addClass(
+      "vault-agent-export",
+    );
+    this.iconButton(this.chatActions, "trash", "Delete the chat", () => this.deleteChat()).addClass("vault-agent-delete");
+    this.showTitle();
     this.iconButton(tools, "plus", "New chat", () => this.newChat()).addClass("vault-agent-new-chat");
     this.iconButton(tools, "history", "Chat history", () => void this.showHistory()).addClass("vault-agent-history");
     this.iconButton(tools, "search", "Search the vault", () => this.plugin.openSearch()).addClass("vault-agent-search");
 
-    this.messagesEl = root.createDiv({ cls: "vault-agent-messages" });
+    const frame = root.createDiv({ cls: "vault-agent-messages-frame" });
+    this.messagesEl = frame.createDiv({ cls: "vault-agent-messages" });
+    this.messagesEl.addEventListener("scroll", () => this.onScroll(), { passive: true });
+    this.jumpButton = frame.createEl("button", { cls: "vault-agent-jump" });
+    setIcon(this.jumpButton.createSpan({ cls: "vault-agent-button-icon" }), "arrow-down");
+    this.jumpButton.createSpan({ text: "Jump to latest" });
+    this.jumpButton.addEventListener("click", () => this.scroll(true));
+    this.jumpButton.hide();
     this.addChild(new RelatedNotes(root, this.app, this.plugin.search));
 
     const composer = root.createDiv({ cls: "vault-agent-composer" });
     this.chipsEl = composer.createDiv({ cls: "vault-agent-chips" });
     this.inputEl = composer.createEl("textarea", {
       cls: "vault-agent-input",
-      attr: { rows: "3", placeholder: "Ask about your notes… (@ attaches a note, / picks a prompt)" },
+      attr: { rows: "3", placeholder: PLACEHOLDER },
     });
     this.inputEl.addEventListener("keydown", (e) => this.onKey(e));
+    // Escape anywhere in the chat stops the running task.
+    this.registerDomEvent(root, "keydown", (e) => {
+      if (e.key !== "Escape") return;
+      if (this.running) {
+        e.preventDefault();
+        this.stop();
+      } else if (this.editing) {
+        e.preventDefault();
+        this.stopEditing();
+        this.inputEl.value = "";
+        this.attachments = [];
+        this.renderChips();
+      }
+    });
     this.inputEl.addEventListener("input", () => this.onInput());
     const bar = composer.createDiv({ cls: "vault-agent-composer-bar" });
     this.iconButton(bar, "paperclip", "Attach a note", () => this.pickNote()).addClass("vault-agent-attach");
@@ -190,6 +234,10 @@ export class ChatView extends ItemView {
     this.attachments = [];
     this.renderChips();
     this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
+    if (this.editing) {
+      await this.resendEdited(chat, text, attachments);
+      return;
+    }
     this.renderUser(text, attachments);
     if (!this.saved.id) {
       // Saved before the task runs, so the chat exists (with its id in the task's snapshot)
@@ -198,6 +246,44 @@ export class ChatView extends ItemView {
       detach(chat.setChatId(this.saved.id || undefined));
     }
     await this.run(chat, this.history.length, () => chat.send(text, attachments));
+  }
+
+  /** Puts the last request back in the input, to edit and send again in its place. */
+  private editLast(text: string, attachments: string[]): void {
+    if (this.running) return;
+    this.editing = true;
+    this.inputEl.value = text;
+    this.attachments = [...attachments];
+    this.renderChips();
+    this.inputEl.placeholder = "Edit your message, then send it again";
+    this.contentEl.addClass("is-editing");
+    this.inputEl.focus();
+  }
+
+  private stopEditing(): void {
+    this.editing = false;
+    this.contentEl.removeClass("is-editing");
+    this.inputEl.placeholder = PLACEHOLDER;
+  }
+
+  /** Replaces the last request and its answer with the edited request, and runs it. */
+  private async resendEdited(chat: Chat, text: string, attachments: string[]): Promise<void> {
+    this.stopEditing();
+    const users = this.messagesEl.querySelectorAll(".vault-agent-user");
+    const last = users[users.length - 1];
+    // The old request and everything shown after it go.
+    while (last?.nextSibling) last.nextSibling.remove();
+    last?.remove();
+    this.turns = this.turns.filter((turn) => {
+      if (turn.el.isConnected) return true;
+      this.removeChild(turn);
+      return false;
+    });
+    // The request's tasks (a regenerated answer is a second one) leave the saved chat.
+    const start = this.saved.tasks.at(-1)?.messageIndex ?? this.history.length;
+    this.saved.tasks = this.saved.tasks.filter((t) => t.messageIndex < start);
+    this.renderUser(text, attachments);
+    await this.run(chat, start, () => chat.editLast(text, attachments));
   }
 
   /** Goes on after a task stopped at a limit: a new task with a fresh budget. */
@@ -288,9 +374,10 @@ export class ChatView extends ItemView {
     done: Message[] = [],
   ): Promise<void> {
     this.setRunning(true);
+    this.messagesEl.querySelectorAll(".vault-agent-regenerate").forEach((el) => el.remove());
     this.turn = this.addTurn();
     this.renderDone(this.turn, done);
-    this.scroll();
+    this.scroll(true);
     try {
       const report = (await start()) as RunReport;
       // Suspended as the view closed: the task is to be resumed, not recorded as stopped.
@@ -334,18 +421,58 @@ export class ChatView extends ItemView {
       retry: () => void this.retry(),
       continueTask: () => void this.continueTask(),
       undo: (taskId, redo) => this.undo(taskId, redo),
-      openPath: (path) => void this.app.workspace.openLinkText(path, "", false),
+      openPath: (path, newTab) => void this.app.workspace.openLinkText(path, "", newTab),
+      openSettings: () => this.plugin.openSettings(),
+      answerAction: (action, text) => void this.answerAction(action, text),
+      isFile: (path) => {
+        const file = this.app.vault.getAbstractFileByPath(path);
+        return file !== null && !("children" in file);
+      },
       openResult: (path) => new ResultModal(this.app, path).open(),
       cost: (usage) => this.cost(usage),
       scroll: () => this.scroll(),
     };
   }
 
+  /** Copies an answer, inserts it at the cursor, appends it to the open note, or makes a note of it. */
+  private async answerAction(action: AnswerAction, text: string): Promise<void> {
+    const workspace = this.app.workspace;
+    try {
+      if (action === "copy") {
+        await navigator.clipboard.writeText(text);
+        new Notice("Answer copied.");
+      } else if (action === "insert") {
+        const editor = workspace.activeEditor?.editor;
+        if (!editor) return void new Notice("Open a note to insert the answer into.");
+        editor.replaceSelection(text);
+      } else if (action === "append") {
+        const file = workspace.getActiveFile();
+        if (!file) return void new Notice("Open a note to append the answer to.");
+        await this.app.vault.process(file, (data) => `${data.replace(/\s*$/, "")}${data.trim() ? "\n\n" : ""}${text}\n`);
+        new Notice(`Appended to ${file.basename}.`);
+      } else {
+        const file = await this.app.vault.create(await this.freeNotePath(), `${text}\n`);
+        await workspace.getLeaf(true).openFile(file);
+      }
+    } catch (error) {
+      new Notice(`Could not ${action === "copy" ? "copy" : "save"} the answer: ${errorMessage(error)}`);
+    }
+  }
+
+  /** A note name for an answer, from the chat's title, that no file has yet. */
+  private async freeNotePath(): Promise<string> {
+    const title = (this.saved.title || "Vault Agent answer").replace(/[\\/:*?"<>|#^[\]]/g, " ").trim().slice(0, 80);
+    for (let n = 1; ; n++) {
+      const path = `${title}${n > 1 ? ` ${n}` : ""}.md`;
+      if (!(await this.app.vault.adapter.exists(path))) return path;
+    }
+  }
+
   private review(request: ApprovalRequest, card: ToolCard): void {
     const chat = this.chat;
     if (!chat || this.modals.has(request.id) || !card.isWaiting(request.id)) return;
-    const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision) => {
-      detach(chat.respond(request.id, decision));
+    const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision, reason?: string) => {
+      detach(chat.respond(request.id, decision, reason));
     });
     this.modals.set(request.id, modal);
     const close = modal.onClose.bind(modal);
@@ -462,12 +589,63 @@ export class ChatView extends ItemView {
       const saved = (await vault.saveChat(chat)) as SavedChat;
       this.saved.id = saved.id;
       this.saved.title = saved.title;
+      this.showTitle();
     } catch (error) {
       console.error("Vault Agent: the chat could not be saved", error);
     }
   }
 
   // ---- chats -----------------------------------------------------------------------------------
+
+  /** The header names the open chat (its first request, or the name the user gave it). */
+  private showTitle(): void {
+    const saved = this.saved.id !== "";
+    this.titleEl.setText(this.saved.title || "Vault Agent");
+    this.titleEl.title = saved ? `${this.saved.title} (click to rename)` : "";
+    this.titleEl.toggleClass("vault-agent-rename", saved);
+    this.titleEl.setAttr("role", saved ? "button" : null);
+    this.chatActions.toggle(saved);
+  }
+
+  private renameChat(): void {
+    new TextPromptModal(this.app, "Rename the chat", this.saved.title, (title) => {
+      if (title === null) return;
+      this.saved.title = title;
+      void this.save();
+    }).open();
+  }
+
+  /** Writes the chat to a new note (named after the chat) and opens it. */
+  private async exportChat(): Promise<void> {
+    try {
+      const { vault } = await this.plugin.core();
+      const markdown = await vault.exportChat(this.saved.id);
+      const file = await this.app.vault.create(await this.freeNotePath(), markdown);
+      await this.app.workspace.getLeaf(true).openFile(file);
+    } catch (error) {
+      new Notice(`The chat could not be exported: ${errorMessage(error)}`);
+    }
+  }
+
+  private deleteChat(): void {
+    if (this.running) {
+      new Notice("Stop the running task first.");
+      return;
+    }
+    const id = this.saved.id;
+    const message = `“${this.saved.title}” and its saved results go. Undo data of its tasks stays until it expires.`;
+    new ConfirmModal(this.app, "Delete this chat?", message, "Delete", (confirmed) => {
+      if (!confirmed) return;
+      void this.plugin
+        .core()
+        .then(({ vault }) => vault.deleteChat(id))
+        .then(() => {
+          this.saved = { id: "", title: "", tasks: [] };
+          this.newChat();
+        })
+        .catch((error: unknown) => new Notice(`The chat could not be deleted: ${errorMessage(error)}`));
+    }).open();
+  }
 
   private newChat(): void {
     if (this.running) {
@@ -478,6 +656,7 @@ export class ChatView extends ItemView {
     void this.releaseResults();
     this.history = [];
     this.saved = { id: "", title: "", tasks: [] };
+    this.showTitle();
     this.attachments = [];
     this.renderChips();
     this.clearMessages();
@@ -503,9 +682,10 @@ export class ChatView extends ItemView {
     if (chat.id !== this.saved.id) void this.releaseResults();
     this.history = chat.messages;
     this.saved = { id: chat.id, title: chat.title, tasks: chat.tasks };
+    this.showTitle();
     this.clearMessages();
     this.renderSaved(chat);
-    this.scroll();
+    this.scroll(true);
   }
 
   /** The chat is closed: its tasks' large results (the "Full result" links) are removed. */
@@ -525,6 +705,7 @@ export class ChatView extends ItemView {
     for (const message of chat.messages) {
       for (const block of message.content) if (block.type === "tool_result") results.set(block.tool_use_id, block);
     }
+    const reports = callReports(chat.tasks.map((t) => t.report));
     const pending = [...chat.tasks].sort((a, b) => a.messageIndex - b.messageIndex);
     let turn: TurnView | null = null;
     const current = (): TurnView => (turn ??= this.addTurn());
@@ -548,7 +729,7 @@ export class ChatView extends ItemView {
         this.renderUser(request, paths);
         turn = null;
       } else if (message.role === "assistant") {
-        current().renderBlocks(message.content, results);
+        current().renderBlocks(message.content, results, reports);
       }
     });
     finishBefore(Number.MAX_SAFE_INTEGER);
@@ -570,7 +751,15 @@ export class ChatView extends ItemView {
   // ---- rendering -------------------------------------------------------------------------------
 
   private renderUser(text: string, attachments: string[]): void {
+    // Only the last request can be edited (the core replaces the last one).
+    this.messagesEl.querySelectorAll(".vault-agent-edit").forEach((el) => el.remove());
     const el = this.messagesEl.createDiv({ cls: "vault-agent-user" });
+    const edit = el.createDiv({
+      cls: "clickable-icon vault-agent-edit",
+      attr: { role: "button", tabindex: "0", "aria-label": "Edit and send again", title: "Edit and send again" },
+    });
+    setIcon(edit, "pencil");
+    edit.addEventListener("click", () => this.editLast(text, attachments));
     el.createDiv({ cls: "vault-agent-user-text", text });
     if (attachments.length) {
       const chips = el.createDiv({ cls: "vault-agent-chips" });
@@ -663,8 +852,25 @@ export class ChatView extends ItemView {
     this.sendButton.toggleClass("mod-cta", !this.running);
   }
 
-  private scroll(): void {
-    this.messagesEl.scrollTop = this.messagesEl.scrollHeight;
+  /**
+   * Keeps the newest output in view while the reader is at the bottom; a reader who scrolled
+   * up stays where they are, and gets a "Jump to latest" button. `force` (a new message, the
+   * button) goes to the bottom and follows again.
+   */
+  private scroll(force = false): void {
+    if (force) this.following = true;
+    if (this.following) this.messagesEl.scrollTop = this.messagesEl.scrollHeight;
+    this.jumpButton.toggle(!this.following && !this.atBottom());
+  }
+
+  private onScroll(): void {
+    this.following = this.atBottom();
+    if (this.following) this.jumpButton.hide();
+  }
+
+  private atBottom(): boolean {
+    const el = this.messagesEl;
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 24;
   }
 
   private iconButton(parent: HTMLElement, icon: string, label: string, onClick: () => void): HTMLElement {
@@ -738,6 +944,15 @@ export function splitAttachments(text: string): [string, string[]] {
   if (at < 0) return [text, []];
   const paths = [...text.slice(at).matchAll(/<note path="([^"]*)">/g)].map((m) => m[1]);
   return [text.slice(0, at), paths];
+}
+
+/** The tool calls of `reports` by call id (their labels and how they ended). */
+function callReports(reports: RunReport[]): Map<string, ToolCallReport> {
+  const calls = new Map<string, ToolCallReport>();
+  for (const report of reports) {
+    for (const step of report.steps ?? []) for (const call of step.tool_calls ?? []) calls.set(call.call_id, call);
+  }
+  return calls;
 }
 
 /** A report for a task that never started. */

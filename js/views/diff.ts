@@ -1,3 +1,35 @@
+import type { DiffRow } from "../protocol";
+
+const ROW_CLASS: Record<DiffRow["kind"], string> = {
+  hunk: "is-hunk",
+  context: "is-context",
+  removed: "is-removed",
+  added: "is-added",
+};
+const ROW_SIGN: Record<DiffRow["kind"], string> = { hunk: "", context: " ", removed: "-", added: "+" };
+
+/**
+ * Renders the core's diff rows: removed lines red, added lines green, with the words that
+ * changed inside a changed line marked. `diff` (the unified text) is for previews saved
+ * before the core sent rows.
+ */
+export function renderDiffRows(parent: HTMLElement, rows: DiffRow[] | undefined, diff: string): HTMLElement {
+  if (!rows?.length) return renderDiff(parent, diff);
+  const table = parent.createDiv({ cls: "vault-agent-diff" });
+  for (const r of rows) {
+    const el = table.createDiv({ cls: `vault-agent-diff-line ${ROW_CLASS[r.kind]}` });
+    el.createSpan({ cls: "vault-agent-diff-no", text: r.old_line ? String(r.old_line) : "" });
+    el.createSpan({ cls: "vault-agent-diff-no", text: r.new_line ? String(r.new_line) : "" });
+    el.createSpan({ cls: "vault-agent-diff-sign", text: ROW_SIGN[r.kind] });
+    const text = el.createSpan({ cls: "vault-agent-diff-text" });
+    for (const part of r.parts) {
+      if (part.changed) text.createEl("mark", { cls: "vault-agent-diff-word", text: part.text });
+      else text.appendText(part.text);
+    }
+  }
+  return table;
+}
+
 /**
  * Renders a unified diff (as the core computes it for a write's approval preview, with the
  * `similar` crate) as rows: removed lines red, added lines green, with old and new line numbers.

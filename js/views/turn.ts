@@ -3,13 +3,27 @@ import type {
   AgentEvent,
   ApprovalDecision,
   ApprovalRequest,
+  CallLabel,
   ContentBlock,
   EndReason,
-  ErrorKind,
+  ProviderProblem,
+  ProviderSetting,
   Question,
   RunReport,
+  ToolCallReport,
+  ToolOutcome,
   Usage,
 } from "../protocol";
+
+/** What the buttons under an answer do. */
+export type AnswerAction = "copy" | "insert" | "append" | "create";
+
+const ANSWER_ACTIONS: [AnswerAction, string, string][] = [
+  ["copy", "copy", "Copy the answer"],
+  ["insert", "text-cursor-input", "Insert at the cursor"],
+  ["append", "list-plus", "Append to the current note"],
+  ["create", "file-plus", "Create a note from the answer"],
+];
 
 /** What a turn needs from the chat view. */
 export interface TurnContext {
@@ -22,7 +36,14 @@ export interface TurnContext {
   continueTask(): void;
   /** Undoes (or with `redo`, applies again) the task; the message to show, or null if the user cancelled. */
   undo(taskId: string, redo: boolean): Promise<string | null>;
-  openPath(path: string): void;
+  /** Opens a note; `newTab` as Ctrl/Cmd-click asks. */
+  openPath(path: string, newTab: boolean): void;
+  /** Whether `path` is a file in the vault (an answer's paths become links). */
+  isFile(path: string): boolean;
+  /** Opens the plugin's settings (an error that names the key, the URL or the model). */
+  openSettings(): void;
+  /** What can be done with an answer: copy it, insert it at the cursor, add it to a note. */
+  answerAction(action: AnswerAction, text: string): void;
   /** Shows a large result the core saved while the task runs. */
   openResult(path: string): void;
   /** The cost of `usage` in US dollars, or null when the model's price is unknown. */
@@ -37,15 +58,10 @@ const DECISION_WORDS: Record<ApprovalDecision, string> = {
   deny: "Denied",
 };
 
-const ERROR_WORDS: Record<ErrorKind, string> = {
-  rate_limited: "Rate limited",
-  context_overflow: "Too long for the model",
-  auth: "Not authorised (check the API key)",
-  bad_request: "The provider refused the request",
-  network: "Could not reach the provider",
-  overloaded: "The provider is overloaded",
-  cancelled: "Stopped",
-  protocol: "The provider's answer could not be read",
+const SETTING_WORDS: Record<ProviderSetting, string> = {
+  api_key: "Check the API key",
+  base_url: "Check the server URL",
+  model: "Check the model",
 };
 
 /** How often streamed markdown is rendered again, at most. */
@@ -61,6 +77,18 @@ export class TurnView extends Component {
   private text: { el: HTMLElement; raw: string; timer: number | null; generation: number } | null = null;
   private thinking: { el: HTMLElement; body: HTMLElement } | null = null;
   private readonly cards = new Map<string, ToolCard>();
+  /** The group each grouped call is in. */
+  private readonly groups = new Map<string, ToolGroup>();
+  /** The last card or group, while nothing else was shown after it (a new call may join it). */
+  private lastCall: { card: ToolCard; group: ToolGroup | null } | null = null;
+  /** The one live line of a model call being retried ("Retrying in 4 s… (2/6)"). */
+  private retryLine: { el: HTMLElement; timer: number } | null = null;
+  /** "Thinking…" from a model call's start to its first output. */
+  private pending: HTMLElement | null = null;
+  /** Notes the task's calls named or found: where an answer names one, it becomes a link. */
+  private readonly notes = new Set<string>();
+  /** The text blocks shown, in order (the last is the answer). */
+  private readonly texts: string[] = [];
   private readonly footer: HTMLElement;
   private readonly meter: HTMLElement;
   private readonly actions: HTMLElement;
@@ -79,10 +107,16 @@ export class TurnView extends Component {
 
   onunload(): void {
     if (this.text?.timer) window.clearTimeout(this.text.timer);
+    this.clearRetry();
   }
 
   /** Shows one event of the running task. */
   handle(event: AgentEvent): void {
+    if (event.type !== "retrying" && event.type !== "warning" && event.type !== "step_started") {
+      // Anything the model sends (or the end) means the retry got through, or gave up.
+      this.clearRetry();
+    }
+    if (event.type !== "step_started" && event.type !== "retrying" && event.type !== "warning") this.clearPending();
     switch (event.type) {
       case "task_started":
         this.taskId = event.task_id;
@@ -90,6 +124,11 @@ export class TurnView extends Component {
         this.setRunning(true);
         break;
       case "step_started":
+        this.showPending();
+        break;
+      case "retrying":
+        this.clearPending();
+        this.showRetry(event);
         break;
       case "text_delta":
         this.closeThinking();
@@ -104,11 +143,13 @@ export class TurnView extends Component {
       case "tool_started":
         this.endText();
         this.closeThinking();
-        this.card(event.call_id, event.tool, event.input);
+        this.card(event.call_id, event.tool, event.input, event.label);
         break;
-      case "tool_finished":
-        this.cards.get(event.call_id)?.finish(event.is_error, event.summary, event.duration_ms);
+      case "tool_finished": {
+        const outcome = event.outcome ?? (event.is_error ? "failed" : "done");
+        this.finishCard(event.call_id, event.is_error, outcome, event.label, event.result ?? event.summary, event.duration_ms);
         break;
+      }
       case "externalized":
         this.cards.get(event.call_id)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
         break;
@@ -132,7 +173,7 @@ export class TurnView extends Component {
         break;
       case "error":
         this.endText();
-        this.errorLine(event.kind ?? null, event.message);
+        this.errorLine(event.kind === "cancelled", event.message, event.detail ?? undefined, event.setting ?? undefined);
         break;
       case "done":
         this.endText();
@@ -142,19 +183,54 @@ export class TurnView extends Component {
     this.ctx.scroll();
   }
 
-  /** A tool card for a call, created on first sight. */
-  card(callId: string, tool: string, input: unknown): ToolCard {
-    let card = this.cards.get(callId);
-    if (!card) {
-      card = new ToolCard(this.el, tool, input);
-      this.el.insertBefore(card.el, this.footer);
-      this.cards.set(callId, card);
+  /**
+   * A tool card for a call, created on first sight. A call right after one of the same group
+   * ("Read {n} notes") joins it: the two become one group card.
+   */
+  card(callId: string, tool: string, input: unknown, label?: CallLabel): ToolCard {
+    const known = this.cards.get(callId);
+    if (known) return known;
+    const card = new ToolCard(this.el, tool, input, label, (path, newTab) => this.ctx.openPath(path, newTab));
+    const last = this.lastCall;
+    const adjacent = last !== null && (last.group?.el ?? last.card.el) === this.footer.previousElementSibling;
+    this.el.insertBefore(card.el, this.footer);
+    this.cards.set(callId, card);
+    for (const path of label?.notes ?? []) this.notes.add(path);
+    let group: ToolGroup | null = null;
+    if (adjacent && card.group !== null && last.card.group === card.group) {
+      group = last.group;
+      if (!group) {
+        group = new ToolGroup(this.el, last.card.el, card.group);
+        group.add(last.card);
+        const first = [...this.cards.entries()].find(([, c]) => c === last.card)?.[0];
+        if (first) this.groups.set(first, group);
+      }
+      group.add(card);
+      this.groups.set(callId, group);
     }
+    this.lastCall = { card, group };
     return card;
   }
 
+  private finishCard(
+    callId: string,
+    isError: boolean,
+    outcome: ToolOutcome,
+    label: CallLabel | undefined,
+    result: string,
+    durationMs: number | null,
+  ): void {
+    this.cards.get(callId)?.finish(isError, outcome, label, result, durationMs);
+    for (const path of label?.notes ?? []) this.notes.add(path);
+    this.groups.get(callId)?.update();
+  }
+
   /** Renders a finished part of a restored chat (no streaming). */
-  renderBlocks(blocks: ContentBlock[], results: Map<string, { content: string; is_error?: boolean }>): void {
+  renderBlocks(
+    blocks: ContentBlock[],
+    results: Map<string, { content: string; is_error?: boolean }>,
+    reports: Map<string, ToolCallReport> = new Map(),
+  ): void {
     for (const block of blocks) {
       if (block.type === "text" && block.text.trim()) {
         this.appendText(block.text);
@@ -163,9 +239,14 @@ export class TurnView extends Component {
         this.appendThinking(block.thinking);
         this.closeThinking();
       } else if (block.type === "tool_use") {
-        const card = this.card(block.id, block.name, block.input);
+        const report = reports.get(block.id);
+        this.card(block.id, block.name, block.input, report?.label ?? undefined);
         const result = results.get(block.id);
-        if (result) card.finish(result.is_error ?? false, result.content.split("\n")[0] ?? "", null);
+        if (result) {
+          const isError = result.is_error ?? false;
+          const outcome = report?.outcome ?? (isError ? "failed" : "done");
+          this.finishCard(block.id, isError, outcome, report?.label ?? undefined, result.content, null);
+        }
       }
     }
   }
@@ -180,12 +261,37 @@ export class TurnView extends Component {
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
     if (canContinue(report.end)) {
-      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue");
+      this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue", "mod-cta");
     } else if (!isSuccess(report.end) && report.end.reason !== "failed") {
       // A failed task already has its error line with a retry.
       this.button(this.actions, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
     if (report.changed_paths.length > 0) this.undoButton(report, undone);
+    this.answerActions(report);
+  }
+
+  /** Under an answer: copy, insert at the cursor, append to the note, a new note, regenerate. */
+  private answerActions(report: RunReport): void {
+    this.el.querySelector(".vault-agent-answer-actions")?.remove();
+    const answer = report.final_text?.trim() || this.texts.at(-1)?.trim();
+    const row = createDiv({ cls: "vault-agent-answer-actions" });
+    this.el.insertBefore(row, this.footer);
+    if (answer) {
+      for (const [action, icon, label] of ANSWER_ACTIONS) {
+        this.iconButton(row, icon, label, () => this.ctx.answerAction(action, answer)).dataset.action = action;
+      }
+    }
+    if (isSuccess(report.end)) {
+      this.iconButton(row, "refresh-cw", "Regenerate", () => this.ctx.retry()).addClass("vault-agent-regenerate");
+    }
+    if (!row.hasChildNodes()) row.remove();
+  }
+
+  private iconButton(parent: HTMLElement, icon: string, label: string, onClick: () => void): HTMLElement {
+    const button = parent.createDiv({ cls: "clickable-icon", attr: { role: "button", tabindex: "0", "aria-label": label, title: label } });
+    setIcon(button, icon);
+    onActivate(button, onClick);
+    return button;
   }
 
   /** Undo, or Redo once the task was undone. */
@@ -256,13 +362,46 @@ export class TurnView extends Component {
     if (generation !== text.generation) return;
     // A renderer that produced nothing (a host without markdown) still shows the text.
     if (!next.hasChildNodes()) next.createEl("p", { text: text.raw });
+    this.linkNotes(next);
     text.el.replaceChildren(...Array.from(next.childNodes));
     this.ctx.scroll();
+  }
+
+  /**
+   * Makes the notes an answer names open on a click: its internal links, `code` that is a
+   * vault path, and the paths of notes this task's calls named or found.
+   */
+  private linkNotes(root: HTMLElement): void {
+    const open: OpenNote = (path, newTab) => this.ctx.openPath(path, newTab);
+    root.querySelectorAll<HTMLAnchorElement>("a.internal-link").forEach((a) => {
+      const target = a.dataset.href ?? a.getAttribute("href") ?? "";
+      a.addEventListener("click", (e) => {
+        e.preventDefault();
+        open(target, e.ctrlKey || e.metaKey);
+      });
+    });
+    root.querySelectorAll("code").forEach((code) => {
+      const path = code.textContent ?? "";
+      if (code.closest("pre, a") || !path.includes(".") || !this.ctx.isFile(path)) return;
+      const link = noteLink(createDiv(), path, "", open);
+      link.empty();
+      code.replaceWith(link);
+      link.appendChild(code);
+    });
+    if (this.notes.size === 0) return;
+    const paths = [...this.notes].sort((a, b) => b.length - a.length);
+    const texts: Text[] = [];
+    const walker = root.doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) texts.push(walker.currentNode as Text);
+    for (const node of texts) {
+      if (!node.parentElement?.closest("a, code, pre")) linkPaths(node, paths, open);
+    }
   }
 
   private endText(): void {
     const text = this.text;
     if (!text) return;
+    if (text.raw.trim()) this.texts.push(text.raw);
     if (text.timer) window.clearTimeout(text.timer);
     text.timer = null;
     void this.render(text);
@@ -305,14 +444,58 @@ export class TurnView extends Component {
     row.createEl("button", { text: "Decline" }).addEventListener("click", () => done(null));
   }
 
-  private errorLine(kind: ErrorKind | null, message: string): void {
+  /** A fatal error in plain words, the provider's own words below, Retry, and the setting to check. */
+  private errorLine(cancelled: boolean, message: string, detail?: string, setting?: ProviderSetting): void {
     const line = this.line("vault-agent-error", "alert-circle", "");
     const text = line.querySelector(".vault-agent-line-text");
-    text?.createSpan({ cls: "vault-agent-error-kind", text: kind ? ERROR_WORDS[kind] : "Error" });
-    text?.createSpan({ cls: "vault-agent-error-message", text: message });
-    if (kind !== "cancelled") {
-      this.button(line, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
+    text?.createDiv({ cls: "vault-agent-error-message", text: message });
+    if (detail && detail !== message) text?.createDiv({ cls: "vault-agent-error-detail", text: detail });
+    const buttons = line.createDiv({ cls: "vault-agent-error-buttons" });
+    if (!cancelled) {
+      this.button(buttons, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
+    if (setting) {
+      this.button(buttons, "settings", SETTING_WORDS[setting], () => this.ctx.openSettings()).addClass(
+        "vault-agent-open-provider",
+      );
+    }
+  }
+
+  /** The one live retry line: what went wrong and a countdown to the next attempt. */
+  private showRetry(event: { attempt: number; max_attempts: number; delay_ms: number; problem: ProviderProblem }): void {
+    this.clearRetry();
+    const el = this.line("vault-agent-retrying", "refresh-cw", "");
+    el.title = event.problem.detail;
+    const text = el.querySelector(".vault-agent-line-text") as HTMLElement;
+    const due = Date.now() + event.delay_ms;
+    const next = `(${event.attempt + 1}/${event.max_attempts})`;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+      text.setText(`${event.problem.message} ${left > 0 ? `Retrying in ${left} s…` : "Retrying…"} ${next}`);
+    };
+    tick();
+    this.retryLine = { el, timer: window.setInterval(tick, 1000) };
+  }
+
+  private clearRetry(): void {
+    if (!this.retryLine) return;
+    window.clearInterval(this.retryLine.timer);
+    this.retryLine.el.remove();
+    this.retryLine = null;
+  }
+
+  /** "Thinking…" until the model's first output: the task is not stuck. */
+  private showPending(): void {
+    if (this.pending) return;
+    this.pending = this.el.createDiv({ cls: "vault-agent-pending" });
+    this.el.insertBefore(this.pending, this.footer);
+    this.pending.createSpan({ cls: "vault-agent-spinner" });
+    this.pending.createSpan({ text: "Thinking…" });
+  }
+
+  private clearPending(): void {
+    this.pending?.remove();
+    this.pending = null;
   }
 
   private line(cls: string, icon: string, text: string): HTMLElement {
@@ -332,31 +515,115 @@ export class TurnView extends Component {
   }
 }
 
-/** One tool call: name, argument summary, spinner, result, link to an externalized result. */
+/** Opens a note (`newTab`: in a new tab, as Ctrl/Cmd-click does). */
+export type OpenNote = (path: string, newTab: boolean) => void;
+
+const OUTCOME_WORDS: Record<ToolOutcome, string> = {
+  done: "",
+  failed: "Failed",
+  blocked: "Blocked",
+  skipped: "Skipped",
+  denied: "Denied",
+  not_run: "Not run",
+};
+
+/**
+ * One tool call: the core's label (notes as links), a spinner then a mark, and details that
+ * expand on a click: the notes it named or found, its arguments and what the model was told.
+ */
 export class ToolCard {
   readonly el: HTMLElement;
+  readonly group: string | null;
+  private readonly head: HTMLElement;
   private readonly status: HTMLElement;
-  private readonly result: HTMLElement;
+  private readonly labelEl: HTMLElement;
+  private readonly outcomeEl: HTMLElement;
+  private details: HTMLElement | null = null;
   private approval: HTMLElement | null = null;
   private requestId: string | null = null;
+  private label: CallLabel | null;
+  private result: string | null = null;
+  private durationMs: number | null = null;
 
-  constructor(parent: HTMLElement, tool: string, input: unknown) {
+  constructor(
+    parent: HTMLElement,
+    private readonly tool: string,
+    private readonly input: unknown,
+    label: CallLabel | undefined,
+    private readonly open: OpenNote,
+  ) {
+    this.label = label ?? null;
+    this.group = label?.group ?? null;
     this.el = parent.createDiv({ cls: "vault-agent-tool-card is-running" });
     this.el.dataset.tool = tool;
-    const head = this.el.createDiv({ cls: "vault-agent-tool-head" });
-    this.status = head.createSpan({ cls: "vault-agent-tool-status" });
+    this.head = this.el.createDiv({ cls: "vault-agent-tool-head", attr: { role: "button", tabindex: "0", "aria-expanded": "false" } });
+    this.status = this.head.createSpan({ cls: "vault-agent-tool-status" });
     this.status.createSpan({ cls: "vault-agent-spinner" });
-    head.createSpan({ cls: "vault-agent-tool-name", text: tool });
-    head.createSpan({ cls: "vault-agent-tool-args", text: argumentSummary(input) });
-    this.result = this.el.createDiv({ cls: "vault-agent-tool-result" });
+    this.labelEl = this.head.createSpan({ cls: "vault-agent-tool-label" });
+    this.outcomeEl = this.head.createSpan({ cls: "vault-agent-tool-outcome" });
+    setIcon(this.head.createSpan({ cls: "vault-agent-tool-chevron" }), "chevron-right");
+    onActivate(this.head, () => this.toggle());
+    this.renderLabel();
   }
 
-  finish(isError: boolean, summary: string, durationMs: number | null): void {
+  /** The call ended: its final label (what it found), how it ended, what the model was told. */
+  finish(isError: boolean, outcome: ToolOutcome, label: CallLabel | undefined, result: string, durationMs: number | null): void {
     this.el.removeClass("is-running", "is-waiting");
     this.el.addClass(isError ? "is-error" : "is-done");
+    this.el.dataset.outcome = outcome;
     this.status.empty();
-    setIcon(this.status, isError ? "x" : "check");
-    this.result.setText(durationMs === null ? summary : `${summary} (${durationMs} ms)`);
+    setIcon(this.status, isError ? "x" : outcome === "skipped" ? "minus" : "check");
+    if (label) this.label = label;
+    this.result = result;
+    this.durationMs = durationMs;
+    this.outcomeEl.setText(OUTCOME_WORDS[outcome]);
+    this.renderLabel();
+    if (this.details) this.renderDetails(this.details);
+  }
+
+  isFinished(): boolean {
+    return !this.el.hasClass("is-running") && !this.el.hasClass("is-waiting");
+  }
+
+  isError(): boolean {
+    return this.el.hasClass("is-error");
+  }
+
+  toggle(open = !this.details): void {
+    this.details?.remove();
+    this.details = null;
+    if (open) {
+      this.details = this.el.createDiv({ cls: "vault-agent-tool-details" });
+      this.renderDetails(this.details);
+    }
+    this.head.setAttr("aria-expanded", String(open));
+    this.el.toggleClass("is-open", open);
+  }
+
+  private renderLabel(): void {
+    this.labelEl.empty();
+    if (this.label) {
+      renderLabel(this.labelEl, this.label, this.open);
+    } else {
+      // A chat saved before the core wrote labels.
+      this.labelEl.appendText(`${this.tool} ${argumentSummary(this.input)}`.trim());
+    }
+  }
+
+  private renderDetails(details: HTMLElement): void {
+    details.empty();
+    const notes = this.label?.notes ?? [];
+    if (notes.length > 0) {
+      const list = details.createDiv({ cls: "vault-agent-tool-notes" });
+      for (const path of notes) noteLink(list.createDiv(), path, path, this.open).addClass("vault-agent-path");
+    }
+    details.createDiv({ cls: "vault-agent-tool-section", text: "Arguments" });
+    details.createEl("pre", { cls: "vault-agent-tool-pre", text: JSON.stringify(this.input, null, 2) });
+    if (this.result !== null) {
+      const took = this.durationMs === null ? "" : ` (${this.durationMs} ms)`;
+      details.createDiv({ cls: "vault-agent-tool-section", text: `What the model was told${took}` });
+      details.createEl("pre", { cls: "vault-agent-tool-pre vault-agent-tool-told", text: this.result });
+    }
   }
 
   waitForApproval(request: ApprovalRequest, review: () => void): void {
@@ -367,16 +634,22 @@ export class ToolCard {
     this.approval = this.el.createDiv({ cls: "vault-agent-tool-approval" });
     this.approval.createSpan({ text: "Waiting for your approval" });
     this.approval.createEl("button", { text: "Review", cls: "mod-cta" }).addEventListener("click", review);
+    this.el.dispatchEvent(new CustomEvent("vault-agent-waiting", { bubbles: true }));
   }
 
   resolved(requestId: string, decision: ApprovalDecision): void {
     if (requestId !== this.requestId || !this.approval) return;
     this.el.removeClass("is-waiting");
-    if (decision === "approve" || decision === "always_allow") this.el.addClass("is-running");
+    if (decision === "skip" || decision === "deny") {
+      // The head says "Skipped" or "Denied" once the call finishes.
+      this.approval.remove();
+      this.approval = null;
+      return;
+    }
+    this.el.addClass("is-running");
     this.approval.empty();
     this.approval.addClass(`is-${decision.replace("_", "-")}`);
     this.approval.setText(DECISION_WORDS[decision]);
-    if (decision === "skip" || decision === "deny") this.finish(decision === "deny", DECISION_WORDS[decision], null);
   }
 
   /** Whether the card still waits for an answer to `requestId`. */
@@ -393,6 +666,122 @@ export class ToolCard {
       open(path);
     });
   }
+}
+
+/**
+ * Consecutive calls of one kind ("Read {n} notes") as one card that expands to show each.
+ * It opens by itself when one of its calls waits for approval.
+ */
+export class ToolGroup {
+  readonly el: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly cards: ToolCard[] = [];
+
+  constructor(
+    parent: HTMLElement,
+    before: HTMLElement,
+    readonly group: string,
+  ) {
+    this.el = createDiv({ cls: "vault-agent-tool-group" });
+    parent.insertBefore(this.el, before);
+    const head = this.el.createDiv({ cls: "vault-agent-tool-head", attr: { role: "button", tabindex: "0", "aria-expanded": "false" } });
+    this.status = head.createSpan({ cls: "vault-agent-tool-status" });
+    this.title = head.createSpan({ cls: "vault-agent-tool-label" });
+    setIcon(head.createSpan({ cls: "vault-agent-tool-chevron" }), "chevron-right");
+    this.body = this.el.createDiv({ cls: "vault-agent-tool-group-body" });
+    onActivate(head, () => this.toggle());
+    this.el.addEventListener("vault-agent-waiting", () => this.toggle(true));
+    this.toggle(false);
+  }
+
+  add(card: ToolCard): void {
+    this.cards.push(card);
+    this.body.appendChild(card.el);
+    this.update();
+  }
+
+  toggle(open = !this.el.hasClass("is-open")): void {
+    this.el.toggleClass("is-open", open);
+    this.el.querySelector(".vault-agent-tool-head")?.setAttr("aria-expanded", String(open));
+    this.body.toggle(open);
+  }
+
+  /** The title with the number of calls, and a spinner until every call is done. */
+  update(): void {
+    this.title.setText(this.group.replace("{n}", String(this.cards.length)));
+    const running = this.cards.some((c) => !c.isFinished());
+    const failed = this.cards.some((c) => c.isError());
+    this.el.toggleClass("is-running", running);
+    this.el.toggleClass("is-error", !running && failed);
+    this.el.toggleClass("is-done", !running && !failed);
+    this.status.empty();
+    if (running) this.status.createSpan({ cls: "vault-agent-spinner" });
+    else setIcon(this.status, failed ? "x" : "check");
+  }
+}
+
+/** Renders a core label: text, and notes as links named by their file name. */
+export function renderLabel(parent: HTMLElement, label: CallLabel, open: OpenNote): void {
+  for (const part of label.parts) {
+    if (part.kind === "text") parent.appendText(part.text);
+    else noteLink(parent, part.path, part.name, open);
+  }
+}
+
+/** A link that opens the note at `path` (Ctrl/Cmd-click or a middle click: a new tab). */
+export function noteLink(parent: HTMLElement, path: string, text: string, open: OpenNote): HTMLElement {
+  const a = parent.createEl("a", { cls: "vault-agent-note-link", href: "#", title: path });
+  // The path's start is cut when it is too long (the file name stays in view): see styles.css.
+  a.createEl("bdi", { text });
+  a.dataset.path = path;
+  a.addEventListener("click", (e) => {
+    e.preventDefault();
+    e.stopPropagation();
+    open(path, e.ctrlKey || e.metaKey);
+  });
+  a.addEventListener("auxclick", (e) => {
+    if (e.button !== 1) return;
+    e.preventDefault();
+    e.stopPropagation();
+    open(path, true);
+  });
+  return a;
+}
+
+/** Turns each of `paths` (longest first) found in the text node into a link to the note. */
+function linkPaths(node: Text, paths: string[], open: OpenNote): void {
+  let rest: Text | null = node;
+  while (rest) {
+    const text: string = rest.data;
+    let at = -1;
+    let found = "";
+    for (const path of paths) {
+      const i = text.indexOf(path);
+      if (i >= 0 && (at < 0 || i < at)) {
+        at = i;
+        found = path;
+      }
+    }
+    if (at < 0) return;
+    const match: Text = rest.splitText(at);
+    const after: Text = match.splitText(found.length);
+    const link = noteLink(createDiv(), found, found, open);
+    match.replaceWith(link);
+    rest = after;
+  }
+}
+
+/** Runs `action` on a click or Enter/Space (an element with role=button). */
+function onActivate(el: HTMLElement, action: () => void): void {
+  el.addEventListener("click", action);
+  el.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      action();
+    }
+  });
 }
 
 /** A short line for a call's arguments: its path(s) or query, else compact JSON. */

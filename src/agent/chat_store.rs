@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 use crate::host::utc_datetime;
 use crate::pipeline::release_results;
-use crate::protocol::{Message, RunReport};
+use crate::protocol::{ContentBlock, Message, Role, RunReport};
 use crate::vault::{Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -121,6 +121,71 @@ impl SavedChat {
     pub fn task_ids(&self) -> Vec<String> {
         self.tasks.iter().map(|t| t.report.task_id.clone()).collect()
     }
+
+    /// The chat as a note: its title, then each request (without its attached notes, which are
+    /// named instead) and the answer, with the tool calls as the chat shows them ("Read
+    /// *Bread*") — not the text written for the model.
+    pub fn to_markdown(&self) -> String {
+        let labels: std::collections::HashMap<&str, String> = self
+            .tasks
+            .iter()
+            .flat_map(|t| t.report.steps.iter().flat_map(|s| s.tool_calls.iter()))
+            .filter_map(|c| c.label.as_ref().map(|l| (c.call_id.as_str(), l.text())))
+            .collect();
+        let mut out = format!("# {}\n", self.title);
+        for message in &self.messages {
+            let is_request = message.role == Role::User && !message.content.iter().any(is_tool_result);
+            if is_request {
+                let text = message.text();
+                let (request, attached) = match text.split_once(super::ATTACHMENTS_OPEN) {
+                    Some((request, rest)) => (request, attached_paths(rest)),
+                    None => (text.as_str(), Vec::new()),
+                };
+                out.push_str("\n## You\n\n");
+                out.push_str(request.trim());
+                out.push('\n');
+                if !attached.is_empty() {
+                    out.push('\n');
+                }
+                for path in attached {
+                    out.push_str(&format!("- Attached: [[{}]]\n", path.trim_end_matches(".md")));
+                }
+                out.push_str("\n## Vault Agent\n");
+                continue;
+            }
+            if message.role != Role::Assistant {
+                continue;
+            }
+            for block in &message.content {
+                match block {
+                    ContentBlock::Text { text } if !text.trim().is_empty() => {
+                        out.push('\n');
+                        out.push_str(text.trim());
+                        out.push('\n');
+                    }
+                    ContentBlock::ToolUse { id, name, .. } => {
+                        let label = labels.get(id.as_str()).cloned().unwrap_or_else(|| format!("Used {name}"));
+                        out.push_str(&format!("\n> {label}\n"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+}
+
+fn is_tool_result(block: &ContentBlock) -> bool {
+    matches!(block, ContentBlock::ToolResult { .. })
+}
+
+/// The paths of the `<note path="…">` blocks in an attachments block.
+fn attached_paths(block: &str) -> Vec<String> {
+    block
+        .split("<note path=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(path, _)| path.to_string()))
+        .collect()
 }
 
 fn chat_path(id: &str) -> Result<VaultPath> {
@@ -213,5 +278,76 @@ mod tests {
         block_on(vault.write(&VaultPath::parse(".obsidian-agent/chats/bad.json").unwrap(), "{")).unwrap();
         assert!(block_on(load_chat(&vault, "bad")).is_err());
         assert!(block_on(list_chats(&vault)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_chat_exports_as_a_note_with_requests_answers_and_calls_in_words() {
+        use crate::protocol::{CallLabel, LabelPart, StepReport, ToolCallReport};
+        let attached = format!(
+            "Summarise\n\n{}\n<note path=\"Cooking/Bread.md\">\nx\n</note>\n</attached_notes>",
+            super::super::ATTACHMENTS_OPEN
+        );
+        let label = CallLabel {
+            parts: vec![
+                LabelPart::Text { text: "Read ".into() },
+                LabelPart::Note { path: "Cooking/Pizza.md".into(), name: "Pizza".into() },
+            ],
+            ..CallLabel::default()
+        };
+        let mut report: RunReport = serde_json::from_value(serde_json::json!({
+            "task_id": "t1", "end": {"reason": "answered"}, "steps": [], "usage": {"input_tokens": 0, "output_tokens": 0,
+            "cache_read_tokens": 0, "cache_write_tokens": 0}, "duration_ms": 0, "tool_calls": 1, "tool_errors": 0,
+            "changed_paths": []
+        }))
+        .unwrap();
+        let step: StepReport = serde_json::from_value(serde_json::json!({
+            "step": 1, "model_latency_ms": 0, "usage": {"input_tokens": 0, "output_tokens": 0,
+            "cache_read_tokens": 0, "cache_write_tokens": 0}, "tool_calls": []
+        }))
+        .unwrap();
+        report.steps.push(step);
+        report.steps[0].tool_calls.push(ToolCallReport {
+            call_id: "c1".into(),
+            tool: "read_file".into(),
+            index: 0,
+            latency_ms: 0,
+            result_chars: 0,
+            error: None,
+            externalized: None,
+            label: Some(label),
+            outcome: Default::default(),
+        });
+        let chat = SavedChat {
+            title: "Summarise".into(),
+            messages: vec![
+                Message::user(&attached),
+                Message {
+                    role: Role::Assistant,
+                    content: vec![
+                        ContentBlock::text("Reading."),
+                        ContentBlock::ToolUse {
+                            id: "c1".into(),
+                            name: "read_file".into(),
+                            input: serde_json::json!({}),
+                        },
+                    ],
+                },
+                Message {
+                    role: Role::User,
+                    content: vec![ContentBlock::ToolResult {
+                        tool_use_id: "c1".into(),
+                        content: "for the model".into(),
+                        is_error: false,
+                    }],
+                },
+                Message { role: Role::Assistant, content: vec![ContentBlock::text("Bread: bake hot.")] },
+            ],
+            tasks: vec![ChatTask { message_index: 0, report, undone: false }],
+            ..chat("")
+        };
+        assert_eq!(
+            chat.to_markdown(),
+            "# Summarise\n\n## You\n\nSummarise\n\n- Attached: [[Cooking/Bread]]\n\n## Vault Agent\n\nReading.\n\n> Read Pizza\n\nBread: bake hot.\n"
+        );
     }
 }

@@ -163,24 +163,36 @@ impl Conversation {
     /// everything after it leave the history first, so the model does not see the failed
     /// attempt. Changes the failed attempt made stay in the vault, undoable with its task id.
     pub async fn retry_last(&self) -> Result<RunReport> {
+        let (index, text) = self.last_request()?;
+        self.history.borrow_mut().truncate(index);
+        self.send(&text).await
+    }
+
+    /// Runs `message` (with `attachments`) in place of the last request: the last request and
+    /// everything after it leave the history first, as [`Conversation::retry_last`] does, so
+    /// the model sees only the edited one.
+    pub async fn edit_last(&self, message: &str, attachments: &[String]) -> Result<RunReport> {
+        let (index, _) = self.last_request()?;
+        // Attachments are read before the history changes: one that cannot be read leaves
+        // the conversation as it was.
+        let text = if attachments.is_empty() { message.to_string() } else { self.attach(message, attachments).await? };
+        self.history.borrow_mut().truncate(index);
+        self.send(&text).await
+    }
+
+    /// Where the last request is in the history, and its text: the request of the last task
+    /// run here, or for a restored conversation its last user message that is not tool results.
+    fn last_request(&self) -> Result<(usize, String)> {
         if self.running.get() {
             return Err(Error::Invalid("a task is already running in this conversation".into()));
         }
-        // The request of the last task run here; for a restored conversation, its last user
-        // message that is not tool results.
-        let last = self.last_request.borrow().clone();
-        let (index, text) = match last {
-            Some(found) => found,
-            None => {
-                let history = self.history.borrow();
-                let found = history.iter().enumerate().rev().find(|(_, m)| is_request(m));
-                let (index, message) =
-                    found.ok_or_else(|| Error::Invalid("there is no earlier request to retry".into()))?;
-                (index, message.text())
-            }
-        };
-        self.history.borrow_mut().truncate(index);
-        self.send(&text).await
+        if let Some(found) = self.last_request.borrow().clone() {
+            return Ok(found);
+        }
+        let history = self.history.borrow();
+        let found = history.iter().enumerate().rev().find(|(_, m)| is_request(m));
+        let (index, message) = found.ok_or_else(|| Error::Invalid("there is no earlier request to retry".into()))?;
+        Ok((index, message.text()))
     }
 
     /// Goes on after a task stopped at a limit a fresh budget lifts (the step limit, the tool

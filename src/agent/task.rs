@@ -78,6 +78,8 @@ pub struct AgentTask {
     condensations: u32,
     /// Model calls the context machinery made (summaries, memory flush), for the report.
     overhead: Usage,
+    /// What a model call that was stopped mid-way had used (the provider bills it all the same).
+    cut_short: Cell<Usage>,
     history: Vec<Message>,
     /// The user's request (for the snapshot).
     request: String,
@@ -183,6 +185,7 @@ impl AgentTask {
             vault_info,
             condense_hook,
             estimator: TokenEstimator::new(),
+            cut_short: Cell::new(Usage::default()),
             condensations: 0,
             overhead: Usage::default(),
             history,
@@ -359,7 +362,7 @@ impl AgentTask {
                         Ok(request) => request,
                         Err(e) if e.kind == ErrorKind::Cancelled => break self.cancelled(),
                         Err(e) => {
-                            self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
+                            self.host.emit(&AgentEvent::provider_error(&e));
                             break EndReason::Failed { kind: Some(e.kind), message: e.message };
                         }
                     };
@@ -367,7 +370,10 @@ impl AgentTask {
                     self.host.emit(&AgentEvent::StepStarted { step });
                     let turn = match self.within_deadline(self.call_model(&request, true)).await {
                         Ok(turn) => turn,
-                        Err(e) if e.kind == ErrorKind::Cancelled => break self.cancelled(),
+                        Err(e) if e.kind == ErrorKind::Cancelled => {
+                            run.usage += self.cut_short.take();
+                            break self.cancelled();
+                        }
                         Err(e) if e.kind == ErrorKind::ContextOverflow && !overflow_retried => {
                             // Emergency condensing: whatever the estimate said, the request did not fit.
                             overflow_retried = true;
@@ -380,17 +386,22 @@ impl AgentTask {
                                 Ok(false) => {
                                     let message =
                                         format!("{}; and the conversation is too short to condense", e.message);
-                                    self.host.emit(&AgentEvent::Error { message: message.clone(), kind: Some(e.kind) });
+                                    self.host.emit(&AgentEvent::Error {
+                                        message: "The conversation is too long for the model, and too short to condense. Start a new chat, or attach less.".into(),
+                                        kind: Some(e.kind),
+                                        detail: Some(e.detail()),
+                                        setting: None,
+                                    });
                                     break EndReason::Failed { kind: Some(e.kind), message };
                                 }
                                 Err(c) => {
-                                    self.host.emit(&AgentEvent::Error { message: c.to_string(), kind: Some(c.kind) });
+                                    self.host.emit(&AgentEvent::provider_error(&c));
                                     break EndReason::Failed { kind: Some(c.kind), message: c.message };
                                 }
                             }
                         }
                         Err(e) => {
-                            self.host.emit(&AgentEvent::Error { message: e.to_string(), kind: Some(e.kind) });
+                            self.host.emit(&AgentEvent::provider_error(&e));
                             break EndReason::Failed { kind: Some(e.kind), message: e.message };
                         }
                     };
@@ -470,7 +481,7 @@ impl AgentTask {
                 CallStatus::Fatal(m) => Some(m.clone()),
                 _ => None,
             }) {
-                self.host.emit(&AgentEvent::Error { message: message.clone(), kind: None });
+                self.host.emit(&AgentEvent::error(message.clone()));
                 break EndReason::Failed { kind: None, message };
             }
             if self.cancel.is_cancelled() || outcomes.iter().any(|o| o.status == CallStatus::Cancelled) {
@@ -560,6 +571,8 @@ impl AgentTask {
                     result_chars: reason.chars().count(),
                     error: Some(reason.clone()),
                     externalized: None,
+                    label: Some(crate::tools::call_label(&call.name, &call.input, None)),
+                    outcome: crate::protocol::ToolOutcome::NotRun,
                 },
                 call_id: call.id,
                 tool: call.name,
@@ -811,14 +824,21 @@ impl AgentTask {
             with_cancel(&self.cancel, self.provider.stream(request, &self.cancel)).await.map_err(|_| cancelled())?;
         let mut assembler = MessageAssembler::new();
         let mut first_token_ms = None;
+        let mut streamed_chars = 0usize;
         loop {
             let event = match with_cancel(&self.cancel, stream.next()).await {
-                Err(_) => return Err(cancelled()),
+                Err(_) => {
+                    self.cut_short.set(self.usage_so_far(request, assembler.usage(), streamed_chars));
+                    return Err(cancelled());
+                }
                 Ok(None) => break,
                 Ok(Some(event)) => event,
             };
             if event.is_output() {
                 first_token_ms.get_or_insert_with(|| self.clock.now_ms().saturating_sub(sent));
+            }
+            if let StreamEvent::TextDelta { text } | StreamEvent::ThinkingDelta { text } = &event {
+                streamed_chars += text.chars().count();
             }
             match &event {
                 StreamEvent::TextDelta { text } if to_host => {
@@ -827,14 +847,21 @@ impl AgentTask {
                 StreamEvent::ThinkingDelta { text } if to_host => {
                     self.host.emit(&AgentEvent::ThinkingDelta { text: text.clone() })
                 }
-                StreamEvent::Error { error } => return Err(error.clone()),
-                StreamEvent::Retry { attempt, max_attempts, delay_ms, error } => self.host.emit(&AgentEvent::Warning {
-                    message: format!(
-                        "{error}; retrying in {:.1} s (attempt {} of {max_attempts})",
-                        *delay_ms as f64 / 1000.0,
-                        attempt + 1
-                    ),
-                }),
+                StreamEvent::Error { error } => {
+                    if error.kind == ErrorKind::Cancelled {
+                        // The provider saw the stop first (its transport watches the same token).
+                        self.cut_short.set(self.usage_so_far(request, assembler.usage(), streamed_chars));
+                    }
+                    return Err(error.clone());
+                }
+                StreamEvent::Retry { attempt, max_attempts, delay_ms, error } => {
+                    self.host.emit(&AgentEvent::Retrying {
+                        attempt: *attempt,
+                        max_attempts: *max_attempts,
+                        delay_ms: *delay_ms,
+                        problem: error.into(),
+                    })
+                }
                 _ => {}
             }
             assembler.push(&event);
@@ -850,6 +877,20 @@ impl AgentTask {
             latency_ms: self.clock.now_ms().saturating_sub(sent),
             first_token_ms,
         })
+    }
+
+    /// The usage of a call stopped mid-way: what the provider reported so far, and where it
+    /// reported nothing yet (OpenAI-compatible servers report at the end), the request's
+    /// estimate and the streamed text at four characters a token.
+    fn usage_so_far(&self, request: &ModelRequest, reported: Usage, streamed_chars: usize) -> Usage {
+        let mut usage = reported;
+        if usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens == 0 {
+            usage.input_tokens = self.estimator.estimate(request);
+        }
+        if usage.output_tokens == 0 {
+            usage.output_tokens = streamed_chars.div_ceil(4) as u64;
+        }
+        usage
     }
 
     /// One call with tools disabled, after `note` (asking for an answer now).

@@ -26,6 +26,13 @@ pub trait AgentHost {
     async fn ask(&self, _question: &Question) -> Option<String> {
         None
     }
+
+    /// Why the user denied the request `request_id`, when they said. A denial with a reason
+    /// goes back to the model, and the task goes on; one without stops the task. Asked once,
+    /// after [`AgentHost::approve`] answered `Deny`.
+    fn denial_reason(&self, _request_id: &str) -> Option<String> {
+        None
+    }
 }
 
 /// A host that drops every event and denies every approval.
@@ -45,6 +52,8 @@ pub struct ChannelHost {
     listener: Box<dyn Fn(&AgentEvent)>,
     approvals: RefCell<Pending<ApprovalDecision>>,
     questions: RefCell<Pending<Option<String>>>,
+    /// Reasons given with denials, by request id, until the task asks for them.
+    reasons: RefCell<HashMap<String, String>>,
 }
 
 struct Pending<T> {
@@ -80,12 +89,27 @@ impl ChannelHost {
             listener: Box::new(listener),
             approvals: RefCell::new(Pending::default()),
             questions: RefCell::new(Pending::default()),
+            reasons: RefCell::new(HashMap::new()),
         }
     }
 
     /// Answers the approval request `id`. Returns false if no such request is waiting.
     pub fn respond(&self, id: &str, decision: ApprovalDecision) -> bool {
         self.approvals.borrow_mut().send(id, decision)
+    }
+
+    /// Denies the approval request `id`, telling the model `reason` (a blank reason is a plain
+    /// denial). Returns false if no such request is waiting.
+    pub fn deny_with_reason(&self, id: &str, reason: &str) -> bool {
+        let reason = reason.trim();
+        if !reason.is_empty() {
+            self.reasons.borrow_mut().insert(id.to_string(), reason.to_string());
+        }
+        let sent = self.respond(id, ApprovalDecision::Deny);
+        if !sent {
+            self.reasons.borrow_mut().remove(id);
+        }
+        sent
     }
 
     /// Answers the question `id` (`None`: the user declined). Returns false if no such
@@ -117,6 +141,10 @@ impl AgentHost for ChannelHost {
             _ => {}
         }
         (self.listener)(event);
+    }
+
+    fn denial_reason(&self, request_id: &str) -> Option<String> {
+        self.reasons.borrow_mut().remove(request_id)
     }
 
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {

@@ -33,7 +33,7 @@ impl HttpClient for ReqwestClient {
         if let Some(body) = request.body {
             builder = builder.body(body);
         }
-        let response = with_cancel(cancel, builder.send()).await?.map_err(|e| Error::Network(e.to_string()))?;
+        let response = with_cancel(cancel, builder.send()).await?.map_err(|e| Error::Network(with_causes(&e)))?;
         let status = response.status().as_u16();
         let headers = response
             .headers()
@@ -46,4 +46,17 @@ impl HttpClient for ReqwestClient {
             .boxed_local();
         Ok(HttpResponse { status, headers, body: cancellable(body, cancel) })
     }
+}
+
+/// An error's message with its causes ("error sending request…: tcp connect error: Connection
+/// refused"): reqwest's own message leaves out why, which decides whether a retry can help.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
 }

@@ -16,8 +16,10 @@ use super::{
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
-use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolSpec};
-use crate::tools::{Access, Control, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry};
+use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec};
+use crate::tools::{
+    call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry,
+};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
 
@@ -41,6 +43,8 @@ pub enum CallStatus {
     Skipped,
     /// The user denied it: the task stops.
     Denied,
+    /// The user denied it and said why: the model is told, and the task goes on.
+    Refused,
     /// A fatal error: the task stops.
     Fatal(String),
     /// Not run because an earlier call of the turn stopped the task, or the task was cancelled.
@@ -129,12 +133,26 @@ struct Staged {
     approval: &'static str,
     /// The tool's one-line summary of a successful result.
     summary: Option<String>,
+    /// A successful result's entries (what the card lists).
+    items: Vec<OutputItem>,
 }
 
 impl Staged {
     /// Whether the model is told the call failed (a skip is not a failure).
     fn is_error(&self) -> bool {
         !matches!(self.status, CallStatus::Ok | CallStatus::Skipped)
+    }
+
+    /// How the call ended, in the user's terms.
+    fn outcome(&self) -> ToolOutcome {
+        match self.status {
+            CallStatus::Ok => ToolOutcome::Done,
+            CallStatus::Failed | CallStatus::Fatal(_) => ToolOutcome::Failed,
+            CallStatus::Blocked => ToolOutcome::Blocked,
+            CallStatus::Skipped => ToolOutcome::Skipped,
+            CallStatus::Denied | CallStatus::Refused => ToolOutcome::Denied,
+            CallStatus::NotRun | CallStatus::Cancelled => ToolOutcome::NotRun,
+        }
     }
 
     fn refused(status: CallStatus, message: impl Into<String>) -> Self {
@@ -147,6 +165,7 @@ impl Staged {
             externalized: None,
             approval: "none",
             summary: None,
+            items: Vec::new(),
         }
     }
 }
@@ -319,6 +338,7 @@ impl ToolExecutionPipeline {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             input: call.input.clone(),
+            label: call_label(&call.name, &call.input, None),
         });
         let staged = self.stages(call, index).await;
         let duration_ms = self.env.clock.now_ms().saturating_sub(started);
@@ -326,7 +346,7 @@ impl ToolExecutionPipeline {
         let logged = match &staged.status {
             CallStatus::Ok => Outcome::Ok,
             CallStatus::Skipped => Outcome::Skipped,
-            CallStatus::Denied => Outcome::Denied,
+            CallStatus::Denied | CallStatus::Refused => Outcome::Denied,
             CallStatus::Fatal(_) => Outcome::Fatal,
             _ => Outcome::Error,
         };
@@ -352,6 +372,7 @@ impl ToolExecutionPipeline {
                 });
             }
         }
+        let label = call_label(&call.name, &call.input, (staged.status == CallStatus::Ok).then_some(&staged.items[..]));
         self.env.host.emit(&AgentEvent::ToolFinished {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -361,8 +382,13 @@ impl ToolExecutionPipeline {
                 .clone()
                 .unwrap_or_else(|| staged.content.lines().next().unwrap_or("").chars().take(200).collect()),
             duration_ms,
+            label: label.clone(),
+            outcome: staged.outcome(),
+            result: cut(&staged.content, RESULT_SHOWN_CHARS),
         });
-        outcome(call, index, staged, duration_ms)
+        let mut done = outcome(call, index, staged, duration_ms);
+        done.report.label = Some(label);
+        done
     }
 
     /// The stages, in order; the first that refuses ends the call.
@@ -450,8 +476,18 @@ impl ToolExecutionPipeline {
                     return staged;
                 }
                 ApprovalDecision::Deny => {
-                    let mut staged =
-                        Staged::refused(Denied, "The user denied this call; it did not run, and the task stops here.");
+                    let mut staged = match self.env.host.denial_reason(&request.id) {
+                        Some(reason) => Staged::refused(
+                            CallStatus::Refused,
+                            format!(
+                                "The user denied this call; it did not run. Their reason: {reason}\nTake it into account and continue the task."
+                            ),
+                        ),
+                        None => Staged::refused(
+                            Denied,
+                            "The user denied this call; it did not run, and the task stops here.",
+                        ),
+                    };
                     staged.approval = "denied";
                     return staged;
                 }
@@ -511,6 +547,7 @@ impl ToolExecutionPipeline {
 
         let result_chars = output.content.chars().count();
         let summary = output.summary.clone();
+        let items = output.items.clone();
         let mut externalized = None;
         let content = if tool.externalizable() {
             match self.externalizer.externalize(tool.name(), index, &output).await {
@@ -542,7 +579,19 @@ impl ToolExecutionPipeline {
             externalized,
             approval,
             summary,
+            items,
         }
+    }
+}
+
+/// How much of what the model was told a tool card's details show.
+const RESULT_SHOWN_CHARS: usize = 4000;
+
+/// `text` cut at `max` characters, saying so.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}\n[… {} more characters]", &text[..at], text[at..].chars().count()),
+        None => text.to_string(),
     }
 }
 
@@ -559,7 +608,9 @@ fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> Cal
             latency_ms: duration_ms,
             result_chars: staged.result_chars,
             error: is_error.then(|| staged.content.clone()),
+            outcome: staged.outcome(),
             externalized: staged.externalized,
+            label: None,
         },
         content: staged.content,
         is_error,

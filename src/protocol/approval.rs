@@ -56,14 +56,54 @@ pub enum ApprovalDecision {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ChangePreview {
-    /// A note is created (`old` is `None`) or replaced. `diff` is a unified diff of the two.
-    Write { path: String, old: Option<String>, new: String, diff: String },
+    /// A note is created (`old` is `None`) or replaced. `diff` is a unified diff of the two;
+    /// `rows` the same diff as the approval view shows it, with the words that changed inside
+    /// changed lines marked.
+    Write {
+        path: String,
+        old: Option<String>,
+        new: String,
+        diff: String,
+        #[serde(default)]
+        rows: Vec<DiffRow>,
+    },
     /// A note or folder is moved.
     Move { from: String, to: String },
     /// A note or folder goes to the trash.
     Delete { path: String },
     /// A folder is created.
     CreateFolder { path: String },
+}
+
+/// One row of a diff: a hunk's start, or a line kept, removed or added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct DiffRow {
+    pub kind: DiffRowKind,
+    /// Line numbers from 1, in the old and the new text (a removed line has no new one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_line: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_line: Option<usize>,
+    /// The row's text in pieces; `changed` marks the words that differ from the paired line.
+    pub parts: Vec<DiffPart>,
+}
+
+/// What a [`DiffRow`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffRowKind {
+    Hunk,
+    Context,
+    Removed,
+    Added,
+}
+
+/// A piece of a [`DiffRow`]'s text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DiffPart {
+    pub text: String,
+    #[serde(default)]
+    pub changed: bool,
 }
 
 /// A tool call waiting for the host's decision.

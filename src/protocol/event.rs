@@ -4,7 +4,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::{ApprovalDecision, ApprovalRequest, ErrorKind, Question, RunReport, Usage};
+use super::{
+    ApprovalDecision, ApprovalRequest, CallLabel, ErrorKind, ProviderError, ProviderSetting, Question, RunReport,
+    ToolOutcome, Usage,
+};
 
 /// One event of a running task, in the order things happened. The host renders them; it
 /// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
@@ -35,6 +38,9 @@ pub enum AgentEvent {
         call_id: String,
         tool: String,
         input: Value,
+        /// The call as the user reads it, from its arguments.
+        #[serde(default)]
+        label: CallLabel,
     },
     ToolFinished {
         call_id: String,
@@ -43,6 +49,15 @@ pub enum AgentEvent {
         /// The first line of what the model was told.
         summary: String,
         duration_ms: u64,
+        /// The call as the user reads it, now with what it found ("— 5 notes").
+        #[serde(default)]
+        label: CallLabel,
+        /// How it ended, in the user's terms.
+        #[serde(default)]
+        outcome: ToolOutcome,
+        /// What the model was told (cut at 4,000 characters): the card's details.
+        #[serde(default)]
+        result: String,
     },
     ApprovalRequired {
         request: ApprovalRequest,
@@ -81,10 +96,62 @@ pub enum AgentEvent {
     Done {
         report: RunReport,
     },
+    /// A model call failed and is tried again after `delay_ms` (the UI shows one live line,
+    /// gone once a later attempt answers: the next `StepFinished`, text or tool call).
+    Retrying {
+        /// The attempt that failed, from 1.
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        problem: ProviderProblem,
+    },
     /// A fatal error; `Done` follows.
     Error {
+        /// What went wrong, in plain words.
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         kind: Option<ErrorKind>,
+        /// The provider's own words (and HTTP status), when a model call failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+        /// The provider setting the error points at (the chat offers to open the settings).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        setting: Option<ProviderSetting>,
     },
+}
+
+/// A model-call error as the user is shown it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ProviderProblem {
+    pub kind: ErrorKind,
+    /// A sentence in plain words ([`ProviderError::explain`]).
+    pub message: String,
+    /// The provider's own words and HTTP status.
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<ProviderSetting>,
+}
+
+impl From<&ProviderError> for ProviderProblem {
+    fn from(error: &ProviderError) -> Self {
+        ProviderProblem { kind: error.kind, message: error.explain(), detail: error.detail(), setting: error.setting() }
+    }
+}
+
+impl AgentEvent {
+    /// The `Error` event for a failed model call.
+    pub fn provider_error(error: &ProviderError) -> Self {
+        let problem = ProviderProblem::from(error);
+        AgentEvent::Error {
+            message: problem.message,
+            kind: Some(problem.kind),
+            detail: Some(problem.detail),
+            setting: problem.setting,
+        }
+    }
+
+    /// An `Error` event for a failure that is not a model call's.
+    pub fn error(message: impl Into<String>) -> Self {
+        AgentEvent::Error { message: message.into(), kind: None, detail: None, setting: None }
+    }
 }

@@ -6,12 +6,16 @@
 mod approval;
 mod assemble;
 mod event;
+mod label;
 mod report;
 mod worker;
 
-pub use approval::{ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, Question};
+pub use approval::{
+    ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, DiffPart, DiffRow, DiffRowKind, Question,
+};
 pub use assemble::MessageAssembler;
-pub use event::AgentEvent;
+pub use event::{AgentEvent, ProviderProblem};
+pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
 pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
 
@@ -231,6 +235,9 @@ pub enum ErrorKind {
     Cancelled,
     /// The response could not be understood.
     Protocol,
+    /// Nothing answers at the address: the connection was refused, or a server on this machine
+    /// could not be reached at all. Waiting will not start it, so it is not retried.
+    Unreachable,
 }
 
 impl ErrorKind {
@@ -238,6 +245,30 @@ impl ErrorKind {
     pub fn is_retryable(self) -> bool {
         matches!(self, ErrorKind::RateLimited | ErrorKind::Network | ErrorKind::Overloaded)
     }
+
+    /// The kind in plain words, for a person.
+    pub fn words(self) -> &'static str {
+        match self {
+            ErrorKind::RateLimited => "too many requests",
+            ErrorKind::ContextOverflow => "too long for the model",
+            ErrorKind::Auth => "not authorised",
+            ErrorKind::BadRequest => "request refused",
+            ErrorKind::Network => "network error",
+            ErrorKind::Overloaded => "provider overloaded",
+            ErrorKind::Cancelled => "stopped",
+            ErrorKind::Protocol => "unreadable answer",
+            ErrorKind::Unreachable => "server unreachable",
+        }
+    }
+}
+
+/// The provider setting that an error says is wrong: the chat offers to open it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderSetting {
+    ApiKey,
+    BaseUrl,
+    Model,
 }
 
 /// A categorised model-call error.
@@ -260,11 +291,59 @@ impl ProviderError {
     }
 }
 
+impl ProviderError {
+    /// What went wrong, in a sentence for a person (the provider's own words are in
+    /// [`ProviderError::detail`]).
+    pub fn explain(&self) -> String {
+        let names_model = self.message.to_ascii_lowercase().contains("model");
+        match self.kind {
+            ErrorKind::RateLimited => "The provider says there are too many requests right now.".into(),
+            ErrorKind::ContextOverflow => {
+                "The conversation is too long for the model. Start a new chat, or attach less.".into()
+            }
+            ErrorKind::Auth => "The provider did not accept the API key.".into(),
+            ErrorKind::BadRequest if self.status == Some(404) => {
+                "The provider has nothing at this address, or no such model.".into()
+            }
+            ErrorKind::BadRequest if names_model => "The provider refused the request; check the model name.".into(),
+            ErrorKind::BadRequest => "The provider refused the request.".into(),
+            ErrorKind::Network => "The provider could not be reached; check your connection.".into(),
+            ErrorKind::Overloaded => "The provider is overloaded right now.".into(),
+            ErrorKind::Cancelled => "Stopped.".into(),
+            ErrorKind::Protocol => "The provider's answer could not be read.".into(),
+            ErrorKind::Unreachable => {
+                "Nothing answers at the provider's address. Is the server running, and is the URL right?".into()
+            }
+        }
+    }
+
+    /// The provider's own words and the HTTP status, for the curious.
+    pub fn detail(&self) -> String {
+        match self.status {
+            Some(status) => format!("{} (HTTP {status})", self.message),
+            None => self.message.clone(),
+        }
+    }
+
+    /// The setting to look at, when the error says which.
+    pub fn setting(&self) -> Option<ProviderSetting> {
+        match self.kind {
+            ErrorKind::Auth => Some(ProviderSetting::ApiKey),
+            ErrorKind::Unreachable => Some(ProviderSetting::BaseUrl),
+            ErrorKind::BadRequest if self.status == Some(404) => Some(ProviderSetting::BaseUrl),
+            ErrorKind::BadRequest if self.message.to_ascii_lowercase().contains("model") => {
+                Some(ProviderSetting::Model)
+            }
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for ProviderError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.status {
-            Some(status) => write!(f, "{:?} (HTTP {status}): {}", self.kind, self.message),
-            None => write!(f, "{:?}: {}", self.kind, self.message),
+            Some(status) => write!(f, "{} (HTTP {status}): {}", self.kind.words(), self.message),
+            None => write!(f, "{}: {}", self.kind.words(), self.message),
         }
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{ErrorKind, StopReason, Usage};
+use super::{CallLabel, ErrorKind, StopReason, ToolOutcome, Usage};
 
 /// Why a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -90,6 +90,12 @@ pub struct ToolCallReport {
     /// Where the full result was written, when it was too large for the history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub externalized: Option<String>,
+    /// The call as the user reads it (a saved chat shows its cards from this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<CallLabel>,
+    /// How it ended, in the user's terms.
+    #[serde(default)]
+    pub outcome: ToolOutcome,
 }
 
 /// One iteration: a model call and the tool calls it asked for.

@@ -96,7 +96,7 @@ impl Call {
     async fn attempt(&self, mut decoder: impl StreamDecoder, delivered: &mut bool) -> Result<(), ProviderError> {
         let response = match self.idle(self.transport.http.send(self.request.clone(), &self.cancel)).await? {
             Ok(response) => response,
-            Err(error) => return Err(transport_error(error)),
+            Err(error) => return Err(unreachable_or(transport_error(error), &self.request.url)),
         };
         if !response.is_success() {
             return Err(self.error_response(response).await);
@@ -175,6 +175,39 @@ fn cancelled() -> ProviderError {
     ProviderError::new(ErrorKind::Cancelled, "the model call was cancelled")
 }
 
+/// A request that got no response at all is `Unreachable` (not retried) when the connection was
+/// refused, or when the server is on this machine: a local server that is not listening (or
+/// that a browser refuses for CORS) does not start to answer within the seconds a retry waits.
+/// Elsewhere it stays a `Network` error, which a flaky connection may get over.
+fn unreachable_or(error: ProviderError, url: &str) -> ProviderError {
+    if error.kind != ErrorKind::Network {
+        return error;
+    }
+    let message = error.message.to_ascii_lowercase();
+    let refused = ["connection refused", "econnrefused", "err_connection_refused", "actively refused"]
+        .iter()
+        .any(|m| message.contains(m));
+    if refused || is_loopback(url) {
+        ProviderError { kind: ErrorKind::Unreachable, ..error }
+    } else {
+        error
+    }
+}
+
+/// Whether `url` names this machine (`localhost`, `127.x.x.x`, `[::1]`).
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
+}
+
 fn transport_error(error: Error) -> ProviderError {
     match error {
         Error::Cancelled => cancelled(),
@@ -182,5 +215,37 @@ fn transport_error(error: Error) -> ProviderError {
         // The request could not be made at all (a bad URL or header): sending it again won't help.
         Error::Invalid(message) => ProviderError::new(ErrorKind::BadRequest, message),
         other => ProviderError::new(ErrorKind::Network, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts_are_this_machine() {
+        for url in
+            ["http://localhost:11434/v1", "http://127.0.0.1:1234", "http://[::1]:8080/x", "http://user@localhost/"]
+        {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in ["https://api.anthropic.com/v1", "http://10.0.0.2:11434", "https://localhost.example.com"] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_refused_connection_or_a_silent_local_server_is_unreachable() {
+        let network = |m: &str| ProviderError::new(ErrorKind::Network, m);
+        let remote = "https://api.openai.com/v1";
+        assert_eq!(
+            unreachable_or(network("tcp connect error: Connection refused"), remote).kind,
+            ErrorKind::Unreachable
+        );
+        assert_eq!(unreachable_or(network("net::ERR_CONNECTION_REFUSED"), remote).kind, ErrorKind::Unreachable);
+        assert_eq!(unreachable_or(network("Failed to fetch"), "http://localhost:11434").kind, ErrorKind::Unreachable);
+        assert_eq!(unreachable_or(network("Failed to fetch"), remote).kind, ErrorKind::Network);
+        let auth = ProviderError::new(ErrorKind::Auth, "no");
+        assert_eq!(unreachable_or(auth, "http://localhost").kind, ErrorKind::Auth);
     }
 }

@@ -1,9 +1,9 @@
 //! Small vault helpers the note tools share.
 
-use similar::TextDiff;
+use similar::{ChangeTag, TextDiff};
 
 use super::{ToolContext, ToolError};
-use crate::protocol::ChangePreview;
+use crate::protocol::{ChangePreview, DiffPart, DiffRow, DiffRowKind};
 use crate::vault::{EntryKind, VaultPath};
 
 /// The note's text, or `None` when nothing is there. A folder is an error for the model.
@@ -61,12 +61,54 @@ pub async fn write_note(
 pub fn write_preview(path: &VaultPath, old: Option<&str>, new: &str) -> ChangePreview {
     let before = old.unwrap_or("");
     let name = path.as_str();
-    let diff = TextDiff::from_lines(before, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(if old.is_some() { name } else { "/dev/null" }, name)
-        .to_string();
-    ChangePreview::Write { path: name.to_string(), old: old.map(str::to_string), new: new.to_string(), diff }
+    let lines = TextDiff::from_lines(before, new);
+    let diff =
+        lines.unified_diff().context_radius(3).header(if old.is_some() { name } else { "/dev/null" }, name).to_string();
+    let rows = diff_rows(&lines);
+    ChangePreview::Write { path: name.to_string(), old: old.map(str::to_string), new: new.to_string(), diff, rows }
+}
+
+/// The diff as rows: each hunk (3 lines of context) opens with a row like the unified diff's
+/// `@@ -a,b +c,d @@`, and a changed line marks the words that differ from its partner.
+fn diff_rows<'a>(lines: &'a TextDiff<'a, 'a, 'a, str>) -> Vec<DiffRow> {
+    let mut rows = Vec::new();
+    for group in lines.grouped_ops(3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (old, new) = (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end);
+        let header = format!("@@ -{},{} +{},{} @@", old.start + 1, old.len(), new.start + 1, new.len());
+        rows.push(DiffRow {
+            kind: DiffRowKind::Hunk,
+            old_line: None,
+            new_line: None,
+            parts: vec![DiffPart { text: header, changed: false }],
+        });
+        for op in &group {
+            for change in lines.iter_inline_changes(op) {
+                let kind = match change.tag() {
+                    ChangeTag::Equal => DiffRowKind::Context,
+                    ChangeTag::Delete => DiffRowKind::Removed,
+                    ChangeTag::Insert => DiffRowKind::Added,
+                };
+                let mut parts: Vec<DiffPart> = change
+                    .iter_strings_lossy()
+                    .map(|(changed, text)| DiffPart { text: text.into_owned(), changed })
+                    .collect();
+                // The line's end is not part of what is shown.
+                if let Some(end) = parts.last_mut() {
+                    let kept = end.text.trim_end_matches(['\n', '\r']).len();
+                    end.text.truncate(kept);
+                }
+                parts.retain(|p| !p.text.is_empty());
+                rows.push(DiffRow {
+                    kind,
+                    old_line: change.old_index().map(|i| i + 1),
+                    new_line: change.new_index().map(|i| i + 1),
+                    parts,
+                });
+            }
+        }
+    }
+    rows
 }
 
 /// A count with its noun, singular or plural.
@@ -84,5 +126,47 @@ pub fn line_count(text: &str) -> usize {
         0
     } else {
         text.lines().count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(row: &DiffRow) -> Vec<&str> {
+        row.parts.iter().filter(|p| p.changed).map(|p| p.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_changed_line_marks_the_words_that_changed() {
+        let path = VaultPath::parse("Bread.md").unwrap();
+        let ChangePreview::Write { rows, .. } = write_preview(
+            &path,
+            Some("# Bread\n\nBake at 230 °C.\nCool.\n"),
+            "# Bread\n\nBake at 250 °C for 40 minutes.\nCool.\n",
+        ) else {
+            panic!("a write preview")
+        };
+        let kinds: Vec<DiffRowKind> = rows.iter().map(|r| r.kind).collect();
+        use DiffRowKind::*;
+        assert_eq!(kinds, [Hunk, Context, Context, Removed, Added, Context]);
+        assert_eq!(rows[0].parts[0].text, "@@ -1,4 +1,4 @@");
+        let (removed, added) = (&rows[3], &rows[4]);
+        assert_eq!((removed.old_line, removed.new_line), (Some(3), None));
+        assert_eq!((added.old_line, added.new_line), (None, Some(3)));
+        // Words, not characters; the words kept ("Bake at") are not marked.
+        assert_eq!(changed(removed), ["230", "°C."]);
+        let marked = changed(added).concat();
+        assert!(marked.contains("250") && marked.contains("40 minutes."), "{marked}");
+        assert!(!marked.contains("Bake"), "{marked}");
+        let whole: String = added.parts.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(whole, "Bake at 250 °C for 40 minutes.");
+    }
+
+    #[test]
+    fn a_new_note_is_all_added_lines_without_marks() {
+        let path = VaultPath::parse("New.md").unwrap();
+        let ChangePreview::Write { rows, .. } = write_preview(&path, None, "one\ntwo\n") else { panic!() };
+        assert!(rows[1..].iter().all(|r| r.kind == DiffRowKind::Added && changed(r).is_empty()));
     }
 }

@@ -63,6 +63,15 @@ impl Chat {
         to_js(&report)
     }
 
+    /// Runs `message` (with the notes at `attachments`) in place of the last request: the
+    /// chat goes back to before it first. Resolves with the new `RunReport`.
+    #[wasm_bindgen(js_name = editLast)]
+    pub async fn edit_last(&self, message: String, attachments: Option<Vec<String>>) -> Result<JsValue, JsValue> {
+        let attachments = attachments.unwrap_or_default();
+        let report = self.conversation.edit_last(&message, &attachments).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
     /// Resumes the interrupted task `taskId` (see `VaultCore.interruptedTasks`) in this chat:
     /// it goes on where it stopped — a call that was waiting for approval asks again.
     /// Resolves with its `RunReport`; rejects if the snapshot cannot be resumed.
@@ -93,10 +102,14 @@ impl Chat {
     }
 
     /// Answers the approval request `requestId` with `approve`, `always_allow`, `skip` or
-    /// `deny`. Returns false if no such request is waiting.
-    pub fn respond(&self, request_id: &str, decision: &str) -> Result<bool, JsValue> {
+    /// `deny`; a `deny` with a `reason` tells the model why, and the task goes on. Returns
+    /// false if no such request is waiting.
+    pub fn respond(&self, request_id: &str, decision: &str, reason: Option<String>) -> Result<bool, JsValue> {
         let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
-        Ok(self.host.respond(request_id, decision))
+        Ok(match (decision, reason) {
+            (ApprovalDecision::Deny, Some(reason)) => self.host.deny_with_reason(request_id, &reason),
+            (decision, _) => self.host.respond(request_id, decision),
+        })
     }
 
     /// Answers the question `questionId`; `null` declines. Returns false if no such question is

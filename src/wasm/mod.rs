@@ -199,6 +199,12 @@ impl VaultCore {
         to_js(&list_chats(&*self.vault).await.map_err(js_error)?)
     }
 
+    /// The saved chat `id` as a note's Markdown: requests, answers, and the tool calls in words.
+    #[wasm_bindgen(js_name = exportChat)]
+    pub async fn export_chat(&self, id: String) -> Result<String, JsValue> {
+        Ok(load_chat(&*self.vault, &id).await.map_err(js_error)?.to_markdown())
+    }
+
     /// Deletes the saved chat `id`.
     #[wasm_bindgen(js_name = deleteChat)]
     pub async fn delete_chat(&self, id: String) -> Result<(), JsValue> {

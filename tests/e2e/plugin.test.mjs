@@ -296,7 +296,7 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
 
   // A card per tool call, with the argument summary and the result.
   const readCard = page.locator('.vault-agent-tool-card[data-tool="read_file"]');
-  await readCard.locator(".vault-agent-tool-args", { hasText: "Cooking/Bread.md" }).waitFor();
+  await readCard.locator(".vault-agent-tool-label", { hasText: "Read Bread" }).waitFor();
   await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
 
   // The approval modal shows the diff of the note.
@@ -540,7 +540,7 @@ test("at the step limit the task still answers and Continue goes on with a fresh
   const stopped = page.locator(".vault-agent-end", { hasText: "step limit" });
   await stopped.waitFor();
   await page.locator(".vault-agent-text", { hasText: "So far: two cooking notes" }).waitFor();
-  await page.screenshot({ path: `${ARTIFACTS}/continue-light.png` });
+  await shootLayouts(page, "limit-continue");
   await page.locator(".vault-agent-continue").click();
   await page.locator(".vault-agent-text", { hasText: "Summary: Bread and Pizza" }).waitFor();
   await page.locator(".vault-agent-user", { hasText: "Continue" }).waitFor();
@@ -564,7 +564,14 @@ test("a provider error shows a clear line with a retry; stop ends a task; questi
   await send(page, "hello");
   const error = page.locator(".vault-agent-error");
   await error.waitFor();
-  assert.match(await error.innerText(), /Not authorised.*invalid x-api-key/s);
+  // Plain words first, the provider's own words below; no Rust names.
+  assert.match(await error.locator(".vault-agent-error-message").innerText(), /^The provider did not accept the API key\.$/);
+  assert.match(await error.locator(".vault-agent-error-detail").innerText(), /invalid x-api-key \(HTTP 401\)/);
+  assert.doesNotMatch(await error.innerText(), /Auth|RateLimited/);
+  // The cause is the key: a button opens the provider settings.
+  await error.locator(".vault-agent-open-provider", { hasText: "Check the API key" }).click();
+  await page.locator(".vault-agent-settings").waitFor();
+  await page.keyboard.press("Escape");
   await error.locator(".vault-agent-retry").click();
   await page.locator(".vault-agent-text", { hasText: "Hello again." }).waitFor();
   let sent = await requests(id);
@@ -823,6 +830,343 @@ test("semantic search: the settings download the model, notes are embedded with 
     window.fakeObsidian.app.vault.create("en/Plugins/Sourdough.md", "# Sourdough\n\nFeed the starter, then bake the loaf hot."),
   );
   await status.filter({ hasText: `Search index: ${count + 1} notes · ${count + 1} embedded` }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** The chat in a layout: a wide sidebar, a 300 px one, or a 390 × 844 phone (Obsidian's is-mobile). */
+async function layout(page, kind) {
+  await page.evaluate((kind) => {
+    document.getElementById("vault-agent-e2e-layout")?.remove();
+    const style = document.createElement("style");
+    style.id = "vault-agent-e2e-layout";
+    style.textContent = {
+      wide: ".mod-right-split { width: 520px !important; }",
+      narrow: ".mod-right-split { width: 300px !important; }",
+      mobile: ".workspace-ribbon, .mod-left-split, .mod-root { display: none !important; } .mod-right-split { width: 100% !important; border: none; }",
+    }[kind];
+    document.head.appendChild(style);
+    document.body.classList.toggle("is-mobile", kind === "mobile");
+  }, kind);
+  await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
+}
+
+/** Screenshots of the chat, light and dark, in the three layouts; ends light and wide. */
+async function shootLayouts(page, name) {
+  for (const kind of ["wide", "narrow", "mobile"]) {
+    await layout(page, kind);
+    for (const theme of ["light", "dark"]) {
+      await setTheme(page, theme);
+      await page.screenshot({ path: `${ARTIFACTS}/${name}-${kind}-${theme}.png` });
+    }
+  }
+  await setTheme(page, "light");
+  await layout(page, "wide");
+}
+
+/** Every button in the chat is at least 44 px tall on a phone. */
+async function assertTouchTargets(page) {
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll(".vault-agent-chat button, .vault-agent-chat .clickable-icon, .vault-agent-tool-head")]
+      .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height < 44)
+      .map((el) => `${el.className} ${Math.round(el.getBoundingClientRect().height)}px`),
+  );
+  assert.deepEqual(small, [], "touch targets under 44 px");
+}
+
+test("the view follows the answer only while the reader is at the bottom; Jump to latest brings it back", async () => {
+  const id = `e2e-scroll-${Date.now()}`;
+  const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer about bread.`).join("\n\n");
+  await script(id, [{ text: long, chunkSize: 400 }, { text: `Second answer starts here.\n\n${long}`, hold: true, chunkSize: 400 }]);
+  const page = await openHost({ mock: id });
+  await send(page, "tell me about bread");
+  await page.locator(".vault-agent-text", { hasText: "Line 60 of" }).waitFor();
+  await send(page, "and again");
+  await page.waitForFunction(() => document.querySelectorAll(".vault-agent-text")[1]?.textContent.includes("Second answer"));
+  // The reader scrolls up while the answer is held, then it streams on.
+  const messages = page.locator(".vault-agent-messages");
+  await messages.evaluate((el) => { el.scrollTop = 0; el.dispatchEvent(new Event("scroll")); });
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+  await page.waitForFunction(() => document.querySelectorAll(".vault-agent-text")[1]?.textContent.includes("Line 60 of"));
+  await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+  await page.waitForTimeout(800);
+  assert.equal(await messages.evaluate((el) => el.scrollTop), 0, "the view did not snap back to the bottom");
+  const jump = page.locator(".vault-agent-jump");
+  await jump.waitFor();
+  await jump.click();
+  await page.waitForFunction(() => {
+    const el = document.querySelector(".vault-agent-messages");
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+  });
+  await jump.waitFor({ state: "hidden" });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("tool cards read as sentences, group runs of calls, link every note, and keep the model's words in the details", async () => {
+  const id = `e2e-cards-${Date.now()}`;
+  await script(id, [
+    {
+      text: "Let me look at your notes.",
+      toolCalls: [
+        { id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } },
+        { id: "r2", name: "read_file", arguments: { path: "Cooking/Pizza.md" } },
+        { id: "r3", name: "read_file", arguments: { path: "Travel/Kyoto.md" } },
+        { id: "s1", name: "search_files", arguments: { query: "sourdough" } },
+      ],
+    },
+    { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "Cooking/Sourdough.md", content: "# Sourdough\n" } }] },
+    { text: "Sourdough appears in Cooking/Bread.md and in `Travel/Kyoto.md`.", usage: { input: 900, output: 30 } },
+  ]);
+  const page = await openHost({ mock: id });
+  await page.evaluate(() => {
+    const workspace = window.fakeObsidian.app.workspace;
+    const open = workspace.openLinkText.bind(workspace);
+    window.opened = [];
+    workspace.openLinkText = (path, source, newTab) => {
+      window.opened.push([path, Boolean(newTab)]);
+      return open(path, source, newTab);
+    };
+  });
+  await send(page, "where do I mention sourdough?");
+  // The write waits for approval: the user skips it.
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.locator('button[data-decision="skip"]').click();
+  await page.locator(".vault-agent-text", { hasText: "Sourdough appears in" }).waitFor();
+  await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+
+  // Three reads in a row are one card; it expands to show each.
+  const group = page.locator(".vault-agent-tool-group");
+  assert.equal(await group.count(), 1);
+  assert.equal(await group.locator("> .vault-agent-tool-head .vault-agent-tool-label").innerText(), "Read 3 notes");
+  await group.locator("> .vault-agent-tool-head").click();
+  assert.deepEqual(await group.locator(".vault-agent-tool-card .vault-agent-tool-label").allInnerTexts(), ["Read Bread", "Read Pizza", "Read Kyoto"]);
+  // The search says what it found, and its details list the notes, the arguments and the result.
+  const search = page.locator('.vault-agent-tool-card[data-tool="search_files"]');
+  assert.match(await search.locator(".vault-agent-tool-label").innerText(), /^Searched for ‘sourdough’ — 2 notes$/);
+  await search.locator(".vault-agent-tool-head").click();
+  const details = search.locator(".vault-agent-tool-details");
+  assert.deepEqual((await details.locator(".vault-agent-tool-notes a").allInnerTexts()).sort(), ["Cooking/Bread.md", "Travel/Kyoto.md"]);
+  assert.match(await details.innerText(), /"query": "sourdough"/);
+  // The skipped write says so; the words meant for the model are only in its details.
+  const write = page.locator('.vault-agent-tool-card[data-tool="write_file"]');
+  assert.equal(await write.locator(".vault-agent-tool-outcome").innerText(), "Skipped");
+  assert.doesNotMatch(await write.innerText(), /Continue the task without it/);
+  await write.locator(".vault-agent-tool-head").click();
+  assert.match(await write.locator(".vault-agent-tool-details").innerText(), /Continue the task without it/);
+
+  await shootLayouts(page, "cards-grouped-expanded");
+
+  // A note in a card opens; Ctrl-click asks for a new tab; paths in the answer are links too.
+  await group.locator(".vault-agent-tool-card .vault-agent-note-link", { hasText: "Pizza" }).click();
+  await page.locator(".view-header-title", { hasText: "Cooking/Pizza.md" }).waitFor();
+  await group.locator(".vault-agent-tool-card .vault-agent-note-link", { hasText: "Kyoto" }).click({ modifiers: ["Control"] });
+  const answer = page.locator(".vault-agent-text").last();
+  await answer.locator(".vault-agent-note-link", { hasText: "Cooking/Bread.md" }).click();
+  await answer.locator(".vault-agent-note-link code", { hasText: "Travel/Kyoto.md" }).click();
+  assert.deepEqual(await page.evaluate(() => window.opened), [
+    ["Cooking/Pizza.md", false],
+    ["Travel/Kyoto.md", true],
+    ["Cooking/Bread.md", false],
+    ["Travel/Kyoto.md", false],
+  ]);
+  // In a 300 px sidebar a long path loses its start, not its file name.
+  await layout(page, "narrow");
+  const path = details.locator(".vault-agent-path").first();
+  assert.equal(await path.evaluate((el) => getComputedStyle(el).direction), "rtl");
+  await layout(page, "mobile");
+  await assertTouchTargets(page);
+  await layout(page, "wide");
+
+  // A saved chat shows the same cards.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "where do I mention sourdough?" }).click();
+  await page.locator(".vault-agent-tool-group .vault-agent-tool-label", { hasText: "Read 3 notes" }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="write_file"] .vault-agent-tool-outcome', { hasText: "Skipped" }).waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a retried call shows one live line that goes once it answers; a closed local port fails at once", async () => {
+  const id = `e2e-retry-${Date.now()}`;
+  await script(id, [
+    { status: 429, headers: { "retry-after": "3" }, message: "slow down" },
+    { text: "Here after the wait." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "hello");
+  const line = page.locator(".vault-agent-retrying");
+  await line.waitFor();
+  assert.match(await line.innerText(), /too many requests right now\. Retrying in [1-3] s… \(2\/6\)/);
+  assert.doesNotMatch(await line.innerText(), /RateLimited/);
+  await shootLayouts(page, "retry-line");
+  assert.equal(await line.count(), 1);
+  await page.locator(".vault-agent-text", { hasText: "Here after the wait." }).waitFor();
+  assert.equal(await line.count(), 0, "the line went once the retry answered");
+  assert.equal(await page.locator(".vault-agent-warning").count(), 0);
+  await page.close();
+
+  // Nothing listens on this port: the error comes at once, with no retries, and names the URL.
+  const closed = await freePort();
+  const dead = await openHost({
+    data: { provider: { preset: "ollama", model: "llama3.2", baseUrl: `http://127.0.0.1:${closed}/v1` } },
+  });
+  const started = Date.now();
+  await send(dead, "hello");
+  const error = dead.locator(".vault-agent-error");
+  await error.waitFor();
+  assert.ok(Date.now() - started < 5000, `failed fast (${Date.now() - started} ms)`);
+  assert.equal(await dead.locator(".vault-agent-retrying").count(), 0);
+  assert.match(await error.locator(".vault-agent-error-message").innerText(), /Nothing answers at the provider's address/);
+  await error.locator(".vault-agent-open-provider", { hasText: "Check the server URL" }).click();
+  await dead.locator(".vault-agent-settings").waitFor();
+  assert.deepEqual(dead.errors, []);
+  await dead.close();
+});
+
+test("thinking shows before the first token; Escape stops a task and the meter shows what it used", async () => {
+  const id = `e2e-stop-${Date.now()}`;
+  await script(id, [{ text: "A slow start, then a long answer.", hold: true, delayMs: 250, usage: { input: 900, output: 40 } }]);
+  const page = await openHost({ mock: id });
+  await send(page, "tell me everything");
+  await page.locator(".vault-agent-pending", { hasText: "Thinking…" }).waitFor();
+  await page.locator(".vault-agent-text", { hasText: "A slow" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-pending").count(), 0);
+  await page.locator(".vault-agent-input").press("Escape");
+  await page.locator(".vault-agent-end", { hasText: "Stopped" }).waitFor();
+  assert.match(await page.locator(".vault-agent-meter").last().innerText(), /^900 in · \d+ out/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+
+test("approvals mark the words that changed; Deny with a reason goes back to the model and the task goes on", async () => {
+  const id = `e2e-deny-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 250 °C." },
+      }],
+    },
+    { text: "Understood: the temperature stays at 230 °C." },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "make my bread bake hotter");
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.locator(".vault-agent-diff-line.is-removed mark.vault-agent-diff-word", { hasText: "230" }).waitFor();
+  await modal.locator(".vault-agent-diff-line.is-added mark.vault-agent-diff-word", { hasText: "250" }).waitFor();
+  assert.equal(await modal.locator(".vault-agent-diff-line.is-added mark", { hasText: "Sourdough" }).count(), 0, "unchanged words are not marked");
+  await modal.locator(".vault-agent-deny-reason").fill("keep it at 230, my oven runs hot");
+  for (const kind of ["wide", "narrow"]) {
+    await layout(page, kind);
+    for (const theme of ["light", "dark"]) {
+      await setTheme(page, theme);
+      await page.screenshot({ path: `${ARTIFACTS}/approval-words-${kind}-${theme}.png` });
+    }
+  }
+  await setTheme(page, "light");
+  await layout(page, "wide");
+  await modal.locator('button[data-decision="deny"]').click();
+  await page.locator(".vault-agent-text", { hasText: "Understood: the temperature stays" }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.length, 3, "the task went on after the denial");
+  assert.match(JSON.stringify(sent[2].body.messages.at(-1)), /Their reason: keep it at 230, my oven runs hot/);
+  assert.equal(await page.locator('.vault-agent-tool-card[data-tool="edit_file"] .vault-agent-tool-outcome').innerText(), "Denied");
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("an answer can be copied, inserted, appended or made a note; regenerated; the request edited and sent again", async () => {
+  const id = `e2e-actions-${Date.now()}`;
+  await script(id, [
+    { text: "Rye needs a sour starter." },
+    { text: "Regenerated: rye wants a starter." },
+    { text: "Spelt is gentler than rye." },
+  ]);
+  const page = await openHost({ mock: id });
+  await page.evaluate(() => {
+    window.copied = [];
+    navigator.clipboard.writeText = async (text) => void window.copied.push(text);
+  });
+  await send(page, "tell me about rye");
+  await page.locator(".vault-agent-text", { hasText: "Rye needs a sour starter." }).waitFor();
+  const action = (name) => page.locator(`.vault-agent-answer-actions [data-action="${name}"]`).last();
+  await action("copy").click();
+  assert.deepEqual(await page.evaluate(() => window.copied), ["Rye needs a sour starter."]);
+  // The open note is Cooking/Bread.md: append, then insert at the cursor (its end here).
+  await action("append").click();
+  await page.waitForFunction(async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("hour.\n\nRye needs a sour starter.\n"));
+  await action("insert").click();
+  await page.waitForFunction(async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("starter.\nRye needs a sour starter."));
+  await action("create").click();
+  await page.locator(".view-header-title", { hasText: "tell me about rye.md" }).waitFor();
+  assert.equal(await read(page, "tell me about rye.md"), "Rye needs a sour starter.\n");
+
+  // Regenerate runs the same request again, without the first answer.
+  await page.locator(".vault-agent-regenerate").click();
+  await page.locator(".vault-agent-text", { hasText: "Regenerated: rye wants a starter." }).waitFor();
+  await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-regenerate").count(), 1, "only the newest answer regenerates");
+  let sent = await requests(id);
+  assert.equal(sent[1].body.messages.length, 1);
+
+  // Edit the request and send it again: it replaces the old one and its answers.
+  await page.locator(".vault-agent-user .vault-agent-edit").click();
+  assert.equal(await page.locator(".vault-agent-input").inputValue(), "tell me about rye");
+  await send(page, "tell me about spelt");
+  await page.locator(".vault-agent-text", { hasText: "Spelt is gentler than rye." }).waitFor();
+  assert.deepEqual(await page.locator(".vault-agent-user-text").allInnerTexts(), ["tell me about spelt"]);
+  assert.equal(await page.locator(".vault-agent-text").count(), 1);
+  sent = await requests(id);
+  assert.equal(sent[2].body.messages.length, 1);
+  assert.match(JSON.stringify(sent[2].body.messages[0]), /tell me about spelt/);
+  await shootLayouts(page, "answer-actions");
+  await layout(page, "mobile");
+  await assertTouchTargets(page);
+  await layout(page, "wide");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a chat is named from its first request, and can be renamed, exported to a note and deleted", async () => {
+  const id = `e2e-chats-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Pizza.md" } }] },
+    { text: "Pizza dough rests 48 hours." },
+  ]);
+  const page = await openHost({ mock: id });
+  assert.equal(await page.locator(".vault-agent-chat-actions").isVisible(), false, "no actions before the chat is saved");
+  await send(page, "How long does pizza dough rest?");
+  await page.locator(".vault-agent-text", { hasText: "48 hours" }).waitFor();
+  await page.locator(".vault-agent-title", { hasText: "How long does pizza dough rest?" }).waitFor();
+
+  await page.locator(".vault-agent-rename").click();
+  const prompt = page.locator(".modal.vault-agent-prompt-modal");
+  await prompt.locator("input").fill("Pizza timing");
+  await prompt.locator("button", { hasText: "Save" }).click();
+  await page.locator(".vault-agent-title", { hasText: "Pizza timing" }).waitFor();
+
+  await page.locator(".vault-agent-export").click();
+  await page.locator(".view-header-title", { hasText: "Pizza timing.md" }).waitFor();
+  const note = await read(page, "Pizza timing.md");
+  assert.match(note, /^# Pizza timing\n\n## You\n\nHow long does pizza dough rest\?\n\n## Vault Agent\n\n> Read Pizza\n\nPizza dough rests 48 hours\.\n$/);
+
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "Pizza timing" }).waitFor();
+  await page.keyboard.press("Escape");
+  await page.locator(".vault-agent-delete").click();
+  await page.locator(".modal .vault-agent-confirm").click();
+  await page.locator(".vault-agent-welcome").waitFor();
+  assert.equal(await page.locator(".vault-agent-title").innerText(), "Vault Agent");
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-empty, .suggestion-item").first().waitFor();
+  assert.equal(await page.locator(".suggestion-item", { hasText: "Pizza timing" }).count(), 0);
+  await page.keyboard.press("Escape");
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -29,3 +29,6 @@ mod context;
 
 #[path = "agent/semantic_tool.rs"]
 mod semantic_tool;
+
+#[path = "agent/shown.rs"]
+mod shown;

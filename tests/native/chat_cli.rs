@@ -95,7 +95,7 @@ fn chat_retries_then_reports_a_clear_error_and_fails() {
     assert!(output.stdout.is_empty());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("retrying in 0.0 s (attempt 2 of 6)"), "{stderr}");
-    assert!(stderr.contains("Auth (HTTP 401): invalid x-api-key"), "{stderr}");
+    assert!(stderr.contains("not authorised (HTTP 401): invalid x-api-key"), "{stderr}");
     assert_eq!(seen.lock().unwrap().len(), 2);
 }
 

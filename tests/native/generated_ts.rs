@@ -11,9 +11,10 @@ use vault_agent::host::Transport;
 use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, UndoConflict, UndoPlan, UndoReport};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallbackArg, ChangePreview,
-    ContentBlock, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, Message, ProviderError, Question, Reply, Role,
-    RunReport, StepReport, StopReason, ToCore, ToolCallReport, Usage,
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
+    ContentBlock, DiffPart, DiffRow, DiffRowKind, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, LabelPart,
+    Message, ProviderError, ProviderProblem, ProviderSetting, Question, Reply, Role, RunReport, StepReport, StopReason,
+    ToCore, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
 use vault_agent::search::{RelatedNote, SearchHit};
@@ -61,9 +62,17 @@ fn generate() -> String {
         ApprovalCategory,
         ApprovalDecision,
         ChangePreview,
+        DiffRow,
+        DiffRowKind,
+        DiffPart,
         ApprovalRequest,
         Question,
         AgentEvent,
+        ProviderProblem,
+        ProviderSetting,
+        CallLabel,
+        LabelPart,
+        ToolOutcome,
         EndReason,
         RunReport,
         StepReport,

@@ -753,3 +753,22 @@ fn a_stall_after_output_ends_the_stream_and_a_zero_timeout_waits() {
     assert_eq!(defaults.idle_timeout_ms, 0);
     assert_eq!(RetryPolicy::default().idle_timeout_ms, 60_000);
 }
+
+#[test]
+fn a_refused_connection_fails_at_once_without_retries() {
+    // A port nobody listens on: the listener is dropped before the request.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let config = ProviderConfig { base_url: Some(format!("http://127.0.0.1:{port}")), ..anthropic() };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let events = runtime.block_on(async {
+        let http = Rc::new(vault_agent::host::ReqwestClient::new());
+        let provider = build(&config, http, Rc::new(vault_agent::host::SystemClock)).unwrap();
+        provider.stream(&request(), &CancelToken::new()).await.collect::<Vec<_>>().await
+    });
+    assert!(retries(&events).is_empty(), "{events:?}");
+    let Some(StreamEvent::Error { error }) = events.last() else { panic!("{events:?}") };
+    assert_eq!(error.kind, ErrorKind::Unreachable);
+    assert!(error.message.to_ascii_lowercase().contains("refused"), "the cause is kept: {}", error.message);
+    assert_eq!(error.setting(), Some(vault_agent::protocol::ProviderSetting::BaseUrl));
+    assert!(error.explain().contains("Is the server running"), "{}", error.explain());
+}

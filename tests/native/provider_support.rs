@@ -93,7 +93,8 @@ impl HttpClient for FakeHttp {
         self.requests.borrow_mut().push(request);
         let reply = self.replies.borrow_mut().pop_front().expect("the test scripted fewer replies than requests");
         let (status, headers, body): (u16, _, ByteStream) = match reply {
-            Reply::Unreachable => return Err(Error::Network("connection refused".into())),
+            // A refused connection is not retried (`ErrorKind::Unreachable`); a dropped one is.
+            Reply::Unreachable => return Err(Error::Network("connection reset by peer".into())),
             Reply::Status { status, headers, body } => {
                 (status, headers, futures::stream::iter([Ok(body.into_bytes())]).boxed_local())
             }

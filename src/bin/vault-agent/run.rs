@@ -241,7 +241,7 @@ impl AgentHost for TerminalHost {
             AgentEvent::ToolStarted { call_id, input, .. } => {
                 self.inputs.borrow_mut().insert(call_id.clone(), input.clone());
             }
-            AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms } => {
+            AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms, .. } => {
                 self.finish_line();
                 let input = self.inputs.borrow_mut().remove(call_id);
                 let mark = if *is_error { "✗" } else { "✓" };
@@ -251,9 +251,22 @@ impl AgentHost for TerminalHost {
                 self.finish_line();
                 eprintln!("warning: {message}");
             }
-            AgentEvent::Error { message, .. } => {
+            AgentEvent::Retrying { attempt, max_attempts, delay_ms, problem } => {
                 self.finish_line();
-                eprintln!("error: {message}");
+                eprintln!(
+                    "{} ({}); retrying in {:.1} s (attempt {} of {max_attempts})",
+                    problem.message,
+                    problem.detail,
+                    *delay_ms as f64 / 1000.0,
+                    attempt + 1
+                );
+            }
+            AgentEvent::Error { message, detail, .. } => {
+                self.finish_line();
+                match detail {
+                    Some(detail) => eprintln!("error: {message} ({detail})"),
+                    None => eprintln!("error: {message}"),
+                }
             }
             _ => {}
         }

@@ -220,6 +220,15 @@ function workspaceGlue(app, right, notes) {
     return leaf;
   };
   ws.getActiveFile = () => notes.file();
+  // The open note's editor, with the cursor at its end (what "insert at the cursor" meets).
+  Object.defineProperty(ws, "activeEditor", {
+    configurable: true,
+    get: () => {
+      const file = notes.file();
+      if (!file) return null;
+      return { file, editor: { replaceSelection: (text) => void app.vault.process(file, (data) => data + text) } };
+    },
+  });
   ws.openLinkText = async (linktext, _source) => {
     const file = resolve(app, linktext);
     if (file) await notes.open(file);

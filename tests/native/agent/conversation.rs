@@ -96,3 +96,25 @@ fn a_restored_conversation_retries_its_last_request() {
     let empty = conversation(&Harness::new(MemoryVault::new(), []));
     assert!(block_on(empty.retry_last()).is_err());
 }
+
+#[test]
+fn an_edited_request_replaces_the_last_one_and_what_followed_it() {
+    let h = Harness::new(
+        vault_with(&[("Cooking/Bread.md", "# Bread\nSourdough")]),
+        [Turn::text("First answer."), Turn::text("Answer to the wrong question."), Turn::text("Answer to the edit.")],
+    );
+    let chat = conversation(&h);
+    block_on(chat.send("one")).unwrap();
+    block_on(chat.send("two, with a typo")).unwrap();
+    // An attachment that cannot be read leaves the conversation as it was.
+    assert!(block_on(chat.edit_last("two", &["Missing.md".into()])).is_err());
+    assert_eq!(chat.history().len(), 4);
+    let report = block_on(chat.edit_last("two", &["Cooking/Bread.md".into()])).unwrap();
+    assert_eq!(report.end, EndReason::Answered);
+    let texts: Vec<String> = chat.history().iter().map(|m| m.text()).collect();
+    assert_eq!(texts.len(), 4);
+    assert_eq!(texts[..2], ["one".to_string(), "First answer.".to_string()]);
+    assert!(texts[2].starts_with("two\n\n<attached_notes>"), "{}", texts[2]);
+    assert_eq!(texts[3], "Answer to the edit.");
+    assert!(!h.provider.requests()[2].messages.iter().any(|m| m.text().contains("typo")));
+}

@@ -33,6 +33,8 @@ pub struct TestHost {
     decide: RefCell<Decide>,
     answers: RefCell<VecDeque<Option<String>>>,
     listener: RefCell<Option<Listener>>,
+    /// The reason given with the next denial.
+    reason: RefCell<Option<String>>,
 }
 
 impl TestHost {
@@ -42,11 +44,19 @@ impl TestHost {
             decide: RefCell::new(Box::new(|_| ApprovalDecision::Approve)),
             answers: RefCell::new(VecDeque::new()),
             listener: RefCell::new(None),
+            reason: RefCell::new(None),
         })
     }
 
     pub fn deciding(&self, decide: impl Fn(&ApprovalRequest) -> ApprovalDecision + 'static) {
         *self.decide.borrow_mut() = Box::new(decide);
+    }
+
+    /// Denies the first approval and says why; approves the later ones.
+    pub fn denying_first_because(&self, reason: &str) {
+        let asked = std::cell::Cell::new(false);
+        self.deciding(move |_| if asked.replace(true) { ApprovalDecision::Approve } else { ApprovalDecision::Deny });
+        *self.reason.borrow_mut() = Some(reason.to_string());
     }
 
     pub fn answering(&self, answer: Option<&str>) {
@@ -101,6 +111,10 @@ impl AgentHost for TestHost {
 
     async fn ask(&self, _question: &Question) -> Option<String> {
         self.answers.borrow_mut().pop_front().flatten()
+    }
+
+    fn denial_reason(&self, _request_id: &str) -> Option<String> {
+        self.reason.borrow_mut().take()
     }
 }
 

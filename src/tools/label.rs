@@ -1,0 +1,151 @@
+//! How a tool call reads to a person: the chat's card titles ("Read *Bread*", "Searched for
+//! 'sourdough' — 3 notes"), written here so the host renders them without knowing any tool.
+
+use serde_json::Value;
+
+use super::note_io::plural;
+use super::OutputItem;
+use crate::protocol::{CallLabel, LabelPart};
+
+/// The label of a call of `tool` with `input`; with `found` (a finished call's result
+/// entries), what it found too. A tool this function does not know (an MCP server's) reads
+/// "Used *tool*".
+pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> CallLabel {
+    let arg = |name: &str| input.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let mut label = Label::default();
+    let path = arg("path");
+    let count = |noun: (&str, &str)| found.map(|items| plural(items.len(), noun.0, noun.1));
+    match tool {
+        "read_file" => label.text("Read ").note(path).group("Read {n} notes"),
+        "get_frontmatter" => label.text("Read the properties of ").note(path).group("Read the properties of {n} notes"),
+        "get_linked_notes" => label.text("Looked up the links of ").note(path).count(count(("backlink", "backlinks"))),
+        "list_files" => {
+            label.text("Listed ");
+            match path {
+                Some(folder) => label.text(folder),
+                None => label.text("the vault"),
+            };
+            label.count(count(("entry", "entries"))).group("Listed {n} folders")
+        }
+        "search_files" => {
+            label.text(&format!("Searched for ‘{}’", arg("query").unwrap_or_default()));
+            label.count(count(("note", "notes"))).group("Ran {n} searches")
+        }
+        "semantic_search" => {
+            label.text(&format!("Searched by meaning for ‘{}’", arg("query").unwrap_or_default()));
+            label.count(count(("note", "notes"))).group("Ran {n} searches")
+        }
+        "search_by_tag" => {
+            let tag = arg("tag").unwrap_or_default().trim_start_matches('#');
+            label.text(&format!("Looked for #{tag}")).count(count(("note", "notes"))).group("Ran {n} searches")
+        }
+        "write_file" => label.text("Wrote ").note(path).group("Wrote {n} notes"),
+        "edit_file" => label.text("Edited ").note(path).group("Edited {n} notes"),
+        "append_to_file" => label.text("Added to ").note(path).group("Added to {n} notes"),
+        "update_frontmatter" => {
+            label.text("Updated the properties of ").note(path).group("Updated the properties of {n} notes")
+        }
+        "move_file" => label.text("Moved ").note(path).text(" to ").note(arg("new_path")),
+        "delete_file" => label.text("Moved ").note(path).text(" to the trash").group("Moved {n} notes to the trash"),
+        "create_folder" => label.text("Created the folder ").text(path.unwrap_or_default()),
+        "attempt_completion" => label.text("Finished the task"),
+        "ask_followup_question" => label.text("Asked you a question"),
+        "switch_mode" => label.text(&format!("Switched to {} mode", arg("mode").unwrap_or("another"))),
+        other => label.text(&format!("Used {other}")),
+    };
+    if let Some(items) = found {
+        // Entries ending in `/` are folders; everything else opens.
+        for item in items.iter().filter(|i| !i.label.ends_with('/')) {
+            label.add_note(&item.label);
+        }
+    }
+    label.0
+}
+
+#[derive(Default)]
+struct Label(CallLabel);
+
+impl Label {
+    fn text(&mut self, text: &str) -> &mut Self {
+        if let Some(LabelPart::Text { text: last }) = self.0.parts.last_mut() {
+            last.push_str(text);
+        } else {
+            self.0.parts.push(LabelPart::Text { text: text.to_string() });
+        }
+        self
+    }
+
+    /// A note part; a call without the argument (the schema check refuses it) reads "a note".
+    fn note(&mut self, path: Option<&str>) -> &mut Self {
+        let Some(path) = path else { return self.text("a note") };
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let name = name.strip_suffix(".md").unwrap_or(name);
+        self.0.parts.push(LabelPart::Note { path: path.to_string(), name: name.to_string() });
+        self.add_note(path);
+        self
+    }
+
+    fn add_note(&mut self, path: &str) {
+        if !self.0.notes.iter().any(|n| n == path) {
+            self.0.notes.push(path.to_string());
+        }
+    }
+
+    fn count(&mut self, count: Option<String>) -> &mut Self {
+        match count {
+            Some(count) => self.text(&format!(" — {count}")),
+            None => self,
+        }
+    }
+
+    fn group(&mut self, group: &str) -> &mut Self {
+        self.0.group = Some(group.to_string());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn item(label: &str) -> OutputItem {
+        OutputItem { label: label.into(), score: None }
+    }
+
+    #[test]
+    fn a_read_names_the_note_by_its_name_and_groups_with_other_reads() {
+        let label = call_label("read_file", &json!({"path": "en/Linking notes/Internal links.md"}), None);
+        assert_eq!(label.text(), "Read Internal links");
+        assert_eq!(label.notes, vec!["en/Linking notes/Internal links.md"]);
+        assert_eq!(label.group.as_deref(), Some("Read {n} notes"));
+        assert!(matches!(&label.parts[1], LabelPart::Note { name, .. } if name == "Internal links"));
+    }
+
+    #[test]
+    fn a_finished_search_says_how_many_notes_it_found_and_lists_them() {
+        let found = [item("a/One.md"), item("b/Two.md"), item("a/One.md")];
+        let label = call_label("search_files", &json!({"query": "internal links"}), Some(&found));
+        assert_eq!(label.text(), "Searched for ‘internal links’ — 3 notes");
+        assert_eq!(label.notes, vec!["a/One.md", "b/Two.md"]);
+        let running = call_label("search_files", &json!({"query": "internal links"}), None);
+        assert_eq!(running.text(), "Searched for ‘internal links’");
+    }
+
+    #[test]
+    fn folders_in_a_listing_are_not_notes_and_unknown_tools_are_named() {
+        let label = call_label(
+            "list_files",
+            &json!({"path": "Cooking"}),
+            Some(&[item("Cooking/Old/"), item("Cooking/Bread.md")]),
+        );
+        assert_eq!(label.text(), "Listed Cooking — 2 entries");
+        assert_eq!(label.notes, vec!["Cooking/Bread.md"]);
+        assert_eq!(call_label("mcp_weather", &json!({}), None).text(), "Used mcp_weather");
+        assert_eq!(
+            call_label("move_file", &json!({"path": "A.md", "new_path": "B/A.md"}), None).text(),
+            "Moved A to A"
+        );
+    }
+}
