@@ -21,7 +21,8 @@ export interface PluginContext {
   apiKeyStore(): ApiKeys;
   /** How model requests travel on this device. */
   transport(): Transport;
-  modelPrice(provider: ProviderConfig): ModelPrice | null;
+  /** The list price of the model `provider` names (the core's table), or null when unknown. */
+  modelPrice(provider: ProviderConfig): Promise<ModelPrice | null>;
   costOf(price: ModelPrice, usage: Usage): number;
   openSettings(): void;
   openSearch(): void;

@@ -1,42 +1,106 @@
-import init, { costOf, modelPrice, VaultCore, version } from "../pkg/vault_agent.js";
+import workerSource from "vault-agent:worker";
+import type { FromCore, ToCore } from "./generated/protocol";
 import type { VaultHost } from "./host/VaultHost";
-import type { ModelPrice, ProviderConfig, Usage } from "./protocol";
+import type { ModelPrice, ProviderConfig } from "./protocol";
 import type { CoreRequest, CoreResponse } from "./transport";
+import { CoreClient, type RemoteVaultCore } from "./core/client";
+import { directPorts, type Port } from "./core/port";
+import { serveCore } from "./core/server";
+import { wasmModule } from "./core/wasmModule";
 import { loadWasmBytes } from "./wasmBytes";
 
-export type { VaultCore };
+export type { RemoteChat as Chat, RemoteSearchEngine as SearchEngine, RemoteVaultCore as VaultCore } from "./core/client";
+
+/** Where the core runs: its own worker, or this thread (and why: no worker could be made). */
+export type CoreThread = { kind: "worker" } | { kind: "main"; reason: string };
 
 export interface Core {
   version: string;
+  thread: CoreThread;
   /**
    * A core bound to one vault host. `request` is the non-streaming transport without CORS
    * (Obsidian's `requestUrl`), used when `fetch` cannot reach a server or when asked for.
    */
-  open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): VaultCore;
+  open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): Promise<RemoteVaultCore>;
   /** The list price of the model `provider` names, or null when unknown. */
-  modelPrice(provider: ProviderConfig): ModelPrice | null;
-  /** What `usage` costs at `price`, in US dollars. */
-  costOf(price: ModelPrice, usage: Usage): number;
+  modelPrice(provider: ProviderConfig): Promise<ModelPrice | null>;
+  /** Ends the core (its worker, and the memory it holds): calls not answered yet fail. */
+  close(): void;
 }
 
-let loading: Promise<Core> | null = null;
+/** How to start the core; by default in a worker when one can be made. */
+export interface CoreOptions {
+  /** The `Worker` constructor (absent where the platform has none). */
+  Worker?: typeof Worker;
+}
 
 /**
- * Instantiates the wasm core once. Later calls share the same promise; a failed start is
- * forgotten so the next call retries.
+ * Starts the core: in a dedicated Web Worker made from the inlined bundle, so indexing, search,
+ * embedding and the agent never hold the UI thread; where no worker can be made (no `Worker`,
+ * a sandbox refusing Blob URLs), in this thread through the same client, and says so once.
  */
-export function loadCore(): Promise<Core> {
-  loading ??= (async (): Promise<Core> => {
-    await init({ module_or_path: await loadWasmBytes() });
-    return {
-      version: version(),
-      open: (host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>) => new VaultCore(host, request),
-      modelPrice: (provider: ProviderConfig) => modelPrice(provider) as ModelPrice | null,
-      costOf: (price: ModelPrice, usage: Usage) => costOf(price, usage),
-    };
-  })().catch((error: unknown) => {
-    loading = null;
+export async function startCore(options: CoreOptions = { Worker: window.Worker }): Promise<Core> {
+  let refusal: string;
+  try {
+    return await inWorker(await loadWasmBytes(), options.Worker);
+  } catch (error) {
+    refusal = error instanceof Error ? error.message : String(error);
+  }
+  console.warn(`Vault Agent: no worker for the core (${refusal}); it runs in the main thread.`);
+  const [mainSide, coreSide] = directPorts<ToCore, FromCore>();
+  serveCore(coreSide, wasmModule);
+  return connect(mainSide, await loadWasmBytes(), { kind: "main", reason: refusal }, () => undefined);
+}
+
+async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined): Promise<Core> {
+  if (typeof WorkerClass !== "function") throw new Error("this platform has no Worker");
+  const url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
+  let worker: Worker;
+  try {
+    worker = new WorkerClass(url, { name: "vault-agent-core" });
+  } finally {
+    // The worker has its script once it is constructed.
+    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+  const port: Port<ToCore, FromCore> = {
+    post: (message, transfer = []) => worker.postMessage(message, transfer),
+    listen: (handler) => worker.addEventListener("message", (event: MessageEvent<FromCore>) => handler(event.data)),
+  };
+  // A worker whose script cannot load fails by an event, not a throw.
+  const failed = new Promise<never>((_, reject) =>
+    worker.addEventListener("error", (event) => reject(new Error(event.message || "the worker failed to start")), {
+      once: true,
+    }),
+  );
+  try {
+    // loadWasmBytes inflates a fresh copy each time: its buffer moves to the worker.
+    const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => worker.terminate(), [wasm.buffer]), failed]);
+    // Calls fail with their own errors; anything thrown outside one is only for the console.
+    worker.addEventListener("error", (event) => console.error("Vault Agent: the core's worker:", event.message));
+    return core;
+  } catch (error) {
+    worker.terminate();
     throw error;
-  });
-  return loading;
+  }
+}
+
+async function connect(
+  port: Port<ToCore, FromCore>,
+  wasm: Uint8Array,
+  thread: CoreThread,
+  end: () => void,
+  transfer: Transferable[] = [],
+): Promise<Core> {
+  const client = new CoreClient(port);
+  const version = await client.start(wasm, transfer);
+  return {
+    version,
+    thread,
+    open: (host, request) => client.open({ host, request }),
+    modelPrice: (provider) => client.callModule("modelPrice", [provider]) as Promise<ModelPrice | null>,
+    close: () => {
+      client.close("the core was stopped");
+      end();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
-import { loadCore, type Core } from "./core";
+import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
@@ -19,9 +19,10 @@ import { errorMessage } from "./views/turn";
  */
 export default class VaultAgentPlugin extends Plugin implements PluginContext {
   settings: VaultAgentSettings = structuredClone(DEFAULT_SETTINGS);
+  /** Where the core runs, once started. */
+  thread: CoreThread | null = null;
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
-  private loaded: Core | null = null;
   readonly search = new SearchService(() => this.core());
   readonly semantic = new SemanticService(
     () => this.core(),
@@ -129,10 +130,34 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
 
   onunload(): void {
     // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
-    // the index are applied and saved.
+    // the index are applied and saved; then the core (its worker) ends.
     this.semantic.stop();
-    this.search.stop();
+    const started = this.started;
     this.started = null;
+    void this.search.stop().finally(() => void started?.then(({ core }) => core.close(), () => undefined));
+  }
+
+  /**
+   * Ends the core and starts a fresh one, which loads the saved index: the memory the old one
+   * held (a full rebuild's, the wasm heap never shrinks) goes back. Not while a task runs; then
+   * false.
+   */
+  async restartCore(): Promise<boolean> {
+    if (this.chatViews().some((view) => view.isRunning())) return false;
+    const started = this.started;
+    if (!started) return true;
+    await this.search.stop();
+    await this.semantic.reset();
+    this.search.reset();
+    this.started = null;
+    (await started.catch(() => null))?.core.close();
+    // Chats re-create themselves in the new core from their history.
+    for (const view of this.chatViews()) view.refresh();
+    if (this.settings.indexing.enabled) {
+      await this.search.start();
+      void this.semantic.start();
+    }
+    return true;
   }
 
   // ---- PluginContext ---------------------------------------------------------------------------
@@ -142,11 +167,11 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   }
 
   core(): Promise<CoreHandle> {
-    this.started ??= loadCore()
-      .then((core) => {
-        this.loaded = core;
+    this.started ??= startCore()
+      .then(async (core) => {
         // requestUrl: the transport without CORS, and the only one on mobile.
-        const vault = core.open(new ObsidianVaultHost(this.app), requestWithObsidian);
+        const vault = await core.open(new ObsidianVaultHost(this.app), requestWithObsidian);
+        this.thread = core.thread;
         return { core, vault };
       })
       .catch((error: unknown) => {
@@ -169,12 +194,20 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     return this.keys;
   }
 
-  modelPrice(provider: ProviderConfig): ModelPrice | null {
-    return this.loaded?.modelPrice(provider) ?? null;
+  async modelPrice(provider: ProviderConfig): Promise<ModelPrice | null> {
+    return (await this.core()).core.modelPrice(provider);
   }
 
   costOf(price: ModelPrice, usage: Usage): number {
-    return this.loaded?.costOf(price, usage) ?? 0;
+    // ModelPrice::cost's sum, here because the meter asks synchronously and the core is
+    // across a worker's channel.
+    const perMillion = (tokens: number, dollars: number) => (tokens * dollars) / 1_000_000;
+    return (
+      perMillion(usage.input_tokens, price.input) +
+      perMillion(usage.output_tokens, price.output) +
+      perMillion(usage.cache_read_tokens, price.cacheRead) +
+      perMillion(usage.cache_write_tokens, price.cacheWrite)
+    );
   }
 
   openSettings(): void {
@@ -190,9 +223,10 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
 
   indexStatus(): string {
     const state = this.search.describe();
+    const where = this.thread?.kind === "main" ? ` The core runs in the main thread (no worker: ${this.thread.reason}).` : "";
     return this.settings.indexing.enabled
-      ? `${state}. Notes are indexed as they change.`
-      : `${state}. Off: the index loads when you search and does not follow changes.`;
+      ? `${state}. Notes are indexed as they change.${where}`
+      : `${state}. Off: the index loads when you search and does not follow changes.${where}`;
   }
 
   onSettingsChanged(): void {
@@ -225,6 +259,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     try {
       const count = await this.search.rebuild();
       new Notice(`Indexed ${count.toLocaleString()} notes.`);
+      // A full build leaves the core's memory at its peak: a fresh core loads the saved index.
+      await this.restartCore();
     } catch (error) {
       new Notice(`Indexing failed: ${errorMessage(error)}`);
     }

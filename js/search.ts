@@ -1,6 +1,7 @@
 import { debounce, moment, type Debouncer } from "obsidian";
-import type { SearchEngine } from "../pkg/vault_agent.js";
 import type { CoreHandle } from "./context";
+import type { SearchEngine } from "./core";
+import type { RelatedNote, SearchHit } from "./generated/protocol";
 import type { VaultAgentSettings } from "./settings";
 import { errorMessage } from "./views/turn";
 
@@ -14,23 +15,7 @@ export function searchLanguage(settings: VaultAgentSettings): string {
   return settings.indexing.language || obsidianLanguage();
 }
 
-/** A search result (`SearchHit`, src/search/index.rs). */
-export interface SearchHit {
-  path: string;
-  title: string;
-  score: number;
-  /** One line around the best match, matched words wrapped in `**…**`. */
-  snippet: string;
-  heading: string | null;
-}
-
-/** A related note (`RelatedNote`, src/search/related.rs). */
-export interface RelatedNote {
-  path: string;
-  title: string;
-  score: number;
-  reasons: string[];
-}
+export type { RelatedNote, SearchHit };
 
 export type IndexState =
   | { kind: "idle" }
@@ -95,16 +80,16 @@ export class SearchService {
   }
 
   /** Up to `limit` hits for `text`, or none while the index is not ready. */
-  search(text: string, limit = 30, language?: string): SearchHit[] {
+  async search(text: string, limit = 30, language?: string): Promise<SearchHit[]> {
     if (!this.engine || this.state.kind !== "ready" || !text.trim()) return [];
-    return this.engine.search({ text, limit, snippets: true, language }) as SearchHit[];
+    return (await this.engine.search({ text, limit, snippets: true, language })) as SearchHit[];
   }
 
   /** Notes related to `path`, or none while the index is not ready. */
-  related(path: string, limit = 6): RelatedNote[] {
+  async related(path: string, limit = 6): Promise<RelatedNote[]> {
     if (!this.engine || this.state.kind !== "ready") return [];
     try {
-      return this.engine.related(path, limit) as RelatedNote[];
+      return (await this.engine.related(path, limit)) as RelatedNote[];
     } catch (error) {
       console.error("Vault Agent: related notes failed", error);
       return [];
@@ -126,11 +111,21 @@ export class SearchService {
     this.enqueue({ kind: "rename", from, to });
   }
 
-  /** Applies queued changes now and saves (on unload, the saves are not awaited). */
-  stop(): void {
+  /** Applies queued changes now and saves; resolves once saved (the core can then end). */
+  async stop(): Promise<void> {
     this.flushSoon.cancel();
     this.saveSoon.cancel();
-    if (this.engine && this.state.kind === "ready") void this.flush().then(() => this.save());
+    if (this.engine && this.state.kind === "ready") await this.flush().then(() => this.save());
+  }
+
+  /**
+   * Forgets the engine, whose core is ending (a restart): the next {@link start} loads the
+   * saved index in the new core. Changes arriving meanwhile wait for it. Call {@link stop} first.
+   */
+  reset(): void {
+    this.engine = null;
+    this.started = null;
+    this.set({ kind: "idle" });
   }
 
   /** One line for the status bar and the settings. */
@@ -153,14 +148,14 @@ export class SearchService {
 
   private async load(): Promise<SearchEngine> {
     const { vault } = await this.core();
-    const engine = vault.searchEngine();
+    const engine = await vault.searchEngine();
     this.set({ kind: "loading" });
     const outcome = (await engine.loadOrBuild((done: number, total: number) =>
       this.set({ kind: "indexing", done, total }),
     )) as { kind: "loaded" | "built" };
     this.engine = engine;
     if (outcome.kind === "built") await engine.persist();
-    this.set({ kind: "ready", notes: engine.noteCount() });
+    this.set({ kind: "ready", notes: await engine.noteCount() });
     // Changes made while the index was loading.
     if (this.pending.length) this.flushSoon();
     return engine;
@@ -181,7 +176,7 @@ export class SearchService {
         for (const change of this.pending.splice(0)) {
           try {
             if (change.kind === "update") changed = (await engine.update(change.path)) || changed;
-            else if (change.kind === "remove") changed = engine.remove(change.path) || changed;
+            else if (change.kind === "remove") changed = (await engine.remove(change.path)) || changed;
             else changed = (await engine.rename(change.from, change.to)) || changed;
           } catch (error) {
             console.error("Vault Agent: the search index could not follow a change", change, error);
@@ -192,7 +187,7 @@ export class SearchService {
       this.flushing = false;
     }
     if (changed) {
-      this.set({ kind: "ready", notes: engine.noteCount() });
+      this.set({ kind: "ready", notes: await engine.noteCount() });
       this.saveSoon();
     }
   }

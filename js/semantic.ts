@@ -1,38 +1,23 @@
 import { debounce, Notice, type Debouncer } from "obsidian";
-import type { SearchEngine } from "../pkg/vault_agent.js";
 import type { CoreHandle } from "./context";
-import type { SearchHit, SearchService } from "./search";
+import type { SearchEngine } from "./core";
+import { detach } from "./core/client";
+import type { EmbedReport, HybridHit, Signals } from "./generated/protocol";
+import type { SearchService } from "./search";
 import type { EmbedderOptions, LocalModel, SearchMode } from "./settings";
 import { errorMessage } from "./views/turn";
 // The one place the plugin's repository and version are written: the core derives the release
 // address of the static model from them (esbuild bundles just these two fields).
 import { repository, version } from "../package.json";
 
-/**
- * Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs); a signal
- * that did not find it is absent (`undefined`) or `null`.
- */
-export interface FoundBy {
-  fulltext?: number | null;
-  semantic?: number | null;
-  /** Reached through a wikilink from (or to) this note. */
-  linkedFrom?: string | null;
-}
+/** Which signals found a hit, and where each ranked it (`Signals`, src/embed/hybrid.rs). */
+export type FoundBy = Signals;
 
 /** A hit of `searchMode` (`HybridHit`): a search hit that says which signal found it. */
-export interface ModeHit extends SearchHit {
-  foundBy: FoundBy;
-}
+export type ModeHit = HybridHit;
 
 /** What one `embedNotes` run did (`EmbedReport`, src/embed/semantic.rs). */
-export interface EmbedReport {
-  notes: number;
-  embeddedNotes: number;
-  chunks: number;
-  removed: number;
-  cancelled: boolean;
-  savedBytes: number;
-}
+export type { EmbedReport };
 
 /** What the settings say about semantic search, read each time it is set up. */
 export interface SemanticConfig {
@@ -79,6 +64,8 @@ export class SemanticService {
   private engine: SearchEngine | null = null;
   /** Whether the engine has an embedder (so searching by meaning can answer once notes are embedded). */
   private embedderSet = false;
+  /** Notes with vectors, as last heard from the core (the core is across a worker's channel). */
+  private embeddedNotes = 0;
   private started: Promise<void> | null = null;
   /** Set-ups run one after another. */
   private setup: Promise<void> = Promise.resolve();
@@ -133,7 +120,7 @@ export class SemanticService {
 
   /** Whether searching by meaning can answer now: an embedder is set and some notes are embedded. */
   canSearch(): boolean {
-    return this.embedderSet && this.engine !== null && this.engine.embeddedNoteCount() > 0;
+    return this.embedderSet && this.engine !== null && this.embeddedNotes > 0;
   }
 
   /** Whether "Embed now" can start a run: an embedder is set and none is going. */
@@ -203,7 +190,7 @@ export class SemanticService {
   cancel(): void {
     this.held = true;
     this.embedSoon.cancel();
-    this.engine?.cancelEmbedding();
+    detach(this.engine?.cancelEmbedding());
   }
 
   /** Embeds what is missing now (the settings' button, after a stop or a failure). */
@@ -216,7 +203,20 @@ export class SemanticService {
   stop(): void {
     this.embedSoon.cancel();
     this.reconfigureSoon.cancel();
-    this.engine?.cancelEmbedding();
+    detach(this.engine?.cancelEmbedding());
+  }
+
+  /**
+   * Lets the engine go, whose core is ending (a restart): a running embedding stops first (it
+   * saves what it has). The next {@link start} sets up again in the new core.
+   */
+  async reset(): Promise<void> {
+    this.stop();
+    await this.job;
+    await this.setup;
+    this.engine = null;
+    this.embedderSet = false;
+    this.started = null;
   }
 
   /** One line for the settings. */
@@ -274,7 +274,7 @@ export class SemanticService {
     this.reconfigureSoon.cancel();
     this.embedSoon.cancel();
     if (this.job) {
-      engine.cancelEmbedding();
+      await engine.cancelEmbedding();
       await this.job;
     }
     const { embedder, background } = this.config();
@@ -282,12 +282,12 @@ export class SemanticService {
     this.embedderSet = false;
     try {
       if (!embedder || "missing" in embedder) {
-        engine.clearEmbedder();
+        await engine.clearEmbedder();
         this.set(embedder ? { kind: "unconfigured", missing: embedder.missing } : { kind: "off" });
         return;
       }
       if (embedder.kind !== "api" && !(await engine.isModelInstalled(embedder.kind))) {
-        engine.clearEmbedder();
+        await engine.clearEmbedder();
         this.set({ kind: "no-model", model: embedder.kind });
         return;
       }
@@ -295,7 +295,7 @@ export class SemanticService {
       await engine.setEmbedder(embedder);
       await engine.loadEmbeddings();
       this.embedderSet = true;
-      this.set({ kind: "ready", notes: engine.embeddedNoteCount(), total: engine.noteCount() });
+      this.set({ kind: "ready", notes: await engine.embeddedNoteCount(), total: await engine.noteCount() });
     } catch (error) {
       this.set(this.failure(error));
       return;
@@ -320,7 +320,8 @@ export class SemanticService {
           const report = (await engine.embedNotes((done: number, total: number) =>
             this.set({ kind: "embedding", done, total }),
           )) as EmbedReport;
-          end = { kind: report.cancelled ? "stopped" : "ready", notes: engine.embeddedNoteCount(), total: report.notes };
+          const notes = await engine.embeddedNoteCount();
+          end = { kind: report.cancelled ? "stopped" : "ready", notes, total: report.notes };
           if (report.cancelled) break;
         } while (this.again && !this.held);
       } catch (error) {
@@ -345,7 +346,7 @@ export class SemanticService {
   /** Runs `f` on the engine without waiting for the full-text index (a download needs none). */
   private async withEngine<T>(f: (engine: SearchEngine) => Promise<T>): Promise<T> {
     if (this.engine) return f(this.engine);
-    const engine = (await this.core()).vault.searchEngine();
+    const engine = await (await this.core()).vault.searchEngine();
     try {
       return await f(engine);
     } finally {
@@ -355,6 +356,9 @@ export class SemanticService {
 
   private set(state: SemanticState): void {
     this.state = state;
+    if (state.kind === "ready" || state.kind === "stopped") this.embeddedNotes = state.notes;
+    else if (state.kind === "embedding") this.embeddedNotes = Math.max(this.embeddedNotes, state.done);
+    else if (state.kind !== "loading" && state.kind !== "installing") this.embeddedNotes = 0;
     for (const listener of this.listeners) listener();
   }
 }

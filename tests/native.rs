@@ -55,3 +55,6 @@ mod model_files;
 
 #[path = "native/search_path.rs"]
 mod search_path;
+
+#[path = "native/generated_ts.rs"]
+mod generated_ts;

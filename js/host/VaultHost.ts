@@ -1,3 +1,5 @@
+import type { BatchRead } from "../generated/protocol";
+
 /**
  * The vault as the Rust core sees it (`JsVault` in `src/wasm/vault.rs`).
  *
@@ -29,6 +31,27 @@ export interface VaultHost {
   trash(path: string): Promise<void>;
   /** Deletes a file or folder recursively. The core uses it only for its own files. */
   remove(path: string): Promise<void>;
+  /**
+   * Optional: several notes as text with their mtime, one answer per path (the index build
+   * reads in batches, one round trip each where the host is across a worker's channel).
+   */
+  readBatch?(paths: string[]): Promise<BatchRead[]>;
+}
+
+/** `readBatch` over a host's `read` and `stat`, each path's failure its own answer. */
+export function readBatch(host: VaultHost, paths: string[]): Promise<BatchRead[]> {
+  return Promise.all(
+    paths.map(async (path): Promise<BatchRead> => {
+      try {
+        const [text, stat] = await Promise.all([host.read(path), host.stat(path)]);
+        return { text, mtime: stat?.mtime ?? 0 };
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        const message = error instanceof Error ? error.message : String(error);
+        return typeof code === "string" ? { error: message, code } : { error: message };
+      }
+    }),
+  );
 }
 
 export interface HostStat {

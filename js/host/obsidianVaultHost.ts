@@ -1,5 +1,6 @@
 import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
-import { VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
+import type { BatchRead } from "../generated/protocol";
+import { readBatch, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
 
 /** Whether a path is inside a hidden folder or names a hidden file (Obsidian does not track those). */
 const isHidden = (path: string): boolean => path.split("/").some((segment) => segment.startsWith("."));
@@ -63,6 +64,11 @@ export class ObsidianVaultHost implements VaultHost {
     const listed = await this.adapter.list(adapterPath(path));
     const strip = (p: string) => p.replace(/^\/+/, "");
     return { files: listed.files.map(strip), folders: listed.folders.map(strip) };
+  }
+
+  /** The notes at once: the reads overlap, and a worker's core waits one round trip. */
+  readBatch(paths: string[]): Promise<BatchRead[]> {
+    return readBatch(this, paths);
   }
 
   async stat(path: string): Promise<HostStat | null> {

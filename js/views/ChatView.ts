@@ -1,6 +1,7 @@
 import { ItemView, Notice, setIcon, TFile, type WorkspaceLeaf } from "obsidian";
-import type { Chat } from "../../pkg/vault_agent.js";
 import type { CoreHandle, PluginContext } from "../context";
+import type { Chat } from "../core";
+import { detach } from "../core/client";
 import {
   ATTACHMENTS_OPEN,
   type AgentEvent,
@@ -161,7 +162,7 @@ export class ChatView extends ItemView {
     // time the chat opens it offers to resume it.
     if (this.running) {
       this.suspending = true;
-      this.chat?.suspend();
+      detach(this.chat?.suspend());
     }
     void this.releaseResults();
     for (const modal of this.modals.values()) modal.close();
@@ -209,7 +210,7 @@ export class ChatView extends ItemView {
 
   /** Stops the running task. */
   stop(): void {
-    this.chat?.cancel();
+    detach(this.chat?.cancel());
   }
 
   isRunning(): boolean {
@@ -242,7 +243,7 @@ export class ChatView extends ItemView {
       // Saved before the task runs, so the chat exists (with its id in the task's snapshot)
       // if the app closes mid-task.
       await this.save([...this.history, { role: "user", content: [{ type: "text", text }] }]);
-      chat.setChatId(this.saved.id || undefined);
+      detach(chat.setChatId(this.saved.id || undefined));
     }
     await this.run(chat, this.history.length, () => chat.send(text, attachments));
   }
@@ -381,7 +382,7 @@ export class ChatView extends ItemView {
       const report = (await start()) as RunReport;
       // Suspended as the view closed: the task is to be resumed, not recorded as stopped.
       if (this.suspending) return;
-      this.history = chat.history() as Message[];
+      this.history = (await chat.history()) as Message[];
       this.saved.tasks.push({ messageIndex, report, undone: false });
       await this.save();
     } catch (error) {
@@ -416,7 +417,7 @@ export class ChatView extends ItemView {
     return {
       app: this.app,
       review: (request, card) => this.review(request, card),
-      answer: (id, text) => void this.chat?.answer(id, text),
+      answer: (id, text) => detach(this.chat?.answer(id, text)),
       retry: () => void this.retry(),
       continueTask: () => void this.continueTask(),
       undo: (taskId, redo) => this.undo(taskId, redo),
@@ -471,7 +472,7 @@ export class ChatView extends ItemView {
     const chat = this.chat;
     if (!chat || this.modals.has(request.id) || !card.isWaiting(request.id)) return;
     const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision, reason?: string) => {
-      chat.respond(request.id, decision, reason);
+      detach(chat.respond(request.id, decision, reason));
     });
     this.modals.set(request.id, modal);
     const close = modal.onClose.bind(modal);
@@ -511,7 +512,7 @@ export class ChatView extends ItemView {
   /** The chat, created on first use from the current settings (continuing the history). */
   private async ensureChat(): Promise<Chat | null> {
     if (this.chat) {
-      this.chat.setVaultInfo(this.vaultInfo());
+      detach(this.chat.setVaultInfo(this.vaultInfo()));
       return this.chat;
     }
     const settings = this.plugin.settings;
@@ -528,7 +529,7 @@ export class ChatView extends ItemView {
       return null;
     }
     try {
-      this.chat = handle.vault.newChat(
+      this.chat = await handle.vault.newChat(
         {
           provider: config,
           agent: agentConfig(settings),
@@ -544,7 +545,7 @@ export class ChatView extends ItemView {
       this.showConnectHelp(null, errorMessage(error));
       return null;
     }
-    this.price = userPrice(settings) ?? this.plugin.modelPrice(config);
+    this.price = userPrice(settings) ?? (await this.plugin.modelPrice(config));
     return this.chat;
   }
 
@@ -959,11 +960,13 @@ function notStarted(message: string): RunReport {
   return {
     task_id: "",
     end: { reason: "failed", kind: null, message },
+    ended: message,
     steps: [],
     usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     duration_ms: 0,
     tool_calls: 0,
     tool_errors: 0,
     changed_paths: [],
+    condensations: 0,
   };
 }

@@ -78,7 +78,7 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     const language = searchLanguage(this.ctx.settings);
     const answer: Promise<(SearchHit | ModeHit)[]> =
       mode === "fulltext"
-        ? Promise.resolve(this.ctx.search.search(query, this.limit, language))
+        ? this.ctx.search.search(query, this.limit, language)
         : this.ctx.semantic.query(query, mode, this.limit, language).then(
             (hits) => {
               this.emptyStateText = "No notes match.";

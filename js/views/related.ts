@@ -11,6 +11,8 @@ export class RelatedNotes extends Component {
   private readonly summary: HTMLElement;
   private readonly list: HTMLElement;
   private shownFor: string | null = null;
+  /** Updates asked for, so an answer that arrives late gives way to a newer one. */
+  private asked = 0;
 
   constructor(
     parent: HTMLElement,
@@ -40,8 +42,15 @@ export class RelatedNotes extends Component {
   }
 
   update(): void {
+    void this.show();
+  }
+
+  private async show(): Promise<void> {
     const file = this.app.workspace.getActiveFile();
-    const related = file && file.extension === "md" ? this.search.related(file.path, 6) : [];
+    const asked = ++this.asked;
+    const related = file && file.extension === "md" ? await this.search.related(file.path, 6) : [];
+    // The core answers across its channel: a later update (another note opened) wins.
+    if (asked !== this.asked) return;
     this.el.toggleClass("is-hidden", !file || this.search.state.kind !== "ready");
     if (!file) return;
     this.shownFor = file.path;

@@ -173,7 +173,7 @@ export class TurnView extends Component {
         break;
       case "error":
         this.endText();
-        this.errorLine(event.kind === "cancelled", event.message, event.detail, event.setting);
+        this.errorLine(event.kind === "cancelled", event.message, event.detail ?? undefined, event.setting ?? undefined);
         break;
       case "done":
         this.endText();
@@ -240,12 +240,12 @@ export class TurnView extends Component {
         this.closeThinking();
       } else if (block.type === "tool_use") {
         const report = reports.get(block.id);
-        this.card(block.id, block.name, block.input, report?.label);
+        this.card(block.id, block.name, block.input, report?.label ?? undefined);
         const result = results.get(block.id);
         if (result) {
           const isError = result.is_error ?? false;
           const outcome = report?.outcome ?? (isError ? "failed" : "done");
-          this.finishCard(block.id, isError, outcome, report?.label, result.content, null);
+          this.finishCard(block.id, isError, outcome, report?.label ?? undefined, result.content, null);
         }
       }
     }

@@ -2,6 +2,7 @@
 //! history travels with the vault (sync, backups) and a chat can be continued later.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::host::utc_datetime;
 use crate::pipeline::release_results;
@@ -17,7 +18,7 @@ const TITLE_CHARS: usize = 60;
 
 /// A conversation as saved: its history (what the model sees when it continues) and the tasks
 /// it ran (for their reports and undo buttons).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SavedChat {
     /// Empty for a chat not saved yet: [`save_chat`] gives it one.
@@ -40,7 +41,7 @@ pub struct SavedChat {
 }
 
 /// A task a chat ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatTask {
     /// Where the task's request is in [`SavedChat::messages`].
@@ -52,7 +53,7 @@ pub struct ChatTask {
 }
 
 /// A line of the chat history list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatSummary {
     pub id: String,

@@ -1,12 +1,13 @@
 //! The knobs of a task.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::protocol::ApprovalCategory;
 
 /// How a task runs. Every field has a default (the reference design's), so hosts may pass a
 /// partial object. In JSON the fields are camelCase, like the plugin's other settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentConfig {
     /// Model calls at most; the hard stop.

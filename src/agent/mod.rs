@@ -1,6 +1,7 @@
 //! The agent: [`AgentTask::run`], the loop that calls the model, runs the tools it asks for
 //! through the pipeline, and feeds the results back until the task is done.
 
+mod chat_options;
 mod chat_store;
 mod config;
 mod conversation;
@@ -9,6 +10,7 @@ mod mode;
 mod snapshot;
 mod task;
 
+pub use chat_options::ChatOptions;
 pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
 pub use config::AgentConfig;
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};

@@ -1,13 +1,14 @@
 //! Modes: which tools a task may use, the role the model plays, and optionally which model.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::tools::{Tool, ToolGroup};
 
 /// A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
 /// model of its own. The mode's tools are the only ones sent to the model and the only ones
 /// the pipeline allows. Users define their own in the plugin's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Mode {
     pub slug: String,
     pub name: String,

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::AgentConfig;
 use crate::host::AgentHost;
@@ -134,7 +135,7 @@ impl DoneCall {
 }
 
 /// A line of the list of interrupted tasks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InterruptedTask {
     pub task_id: String,

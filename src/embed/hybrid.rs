@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
 use super::semantic::relevance_floor;
@@ -119,7 +120,7 @@ impl Default for Fusion {
 }
 
 /// Which signals found a hit, and where each ranked it (1 = first).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Signals {
     pub fulltext: Option<u32>,
@@ -141,7 +142,7 @@ impl Signals {
 }
 
 /// One fused result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct HybridHit {
     pub path: String,

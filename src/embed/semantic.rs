@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
 use super::vector_index::{Precision, VectorHit, VectorIndex};
@@ -69,7 +70,7 @@ pub struct EmbedStatus {
 }
 
 /// What one run of the job did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbedReport {
     /// Notes in the vault.

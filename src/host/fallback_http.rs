@@ -4,6 +4,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{HttpClient, HttpRequest, HttpResponse};
 use crate::cancel::CancelToken;
@@ -119,4 +121,18 @@ mod tests {
         assert!(!client.switched());
         assert!(fallback.seen.borrow().is_empty());
     }
+}
+
+/// How model requests travel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum Transport {
+    /// Streaming `fetch`, switching to the request function for good when `fetch` cannot reach
+    /// the server (CORS) — or the request function alone when `fetch` is not wanted.
+    #[default]
+    Auto,
+    /// Streaming `fetch` only.
+    Fetch,
+    /// The request function only (no streaming: the answer appears when it is complete).
+    Request,
 }

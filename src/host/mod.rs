@@ -17,7 +17,7 @@ mod native_http;
 
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
 pub use clock::{utc_datetime, Clock, ManualClock};
-pub use fallback_http::FallbackClient;
+pub use fallback_http::{FallbackClient, Transport};
 pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_clock::SystemClock;

@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::CHECKPOINT_FOLDER;
 use crate::hash::content_hash;
@@ -119,7 +120,7 @@ pub(super) async fn state_of(vault: &dyn Vault, path: &VaultPath) -> Result<Stat
 }
 
 /// What a task's checkpoint holds, for the UI's list of undoable tasks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct CheckpointSummary {
     pub task_id: String,
     pub created_ms: u64,

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::checkpoint::{checkpoint_folder, load_manifest, save_manifest, state_of, Entry, Manifest, Prior, State};
 use super::{list_checkpoints, CheckpointStore};
@@ -20,7 +21,7 @@ use crate::vault::{EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// What to do with a path that changed since the task left it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum UndoChoice {
     /// Leave it as it is now (the default).
@@ -36,7 +37,7 @@ pub enum UndoChoice {
 pub type UndoChoices = HashMap<String, UndoChoice>;
 
 /// A path that changed since the task left it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct UndoConflict {
     pub path: String,
     /// Why it is a conflict, in words.
@@ -55,21 +56,21 @@ pub struct UndoConflict {
 }
 
 /// A path left as it is, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct KeptPath {
     pub path: String,
     pub reason: String,
 }
 
 /// A pre-task version written beside the path the user kept.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SavedCopy {
     pub path: String,
     pub copy: String,
 }
 
 /// What an undo would do, before it does anything.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct UndoPlan {
     pub task_id: String,
     /// Paths that get their pre-task state back (files, moved files, folders).
@@ -85,7 +86,7 @@ pub struct UndoPlan {
 }
 
 /// What an undo did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct UndoReport {
     pub task_id: String,
     /// Files given their pre-task bytes back (or moved back to where they were).

@@ -21,7 +21,7 @@ use crate::hash::content_hash;
 use crate::protocol::{SystemPart, ToolSpec};
 
 /// What the prompt says about the vault.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(default, rename_all = "camelCase")]
 pub struct VaultInfo {
     pub name: String,

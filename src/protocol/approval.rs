@@ -1,9 +1,10 @@
 //! What the host is asked before a tool call runs, and what it can answer.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// The kind of effect a tool call has, which is what an approval policy decides on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalCategory {
     /// Reads, lists and searches notes.
@@ -38,7 +39,7 @@ impl ApprovalCategory {
 }
 
 /// The host's answer to an [`ApprovalRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     /// Run this call.
@@ -52,7 +53,7 @@ pub enum ApprovalDecision {
 }
 
 /// What a write would change, for the approval view.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ChangePreview {
     /// A note is created (`old` is `None`) or replaced. `diff` is a unified diff of the two;
@@ -75,7 +76,7 @@ pub enum ChangePreview {
 }
 
 /// One row of a diff: a hunk's start, or a line kept, removed or added.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct DiffRow {
     pub kind: DiffRowKind,
     /// Line numbers from 1, in the old and the new text (a removed line has no new one).
@@ -88,7 +89,7 @@ pub struct DiffRow {
 }
 
 /// What a [`DiffRow`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffRowKind {
     Hunk,
@@ -98,7 +99,7 @@ pub enum DiffRowKind {
 }
 
 /// A piece of a [`DiffRow`]'s text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct DiffPart {
     pub text: String,
     #[serde(default)]
@@ -106,7 +107,7 @@ pub struct DiffPart {
 }
 
 /// A tool call waiting for the host's decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ApprovalRequest {
     /// Unique within the task; the host answers with it.
     pub id: String,
@@ -123,7 +124,7 @@ pub struct ApprovalRequest {
 }
 
 /// A question the model asks the user (`ask_followup_question`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Question {
     /// Unique within the task; the host answers with it.
     pub id: String,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use super::{
     ApprovalDecision, ApprovalRequest, CallLabel, ErrorKind, ProviderError, ProviderSetting, Question, RunReport,
@@ -10,7 +11,7 @@ use super::{
 
 /// One event of a running task, in the order things happened. The host renders them; it
 /// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     TaskStarted {
@@ -120,7 +121,7 @@ pub enum AgentEvent {
 }
 
 /// A model-call error as the user is shown it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ProviderProblem {
     pub kind: ErrorKind,
     /// A sentence in plain words ([`ProviderError::explain`]).

@@ -1,11 +1,12 @@
 //! A tool call as a person reads it.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// What the chat shows for a tool call: "Read *Internal links*", "Searched for 'internal
 /// links' — 5 notes". The core writes it from the call's arguments (and, once the call is done,
 /// its result), so the host renders it without knowing any tool.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 pub struct CallLabel {
     /// The words in order; a note part is shown by its name and opens the note.
     pub parts: Vec<LabelPart>,
@@ -19,7 +20,7 @@ pub struct CallLabel {
 }
 
 /// One piece of a [`CallLabel`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LabelPart {
     Text {
@@ -46,7 +47,7 @@ impl CallLabel {
 }
 
 /// How a call ended, as the user is told (the model's own text goes in the details).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolOutcome {
     #[default]

@@ -8,6 +8,7 @@ mod assemble;
 mod event;
 mod label;
 mod report;
+mod worker;
 
 pub use approval::{
     ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, DiffPart, DiffRow, DiffRowKind, Question,
@@ -16,12 +17,14 @@ pub use assemble::MessageAssembler;
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
+pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 /// Who wrote a message. Tool results travel in `User` messages, as both APIs expect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -29,7 +32,7 @@ pub enum Role {
 }
 
 /// One block of a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     Text {
@@ -75,7 +78,7 @@ impl ContentBlock {
 }
 
 /// A message in the history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Message {
     pub role: Role,
     pub content: Vec<ContentBlock>,
@@ -123,7 +126,7 @@ pub struct ToolSpec {
 }
 
 /// Token counts for one model call (or a sum of them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Usage {
     /// Uncached input tokens.
     pub input_tokens: u64,
@@ -159,7 +162,7 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// Why the model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     EndTurn,
@@ -213,7 +216,7 @@ pub enum ToolChoice {
 
 /// What went wrong with a model call, sorted so the loop can decide: back off, condense or
 /// stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// 429: too many requests or tokens; retry later.
@@ -260,7 +263,7 @@ impl ErrorKind {
 }
 
 /// The provider setting that an error says is wrong: the chat offers to open it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderSetting {
     ApiKey,
@@ -269,7 +272,7 @@ pub enum ProviderSetting {
 }
 
 /// A categorised model-call error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderError {
     pub kind: ErrorKind,
     pub message: String,

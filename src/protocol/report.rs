@@ -1,11 +1,12 @@
 //! The report every agent run ends with.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{CallLabel, ErrorKind, StopReason, ToolOutcome, Usage};
 
 /// Why a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum EndReason {
     /// The model called `attempt_completion`.
@@ -74,7 +75,7 @@ fn duration_text(ms: u64) -> String {
 }
 
 /// One tool call's metrics.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolCallReport {
     pub call_id: String,
     pub tool: String,
@@ -98,7 +99,7 @@ pub struct ToolCallReport {
 }
 
 /// One iteration: a model call and the tool calls it asked for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct StepReport {
     pub step: u32,
     /// From sending the request to the end of the stream.
@@ -113,7 +114,7 @@ pub struct StepReport {
 }
 
 /// Everything a run did, for the UI, the logs and benchmarks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct RunReport {
     pub task_id: String,
     pub end: EndReason,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::anthropic::AnthropicProvider;
 use super::dialect::{TextToolDialect, TextToolProvider};
@@ -17,7 +18,7 @@ use crate::host::{Clock, HttpClient};
 use crate::{Error, Result};
 
 /// The API a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub enum ProviderKind {
     /// The Anthropic Messages API.
     #[serde(rename = "anthropic")]
@@ -55,7 +56,7 @@ pub const LM_STUDIO_BASE_URL: &str = "http://localhost:1234/v1";
 
 /// Everything needed to build a provider. Serialised in camelCase for the plugin's settings:
 /// `{"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "…", "maxTokens": 8192}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderConfig {
     pub kind: ProviderKind,

@@ -5,12 +5,13 @@
 //! price (the meter then shows tokens only), and a user may set their own.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{ProviderConfig, ProviderKind};
 use crate::protocol::Usage;
 
 /// US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPrice {
     /// Uncached input.

@@ -3,6 +3,7 @@
 
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::ModelProvider;
 use crate::cancel::CancelToken;
@@ -10,7 +11,7 @@ use crate::host::Clock;
 use crate::protocol::{Message, ModelRequest, ProviderError, StreamEvent, ToolChoice, Usage};
 
 /// What a connection check found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionCheck {
     /// The model answered.

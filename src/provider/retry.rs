@@ -3,6 +3,7 @@
 use std::cell::Cell;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::protocol::ProviderError;
 
@@ -15,7 +16,7 @@ use crate::protocol::ProviderError;
 ///
 /// The defaults: 6 attempts, waits of 0.5, 1, 2, 4 and 8 s (+ up to 25 %), never more than
 /// 32 s; Retry-After honoured up to 60 s.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RetryPolicy {
     /// Attempts in all, the first included. 1 means no retry.

@@ -18,6 +18,7 @@ use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema};
 use tantivy::{DocAddress, Score, Searcher, Term};
+use ts_rs::TS;
 
 use super::catalog::{Catalog, NoteEntry};
 use super::language::{apply_factors, LanguagePreference};
@@ -35,6 +36,9 @@ use crate::{Error, Result};
 pub const MAX_DELTA_SHARDS: usize = 8;
 /// Work between two yields to the host's event loop (and progress reports), in milliseconds.
 const YIELD_EVERY_MS: u64 = 40;
+/// Notes a build reads in one [`Vault::read_batch`]: one round trip where the vault is across
+/// a message channel, few enough that a batch's text stays small.
+const READ_BATCH: usize = 64;
 
 /// How far an indexing run has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +94,7 @@ impl SearchQuery {
 }
 
 /// One result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SearchHit {
     /// Vault-relative path.
     pub path: String,
@@ -197,20 +201,23 @@ impl SearchIndex {
         let mut writer = shard::writer(&schema, BUILD_MEMORY)?;
         let mut catalog = BTreeMap::new();
         let mut pacer = Pacer::new(clock);
-        for (i, path) in notes.iter().enumerate() {
-            let text = match vault.read(path).await {
-                Ok(text) => text,
-                Err(Error::NotFound(_)) => continue,
-                Err(e) => {
-                    skipped.push(Skipped { path: path.to_string(), reason: skip_reason(&e) });
-                    continue;
-                }
-            };
-            let mtime = vault.stat(path).await.ok().flatten().map(|s| s.mtime).unwrap_or(0);
-            let note = parse_note(path.as_str(), &text);
-            writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
-            catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
-            pacer.tick(progress, i + 1, total).await;
+        let mut done = 0;
+        for batch in notes.chunks(READ_BATCH) {
+            for (path, read) in batch.iter().zip(vault.read_batch(batch).await) {
+                done += 1;
+                let (text, mtime) = match read {
+                    Ok(read) => read,
+                    Err(Error::NotFound(_)) => continue,
+                    Err(e) => {
+                        skipped.push(Skipped { path: path.to_string(), reason: skip_reason(&e) });
+                        continue;
+                    }
+                };
+                let note = parse_note(path.as_str(), &text);
+                writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
+                catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+                pacer.tick(progress, done, total).await;
+            }
         }
         let main = Shard::open(writer.finalize().map_err(search_error)?)?;
         let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));

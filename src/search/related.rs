@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{SearchIndex, SearchQuery};
 use crate::Result;
 
 /// A note related to another, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct RelatedNote {
     pub path: String,
     pub title: String,

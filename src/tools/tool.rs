@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use ts_rs::TS;
 
 use super::ReadLedger;
 use crate::cancel::CancelToken;
@@ -23,7 +24,7 @@ pub enum ToolKind {
 }
 
 /// The groups a mode grants tools by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolGroup {
     /// Reading notes and their metadata.

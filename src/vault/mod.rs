@@ -105,6 +105,24 @@ pub trait Vault {
     async fn folder_identity(&self, _dir: &VaultPath) -> Result<Option<FolderIdentity>> {
         Ok(None)
     }
+    /// Several files as text, each with its mtime (0 when `stat` cannot tell): one answer per
+    /// path, in order. For hosts where every call is a round trip (a worker asking the main
+    /// thread), which answer a batch in one; the default reads and stats one path at a time.
+    async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
+        read_one_by_one(self, paths).await
+    }
+}
+
+/// [`Vault::read_batch`] as `read` and `stat` one path at a time.
+pub(crate) async fn read_one_by_one<V: Vault + ?Sized>(vault: &V, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        out.push(match vault.read(path).await {
+            Ok(text) => Ok((text, vault.stat(path).await.ok().flatten().map_or(0, |s| s.mtime))),
+            Err(e) => Err(e),
+        });
+    }
+    out
 }
 
 /// Which folder a path reaches, where symbolic links can make two paths one folder.

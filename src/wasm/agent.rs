@@ -2,39 +2,14 @@
 
 use std::rc::Rc;
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::{from_js, js_error, to_js, JsClock, Transport, VaultCore};
-use crate::agent::{load_snapshot, AgentConfig, Conversation, Mode};
+use super::{from_js, js_error, to_js, JsClock, VaultCore};
+use crate::agent::{load_snapshot, ChatOptions, Conversation};
 use crate::host::ChannelHost;
-use crate::prompt::VaultInfo;
-use crate::protocol::{ApprovalDecision, Message};
-use crate::provider::{build, ProviderConfig};
+use crate::protocol::ApprovalDecision;
+use crate::provider::build;
 use crate::vault::Vault;
-
-/// What `VaultCore.newChat` takes (see `ChatOptions` in `js/core.ts`).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ChatOptions {
-    provider: ProviderConfig,
-    #[serde(default)]
-    agent: AgentConfig,
-    #[serde(default)]
-    vault: VaultInfo,
-    /// An earlier conversation to continue.
-    #[serde(default)]
-    history: Vec<Message>,
-    /// The user's own modes; `agent.mode` may name one of them.
-    #[serde(default)]
-    modes: Vec<Mode>,
-    /// How model requests travel (`auto`, `fetch`, `request`).
-    #[serde(default)]
-    transport: Transport,
-    /// The saved chat this is (named in its tasks' snapshots, to resume them in it).
-    #[serde(default)]
-    chat_id: Option<String>,
-}
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
 /// meanwhile every event goes to the callback given to `newChat`, and approvals and questions

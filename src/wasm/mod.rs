@@ -25,11 +25,9 @@ pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
-use serde::Deserialize;
-
 use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
 use crate::cancel::CancelToken;
-use crate::host::{Clock, FallbackClient, HttpClient};
+use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
 use crate::pipeline::{
     apply_undo, list_checkpoints, plan_undo, redo_checkpoint, redo_task, sweep_orphans, undo_task, UndoChoices,
@@ -91,20 +89,6 @@ fn undo_choices(value: JsValue) -> Result<UndoChoices, JsValue> {
 
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("invalid argument: {e}")))
-}
-
-/// How model requests travel.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Transport {
-    /// Streaming `fetch`, switching to the request function for good when `fetch` cannot reach
-    /// the server (CORS) — or the request function alone when `fetch` is not wanted.
-    #[default]
-    Auto,
-    /// Streaming `fetch` only.
-    Fetch,
-    /// The request function only (no streaming: the answer appears when it is complete).
-    Request,
 }
 
 /// How long "test connection" waits for an answer.

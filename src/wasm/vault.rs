@@ -6,7 +6,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::vault::{EntryKind, Listing, Stat, Vault, VaultPath};
+use crate::protocol::BatchRead;
+use crate::vault::{read_one_by_one, EntryKind, Listing, Stat, Vault, VaultPath};
 use crate::{Error, Result};
 
 #[wasm_bindgen]
@@ -36,6 +37,9 @@ extern "C" {
     fn trash(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn remove(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    /// Optional: several notes in one call, answering a `BatchRead` per path.
+    #[wasm_bindgen(method, catch, js_name = readBatch)]
+    fn read_batch(this: &VaultHost, paths: js_sys::Array) -> std::result::Result<Promise, JsValue>;
 }
 
 /// A vault whose storage is the JS host's.
@@ -73,7 +77,12 @@ async fn call(op: &str, path: &VaultPath, promise: std::result::Result<Promise, 
 
 fn host_error(op: &str, path: &VaultPath, value: &JsValue) -> Error {
     let code = Reflect::get(value, &JsValue::from_str("code")).ok().and_then(|c| c.as_string());
-    match code.as_deref() {
+    coded_error(op, path, code.as_deref(), || js_message(value))
+}
+
+/// The core error for a host's error `code`, else a host error with the message.
+fn coded_error(op: &str, path: &VaultPath, code: Option<&str>, message: impl FnOnce() -> String) -> Error {
+    match code {
         Some("ENOENT") => return Error::NotFound(path.to_string()),
         Some("EEXIST") => return Error::AlreadyExists(path.to_string()),
         Some("EISDIR") => return Error::IsAFolder(path.to_string()),
@@ -81,7 +90,7 @@ fn host_error(op: &str, path: &VaultPath, value: &JsValue) -> Error {
         Some("EILSEQ") => return Error::NotText(path.to_string()),
         _ => {}
     }
-    Error::Host { op: format!("{op} {path}"), message: js_message(value) }
+    Error::Host { op: format!("{op} {path}"), message: message() }
 }
 
 /// The message of a JS error value, whatever was thrown.
@@ -163,5 +172,31 @@ impl Vault for JsVault {
 
     async fn remove(&self, path: &VaultPath) -> Result<()> {
         call("remove", path, self.host.remove(path.as_str())).await.map(drop)
+    }
+
+    async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
+        // A host without `readBatch` (a test's) is read one path at a time.
+        let batched = Reflect::get(&self.host, &JsValue::from_str("readBatch")).is_ok_and(|f| f.is_function());
+        let Some(first) = paths.first().filter(|_| batched) else {
+            return read_one_by_one(self, paths).await;
+        };
+        let array: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p.as_str())).collect();
+        let answers = match call("readBatch", first, self.host.read_batch(array)).await {
+            Ok(value) => host_value::<Vec<BatchRead>>("readBatch", first, value),
+            Err(e) => Err(e),
+        };
+        match answers {
+            Ok(answers) if answers.len() == paths.len() => paths
+                .iter()
+                .zip(answers)
+                .map(|(path, answer)| match answer {
+                    BatchRead::Text { text, mtime } => Ok((text, mtime as u64)),
+                    BatchRead::Failed { error, code } => Err(coded_error("read", path, code.as_deref(), || error)),
+                })
+                .collect(),
+            // The batch as a whole failed: each note is read on its own, so one bad note costs
+            // only itself.
+            _ => read_one_by_one(self, paths).await,
+        }
     }
 }

@@ -62,6 +62,19 @@ export class MemoryHost {
   async readBinary(p) {
     return this.get(p).slice();
   }
+  // As js/host/VaultHost.ts's readBatch: JsVault sends a batch in one call when a host has it.
+  async readBatch(paths) {
+    return Promise.all(
+      paths.map(async (p) => {
+        try {
+          const [text, stat] = await Promise.all([this.read(p), this.stat(p)]);
+          return { text, mtime: stat?.mtime ?? 0 };
+        } catch (e) {
+          return e.code ? { error: e.message, code: e.code } : { error: String(e.message ?? e) };
+        }
+      }),
+    );
+  }
   async write(p, text) {
     this.put(p, new TextEncoder().encode(text));
   }

@@ -23,6 +23,7 @@ pub async fn run_contract(vault: &dyn Vault) {
     trash_keeps_a_copy(vault).await;
     remove_deletes_recursively(vault).await;
     atomic_saves_replace_and_recover(vault).await;
+    read_batch_answers_each_path(vault).await;
 }
 
 async fn text_round_trip_with_unusual_names(vault: &dyn Vault) {
@@ -200,4 +201,19 @@ async fn atomic_saves_replace_and_recover(vault: &dyn Vault) {
     assert!(vault.stat(&temp).await.unwrap().is_none());
     vault.remove(&p(".obsidian-agent")).await.unwrap();
     assert!(matches!(read_atomic(vault, &path).await, Err(Error::NotFound(_))));
+}
+
+async fn read_batch_answers_each_path(vault: &dyn Vault) {
+    vault.write(&p("batch/a.md"), "alpha").await.unwrap();
+    vault.write(&p("batch/b.md"), "beta ✓").await.unwrap();
+    let paths = [p("batch/a.md"), p("batch/missing.md"), p("batch"), p("batch/b.md")];
+    let answers = vault.read_batch(&paths).await;
+    assert_eq!(answers.len(), paths.len(), "one answer per path");
+    let mtime = vault.stat(&p("batch/a.md")).await.unwrap().unwrap().mtime;
+    assert_eq!(answers[0].as_ref().unwrap(), &("alpha".to_string(), mtime), "text and mtime");
+    assert!(matches!(answers[1], Err(Error::NotFound(_))), "a missing note: {:?}", answers[1]);
+    assert!(matches!(answers[2], Err(Error::IsAFolder(_))), "a folder: {:?}", answers[2]);
+    assert_eq!(answers[3].as_ref().unwrap().0, "beta ✓", "in order");
+    assert!(vault.read_batch(&[]).await.is_empty(), "nothing asked, nothing answered");
+    vault.remove(&p("batch")).await.unwrap();
 }

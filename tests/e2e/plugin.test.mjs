@@ -67,8 +67,10 @@ async function requests(id) {
  * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
  * open. `provider` names a mock session to point an Anthropic provider at (null: none).
  */
-async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport } = {}) {
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  // A platform that cannot make a worker: the core runs in the page's thread.
+  if (noWorker) await page.addInitScript(() => delete window.Worker);
   const errors = [];
   page.on("pageerror", (e) => errors.push(e));
   const pluginData = { version: 1, ...data };
@@ -80,7 +82,7 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
   if (transport) pluginData.transport = transport;
   await page.addInitScript((config) => {
     window.FAKE_HOST_CONFIG = config;
-  }, { vaultName: "Test vault", files, data: pluginData, secrets, theme, open: "Cooking/Bread.md" });
+  }, { vaultName: "Test vault", files, data: pluginData, secrets, theme, open: "Cooking/Bread.md", gate });
   await page.goto(`${origin}/host/`);
   await page.evaluate(() => window.fakeObsidian.ready);
   await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
@@ -92,6 +94,15 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
 async function send(page, text) {
   await page.locator(".vault-agent-input").fill(text);
   await page.locator(".vault-agent-send").click();
+}
+
+/** Waits until `predicate` (run in the page; it may be async: the core answers across its worker) holds. */
+async function until(page, predicate, timeoutMs = 10_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await page.evaluate(predicate))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${predicate}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const read = (page, path) => page.evaluate((p) => window.fakeObsidian.read(p), path);
@@ -148,13 +159,17 @@ test("the index follows the vault, with progress, and the sidebar shows related 
 
   // Notes created, changed, renamed and deleted in the vault are found (or not) shortly after.
   const found = (query) =>
-    page.evaluate((q) => window.fakeObsidian.plugin.search.search(q).map((h) => h.path), query);
+    page.evaluate(async (q) => (await window.fakeObsidian.plugin.search.search(q)).map((h) => h.path), query);
   await page.evaluate(async () => {
     const { vault } = window.fakeObsidian.app;
     await vault.create("Garden/Tomatoes.md", "# Tomatoes\n\nPlant after the last frost.");
     await vault.modify(vault.getAbstractFileByPath("Cooking/Pizza.md"), "# Pizza\n\nA wood oven at 450 °C.");
   });
-  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost").length === 1);
+  // Applied one note at a time: wait for both.
+  await until(page, async () => {
+    const { search } = window.fakeObsidian.plugin;
+    return (await search.search("frost")).length === 1 && (await search.search("wood oven"))[0]?.path === "Cooking/Pizza.md";
+  });
   assert.deepEqual(await found("wood oven"), ["Cooking/Pizza.md"]);
   assert.deepEqual(await found("48"), []);
   await page.evaluate(async () => {
@@ -162,7 +177,7 @@ test("the index follows the vault, with progress, and the sidebar shows related 
     await app.fileManager.renameFile(app.vault.getAbstractFileByPath("Garden/Tomatoes.md"), "Garden/Tomato plants.md");
     await app.vault.delete(app.vault.getAbstractFileByPath("Travel/Kyoto.md"));
   });
-  await page.waitForFunction(() => window.fakeObsidian.plugin.search.search("frost")[0]?.path === "Garden/Tomato plants.md");
+  await until(page, async () => (await window.fakeObsidian.plugin.search.search("frost"))[0]?.path === "Garden/Tomato plants.md");
   assert.deepEqual(await found("temples"), []);
 
   // Indexing again shows its progress as done/total, then the index's size.
@@ -177,6 +192,73 @@ test("the index follows the vault, with progress, and the sidebar shows related 
   assert.ok(seen.includes("Indexing 0/4 notes") && seen.includes("Indexing 4/4 notes"), seen.join(" | "));
   assert.equal(seen.at(-1), "Search index: 4 notes");
   assert.ok(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/manifest.json")));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the core runs in a worker: a click is handled while the first index build is still running", async () => {
+  // Reading the last note waits for the test, so the build is surely under way at the click.
+  const page = await openHost({ files: { ...NOTES, "Zz/Last.md": "# Last\n\nThe gate." }, gate: "Zz/Last.md" });
+  await page.locator(".vault-agent-index-status", { hasText: "Indexing" }).waitFor();
+  await page.evaluate(() => {
+    const { plugin } = window.fakeObsidian;
+    window.order = [];
+    plugin.search.onChange(() => plugin.search.state.kind === "ready" && window.order.push("index ready"));
+  });
+  // The status bar item opens search: the plugin's own click handler, on the UI thread.
+  await page.locator(".vault-agent-index-status").click();
+  await page.locator(".vault-agent-search-modal").waitFor();
+  await page.evaluate(() => window.order.push(`search opened while ${window.fakeObsidian.plugin.search.state.kind}`));
+  await page.evaluate(() => window.fakeObsidian.openGate());
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 5 notes" }).waitFor();
+  assert.deepEqual(await page.evaluate(() => window.order), ["search opened while indexing", "index ready"]);
+  assert.equal(await page.evaluate(() => window.fakeObsidian.plugin.thread.kind), "worker");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("where no worker can be made the core runs in the page, says so, and searches the same", async () => {
+  const page = await openHost({ noWorker: true });
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  const found = await page.evaluate(async () => (await window.fakeObsidian.plugin.search.search("sourdough")).map((h) => h.path));
+  assert.deepEqual(found.sort(), ["Cooking/Bread.md", "Travel/Kyoto.md"]);
+  const thread = await page.evaluate(() => window.fakeObsidian.plugin.thread);
+  assert.equal(thread.kind, "main");
+  assert.match(thread.reason, /no Worker/);
+  assert.match(await page.evaluate(() => window.fakeObsidian.plugin.indexStatus()), /runs in the main thread/);
+  // The settings say it, where the index's state is.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.getByText("The core runs in the main thread (no worker: this platform has no Worker).").waitFor();
+  await settings.getByText("The core runs in the main thread").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/no-worker-settings-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/no-worker-settings-dark.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("indexing again ends the worker and starts a fresh one, which loads the saved index", async () => {
+  const page = await openHost();
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  const outcome = await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const before = await plugin.core();
+    const engine = await before.vault.searchEngine();
+    await plugin.reindex();
+    const after = await plugin.core();
+    // The old core is gone: its objects answer no more.
+    const old = await engine.noteCount().then(
+      () => "answered",
+      (error) => error.message,
+    );
+    const hits = await plugin.search.search("pizza");
+    return { fresh: before !== after, old, hits: hits.map((h) => h.path), state: plugin.search.state };
+  });
+  assert.ok(outcome.fresh);
+  assert.match(outcome.old, /stopped/);
+  assert.deepEqual(outcome.hits, ["Cooking/Pizza.md"]);
+  assert.deepEqual(outcome.state, { kind: "ready", notes: 4 });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

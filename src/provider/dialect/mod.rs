@@ -27,13 +27,14 @@ pub mod repair;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 pub use provider::TextToolProvider;
 
 use crate::protocol::ToolSpec;
 
 /// How tool calls are written in text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum TextToolDialect {
     /// A fenced code block tagged `tool_call`, holding JSON.

@@ -5,7 +5,8 @@
 // Configuration (window.FAKE_HOST_CONFIG, set by the test before the page loads; else fetched
 // from /host/config, which the demo fills from environment variables):
 //   { vaultName, files: {path: text} | null, filesUrl: "/vault/bundle" | null, data: {…plugin
-//     data.json…}, secrets: {id: value}, theme: "light" | "dark", open: "note path" }
+//     data.json…}, secrets: {id: value}, theme: "light" | "dark", open: "note path",
+//     gate: "note path" | undefined — reading that note waits for `fakeObsidian.openGate()` }
 import { setup } from "obsidian-test-mocks/setup";
 import * as obsidian from "./obsidian.js";
 
@@ -53,6 +54,7 @@ async function boot() {
   host.app = app;
   populate(app, files);
   fixAdapter(app.vault.adapter);
+  if (cfg.gate) gate(app.vault.adapter, cfg.gate);
   app.vault.getName = () => cfg.vaultName ?? "Vault";
   app.isDarkMode = () => document.body.hasClass("theme-dark");
   for (const [id, secret] of Object.entries(cfg.secrets ?? {})) app.secretStorage.setSecret(id, secret);
@@ -136,6 +138,16 @@ function fixAdapter(adapter) {
     adapter.textFiles.delete(p);
     return orig(p, data, options);
   });
+}
+
+/** Reading `path` waits until the test calls `fakeObsidian.openGate()` (work held mid-way). */
+function gate(adapter, path) {
+  const opened = new Promise((resolve) => (host.openGate = resolve));
+  const original = adapter.readBinary.bind(adapter);
+  adapter.readBinary = async (p) => {
+    if (p === path) await opened;
+    return original(p);
+  };
 }
 
 /** The open note in the middle: its title and rendered text, updated when the vault changes. */
@@ -264,7 +276,10 @@ async function loadPlugin(app, parts, store) {
   };
   settingsButton(parts.ribbon, () => openSettings(tabs[0]));
 
+  // When the plugin's onload ran and how long it took (bench/ui.mjs reads them).
+  host.onloadStart = performance.now();
   await plugin.onload();
+  host.onloadMs = performance.now() - host.onloadStart;
 }
 
 /**

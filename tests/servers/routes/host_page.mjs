@@ -16,7 +16,8 @@ const files = {
   "/host/index.html": ["tests/e2e/host/index.html", "text/html; charset=utf-8"],
   "/host/host.css": ["tests/e2e/host/host.css", "text/css; charset=utf-8"],
   "/host/host.js": ["target/host-page/host.js", "text/javascript; charset=utf-8"],
-  "/host/main.js": ["main.js", "text/javascript; charset=utf-8"],
+  // VAULT_AGENT_MAIN_JS: another build to serve (bench/ui.mjs compares two).
+  "/host/main.js": [process.env.VAULT_AGENT_MAIN_JS || "main.js", "text/javascript; charset=utf-8"],
   "/host/styles.css": ["styles.css", "text/css; charset=utf-8"],
   "/host/manifest.json": ["manifest.json", "application/json"],
 };
@@ -80,7 +81,7 @@ export const routes = {
     if (req.method === "GET" && files[url.pathname]) {
       const [file, type] = files[url.pathname];
       try {
-        const body = await readFile(path.join(repo, file));
+        const body = await readFile(path.resolve(repo, file));
         res.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
       } catch {
         res.writeHead(404, { "content-type": "text/plain" }).end(`${file} is missing: build it first`);

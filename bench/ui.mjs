@@ -1,0 +1,144 @@
+// `npm run bench:ui`: how the plugin feels on the UI thread, in the fake Obsidian host page
+// (tests/e2e/host/) over the real sample vault, in headless Chromium. For each build of main.js
+// given (default: ./main.js), over `--runs` fresh pages:
+//   - the first index build: the longest main-thread task and all long tasks together
+//     (PerformanceObserver "longtask", tasks over 50 ms), and the worst lateness of a 100 ms
+//     interval timer, between the status bar first saying "Indexing"/"Loading" and "Search index";
+//   - the same long tasks from the page's start to the index ready (the core's start included);
+//   - the plugin's onload (the fake host times `plugin.onload()`);
+//   - the plugin reloaded (as after an app restart): from its onload to the first search
+//     answered from the saved index.
+// Prints a table and writes target/bench/ui.json.
+//   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
+// Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
+import { spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const values = argv.flatMap((a, i) => (a === name ? [argv[i + 1]] : []));
+  return values.length ? values : fallback;
+};
+const builds = option("--main", ["main.js"]).map((m) => path.resolve(m));
+const runs = Number(option("--runs", ["3"])[0]);
+const query = option("--query", ["links"])[0];
+const vault = process.env.VAULT_AGENT_VAULT || path.resolve(repo, "../shared/vaults/obsidian-help");
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function serve(mainJs) {
+  const port = await freePort();
+  const server = spawn(process.execPath, ["tests/servers/server.mjs", "--port", String(port)], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, VAULT_AGENT_MAIN_JS: mainJs, VAULT_AGENT_VAULT: vault, VAULT_AGENT_PROVIDER: "" },
+  });
+  await new Promise((resolve, reject) => {
+    server.stdout.on("data", (d) => String(d).includes("listening") && resolve());
+    server.on("exit", (code) => reject(new Error(`the server exited (${code})`)));
+  });
+  return { origin: `http://127.0.0.1:${port}`, stop: () => server.kill() };
+}
+
+// Runs in the page before its scripts: long tasks, a 100 ms timer's lateness, and the moments the
+// status bar starts and stops indexing, each with its time.
+function instrument() {
+  const m = (window.benchUi = { longtasks: [], late: [], indexing: null, ready: null });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) m.longtasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: "longtask", buffered: true });
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    m.late.push({ from: last, at: now, late: now - last - 100 });
+    last = now;
+  }, 100);
+  new MutationObserver(() => {
+    const text = document.querySelector(".vault-agent-index-status")?.textContent ?? "";
+    if (m.indexing === null && /^(Indexing|Loading)/.test(text)) m.indexing = performance.now();
+    if (m.indexing !== null && m.ready === null && text.startsWith("Search index:")) m.ready = performance.now();
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+}
+
+async function once(browser, origin) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page.on("crash", () => console.error("the page crashed"));
+  page.on("pageerror", (error) => console.error("page error:", error));
+  await page.addInitScript(instrument);
+  await page.goto(`${origin}/host/`);
+  await page.waitForFunction(() => window.benchUi.ready !== null, null, { timeout: 600_000, polling: 100 });
+  const build = await page.evaluate(() => {
+    const m = window.benchUi;
+    const inside = (t) => t >= m.indexing && t <= m.ready;
+    const tasks = m.longtasks.filter((t) => inside(t.start) || inside(t.start + t.duration));
+    return {
+      buildMs: m.ready - m.indexing,
+      longestTaskMs: Math.max(0, ...tasks.map((t) => t.duration)),
+      longTasksMs: tasks.reduce((sum, t) => sum + t.duration, 0),
+      // A tick whose wait overlaps the build (one held back the whole build counts too).
+      timerLateMs: Math.max(0, ...m.late.filter((l) => l.at >= m.indexing && l.from <= m.ready).map((l) => l.late)),
+      // From the page's start to the index ready: the core's start (compiling the wasm) too.
+      loadLongestTaskMs: Math.max(0, ...m.longtasks.filter((t) => t.start <= m.ready).map((t) => t.duration)),
+      loadLongTasksMs: m.longtasks.filter((t) => t.start <= m.ready).reduce((sum, t) => sum + t.duration, 0),
+      onloadMs: window.fakeObsidian.onloadMs,
+    };
+  });
+  // Saved before the reload: the plugin saves a built index at once.
+  const firstSearchMs = await page.evaluate(async (q) => {
+    const host = window.fakeObsidian;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    while (!(await host.exists(".obsidian-agent/index/manifest.json"))) await pause();
+    await host.reloadPlugin();
+    for (;;) {
+      // `search` answers an array (in-thread core) or a promise of one (worker).
+      const hits = await host.plugin.search.search(q);
+      if (hits.length) return performance.now() - host.onloadStart;
+      await pause();
+    }
+  }, query);
+  await page.close();
+  return { ...build, firstSearchMs };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+});
+const results = {};
+try {
+  for (const mainJs of builds) {
+    const server = await serve(mainJs);
+    try {
+      const all = [];
+      for (let i = 0; i < runs; i++) {
+        all.push(await once(browser, server.origin));
+        console.error(`${path.relative(repo, mainJs) || mainJs} run ${i + 1}/${runs}: ${JSON.stringify(all.at(-1))}`);
+      }
+      results[mainJs] = { runs: all, median: Object.fromEntries(Object.keys(all[0]).map((k) => [k, median(all.map((r) => r[k]))])) };
+    } finally {
+      server.stop();
+    }
+  }
+} finally {
+  await browser.close();
+}
+
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs"];
+console.log(`\nmedian of ${runs} runs, ms (vault: ${vault})`);
+console.log(["build", ...keys].join("\t"));
+for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));
+await mkdir(path.join(repo, "target/bench"), { recursive: true });
+await writeFile(path.join(repo, "target/bench/ui.json"), JSON.stringify({ vault, query, results }, null, 2));

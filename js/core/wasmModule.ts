@@ -1,0 +1,13 @@
+import init, { costOf, modelPrice, VaultCore, version } from "../../pkg/vault_agent.js";
+import type { CoreModule } from "./server";
+
+/** The wasm core as {@link CoreModule}: what the worker (or the in-thread fallback) serves. */
+export const wasmModule: CoreModule = {
+  async start(wasm) {
+    await init({ module_or_path: wasm });
+    return version();
+  },
+  open: (host, request) => new VaultCore(host, request),
+  modelPrice: (provider): unknown => modelPrice(provider),
+  costOf: (price, usage) => costOf(price, usage),
+};

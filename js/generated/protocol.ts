@@ -1,0 +1,834 @@
+// Generated from the Rust types by tests/native/generated_ts.rs: do not edit.
+// Update: UPDATE_GENERATED=1 cargo test --locked --test native generated_ts
+
+/**
+ * Main thread → core.
+ */
+export type ToCore = { "kind": "start", id: number, wasm: Uint8Array | WebAssembly.Module, } | { "kind": "call", id: number, target: number, method: string, args: unknown[], callbacks: Array<CallbackArg>, } | { "kind": "release", target: number, } | { "kind": "host_reply", id: number, reply: Reply, };
+
+/**
+ * Core → main thread.
+ */
+export type FromCore = { "kind": "reply", id: number, reply: Reply, } | { "kind": "callback", callback: number, args: unknown[], } | { "kind": "host", id: number, call: HostCall, };
+
+/**
+ * A function argument of a [`ToCore::Call`]: the argument at `index` is the main thread's
+ * callback `callback`.
+ */
+export type CallbackArg = { index: number, callback: number, };
+
+/**
+ * How a call ended.
+ */
+export type Reply = { "outcome": "value", value: unknown, } | { "outcome": "handle", handle: number, } | { "outcome": "error", message: string, code?: string, };
+
+/**
+ * A call the core makes to the main thread: the `VaultHost` methods (`js/host/VaultHost.ts`)
+ * and the `request` transport, by name (`op`), with their arguments.
+ */
+export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", path: string, } | { "op": "readBatch", paths: Array<string>, } | { "op": "write", path: string, content: string, } | { "op": "writeBinary", path: string, data: Uint8Array, } | { "op": "list", path: string, } | { "op": "stat", path: string, } | { "op": "mkdir", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "trash", path: string, } | { "op": "remove", path: string, } | { "op": "request", request: HttpRequest, };
+
+/**
+ * A request as `JsRequestClient` sends it (`src/wasm/request_client.rs`).
+ */
+export type HttpRequest = { method: string, url: string, headers: { [key in string]: string }, body?: Uint8Array, };
+
+/**
+ * One note of a `readBatch`: its text and mtime (ms since the epoch, 0 when unknown), or why
+ * it could not be read (`code` as in [`Reply::Error`]).
+ */
+export type BatchRead = { text: string, mtime: number, } | { error: string, code?: string, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * Who wrote a message. Tool results travel in `User` messages, as both APIs expect.
+ */
+export type Role = "user" | "assistant";
+
+/**
+ * One block of a message.
+ */
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", media_type: string, data: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
+
+/**
+ * A message in the history.
+ */
+export type Message = { role: Role, content: Array<ContentBlock>, };
+
+/**
+ * Token counts for one model call (or a sum of them).
+ */
+export type Usage = { 
+/**
+ * Uncached input tokens.
+ */
+input_tokens: number, output_tokens: number, 
+/**
+ * Input tokens read from the provider's prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Input tokens written to the provider's prompt cache.
+ */
+cache_write_tokens: number, };
+
+/**
+ * What went wrong with a model call, sorted so the loop can decide: back off, condense or
+ * stop.
+ */
+export type ErrorKind = "rate_limited" | "context_overflow" | "auth" | "bad_request" | "network" | "overloaded" | "cancelled" | "protocol" | "unreachable";
+
+/**
+ * A categorised model-call error.
+ */
+export type ProviderError = { kind: ErrorKind, message: string, 
+/**
+ * The HTTP status, if one was received.
+ */
+status: number | null, 
+/**
+ * How long the provider asked us to wait (Retry-After), in milliseconds.
+ */
+retry_after_ms: number | null, };
+
+/**
+ * The kind of effect a tool call has, which is what an approval policy decides on.
+ */
+export type ApprovalCategory = "read" | "write" | "delete" | "control";
+
+/**
+ * The host's answer to an [`ApprovalRequest`].
+ */
+export type ApprovalDecision = "approve" | "always_allow" | "skip" | "deny";
+
+/**
+ * What a write would change, for the approval view.
+ */
+export type ChangePreview = { "kind": "write", path: string, old: string | null, new: string, diff: string, rows: Array<DiffRow>, } | { "kind": "move", from: string, to: string, } | { "kind": "delete", path: string, } | { "kind": "create_folder", path: string, };
+
+/**
+ * One row of a diff: a hunk's start, or a line kept, removed or added.
+ */
+export type DiffRow = { kind: DiffRowKind, 
+/**
+ * Line numbers from 1, in the old and the new text (a removed line has no new one).
+ */
+old_line?: number | null, new_line?: number | null, 
+/**
+ * The row's text in pieces; `changed` marks the words that differ from the paired line.
+ */
+parts: Array<DiffPart>, };
+
+/**
+ * What a [`DiffRow`] is.
+ */
+export type DiffRowKind = "hunk" | "context" | "removed" | "added";
+
+/**
+ * A piece of a [`DiffRow`]'s text.
+ */
+export type DiffPart = { text: string, changed: boolean, };
+
+/**
+ * A tool call waiting for the host's decision.
+ */
+export type ApprovalRequest = { 
+/**
+ * Unique within the task; the host answers with it.
+ */
+id: string, 
+/**
+ * The model's id for the tool call.
+ */
+call_id: string, tool: string, category: ApprovalCategory, 
+/**
+ * One line saying what the call does, e.g. `edit_file Projects/Plan.md`.
+ */
+summary: string, input: JsonValue, preview?: ChangePreview | null, };
+
+/**
+ * A question the model asks the user (`ask_followup_question`).
+ */
+export type Question = { 
+/**
+ * Unique within the task; the host answers with it.
+ */
+id: string, question: string, 
+/**
+ * Answers the model suggests; the user may also type their own.
+ */
+suggestions: Array<string>, };
+
+/**
+ * One event of a running task, in the order things happened. The host renders them; it
+ * answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
+ */
+export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, 
+/**
+ * The call as the user reads it, from its arguments.
+ */
+label: CallLabel, } | { "type": "tool_finished", call_id: string, tool: string, is_error: boolean, 
+/**
+ * The first line of what the model was told.
+ */
+summary: string, duration_ms: number, 
+/**
+ * The call as the user reads it, now with what it found ("— 5 notes").
+ */
+label: CallLabel, 
+/**
+ * How it ended, in the user's terms.
+ */
+outcome: ToolOutcome, 
+/**
+ * What the model was told (cut at 4,000 characters): the card's details.
+ */
+result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", call_id: string, path: string, chars: number, } | { "type": "context_condensed", 
+/**
+ * Estimated input tokens before and after.
+ */
+tokens_before: number, tokens_after: number, 
+/**
+ * How many messages the summary replaced.
+ */
+messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+/**
+ * The attempt that failed, from 1.
+ */
+attempt: number, max_attempts: number, delay_ms: number, problem: ProviderProblem, } | { "type": "error", 
+/**
+ * What went wrong, in plain words.
+ */
+message: string, kind?: ErrorKind | null, 
+/**
+ * The provider's own words (and HTTP status), when a model call failed.
+ */
+detail?: string | null, 
+/**
+ * The provider setting the error points at (the chat offers to open the settings).
+ */
+setting?: ProviderSetting | null, };
+
+/**
+ * A model-call error as the user is shown it.
+ */
+export type ProviderProblem = { kind: ErrorKind, 
+/**
+ * A sentence in plain words ([`ProviderError::explain`]).
+ */
+message: string, 
+/**
+ * The provider's own words and HTTP status.
+ */
+detail: string, setting?: ProviderSetting | null, };
+
+/**
+ * The provider setting that an error says is wrong: the chat offers to open it.
+ */
+export type ProviderSetting = "api_key" | "base_url" | "model";
+
+/**
+ * What the chat shows for a tool call: "Read *Internal links*", "Searched for 'internal
+ * links' — 5 notes". The core writes it from the call's arguments (and, once the call is done,
+ * its result), so the host renders it without knowing any tool.
+ */
+export type CallLabel = { 
+/**
+ * The words in order; a note part is shown by its name and opens the note.
+ */
+parts: Array<LabelPart>, 
+/**
+ * Every note the call named or found, in order, without repeats (each opens the note).
+ */
+notes: Array<string>, 
+/**
+ * Calls with the same group one after another show as one card, titled by the group with
+ * `{n}` replaced by their number ("Read {n} notes"). None: the call stands alone.
+ */
+group?: string | null, };
+
+/**
+ * One piece of a [`CallLabel`].
+ */
+export type LabelPart = { "kind": "text", text: string, } | { "kind": "note", path: string, name: string, };
+
+/**
+ * How a call ended, as the user is told (the model's own text goes in the details).
+ */
+export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" | "not_run";
+
+/**
+ * Why a run ended.
+ */
+export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, };
+
+/**
+ * Everything a run did, for the UI, the logs and benchmarks.
+ */
+export type RunReport = { task_id: string, end: EndReason, 
+/**
+ * What the user is told about the end: [`EndReason::describe`] ("Stopped: the model
+ * repeated the same calls.").
+ */
+ended: string, 
+/**
+ * The final answer: `attempt_completion`'s result or the last text answer.
+ */
+final_text?: string | null, steps: Array<StepReport>, 
+/**
+ * Summed over every model call.
+ */
+usage: Usage, duration_ms: number, tool_calls: number, tool_errors: number, 
+/**
+ * Vault paths the task changed (the ones `undo_task` restores).
+ */
+changed_paths: Array<string>, 
+/**
+ * How many times the history was condensed.
+ */
+condensations: number, };
+
+/**
+ * One iteration: a model call and the tool calls it asked for.
+ */
+export type StepReport = { step: number, 
+/**
+ * From sending the request to the end of the stream.
+ */
+model_latency_ms: number, 
+/**
+ * Time to the first streamed event.
+ */
+first_token_ms?: number | null, usage: Usage, stop_reason?: StopReason | null, tool_calls: Array<ToolCallReport>, };
+
+/**
+ * One tool call's metrics.
+ */
+export type ToolCallReport = { call_id: string, tool: string, 
+/**
+ * The call's index within the task (the same index names its externalized file).
+ */
+index: number, latency_ms: number, 
+/**
+ * Size of the full result, before any externalization.
+ */
+result_chars: number, 
+/**
+ * The error sent back to the model, if the call failed or was refused.
+ */
+error?: string | null, 
+/**
+ * Where the full result was written, when it was too large for the history.
+ */
+externalized?: string | null, 
+/**
+ * The call as the user reads it (a saved chat shows its cards from this).
+ */
+label?: CallLabel | null, 
+/**
+ * How it ended, in the user's terms.
+ */
+outcome: ToolOutcome, };
+
+/**
+ * Why the model stopped.
+ */
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
+
+/**
+ * What to do with a path that changed since the task left it.
+ */
+export type UndoChoice = "keep_mine" | "restore" | "save_copy";
+
+/**
+ * A path that changed since the task left it.
+ */
+export type UndoConflict = { path: string, 
+/**
+ * Why it is a conflict, in words.
+ */
+reason: string, 
+/**
+ * Later tasks that changed the path (or a folder above it), oldest first.
+ */
+later_tasks: Array<string>, 
+/**
+ * What the path held before the task: `file`, `folder` or `absent`.
+ */
+before: string, 
+/**
+ * What it holds now.
+ */
+now: string, 
+/**
+ * The choices that apply here (`save_copy` only where a file was there before).
+ */
+choices: Array<UndoChoice>, 
+/**
+ * The name the copy would get with `save_copy`.
+ */
+copy_path?: string | null, };
+
+/**
+ * A path left as it is, and why.
+ */
+export type KeptPath = { path: string, reason: string, };
+
+/**
+ * A pre-task version written beside the path the user kept.
+ */
+export type SavedCopy = { path: string, copy: string, };
+
+/**
+ * What an undo would do, before it does anything.
+ */
+export type UndoPlan = { task_id: string, 
+/**
+ * Paths that get their pre-task state back (files, moved files, folders).
+ */
+restore: Array<string>, 
+/**
+ * Paths the task created, to go to the trash (a folder only once it is empty).
+ */
+remove: Array<string>, 
+/**
+ * Paths that already are as before the task.
+ */
+unchanged: Array<string>, 
+/**
+ * Paths changed since the task left them: nothing happens to them unless chosen.
+ */
+conflicts: Array<UndoConflict>, 
+/**
+ * Folders the task created that will stay, because they hold files it did not create.
+ */
+kept: Array<KeptPath>, };
+
+/**
+ * What an undo did.
+ */
+export type UndoReport = { task_id: string, 
+/**
+ * Files given their pre-task bytes back (or moved back to where they were).
+ */
+restored: Array<string>, 
+/**
+ * Folders created again.
+ */
+recreated_folders: Array<string>, 
+/**
+ * Files and (empty) folders the task created, moved to the trash.
+ */
+trashed: Array<string>, 
+/**
+ * Paths that already were as before the task.
+ */
+unchanged: Array<string>, 
+/**
+ * Paths left as they are, each with why: changed since the task, or a folder holding
+ * files the task did not create.
+ */
+kept: Array<KeptPath>, 
+/**
+ * Pre-task versions saved beside a kept file.
+ */
+copies: Array<SavedCopy>, 
+/**
+ * Paths that could not be restored, with the reason. The others were restored anyway.
+ */
+failed: Array<[string, string]>, 
+/**
+ * The checkpoint of the state just before the undo: [`redo_task`] applies it.
+ */
+undo_checkpoint: string, };
+
+/**
+ * What a task's checkpoint holds, for the UI's list of undoable tasks.
+ */
+export type CheckpointSummary = { task_id: string, created_ms: number, 
+/**
+ * Paths the task changed.
+ */
+paths: Array<string>, undone_ms?: number | null, };
+
+/**
+ * US dollars per million tokens.
+ */
+export type ModelPrice = { 
+/**
+ * Uncached input.
+ */
+input: number, output: number, 
+/**
+ * Input read from the prompt cache.
+ */
+cacheRead: number, 
+/**
+ * Input written to the prompt cache.
+ */
+cacheWrite: number, };
+
+/**
+ * What a connection check found.
+ */
+export type ConnectionCheck = { 
+/**
+ * The model answered.
+ */
+ok: boolean, 
+/**
+ * The model id that was asked.
+ */
+model: string, 
+/**
+ * From sending the request to the end of the answer.
+ */
+latencyMs: number, 
+/**
+ * To the first streamed event, when there was one.
+ */
+firstTokenMs?: number | null, 
+/**
+ * The start of the model's answer.
+ */
+reply: string, usage: Usage, 
+/**
+ * Why it failed, categorised (auth, rate limit, network, …).
+ */
+error?: ProviderError | null, };
+
+/**
+ * A conversation as saved: its history (what the model sees when it continues) and the tasks
+ * it ran (for their reports and undo buttons).
+ */
+export type SavedChat = { 
+/**
+ * Empty for a chat not saved yet: [`save_chat`] gives it one.
+ */
+id: string, 
+/**
+ * Empty: the first line of the first message.
+ */
+title: string, createdMs: number, updatedMs: number, 
+/**
+ * The mode the chat ran in last.
+ */
+mode: string, messages: Array<Message>, tasks: Array<ChatTask>, };
+
+/**
+ * A task a chat ran.
+ */
+export type ChatTask = { 
+/**
+ * Where the task's request is in [`SavedChat::messages`].
+ */
+messageIndex: number, report: RunReport, 
+/**
+ * Whether the user undid it.
+ */
+undone: boolean, };
+
+/**
+ * A line of the chat history list.
+ */
+export type ChatSummary = { id: string, title: string, updatedMs: number, messages: number, };
+
+/**
+ * A line of the list of interrupted tasks.
+ */
+export type InterruptedTask = { taskId: string, chatId: string | null, 
+/**
+ * The request's first line.
+ */
+title: string, updatedMs: number, steps: number, 
+/**
+ * What the task was waiting for approval of (the request's summary).
+ */
+waitingFor: string | null, 
+/**
+ * Why it cannot be resumed (another version, a damaged file); it can still be discarded.
+ */
+problem: string | null, };
+
+/**
+ * One result.
+ */
+export type SearchHit = { 
+/**
+ * Vault-relative path.
+ */
+path: string, title: string, 
+/**
+ * BM25 score (higher is better; comparable within one search only).
+ */
+score: number, 
+/**
+ * Up to ~200 characters of the note's text around the best match, on one line, matched
+ * words wrapped in `**…**` (Markdown bold). Empty when snippets were not asked for.
+ */
+snippet: string, 
+/**
+ * The heading path (`A › B`) of the section the snippet comes from, if any.
+ */
+heading: string | null, };
+
+/**
+ * A note related to another, and why.
+ */
+export type RelatedNote = { path: string, title: string, 
+/**
+ * Higher is closer; comparable within one answer only.
+ */
+score: number, 
+/**
+ * Why, in a few words: `links here`, `linked from here`, `2 shared tags`, `similar text`.
+ */
+reasons: Array<string>, };
+
+/**
+ * Which signals found a hit, and where each ranked it (1 = first).
+ */
+export type Signals = { fulltext: number | null, semantic: number | null, 
+/**
+ * Reached through a wikilink from (or to) this hit.
+ */
+linkedFrom: string | null, };
+
+/**
+ * One fused result.
+ */
+export type HybridHit = { path: string, title: string, score: number, heading: string | null, snippet: string, foundBy: Signals, };
+
+/**
+ * What one run of the job did.
+ */
+export type EmbedReport = { 
+/**
+ * Notes in the vault.
+ */
+notes: number, 
+/**
+ * Notes (re-)embedded by this run.
+ */
+embeddedNotes: number, 
+/**
+ * Chunks embedded by this run.
+ */
+chunks: number, 
+/**
+ * Notes whose vectors were dropped because the note is gone.
+ */
+removed: number, cancelled: boolean, 
+/**
+ * Bytes written by the last save.
+ */
+savedBytes: number, };
+
+/**
+ * The API a provider speaks.
+ */
+export type ProviderKind = "anthropic" | "openai" | "openai-compatible";
+
+/**
+ * Everything needed to build a provider. Serialised in camelCase for the plugin's settings:
+ * `{"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "…", "maxTokens": 8192}`.
+ */
+export type ProviderConfig = { kind: ProviderKind, 
+/**
+ * The model id sent to the API.
+ */
+model: string, 
+/**
+ * Where the API lives; [`ProviderKind::default_base_url`] when absent.
+ */
+baseUrl?: string | null, 
+/**
+ * Required for Anthropic and OpenAI; optional for compatible servers.
+ */
+apiKey?: string | null, 
+/**
+ * The output limit the loop asks for unless it has a reason to ask for another.
+ */
+maxTokens: number, 
+/**
+ * Headers added to every request (OpenRouter's `HTTP-Referer` and `X-Title`, a proxy's
+ * auth).
+ */
+headers?: { [key in string]: string }, 
+/**
+ * For models without native tool calling: describe the tools in the system prompt and
+ * read calls from the text in this dialect.
+ */
+textToolDialect?: TextToolDialect | null, 
+/**
+ * OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
+ */
+echoReasoning: boolean, retry: RetryPolicy, };
+
+/**
+ * How tool calls are written in text.
+ */
+export type TextToolDialect = "fenced-json" | "bracket-tag" | "xml-invoke";
+
+/**
+ * Exponential backoff with jitter. Attempt `n` (from 1) that fails with a retryable error is
+ * followed by a wait of `min(max_delay, base_delay · 2^(n-1))`, lengthened by up to
+ * `jitter` of itself (then capped at `max_delay_ms` again) so that clients that failed together do not
+ * retry together. A `Retry-After` from the server replaces the computed wait; one longer
+ * than `max_retry_after_ms` is not waited out: the error goes to the caller, which can
+ * tell the user.
+ *
+ * The defaults: 6 attempts, waits of 0.5, 1, 2, 4 and 8 s (+ up to 25 %), never more than
+ * 32 s; Retry-After honoured up to 60 s.
+ */
+export type RetryPolicy = { 
+/**
+ * Attempts in all, the first included. 1 means no retry.
+ */
+maxAttempts: number, baseDelayMs: number, maxDelayMs: number, 
+/**
+ * The largest fraction of a computed wait added at random, 0 to 1.
+ */
+jitter: number, maxRetryAfterMs: number, 
+/**
+ * A response that sends no byte for this long is dropped and counts as a network error
+ * (retryable before the first output, like a dropped connection). 0: wait forever.
+ */
+idleTimeoutMs: number, };
+
+/**
+ * How a task runs. Every field has a default (the reference design's), so hosts may pass a
+ * partial object. In JSON the fields are camelCase, like the plugin's other settings.
+ */
+export type AgentConfig = { 
+/**
+ * Model calls at most; the hard stop.
+ */
+maxIterations: number, 
+/**
+ * At this share of `max_iterations` (in %), the model is told to wrap up.
+ */
+softLimitPercent: number, 
+/**
+ * After this many failing steps in a row, the loop-breaker runs.
+ */
+consecutiveMistakeLimit: number, 
+/**
+ * At least this long between two model requests (0: no limit).
+ */
+rateLimitMs: number, condensingEnabled: boolean, 
+/**
+ * Condense the history above this share (in %) of `context_window`.
+ */
+condensingThreshold: number, 
+/**
+ * Remind the model of its mode every N steps (0: never).
+ */
+powerSteeringFrequency: number, 
+/**
+ * How deep this task is nested in subtasks (0: a user's task).
+ */
+depth: number, maxSubtaskDepth: number, 
+/**
+ * The model's answer length limit per call.
+ */
+maxTokens: number, 
+/**
+ * The model's context window in tokens.
+ */
+contextWindow: number, 
+/**
+ * Extended-thinking budget, for models that support it.
+ */
+thinkingBudget: number | null, 
+/**
+ * A tool call is stopped after this long (0: never).
+ */
+toolTimeoutMs: number, 
+/**
+ * Tool results longer than this (in characters) are externalized.
+ */
+externalizeThreshold: number, 
+/**
+ * Categories of tool call that run without asking.
+ */
+autoApprove: Array<ApprovalCategory>, 
+/**
+ * The mode's slug (`ask`, `agent`, or a custom mode).
+ */
+mode: string, 
+/**
+ * The user's own instructions, added to every task's prompt.
+ */
+customInstructions: string, 
+/**
+ * Before condensing, ask the model for durable facts and save them to memory.
+ */
+memoryFlush: boolean, 
+/**
+ * Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
+ * after one last answer. 0: no budget.
+ */
+maxToolCalls: number, 
+/**
+ * Tool calls one step may make; the model is told the rest were not run. 0: no limit.
+ */
+maxToolCallsPerStep: number, 
+/**
+ * The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
+ */
+deadlineMs: number, };
+
+/**
+ * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
+ * model of its own. The mode's tools are the only ones sent to the model and the only ones
+ * the pipeline allows. Users define their own in the plugin's settings.
+ */
+export type Mode = { slug: string, name: string, role: string, groups: Array<ToolGroup>, 
+/**
+ * A model id to use in this mode instead of the provider's default.
+ */
+model?: string | null, };
+
+/**
+ * The groups a mode grants tools by.
+ */
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+
+/**
+ * How model requests travel.
+ */
+export type Transport = "auto" | "fetch" | "request";
+
+/**
+ * What the prompt says about the vault.
+ */
+export type VaultInfo = { name: string, noteCount: number | null, 
+/**
+ * The note open in the editor, if any.
+ */
+activeNote: string | null, };
+
+/**
+ * What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
+ * settings, the vault, an earlier conversation, the user's modes, the transport and the saved
+ * chat's id (each left out takes its default).
+ */
+export type ChatOptions = { provider: ProviderConfig, agent: AgentConfig, vault: VaultInfo, 
+/**
+ * An earlier conversation to continue.
+ */
+history: Array<Message>, 
+/**
+ * The user's own modes; `agent.mode` may name one of them.
+ */
+modes: Array<Mode>, 
+/**
+ * How model requests travel (`auto`, `fetch`, `request`).
+ */
+transport: Transport, 
+/**
+ * The saved chat this is (named in its tasks' snapshots, to resume them in it).
+ */
+chatId: string | null, };

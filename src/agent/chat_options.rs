@@ -1,0 +1,35 @@
+//! What a chat is made from, as the plugin sends it.
+
+use serde::Deserialize;
+use ts_rs::TS;
+
+use super::{AgentConfig, Mode};
+use crate::host::Transport;
+use crate::prompt::VaultInfo;
+use crate::protocol::Message;
+use crate::provider::ProviderConfig;
+
+/// What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
+/// settings, the vault, an earlier conversation, the user's modes, the transport and the saved
+/// chat's id (each left out takes its default).
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatOptions {
+    pub provider: ProviderConfig,
+    #[serde(default)]
+    pub agent: AgentConfig,
+    #[serde(default)]
+    pub vault: VaultInfo,
+    /// An earlier conversation to continue.
+    #[serde(default)]
+    pub history: Vec<Message>,
+    /// The user's own modes; `agent.mode` may name one of them.
+    #[serde(default)]
+    pub modes: Vec<Mode>,
+    /// How model requests travel (`auto`, `fetch`, `request`).
+    #[serde(default)]
+    pub transport: Transport,
+    /// The saved chat this is (named in its tasks' snapshots, to resume them in it).
+    #[serde(default)]
+    pub chat_id: Option<String>,
+}

@@ -1,0 +1,131 @@
+//! The TypeScript of the boundary between the plugin's main thread and the core
+//! (`js/generated/protocol.ts`) is generated from the Rust types; this test regenerates it and
+//! fails when the checked-in copy differs.
+
+use std::path::Path;
+
+use ts_rs::{Config, TS};
+use vault_agent::agent::{AgentConfig, ChatOptions, ChatSummary, ChatTask, InterruptedTask, Mode, SavedChat};
+use vault_agent::embed::{EmbedReport, HybridHit, Signals};
+use vault_agent::host::Transport;
+use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, UndoConflict, UndoPlan, UndoReport};
+use vault_agent::prompt::VaultInfo;
+use vault_agent::protocol::{
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
+    ContentBlock, DiffPart, DiffRow, DiffRowKind, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, LabelPart,
+    Message, ProviderError, ProviderProblem, ProviderSetting, Question, Reply, Role, RunReport, StepReport, StopReason,
+    ToCore, ToolCallReport, ToolOutcome, Usage,
+};
+use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
+use vault_agent::search::{RelatedNote, SearchHit};
+use vault_agent::tools::ToolGroup;
+
+const GENERATED: &str = "js/generated/protocol.ts";
+
+/// One exported declaration, with its doc comment.
+fn declare<T: TS>(cfg: &Config, out: &mut String) {
+    if let Some(docs) = T::docs() {
+        out.push_str(&docs);
+    }
+    out.push_str("export ");
+    out.push_str(&T::decl(cfg));
+    out.push_str("\n\n");
+}
+
+fn generate() -> String {
+    // serde-wasm-bindgen's JSON-compatible serializer writes u64 as a number.
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(
+        "// Generated from the Rust types by tests/native/generated_ts.rs: do not edit.\n\
+         // Update: UPDATE_GENERATED=1 cargo test --locked --test native generated_ts\n\n",
+    );
+    macro_rules! declare_all {
+        ($($t:ty),* $(,)?) => { $(declare::<$t>(&cfg, &mut out);)* };
+    }
+    declare_all!(
+        // The worker boundary.
+        ToCore,
+        FromCore,
+        CallbackArg,
+        Reply,
+        HostCall,
+        HttpRequest,
+        BatchRead,
+        serde_json::Value,
+        // What the core's calls answer and its events.
+        Role,
+        ContentBlock,
+        Message,
+        Usage,
+        ErrorKind,
+        ProviderError,
+        ApprovalCategory,
+        ApprovalDecision,
+        ChangePreview,
+        DiffRow,
+        DiffRowKind,
+        DiffPart,
+        ApprovalRequest,
+        Question,
+        AgentEvent,
+        ProviderProblem,
+        ProviderSetting,
+        CallLabel,
+        LabelPart,
+        ToolOutcome,
+        EndReason,
+        RunReport,
+        StepReport,
+        ToolCallReport,
+        StopReason,
+        UndoChoice,
+        UndoConflict,
+        KeptPath,
+        SavedCopy,
+        UndoPlan,
+        UndoReport,
+        CheckpointSummary,
+        ModelPrice,
+        ConnectionCheck,
+        SavedChat,
+        ChatTask,
+        ChatSummary,
+        InterruptedTask,
+        SearchHit,
+        RelatedNote,
+        Signals,
+        HybridHit,
+        EmbedReport,
+        // What JS writes (every field has a default in the core: JS sends a partial object).
+        ProviderKind,
+        ProviderConfig,
+        TextToolDialect,
+        RetryPolicy,
+        AgentConfig,
+        Mode,
+        ToolGroup,
+        Transport,
+        VaultInfo,
+        ChatOptions,
+    );
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn generated_typescript_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
+    let fresh = generate();
+    if std::env::var_os("UPDATE_GENERATED").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &fresh).unwrap();
+        return;
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == fresh,
+        "{GENERATED} is stale (a Rust type crossing the worker boundary changed): regenerate it with \
+         `UPDATE_GENERATED=1 cargo test --locked --test native generated_ts` and commit it"
+    );
+}
