@@ -1,4 +1,4 @@
-import { Keymap, SuggestModal, type App } from "obsidian";
+import { Keymap, Notice, setIcon, SuggestModal, type App } from "obsidian";
 import type { PluginContext } from "../context";
 import { searchLanguage, type SearchHit } from "../search";
 import { foundByLabel, type FoundBy, type ModeHit } from "../semantic";
@@ -14,13 +14,15 @@ const MODES: { mode: SearchMode; name: string; title: string }[] = [
 /**
  * Search over the vault's indexes, no model needed: results as you type, each with its title,
  * path, the section it comes from and a snippet whose matched words are highlighted; Enter opens
- * the note (with Ctrl/Cmd, in a new tab). Full text, semantic or hybrid (Tab switches); in the
- * last two each hit says whether its words, its meaning or both found it.
+ * the note (with Ctrl/Cmd, in a new tab), and a hit's link button inserts a link to it at the
+ * cursor of the open note. Full text, semantic or hybrid (Tab switches); in the last two each hit
+ * says whether its words, its meaning or both found it. The mode bar counts the notes found.
  */
 export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
   private unsubscribe: (() => void)[] = [];
   private modesEl: HTMLElement | null = null;
   private hintEl: HTMLElement | null = null;
+  private countEl: HTMLElement | null = null;
   /** The newest query's answer: an older one that resolves later answers with it instead. */
   private latest: Promise<(SearchHit | ModeHit)[]> | null = null;
 
@@ -91,12 +93,49 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
           );
     this.latest = answer;
     // An answer that arrives after a newer query's (another mode, same words) gives way to it.
-    return answer.then((hits) => (this.latest === answer ? hits : (this.latest ?? hits)));
+    return answer.then((hits) => {
+      if (this.latest !== answer) return this.latest ?? hits;
+      this.showCount(query, hits.length);
+      return hits;
+    });
+  }
+
+  /** "12 notes" beside the modes; "30 notes, the best first" when the list stops at its limit. */
+  private showCount(query: string, found: number): void {
+    if (!this.countEl) return;
+    if (!query.trim()) this.countEl.setText("");
+    else if (found >= this.limit) this.countEl.setText(`${found} notes, the best first`);
+    else this.countEl.setText(found === 1 ? "1 note" : `${found} notes`);
+  }
+
+  /** Inserts a link to `path` at the cursor of the open note, in the user's link format. */
+  private insertLink(path: string): void {
+    const active = this.app.workspace.activeEditor;
+    const file = this.app.vault.getFileByPath(path);
+    if (!active?.editor || !file) {
+      new Notice("Open a note first to insert a link into it.");
+      return;
+    }
+    active.editor.replaceSelection(this.app.fileManager.generateMarkdownLink(file, active.file?.path ?? ""));
+    this.close();
   }
 
   renderSuggestion(hit: SearchHit | ModeHit, el: HTMLElement): void {
     el.addClass("vault-agent-search-result");
-    const top = el.createDiv({ cls: "vault-agent-search-title", text: hit.title || hit.path });
+    const top = el.createDiv({ cls: "vault-agent-search-title" });
+    top.createSpan({ cls: "vault-agent-search-title-text", text: hit.title || hit.path });
+    const link = top.createEl("button", {
+      cls: "clickable-icon vault-agent-search-link",
+      attr: { "aria-label": "Insert a link to this note into the open note", title: "Insert a link to this note into the open note" },
+    });
+    setIcon(link, "link");
+    // The row itself opens the note: the button's click must not reach it.
+    link.addEventListener("mousedown", (evt) => evt.stopPropagation());
+    link.addEventListener("click", (evt) => {
+      evt.preventDefault();
+      evt.stopPropagation();
+      this.insertLink(hit.path);
+    });
     if ("foundBy" in hit) {
       const label = foundByLabel(hit.foundBy);
       top.createSpan({
@@ -125,6 +164,7 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
       const button = bar.createEl("button", { cls: "vault-agent-search-mode", text: name, attr: { "data-mode": mode, title } });
       button.addEventListener("click", () => void this.choose(mode));
     }
+    this.countEl = bar.createSpan({ cls: "vault-agent-search-count" });
     this.hintEl = bar.createSpan({ cls: "vault-agent-search-mode-hint" });
     this.modesEl = bar;
     this.showModes();

@@ -143,6 +143,18 @@ test("with no provider the chat says how to connect one", async () => {
   await page.keyboard.press("Enter");
   await modal.waitFor({ state: "detached" });
   await page.locator(".view-header-title", { hasText: "Travel/Kyoto.md" }).waitFor();
+
+  // The modes bar counts the notes found, and a hit's link button inserts a link to it into the
+  // open note (Kyoto, at its cursor: its end here) and closes the search.
+  await page.locator(".vault-agent-search").click();
+  await modal.locator(".prompt-input").fill("pizza");
+  const pizza = modal.locator(".suggestion-item", { has: page.locator(".vault-agent-search-result-path", { hasText: "Cooking/Pizza.md" }) });
+  await pizza.waitFor();
+  const shown = await modal.locator(".suggestion-item").count();
+  assert.equal(await modal.locator(".vault-agent-search-count").innerText(), shown === 1 ? "1 note" : `${shown} notes`);
+  await pizza.locator(".vault-agent-search-link").click();
+  await modal.waitFor({ state: "detached" });
+  assert.match(await read(page, "Travel/Kyoto.md"), /\[\[Pizza\]\]$/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
