@@ -41,6 +41,12 @@ const PLACEHOLDER = "Ask about your notes… (@ attaches a note, / picks a promp
  */
 export class ChatView extends ItemView {
   private chat: Chat | null = null;
+  /** The chat being created, while it is (see `ensureChat`). */
+  private starting: Promise<Chat | null> | null = null;
+  /** A send is on its way (until its task has run). */
+  private sending = false;
+  /** Counts `dropChat` calls: a chat created across one is freed, not kept. */
+  private drops = 0;
   /** The conversation so far (what a re-created chat continues from). */
   private history: Message[] = [];
   private saved: { id: string; title: string; tasks: ChatTask[] } = { id: "", title: "", tasks: [] };
@@ -226,7 +232,17 @@ export class ChatView extends ItemView {
 
   private async send(): Promise<void> {
     const text = this.inputEl.value.trim();
-    if (this.running || !text) return;
+    // A second send before the first one's task runs (the chat is still being made) is the same.
+    if (this.running || this.sending || !text) return;
+    this.sending = true;
+    try {
+      await this.sendText(text);
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private async sendText(text: string): Promise<void> {
     const chat = await this.ensureChat();
     if (!chat) return;
     const attachments = [...this.attachments];
@@ -515,6 +531,16 @@ export class ChatView extends ItemView {
       detach(this.chat.setVaultInfo(this.vaultInfo()));
       return this.chat;
     }
+    // Creating it crosses to the core's worker: calls made meanwhile wait for the same chat
+    // instead of making a second one in the core.
+    const starting = (this.starting ??= this.startChat().finally(() => {
+      if (this.starting === starting) this.starting = null;
+    }));
+    return starting;
+  }
+
+  private async startChat(): Promise<Chat | null> {
+    const dropped = this.drops;
     const settings = this.plugin.settings;
     const config = providerConfig(settings, this.plugin.apiKey());
     if ("missing" in config) {
@@ -528,8 +554,9 @@ export class ChatView extends ItemView {
       new Notice(`Vault Agent could not start: ${errorMessage(error)}`);
       return null;
     }
+    let chat: Chat;
     try {
-      this.chat = await handle.vault.newChat(
+      chat = await handle.vault.newChat(
         {
           provider: config,
           agent: agentConfig(settings),
@@ -545,6 +572,12 @@ export class ChatView extends ItemView {
       this.showConnectHelp(null, errorMessage(error));
       return null;
     }
+    // Dropped while it was being made (a new chat, changed settings): this one is not wanted.
+    if (this.drops !== dropped) {
+      chat.free();
+      return null;
+    }
+    this.chat = chat;
     this.price = userPrice(settings) ?? (await this.plugin.modelPrice(config));
     return this.chat;
   }
@@ -552,6 +585,8 @@ export class ChatView extends ItemView {
   private dropChat(): void {
     this.chat?.free();
     this.chat = null;
+    this.starting = null;
+    this.drops++;
     this.stale = false;
   }
 
