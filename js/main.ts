@@ -1,4 +1,4 @@
-import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
@@ -186,8 +186,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   }
 
   transport(): Transport {
-    // On mobile, streaming fetch is bound by CORS with no way around it: requestUrl is.
-    return Platform.isMobileApp && this.settings.transport === "auto" ? "request" : this.settings.transport;
+    // The same on mobile: the app's webview streams with fetch wherever the provider allows CORS
+    // (Anthropic, OpenAI, OpenRouter…); where it refuses, "auto" goes on through requestUrl.
+    return this.settings.transport;
   }
 
   apiKeyStore(): ApiKeys {

@@ -67,8 +67,9 @@ async function requests(id) {
  * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
  * open. `provider` names a mock session to point an Anthropic provider at (null: none).
  */
-async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl } = {}) {
+  const viewport = mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 };
+  const page = await browser.newPage({ viewport, hasTouch: !!mobile });
   // A platform that cannot make a worker: the core runs in the page's thread.
   if (noWorker) await page.addInitScript(() => delete window.Worker);
   const errors = [];
@@ -76,14 +77,14 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
   const pluginData = { version: 1, ...data };
   const secrets = {};
   if (mock) {
-    pluginData.provider = { preset: "anthropic", model: "claude-sonnet-4-5", baseUrl: `${origin}/mock/${mock}/anthropic` };
+    pluginData.provider = { preset: "anthropic", model: "claude-sonnet-4-5", baseUrl: baseUrl ?? `${origin}/mock/${mock}/anthropic` };
     secrets["vault-agent-anthropic-key"] = "test-key";
   }
   if (transport) pluginData.transport = transport;
   await page.addInitScript((config) => {
     window.FAKE_HOST_CONFIG = config;
-  }, { vaultName: "Test vault", files, data: pluginData, secrets, theme, open: "Cooking/Bread.md", gate });
-  await page.goto(`${origin}/host/`);
+  }, { vaultName: "Test vault", files, data: pluginData, secrets, theme, open: "Cooking/Bread.md", gate, mobile });
+  await page.goto(`${pageOrigin}/host/`);
   await page.evaluate(() => window.fakeObsidian.ready);
   await page.evaluate(() => window.fakeObsidian.runCommand("open-chat"));
   await page.locator(".vault-agent-chat").waitFor();
@@ -702,6 +703,108 @@ test("without streaming, requests go through requestUrl and the chat works the s
   await page.close();
 });
 
+test("on a phone: a provider that refuses CORS is reached through requestUrl; approval and undo with 44 px targets", async () => {
+  const id = `e2e-mobile-${Date.now()}`;
+  await script(id, [
+    {
+      text: "I'll add the baking time.",
+      toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }],
+    },
+    {
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+    },
+    { text: "Done: **Bread** now says how long to bake." },
+  ]);
+  // The page at localhost, the provider at 127.0.0.1 answering without CORS headers: the phone's
+  // fetch is refused, as a provider that does not allow browsers refuses the app's webview.
+  const port = new URL(origin).port;
+  const page = await openHost({
+    mock: id,
+    mobile: true,
+    pageOrigin: `http://localhost:${port}`,
+    baseUrl: `${origin}/no-cors/mock/${id}/anthropic`,
+  });
+  assert.ok(await page.evaluate(() => document.body.classList.contains("is-mobile")));
+  assert.equal(await page.evaluate(() => window.fakeObsidian.plugin.transport()), "auto");
+  await send(page, "Add the baking time to my bread note");
+
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.locator(".vault-agent-diff-line.is-added", { hasText: "for 40 minutes" }).waitFor();
+  await assertTouchTargets(page, [".vault-agent-approval button", ".vault-agent-approval input"]);
+  const box = await modal.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `the approval fits the phone's width: ${JSON.stringify(box)}`);
+  for (const theme of ["light", "dark"]) {
+    await setTheme(page, theme);
+    await page.screenshot({ path: `${ARTIFACTS}/mobile-approval-${theme}.png` });
+  }
+  await setTheme(page, "light");
+  await approve(page);
+  await page.locator(".vault-agent-text strong", { hasText: "Bread" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+
+  // Both model calls reached the server through requestUrl (the page's server sends them: no
+  // browser origin), none through the browser.
+  const sent = await requests(id);
+  assert.equal(sent.length, 3);
+  assert.deepEqual(sent.map((r) => r.headers.origin), [undefined, undefined, undefined]);
+
+  await assertTouchTargets(page);
+  await page.locator(".vault-agent-undo").click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+  await page.locator(".vault-agent-undo.is-redo").waitFor();
+  await assertTouchTargets(page);
+  for (const theme of ["light", "dark"]) {
+    await setTheme(page, theme);
+    await page.screenshot({ path: `${ARTIFACTS}/mobile-undo-${theme}.png` });
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("two sends before the chat exists make one chat in the core and one task", async () => {
+  const id = `e2e-double-send-${Date.now()}`;
+  await script(id, [{ text: "Once." }, { text: "Twice." }]);
+  const page = await openHost({ mock: id });
+  // Count the chats made in the core (the handle's vault is a proxy for the worker's object).
+  await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const handle = await plugin.core();
+    window.newChats = 0;
+    const vault = new Proxy(handle.vault, {
+      get: (target, name) => (name === "newChat" ? (...args) => (window.newChats++, target.newChat(...args)) : target[name]),
+    });
+    plugin.started = Promise.resolve({ ...handle, vault });
+  });
+  await page.locator(".vault-agent-input").fill("hello");
+  await page.evaluate(() => {
+    const button = document.querySelector(".vault-agent-send");
+    button.click();
+    button.click();
+  });
+  await page.locator(".vault-agent-text", { hasText: "Once." }).waitFor();
+  await page.waitForFunction(() => document.querySelector(".vault-agent-send").textContent.trim() === "Send");
+  assert.equal(await page.evaluate(() => window.newChats), 1);
+  assert.equal(await page.locator(".vault-agent-user").count(), 1);
+  assert.equal((await requests(id)).length, 1);
+
+  // Whatever asks for the chat while it is being made (a send, Continue, Resume) gets that one.
+  await page.locator(".vault-agent-new-chat").click();
+  const same = await page.evaluate(async () => {
+    const view = window.fakeObsidian.app.workspace.getLeavesOfType("vault-agent-chat")[0].view;
+    const [a, b] = await Promise.all([view.ensureChat(), view.ensureChat()]);
+    return a !== null && a === b;
+  });
+  assert.ok(same);
+  assert.equal(await page.evaluate(() => window.newChats), 2);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the settings tab tests the connection", async () => {
   const id = `e2e-settings-${Date.now()}`;
   await script(id, [{ text: "OK" }, { status: 401, message: "invalid x-api-key" }]);
@@ -876,13 +979,22 @@ async function shootLayouts(page, name) {
   await layout(page, "wide");
 }
 
-/** Every button in the chat is at least 44 px tall on a phone. */
-async function assertTouchTargets(page) {
-  const small = await page.evaluate(() =>
-    [...document.querySelectorAll(".vault-agent-chat button, .vault-agent-chat .clickable-icon, .vault-agent-tool-head")]
+/** Every button, picker and item to tap in the chat (and in `extra`: a modal's) is at least 44 px tall on a phone. */
+async function assertTouchTargets(page, extra = []) {
+  const selector = [
+    ".vault-agent-chat button",
+    ".vault-agent-chat .clickable-icon",
+    ".vault-agent-chat select",
+    ".vault-agent-chat summary",
+    ".vault-agent-tool-head",
+    ".vault-agent-related-item",
+    ...extra,
+  ].join(", ");
+  const small = await page.evaluate((selector) =>
+    [...document.querySelectorAll(selector)]
       .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().height < 44)
       .map((el) => `${el.className} ${Math.round(el.getBoundingClientRect().height)}px`),
-  );
+  selector);
   assert.deepEqual(small, [], "touch targets under 44 px");
 }
 

@@ -1,7 +1,9 @@
 // The local test server on 127.0.0.1 that browser tests, benchmarks and the end-to-end test talk to.
 // Routes live in ./routes/*.mjs: each exports `routes`, a map from a path prefix to a handler
 // (req, res, url) => boolean|Promise<boolean> (true when it answered). Every answer allows CORS,
-// so pages served by wasm-pack's own server can call it.
+// so pages served by wasm-pack's own server can call it — except under "/no-cors/…": the same
+// routes answered without CORS headers, as a server that refuses browsers (the plugin's fallback
+// to requestUrl is tested against it).
 //
 // Usage: node tests/servers/server.mjs [--port N]   (default: $VAULT_AGENT_TEST_PORT or 47800)
 // Prints "listening on http://127.0.0.1:N" once ready; exits when stdin closes or on SIGTERM.
@@ -31,7 +33,8 @@ export function cors(res) {
 }
 
 const server = http.createServer(async (req, res) => {
-  cors(res);
+  if (req.url.startsWith("/no-cors/")) req.url = req.url.slice("/no-cors".length);
+  else cors(res);
   if (req.method === "OPTIONS") {
     res.writeHead(204).end();
     return;

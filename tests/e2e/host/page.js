@@ -6,7 +6,9 @@
 // from /host/config, which the demo fills from environment variables):
 //   { vaultName, files: {path: text} | null, filesUrl: "/vault/bundle" | null, data: {…plugin
 //     data.json…}, secrets: {id: value}, theme: "light" | "dark", open: "note path",
-//     gate: "note path" | undefined — reading that note waits for `fakeObsidian.openGate()` }
+//     gate: "note path" | undefined — reading that note waits for `fakeObsidian.openGate()`,
+//     mobile: true | undefined — Obsidian's phone app: `Platform.isMobileApp`, `is-mobile` on the
+//     body, the sidebar as a full-width drawer }
 import { setup } from "obsidian-test-mocks/setup";
 import * as obsidian from "./obsidian.js";
 
@@ -47,6 +49,7 @@ function layout() {
 async function boot() {
   const cfg = await config();
   document.body.addClass(cfg.theme === "dark" ? "theme-dark" : "theme-light");
+  if (cfg.mobile) phone();
   const parts = layout();
   parts.root.createDiv({ cls: "fake-host-loading", text: "Starting…" });
   const files = await vaultFiles(cfg);
@@ -185,6 +188,23 @@ function noteView(app, root) {
       body.createDiv({ cls: "fake-host-hint", text: "Pick a note on the left, or open Vault Agent from the ribbon." });
     },
   };
+}
+
+/**
+ * Obsidian's phone app, as the plugin sees it: the `Platform` flags (the object main.js gets from
+ * `require("obsidian")`) and the classes Obsidian puts on the body.
+ */
+function phone() {
+  Object.assign(obsidian.Platform, {
+    isMobileApp: true,
+    isMobile: true,
+    isPhone: true,
+    isDesktopApp: false,
+    isDesktop: false,
+    isWin: false,
+    isAndroidApp: true,
+  });
+  document.body.addClass("is-mobile", "is-phone");
 }
 
 /** A filterable list of the vault's notes (the first 200 that match). */
