@@ -766,6 +766,23 @@ test("on a phone: a provider that refuses CORS is reached through requestUrl; ap
   await page.close();
 });
 
+test("on a phone: a provider that allows CORS streams through fetch", async () => {
+  const id = `e2e-mobile-stream-${Date.now()}`;
+  await script(id, [{ text: "Streamed to the phone, piece by piece.", hold: true }]);
+  const port = new URL(origin).port;
+  const page = await openHost({ mock: id, mobile: true, pageOrigin: `http://localhost:${port}` });
+  await send(page, "hello");
+  // The first piece shows while the server still holds the rest.
+  await page.waitForFunction(() => document.querySelector(".vault-agent-text")?.textContent.startsWith("Stre"));
+  assert.ok(!(await page.locator(".vault-agent-text").first().innerText()).includes("piece by piece"));
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+  await page.locator(".vault-agent-text", { hasText: "piece by piece." }).waitFor();
+  // Sent by the browser (the app's webview), across origins.
+  assert.deepEqual((await requests(id)).map((r) => r.headers.origin), [`http://localhost:${port}`]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("two sends before the chat exists make one chat in the core and one task", async () => {
   const id = `e2e-double-send-${Date.now()}`;
   await script(id, [{ text: "Once." }, { text: "Twice." }]);
