@@ -10,7 +10,8 @@
 //     answered from the saved index;
 //   - memory: the proportional set size (PSS, /proc) of this browser's renderer processes — the
 //     page, and its worker, which lives in the page's renderer — with a blank page open, and
-//     once the index is ready (the growth is the host page's notes plus the plugin and core).
+//     once the index is ready; and the host page alone (`?noplugin`) in a page of its own, so
+//     the plugin's share is the growth less the host's.
 // Prints a table and writes target/bench/ui.json.
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
 // Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
@@ -101,7 +102,20 @@ async function rendererPssMb() {
   return kb / 1024;
 }
 
+/** The host page alone (`?noplugin`): its renderers' PSS over a blank page's, in MB. */
+async function hostOnlyPssMb(browser, origin) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.goto("about:blank");
+  const blank = await rendererPssMb();
+  await page.goto(`${origin}/host/?noplugin`);
+  await page.waitForFunction(() => window.fakeObsidian?.booted === true, null, { timeout: 600_000, polling: 100 });
+  const loaded = await rendererPssMb();
+  await page.close();
+  return loaded - blank;
+}
+
 async function once(browser, origin) {
+  const hostPssMb = await hostOnlyPssMb(browser, origin);
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await page.goto("about:blank");
   const blankPssMb = await rendererPssMb();
@@ -141,7 +155,8 @@ async function once(browser, origin) {
     }
   }, query);
   await page.close();
-  return { ...build, firstSearchMs, blankPssMb, indexedPssMb, growthPssMb: indexedPssMb - blankPssMb };
+  const growthPssMb = indexedPssMb - blankPssMb;
+  return { ...build, firstSearchMs, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb: growthPssMb - hostPssMb };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -168,7 +183,7 @@ try {
   await browser.close();
 }
 
-const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "blankPssMb", "indexedPssMb", "growthPssMb"];
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb"];
 console.log(`\nmedian of ${runs} runs, ms (…PssMb: MB) (vault: ${vault})`);
 console.log(["build", ...keys].join("\t"));
 for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));
