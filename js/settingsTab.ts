@@ -314,7 +314,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   private instructionsSection(el: HTMLElement): void {
     const agent = this.ctx.settings.agent;
     new Setting(el).setName("Instructions").setHeading();
-    new Setting(el)
+    const instructions = new Setting(el)
       .setName("Custom instructions")
       .setDesc("Added to every task's prompt: how you like answers, your note conventions.")
       .addTextArea((t) => {
@@ -327,20 +327,19 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             await this.save();
           });
       });
-    const files = el.createDiv({ cls: "vault-agent-instruction-files" });
-    void this.fileList(files, {
+    instructions.controlEl.addClass("vault-agent-wide-control");
+    this.fileList(el, {
       name: "Rules",
       folder: RULES_FOLDER,
-      desc: "Each note here is an instruction the agent always follows.",
+      desc: `Instructions the agent always follows, one note each, in ${RULES_FOLDER}/.`,
       template: "Always link a person's name to their note.\n",
-    }).then(() =>
-      this.fileList(files, {
-        name: "Skills",
-        folder: SKILLS_FOLDER,
-        desc: "Each note here is a procedure: the agent sees its name and description, and reads it when a task needs it.",
-        template: "---\ndescription: How to write the weekly review\n---\n1. Read this week's daily notes.\n2. …\n",
-      }),
-    );
+    });
+    this.fileList(el, {
+      name: "Skills",
+      folder: SKILLS_FOLDER,
+      desc: `Procedures, one note each, in ${SKILLS_FOLDER}/: the agent sees their names and descriptions, and reads one when a task needs it.`,
+      template: "---\ndescription: How to write the weekly review\n---\n1. Read this week's daily notes.\n2. …\n",
+    });
     this.fileButton(
       el,
       "Hidden from the agent",
@@ -359,28 +358,31 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     );
   }
 
-  /** A heading row for `folder` with *New*, and an *Edit* row for each of its notes. */
-  private async fileList(el: HTMLElement, list: { name: string; folder: string; desc: string; template: string }): Promise<void> {
-    const box = el.createDiv();
+  /** A row for `folder` with *New*, and after it an *Edit* row for each of its notes. */
+  private fileList(el: HTMLElement, list: { name: string; folder: string; desc: string; template: string }): void {
+    const head = new Setting(el).setName(list.name).setDesc(list.desc);
+    const count = head.descEl.createDiv();
+    let rows: HTMLElement[] = [];
     const refresh = async () => {
-      box.empty();
       const paths = await markdownFiles(this.app, list.folder).catch(() => []);
-      new Setting(box)
-        .setName(list.name)
-        .setDesc(`${list.desc} ${list.folder}/: ${paths.length ? `${paths.length} ${paths.length === 1 ? "note" : "notes"}` : "none yet"}.`)
-        .addButton((b) =>
-          b.setButtonText(`New ${list.name.toLowerCase().replace(/s$/, "")}`).onClick(() => {
-            this.edit({ folder: list.folder }, list.desc, list.template, () => void refresh());
-          }),
-        );
-      for (const path of paths) {
-        new Setting(box)
+      rows.forEach((row) => row.remove());
+      // Built in the list's place: the rows come in after the sections drawn meanwhile.
+      rows = paths.map((path) => {
+        const row = new Setting(el)
           .setName(path.slice(list.folder.length + 1))
           .setClass("vault-agent-instruction-file")
           .addButton((b) => b.setButtonText("Edit").onClick(() => this.edit({ path }, list.desc, "", () => void refresh())));
-      }
+        return row.settingEl;
+      });
+      head.settingEl.after(...rows);
+      count.setText(paths.length ? "" : "None yet.");
     };
-    await refresh();
+    head.addButton((b) =>
+      b.setButtonText(`New ${list.name.toLowerCase().replace(/s$/, "")}`).onClick(() => {
+        this.edit({ folder: list.folder }, list.desc, list.template, () => void refresh());
+      }),
+    );
+    void refresh();
   }
 
   private fileButton(el: HTMLElement, name: string, desc: string, path: string, help: string, template: string): void {

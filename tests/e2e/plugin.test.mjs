@@ -749,6 +749,7 @@ test("the settings reach the core: temperature, custom instructions, rules, a mo
   const editor = page.locator(".modal.vault-agent-file-modal");
   await editor.locator("input").fill("dates");
   await editor.locator(".vault-agent-file-text").fill("Write dates as YYYY-MM-DD.");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-rule-editor-light.png` });
   await editor.locator("button", { hasText: "Save" }).click();
   await editor.waitFor({ state: "detached" });
   await settingRow(settings, "dates.md").waitFor();
@@ -765,7 +766,19 @@ test("the settings reach the core: temperature, custom instructions, rules, a mo
   await settings.locator(".vault-agent-mode-editor").waitFor();
   await settingRow(settings.locator(".vault-agent-mode-editor"), "Model").locator("input").fill("claude-haiku-4-5");
   await settingRow(settings, "Default mode").locator("select").selectOption("mode-1");
+  // The new rows, light and dark, and in a 300 px window.
+  await settingRow(settings, "Instructions").scrollIntoViewIfNeeded();
+  await settingRow(settings, "Instructions").evaluate((el) => el.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: `${ARTIFACTS}/settings-instructions-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-instructions-dark.png` });
+  await setTheme(page, "light");
+  // A 300 px settings pane (as on a phone).
+  const pane = page.locator(".modal.mod-settings");
+  await pane.evaluate((el) => Object.assign(el.style, { width: "300px", minWidth: "0", boxSizing: "border-box" }));
+  await settingRow(settings, "Instructions").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await pane.screenshot({ path: `${ARTIFACTS}/settings-instructions-narrow.png` });
+  await pane.evaluate((el) => Object.assign(el.style, { width: "", minWidth: "", boxSizing: "" }));
   await page.locator(".modal.mod-settings .modal-close-button").click();
 
   const saved = (await page.evaluate(() => window.fakeObsidian.savedData)).agent;
