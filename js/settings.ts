@@ -278,7 +278,8 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     customInstructions: agent.customInstructions,
     powerSteeringFrequency: agent.powerSteeringFrequency,
     rateLimitMs: Math.round(agent.rateLimitSeconds * 1000),
-    temperature: agent.temperature,
+    // Its default is null, so migration keeps whatever data.json held there.
+    temperature: typeof agent.temperature === "number" ? agent.temperature : null,
     thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
   };
 }

@@ -102,6 +102,23 @@ test("each provider preset becomes a provider configuration, or says what is mis
   assert.equal(custom.baseUrl, "http://h:1/v1");
 });
 
+test("the agent's settings become the core's AgentConfig; knobs left alone are the core's defaults", () => {
+  const { agentConfig, migrateSettings } = settings;
+  const defaults = agentConfig(migrateSettings({ version: 1 }));
+  assert.deepEqual(
+    [defaults.temperature, defaults.thinkingBudget, defaults.rateLimitMs, defaults.powerSteeringFrequency, defaults.customInstructions],
+    [null, null, 0, 0, ""],
+  );
+  const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
+  const set = agentConfig(migrateSettings({ version: 1, agent }));
+  assert.deepEqual(
+    [set.temperature, set.thinkingBudget, set.rateLimitMs, set.powerSteeringFrequency, set.customInstructions],
+    [0.4, 2048, 1500, 3, "Be brief."],
+  );
+  // A temperature data.json holds as text is not sent.
+  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { temperature: "hot" } })).temperature, null);
+});
+
 test("API keys go to Obsidian's secret storage where it exists, else to the plugin's data", () => {
   const { ApiKeys, migrateSettings, secretId } = settings;
   const store = new Map();
