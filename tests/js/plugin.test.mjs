@@ -102,23 +102,6 @@ test("each provider preset becomes a provider configuration, or says what is mis
   assert.equal(custom.baseUrl, "http://h:1/v1");
 });
 
-test("the agent's settings become the core's AgentConfig; knobs left alone are the core's defaults", () => {
-  const { agentConfig, migrateSettings } = settings;
-  const defaults = agentConfig(migrateSettings({ version: 1 }));
-  assert.deepEqual(
-    [defaults.temperature, defaults.thinkingBudget, defaults.rateLimitMs, defaults.powerSteeringFrequency, defaults.customInstructions],
-    [null, null, 0, 0, ""],
-  );
-  const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
-  const set = agentConfig(migrateSettings({ version: 1, agent }));
-  assert.deepEqual(
-    [set.temperature, set.thinkingBudget, set.rateLimitMs, set.powerSteeringFrequency, set.customInstructions],
-    [0.4, 2048, 1500, 3, "Be brief."],
-  );
-  // A temperature data.json holds as text is not sent.
-  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { temperature: "hot" } })).temperature, null);
-});
-
 test("API keys go to Obsidian's secret storage where it exists, else to the plugin's data", () => {
   const { ApiKeys, migrateSettings, secretId } = settings;
   const store = new Map();
@@ -150,7 +133,21 @@ test("the agent's options and the user's price come from the settings", () => {
     mode: "ask",
     maxToolCalls: 40,
     deadlineMs: 0,
+    // Left alone: the core's defaults.
+    customInstructions: "",
+    powerSteeringFrequency: 0,
+    rateLimitMs: 0,
+    temperature: null,
+    thinkingBudget: null,
   });
+  const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
+  const set = agentConfig(migrateSettings({ version: 1, agent }));
+  assert.deepEqual(
+    [set.temperature, set.thinkingBudget, set.rateLimitMs, set.powerSteeringFrequency, set.customInstructions],
+    [0.4, 2048, 1500, 3, "Be brief."],
+  );
+  // A temperature data.json holds as text is not sent.
+  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { temperature: "hot" } })).temperature, null);
   assert.deepEqual(userPrice(s), { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 });
   assert.equal(userPrice(migrateSettings({})), null);
 });
