@@ -7,12 +7,16 @@
 //   - the same long tasks from the page's start to the index ready (the core's start included);
 //   - the plugin's onload (the fake host times `plugin.onload()`);
 //   - the plugin reloaded (as after an app restart): from its onload to the first search
-//     answered from the saved index.
+//     answered from the saved index;
+//   - memory: the proportional set size (PSS, /proc) of this browser's renderer processes — the
+//     page, and its worker, which lives in the page's renderer — with a blank page open, and
+//     once the index is ready; and the host page alone (`?noplugin`) in a page of its own, so
+//     the plugin's share is the growth less the host's.
 // Prints a table and writes target/bench/ui.json.
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
 // Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,8 +76,49 @@ function instrument() {
   }).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
-async function once(browser, origin) {
+/** The PSS of the renderer processes started by this script's browser, in MB (Linux /proc). */
+async function rendererPssMb() {
+  const procs = new Map();
+  for (const pid of (await readdir("/proc")).filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8");
+      procs.set(Number(pid), { ppid, renderer: cmdline.includes("--type=renderer") });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const ours = (pid) => {
+    for (let p = procs.get(pid)?.ppid; p; p = procs.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  let kb = 0;
+  for (const [pid, info] of procs) {
+    if (!info.renderer || !ours(pid)) continue;
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
+    kb += Number(rollup.match(/^Pss:\s+(\d+)/m)?.[1] ?? 0);
+  }
+  return kb / 1024;
+}
+
+/** The host page alone (`?noplugin`): its renderers' PSS over a blank page's, in MB. */
+async function hostOnlyPssMb(browser, origin) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.goto("about:blank");
+  const blank = await rendererPssMb();
+  await page.goto(`${origin}/host/?noplugin`);
+  await page.waitForFunction(() => window.fakeObsidian?.booted === true, null, { timeout: 600_000, polling: 100 });
+  const loaded = await rendererPssMb();
+  await page.close();
+  return loaded - blank;
+}
+
+async function once(browser, origin) {
+  const hostPssMb = await hostOnlyPssMb(browser, origin);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.goto("about:blank");
+  const blankPssMb = await rendererPssMb();
   page.on("crash", () => console.error("the page crashed"));
   page.on("pageerror", (error) => console.error("page error:", error));
   await page.addInitScript(instrument);
@@ -95,6 +140,7 @@ async function once(browser, origin) {
       onloadMs: window.fakeObsidian.onloadMs,
     };
   });
+  const indexedPssMb = await rendererPssMb();
   // Saved before the reload: the plugin saves a built index at once.
   const firstSearchMs = await page.evaluate(async (q) => {
     const host = window.fakeObsidian;
@@ -109,7 +155,8 @@ async function once(browser, origin) {
     }
   }, query);
   await page.close();
-  return { ...build, firstSearchMs };
+  const growthPssMb = indexedPssMb - blankPssMb;
+  return { ...build, firstSearchMs, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb: growthPssMb - hostPssMb };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -136,8 +183,8 @@ try {
   await browser.close();
 }
 
-const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs"];
-console.log(`\nmedian of ${runs} runs, ms (vault: ${vault})`);
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb"];
+console.log(`\nmedian of ${runs} runs, ms (…PssMb: MB) (vault: ${vault})`);
 console.log(["build", ...keys].join("\t"));
 for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));
 await mkdir(path.join(repo, "target/bench"), { recursive: true });

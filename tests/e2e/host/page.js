@@ -68,11 +68,13 @@ async function boot() {
   const store = { load: async () => structuredClone(data), save: async (next) => void (data = structuredClone(next)) };
   host.parts = parts;
   host.store = store;
-  await loadPlugin(app, parts, store);
+  // `?noplugin`: the host alone, so a benchmark can tell the plugin's memory from the page's.
+  if (!new URLSearchParams(location.search).has("noplugin")) await loadPlugin(app, parts, store);
   app.workspace.setLayoutReady__();
   if (cfg.open) await app.workspace.openLinkText(cfg.open, "", false);
   document.querySelector(".fake-host-loading")?.remove();
   if (!cfg.open) notes.placeholder();
+  host.booted = true;
 }
 
 /**
