@@ -58,6 +58,23 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
         return true;
       },
     });
+    this.addCommand({
+      id: "ask-about-selection",
+      name: "Ask about the selection",
+      editorCheckCallback: (checking, editor, ctx) => {
+        const selection = editor.getSelection();
+        if (!selection.trim()) return false;
+        if (!checking) {
+          const file = ctx.file;
+          void this.openChat().then((view) => {
+            if (file) view?.attach(file);
+            // Quoted, with a line to write the question on; the user sends it.
+            view?.fillInput(`${quote(selection)}\n\n`);
+          });
+        }
+        return true;
+      },
+    });
     this.addCommand({ id: "undo-last-task", name: "Undo the last task", callback: () => void this.undoLastTask() });
     // No default hotkey (Obsidian's guidelines): users bind one under Settings → Hotkeys.
     this.addCommand({ id: "search-vault", name: "Search the vault", callback: () => this.openSearch() });
@@ -283,4 +300,13 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       new Notice(`Undo failed: ${errorMessage(error)}`);
     }
   }
+}
+
+/** `text` as a Markdown quote. */
+function quote(text: string): string {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => (line ? `> ${line}` : ">"))
+    .join("\n");
 }

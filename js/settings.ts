@@ -108,6 +108,16 @@ export interface VaultAgentSettings {
     maxToolCalls: number;
     /** A task stops after this many minutes (0: no deadline). */
     deadlineMinutes: number;
+    /** Added to every task's system prompt (`customInstructions`). */
+    customInstructions: string;
+    /** Remind the model of its mode every this many steps (0: never). */
+    powerSteeringFrequency: number;
+    /** Seconds at least between two model requests (0: no limit). */
+    rateLimitSeconds: number;
+    /** Sampling temperature; `null`: the provider's default. */
+    temperature: number | null;
+    /** Extended-thinking budget in tokens (0: off). */
+    thinkingBudget: number;
   };
   /** Checkpoints and audit logs of finished tasks: kept this many days and this many tasks. */
   retention: { days: number; tasks: number };
@@ -144,6 +154,11 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
     mode: "agent",
     maxToolCalls: 40,
     deadlineMinutes: 0,
+    customInstructions: "",
+    powerSteeringFrequency: 0,
+    rateLimitSeconds: 0,
+    temperature: null,
+    thinkingBudget: 0,
   },
   retention: { days: 30, tasks: 200 },
   customModes: [],
@@ -260,6 +275,12 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     mode: agent.mode,
     maxToolCalls: agent.maxToolCalls,
     deadlineMs: agent.deadlineMinutes * 60_000,
+    customInstructions: agent.customInstructions,
+    powerSteeringFrequency: agent.powerSteeringFrequency,
+    rateLimitMs: Math.round(agent.rateLimitSeconds * 1000),
+    // Its default is null, so migration keeps whatever data.json held there.
+    temperature: typeof agent.temperature === "number" ? agent.temperature : null,
+    thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
   };
 }
 

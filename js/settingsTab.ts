@@ -13,6 +13,15 @@ import {
   type ProviderPreset,
 } from "./settings";
 import { errorMessage } from "./views/turn";
+import { markdownFiles, VaultFileModal, type EditTarget } from "./views/VaultFileModal";
+
+/** Where the core reads rules and skills (src/prompt/instructions.rs) and its path lists (src/vault/path_rules.rs). */
+const RULES_FOLDER = ".obsidian-agent/rules";
+const SKILLS_FOLDER = ".obsidian-agent/skills";
+const IGNORE_FILE = ".obsidian-agentignore";
+const PROTECT_FILE = ".obsidian-agentprotected";
+const PATTERN_HELP =
+  "One pattern a line, as in .gitignore: # starts a comment, * matches within a name, ** across folders. A pattern without / matches a name at any depth (*.pdf, Private); a leading / anchors it at the vault's root; a trailing / matches a folder and everything in it. Read at the start of each task.";
 
 const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp"];
 
@@ -43,6 +52,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     containerEl.addClass("vault-agent-settings");
     this.providerSection(containerEl);
     this.agentSection(containerEl);
+    this.instructionsSection(containerEl);
     this.modesSection(containerEl);
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
@@ -209,24 +219,75 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     number(el, "Tool call budget", "Tool calls per task at most (0: no limit).", agent.maxToolCalls, async (v) => {
       agent.maxToolCalls = v;
       await this.save();
-    });
+    }, 0);
     number(el, "Task deadline", "Minutes a task may run; shown beside Stop (0: none).", agent.deadlineMinutes, async (v) => {
       agent.deadlineMinutes = v;
       await this.save();
-    });
+    }, 0);
     const retention = this.ctx.settings.retention;
     number(el, "Keep checkpoints (days)", "Undo data and logs of older tasks are removed at start-up (0: forever).", retention.days, async (v) => {
       retention.days = v;
       await this.save();
-    });
+    }, 0);
     number(el, "Keep checkpoints (tasks)", "Only the newest tasks keep undo data and logs (0: all).", retention.tasks, async (v) => {
       retention.tasks = v;
       await this.save();
-    });
+    }, 0);
     number(el, "Answer length", "Tokens per model answer at most.", this.ctx.settings.provider.maxTokens, async (v) => {
       this.ctx.settings.provider.maxTokens = v;
       await this.save();
     });
+    new Setting(el)
+      .setName("Temperature")
+      .setDesc("Lower is more focused, higher more varied (0 to 2; Anthropic takes 0 to 1). Empty: the provider's default.")
+      .addText((t) => {
+        t.inputEl.type = "number";
+        t.inputEl.step = "0.1";
+        t.inputEl.addClass("vault-agent-temperature");
+        t.setPlaceholder("Default")
+          .setValue(agent.temperature === null ? "" : String(agent.temperature))
+          .onChange(async (raw) => {
+            const v = Number(raw);
+            if (raw.trim() === "") agent.temperature = null;
+            else if (Number.isFinite(v) && v >= 0 && v <= 2) agent.temperature = v;
+            else return;
+            await this.save();
+          });
+      });
+    number(
+      el,
+      "Thinking budget",
+      "Anthropic models: tokens the model may think before it answers, at least 1,024 and below the answer length; the temperature is then the default (0: no extended thinking).",
+      agent.thinkingBudget,
+      async (v) => {
+        agent.thinkingBudget = v;
+        await this.save();
+      },
+      0,
+    );
+    new Setting(el)
+      .setName("Rate limit")
+      .setDesc("Seconds at least between two requests to the model, for plans with a low request limit (0: none).")
+      .addText((t) => {
+        t.inputEl.type = "number";
+        t.setValue(String(agent.rateLimitSeconds)).onChange(async (raw) => {
+          const v = Number(raw);
+          if (raw.trim() === "" || !Number.isFinite(v) || v < 0) return;
+          agent.rateLimitSeconds = v;
+          await this.save();
+        });
+      });
+    number(
+      el,
+      "Power steering",
+      "Remind the model of its mode, its role and its skills every this many steps, for models that drift in long tasks (0: never).",
+      agent.powerSteeringFrequency,
+      async (v) => {
+        agent.powerSteeringFrequency = v;
+        await this.save();
+      },
+      0,
+    );
     new Setting(el).setName("Run without asking").setDesc("Everything else is shown to you first, with a diff.");
     for (const category of APPROVAL_CATEGORIES) {
       new Setting(el).setName(CATEGORY_NAMES[category]).addToggle((t) =>
@@ -247,6 +308,92 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
         }),
       );
+  }
+
+  /** What the agent is told: the custom instructions, the rule and skill files, and the paths it may not see or change. */
+  private instructionsSection(el: HTMLElement): void {
+    const agent = this.ctx.settings.agent;
+    new Setting(el).setName("Instructions").setHeading();
+    const instructions = new Setting(el)
+      .setName("Custom instructions")
+      .setDesc("Added to every task's prompt: how you like answers, your note conventions.")
+      .addTextArea((t) => {
+        t.inputEl.addClass("vault-agent-custom-instructions");
+        t.inputEl.rows = 4;
+        t.setPlaceholder("Answer briefly and name the notes you used.")
+          .setValue(agent.customInstructions)
+          .onChange(async (value) => {
+            agent.customInstructions = value;
+            await this.save();
+          });
+      });
+    instructions.controlEl.addClass("vault-agent-wide-control");
+    this.fileList(el, {
+      name: "Rules",
+      folder: RULES_FOLDER,
+      desc: `Instructions the agent always follows, one note each, in ${RULES_FOLDER}/.`,
+      template: "Always link a person's name to their note.\n",
+    });
+    this.fileList(el, {
+      name: "Skills",
+      folder: SKILLS_FOLDER,
+      desc: `Procedures, one note each, in ${SKILLS_FOLDER}/: the agent sees their names and descriptions, and reads one when a task needs it.`,
+      template: "---\ndescription: How to write the weekly review\n---\n1. Read this week's daily notes.\n2. …\n",
+    });
+    this.fileButton(
+      el,
+      "Hidden from the agent",
+      `Paths the agent cannot see, one pattern a line (${IGNORE_FILE}).`,
+      IGNORE_FILE,
+      PATTERN_HELP,
+      "# Private\nJournal/\n*.pdf\n",
+    );
+    this.fileButton(
+      el,
+      "Read-only for the agent",
+      `Paths the agent may read but not change, one pattern a line (${PROTECT_FILE}).`,
+      PROTECT_FILE,
+      PATTERN_HELP,
+      "# Templates stay as they are\nTemplates/\n",
+    );
+  }
+
+  /** A row for `folder` with *New*, and after it an *Edit* row for each of its notes. */
+  private fileList(el: HTMLElement, list: { name: string; folder: string; desc: string; template: string }): void {
+    const head = new Setting(el).setName(list.name).setDesc(list.desc);
+    const count = head.descEl.createDiv();
+    let rows: HTMLElement[] = [];
+    const refresh = async () => {
+      const paths = await markdownFiles(this.app, list.folder).catch(() => []);
+      rows.forEach((row) => row.remove());
+      // Built in the list's place: the rows come in after the sections drawn meanwhile.
+      rows = paths.map((path) => {
+        const row = new Setting(el)
+          .setName(path.slice(list.folder.length + 1))
+          .setClass("vault-agent-instruction-file")
+          .addButton((b) => b.setButtonText("Edit").onClick(() => this.edit({ path }, list.desc, "", () => void refresh())));
+        return row.settingEl;
+      });
+      head.settingEl.after(...rows);
+      count.setText(paths.length ? "" : "None yet.");
+    };
+    head.addButton((b) =>
+      b.setButtonText(`New ${list.name.toLowerCase().replace(/s$/, "")}`).onClick(() => {
+        this.edit({ folder: list.folder }, list.desc, list.template, () => void refresh());
+      }),
+    );
+    void refresh();
+  }
+
+  private fileButton(el: HTMLElement, name: string, desc: string, path: string, help: string, template: string): void {
+    new Setting(el)
+      .setName(name)
+      .setDesc(desc)
+      .addButton((b) => b.setButtonText("Edit").onClick(() => this.edit({ path }, help, template)));
+  }
+
+  private edit(target: EditTarget, help: string, template: string, saved?: () => void): void {
+    new VaultFileModal(this.app, target, help, template, saved).open();
   }
 
   private modesSection(el: HTMLElement): void {
@@ -307,6 +454,20 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             if (settings.agent.mode === mode.slug) settings.agent.mode = "agent";
             await this.save();
             this.display();
+          }),
+      );
+    new Setting(box)
+      .setName("Model")
+      .setDesc("This mode's own model, from the same provider. Empty: the provider's model.")
+      .addText((t) =>
+        t
+          .setPlaceholder("Provider's model")
+          .setValue(mode.model ?? "")
+          .onChange(async (value) => {
+            const model = value.trim();
+            if (model) mode.model = model;
+            else delete mode.model;
+            await this.save();
           }),
       );
     new Setting(box).setName("Role").addTextArea((t) =>
@@ -555,7 +716,8 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   }
 }
 
-function number(el: HTMLElement, name: string, desc: string, value: number, set: (v: number) => Promise<void>): void {
+/** A whole-number setting; values below `min` (1 unless told) are not taken. */
+function number(el: HTMLElement, name: string, desc: string, value: number, set: (v: number) => Promise<void>, min = 1): void {
   new Setting(el)
     .setName(name)
     .setDesc(desc)
@@ -563,7 +725,7 @@ function number(el: HTMLElement, name: string, desc: string, value: number, set:
       t.inputEl.type = "number";
       t.setValue(String(value)).onChange(async (raw) => {
         const v = Number(raw);
-        if (Number.isFinite(v) && v > 0) await set(Math.round(v));
+        if (raw.trim() !== "" && Number.isFinite(v) && v >= min) await set(Math.round(v));
       });
     });
 }

@@ -743,6 +743,11 @@ contextWindow: number,
  */
 thinkingBudget: number | null, 
 /**
+ * Sampling temperature for the task's own model calls; `None`: the provider's default.
+ * Anthropic ignores it while extended thinking is on (it requires the default).
+ */
+temperature: number | null, 
+/**
  * A tool call is stopped after this long (0: never).
  */
 toolTimeoutMs: number, 

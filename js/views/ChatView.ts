@@ -223,6 +223,14 @@ export class ChatView extends ItemView {
     return this.running;
   }
 
+  /** Puts `text` at the end of the input, focused with the caret after it; nothing is sent. */
+  fillInput(text: string): void {
+    const current = this.inputEl.value.trimEnd();
+    this.inputEl.value = current ? `${current}\n\n${text}` : text;
+    this.inputEl.focus();
+    this.inputEl.setSelectionRange(this.inputEl.value.length, this.inputEl.value.length);
+  }
+
   focusInput(placeholder?: string): void {
     if (placeholder) this.inputEl.placeholder = placeholder;
     this.inputEl.focus();

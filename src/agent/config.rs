@@ -32,6 +32,9 @@ pub struct AgentConfig {
     pub context_window: u32,
     /// Extended-thinking budget, for models that support it.
     pub thinking_budget: Option<u32>,
+    /// Sampling temperature for the task's own model calls; `None`: the provider's default.
+    /// Anthropic ignores it while extended thinking is on (it requires the default).
+    pub temperature: Option<f32>,
     /// A tool call is stopped after this long (0: never).
     pub tool_timeout_ms: u64,
     /// Tool results longer than this (in characters) are externalized.
@@ -68,6 +71,7 @@ impl Default for AgentConfig {
             max_tokens: 8_192,
             context_window: 200_000,
             thinking_budget: None,
+            temperature: None,
             tool_timeout_ms: 120_000,
             externalize_threshold: crate::pipeline::DEFAULT_THRESHOLD,
             auto_approve: vec![ApprovalCategory::Read],

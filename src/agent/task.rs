@@ -790,7 +790,7 @@ impl AgentTask {
             tools,
             max_tokens: self.config.max_tokens,
             thinking_budget: self.config.thinking_budget,
-            temperature: None,
+            temperature: self.config.temperature,
             tool_choice,
             model: self.mode.model.clone(),
         }

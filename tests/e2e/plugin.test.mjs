@@ -849,6 +849,99 @@ test("the settings tab tests the connection", async () => {
   await page.close();
 });
 
+/** The settings row named `name` (its whole name, not a part of another's): its name's element's row. */
+const settingRow = (settings, name) => settings.locator("div:not(:has(div))", { hasText: new RegExp(`^${name.replace(".", "\\.")}$`) }).locator("xpath=../..");
+
+test("the settings reach the core: temperature, custom instructions, rules, a mode's own model, the ignore list", async () => {
+  const id = `e2e-knobs-${Date.now()}`;
+  await script(id, [{ text: "Bonjour." }]);
+  const page = await openHost({ mock: id, files: { ...NOTES, "Private/Diary.md": "# Diary\n\nSecret.\n" } });
+  await page.locator(".vault-agent-welcome").waitFor();
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.waitFor();
+  await settingRow(settings, "Temperature").locator("input").fill("0.4");
+  await settingRow(settings, "Rate limit").locator("input").fill("0.5");
+  await settingRow(settings, "Power steering").locator("input").fill("3");
+  await settings.locator(".vault-agent-custom-instructions").fill("Reply in French.");
+  // A rule, written in the settings' editor, lands in .obsidian-agent/rules/.
+  await settingRow(settings, "Rules").locator("button", { hasText: "New rule" }).click();
+  const editor = page.locator(".modal.vault-agent-file-modal");
+  await editor.locator("input").fill("dates");
+  await editor.locator(".vault-agent-file-text").fill("Write dates as YYYY-MM-DD.");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-rule-editor-light.png` });
+  await editor.locator("button", { hasText: "Save" }).click();
+  await editor.waitFor({ state: "detached" });
+  await settingRow(settings, "dates.md").waitFor();
+  assert.equal(await read(page, ".obsidian-agent/rules/dates.md"), "Write dates as YYYY-MM-DD.");
+  // The ignore list starts from an example, and is saved as written.
+  await settingRow(settings, "Hidden from the agent").locator("button", { hasText: "Edit" }).click();
+  assert.match(await editor.locator(".vault-agent-file-text").inputValue(), /^# Private/);
+  await editor.locator(".vault-agent-file-text").fill("Private/\n");
+  await editor.locator("button", { hasText: "Save" }).click();
+  await editor.waitFor({ state: "detached" });
+  assert.equal(await read(page, ".obsidian-agentignore"), "Private/\n");
+  // A mode of one's own with its own model, chosen as the default.
+  await settings.locator("button", { hasText: "Add a mode" }).click();
+  await settings.locator(".vault-agent-mode-editor").waitFor();
+  await settingRow(settings.locator(".vault-agent-mode-editor"), "Model").locator("input").fill("claude-haiku-4-5");
+  await settingRow(settings, "Default mode").locator("select").selectOption("mode-1");
+  // The new rows, light and dark, and in a 300 px window.
+  await settingRow(settings, "Instructions").scrollIntoViewIfNeeded();
+  await settingRow(settings, "Instructions").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: `${ARTIFACTS}/settings-instructions-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-instructions-dark.png` });
+  await setTheme(page, "light");
+  // A 300 px settings pane (as on a phone).
+  const pane = page.locator(".modal.mod-settings");
+  await pane.evaluate((el) => Object.assign(el.style, { width: "300px", minWidth: "0", boxSizing: "border-box" }));
+  await settingRow(settings, "Instructions").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await pane.screenshot({ path: `${ARTIFACTS}/settings-instructions-narrow.png` });
+  await pane.evaluate((el) => Object.assign(el.style, { width: "", minWidth: "", boxSizing: "" }));
+  await page.locator(".modal.mod-settings .modal-close-button").click();
+
+  const saved = (await page.evaluate(() => window.fakeObsidian.savedData)).agent;
+  assert.deepEqual(
+    [saved.temperature, saved.rateLimitSeconds, saved.powerSteeringFrequency, saved.customInstructions, saved.mode],
+    [0.4, 0.5, 3, "Reply in French.", "mode-1"],
+  );
+  await send(page, "hello");
+  await page.locator(".vault-agent-text", { hasText: "Bonjour." }).waitFor();
+  const [request] = await requests(id);
+  assert.equal(request.body.temperature, 0.4);
+  assert.equal(request.body.model, "claude-haiku-4-5");
+  const system = JSON.stringify(request.body.system);
+  assert.match(system, /Reply in French\./);
+  assert.match(system, /### dates\\nWrite dates as YYYY-MM-DD\./);
+  assert.doesNotMatch(system, /Mode: Agent/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("Ask about the selection puts the selection, quoted, in the input with its note attached; nothing is sent", async () => {
+  const id = `e2e-selection-${Date.now()}`;
+  await script(id, [{ text: "unused" }]);
+  const page = await openHost({ mock: id });
+  await page.locator(".vault-agent-welcome").waitFor();
+  await page.evaluate(() => {
+    window.fakeObsidian.selection = "Sourdough at 230 °C.\n\nLet the loaf cool for an hour.";
+    window.fakeObsidian.runCommand("ask-about-selection");
+  });
+  await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" }).waitFor();
+  const input = page.locator(".vault-agent-input");
+  await page.waitForFunction(() => document.querySelector(".vault-agent-input").value.length > 0);
+  assert.equal(await input.inputValue(), "> Sourdough at 230 °C.\n>\n> Let the loaf cool for an hour.\n\n");
+  assert.ok(await input.evaluate((el) => document.activeElement === el && el.selectionStart === el.value.length));
+  await input.pressSequentially("Why so long?");
+  assert.match(await input.inputValue(), /hour\.\n\nWhy so long\?$/);
+  assert.equal((await requests(id)).length, 0);
+  // With nothing selected the command is not offered.
+  assert.equal(await page.evaluate(() => ((window.fakeObsidian.selection = ""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("offline: the settings load the model from a file, refuse any other file, and embed with it", async () => {
   // No mirror and no download: the model comes from a file the user already has.
   const { files } = await (await fetch(`${origin}/vault/bundle?prefix=en/Plugins/`)).json();

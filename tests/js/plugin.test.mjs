@@ -133,7 +133,21 @@ test("the agent's options and the user's price come from the settings", () => {
     mode: "ask",
     maxToolCalls: 40,
     deadlineMs: 0,
+    // Left alone: the core's defaults.
+    customInstructions: "",
+    powerSteeringFrequency: 0,
+    rateLimitMs: 0,
+    temperature: null,
+    thinkingBudget: null,
   });
+  const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
+  const set = agentConfig(migrateSettings({ version: 1, agent }));
+  assert.deepEqual(
+    [set.temperature, set.thinkingBudget, set.rateLimitMs, set.powerSteeringFrequency, set.customInstructions],
+    [0.4, 2048, 1500, 3, "Be brief."],
+  );
+  // A temperature data.json holds as text is not sent.
+  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { temperature: "hot" } })).temperature, null);
   assert.deepEqual(userPrice(s), { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 });
   assert.equal(userPrice(migrateSettings({})), null);
 });

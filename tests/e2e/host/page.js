@@ -102,6 +102,9 @@ host.runCommand = (id) => {
   if (!command) throw new Error(`no command ${id}`);
   if (command.callback) return command.callback();
   if (command.checkCallback) return command.checkCallback(false);
+  // Editor commands get the open note's editor, as Obsidian gives them the active one.
+  const view = host.app.workspace.activeEditor;
+  if (command.editorCheckCallback && view) return command.editorCheckCallback(false, view.editor, view);
   throw new Error(`command ${id} cannot run here`);
 };
 
@@ -242,13 +245,18 @@ function workspaceGlue(app, right, notes) {
     return leaf;
   };
   ws.getActiveFile = () => notes.file();
-  // The open note's editor, with the cursor at its end (what "insert at the cursor" meets).
+  // The open note's editor, with the cursor at its end (what "insert at the cursor" meets) and
+  // `fakeObsidian.selection` selected.
   Object.defineProperty(ws, "activeEditor", {
     configurable: true,
     get: () => {
       const file = notes.file();
       if (!file) return null;
-      return { file, editor: { replaceSelection: (text) => void app.vault.process(file, (data) => data + text) } };
+      const editor = {
+        getSelection: () => host.selection ?? "",
+        replaceSelection: (text) => void app.vault.process(file, (data) => data + text),
+      };
+      return { file, editor };
     },
   });
   ws.openLinkText = async (linktext, _source) => {

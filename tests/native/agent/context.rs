@@ -68,6 +68,17 @@ fn rules_skills_and_custom_instructions_reach_the_prompt() {
 }
 
 #[test]
+fn the_configured_temperature_and_thinking_budget_reach_the_tasks_requests() {
+    let h = Harness::new(notes(1, 100), [Turn::text("ok")]);
+    block_on(h.task(config()).run("hi"));
+    assert_eq!(h.provider.requests()[0].temperature, None, "by default the provider's own");
+    let h = Harness::new(notes(1, 100), [Turn::text("ok")]);
+    block_on(h.task(AgentConfig { temperature: Some(0.3), thinking_budget: Some(2_048), ..config() }).run("hi"));
+    let request = &h.provider.requests()[0];
+    assert_eq!((request.temperature, request.thinking_budget), (Some(0.3), Some(2_048)));
+}
+
+#[test]
 fn a_mode_switch_changes_the_tools_on_both_layers_and_only_the_modes_prompt_sections() {
     let h = Harness::new(
         notes(1, 100),
