@@ -141,7 +141,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     new Setting(el)
       .setName("Connection")
-      .setDesc("Streaming shows the answer as it is written. Without streaming, Obsidian's own request function is used: it works where streaming is refused (CORS) and on mobile.")
+      .setDesc("Streaming shows the answer as it is written. Without streaming, Obsidian's own request function is used: it works where a server refuses requests from the app (CORS), on desktop and mobile alike.")
       .addDropdown((d) =>
         d
           .addOption("auto", "Streaming, falling back when refused")
