@@ -194,8 +194,9 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       const { vault } = await this.ctx.core();
       const check = (await vault.testConnection(config, this.ctx.transport())) as ConnectionCheck;
       if (check.ok) return `Connected: ${check.model} answered in ${check.latencyMs} ms.`;
-      const status = check.error?.status ? ` (HTTP ${check.error.status})` : "";
-      return `Failed${status}: ${check.error?.kind ?? "error"}: ${check.error?.message ?? "no answer"}`;
+      if (!check.problem) return "Failed: no answer.";
+      const { message, detail } = check.problem;
+      return detail && detail !== message ? `${message} The provider said: ${detail}` : message;
     } catch (error) {
       return `Failed: ${errorMessage(error)}`;
     }

@@ -496,7 +496,11 @@ reply: string, usage: Usage,
 /**
  * Why it failed, categorised (auth, rate limit, network, …).
  */
-error?: ProviderError | null, };
+error?: ProviderError | null, 
+/**
+ * The same failure for a person: plain words, the provider's own, the setting to check.
+ */
+problem?: ProviderProblem | null, };
 
 /**
  * A conversation as saved: its history (what the model sees when it continues) and the tasks

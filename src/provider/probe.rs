@@ -8,7 +8,7 @@ use ts_rs::TS;
 use super::ModelProvider;
 use crate::cancel::CancelToken;
 use crate::host::Clock;
-use crate::protocol::{Message, ModelRequest, ProviderError, StreamEvent, ToolChoice, Usage};
+use crate::protocol::{Message, ModelRequest, ProviderError, ProviderProblem, StreamEvent, ToolChoice, Usage};
 
 /// What a connection check found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -31,6 +31,17 @@ pub struct ConnectionCheck {
     /// Why it failed, categorised (auth, rate limit, network, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ProviderError>,
+    /// The same failure for a person: plain words, the provider's own, the setting to check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProviderProblem>,
+}
+
+impl ConnectionCheck {
+    /// Records why the check failed, with its plain-words [`ProviderProblem`].
+    pub fn fail(&mut self, error: ProviderError) {
+        self.problem = Some(ProviderProblem::from(&error));
+        self.error = Some(error);
+    }
 }
 
 /// The longest reply kept in a [`ConnectionCheck`].
@@ -63,6 +74,7 @@ pub async fn check_connection(
         reply: String::new(),
         usage: Usage::default(),
         error: None,
+        problem: None,
     };
     let mut stream = provider.stream(&request, cancel).await;
     while let Some(event) = stream.next().await {
@@ -78,15 +90,14 @@ pub async fn check_connection(
             StreamEvent::Done { .. } => check.ok = true,
             StreamEvent::Error { error } => {
                 check.first_token_ms = None;
-                check.error = Some(error);
+                check.fail(error);
                 break;
             }
             _ => {}
         }
     }
     if !check.ok && check.error.is_none() {
-        check.error =
-            Some(ProviderError::new(crate::protocol::ErrorKind::Protocol, "the answer ended without its end marker"));
+        check.fail(ProviderError::new(crate::protocol::ErrorKind::Protocol, "the answer ended without its end marker"));
     }
     check.latency_ms = clock.now_ms().saturating_sub(started);
     check
@@ -117,5 +128,10 @@ mod tests {
         let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
         assert!(!check.ok);
         assert_eq!(check.error.unwrap().kind, ErrorKind::Auth);
+        // What the settings show: plain words, the provider's own, and the setting to check.
+        let problem = check.problem.expect("a failed check explains itself");
+        assert_eq!(problem.message, "The provider did not accept the API key.");
+        assert_eq!(problem.detail, "invalid x-api-key");
+        assert_eq!(problem.setting, Some(crate::protocol::ProviderSetting::ApiKey));
     }
 }

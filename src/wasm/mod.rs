@@ -166,15 +166,18 @@ impl VaultCore {
                     ErrorKind::Network,
                     format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000),
                 );
-                to_js(&crate::provider::ConnectionCheck {
+                let mut check = crate::provider::ConnectionCheck {
                     ok: false,
                     model: config.model,
                     latency_ms: CONNECTION_TIMEOUT_MS,
                     first_token_ms: None,
                     reply: String::new(),
                     usage: Usage::default(),
-                    error: Some(error),
-                })
+                    error: None,
+                    problem: None,
+                };
+                check.fail(error);
+                to_js(&check)
             }
         }
     }

@@ -834,7 +834,8 @@ test("the settings tab tests the connection", async () => {
   await button.click();
   await settings.locator(".vault-agent-test-result.is-ok", { hasText: "Connected: claude-sonnet-4-5 answered in" }).waitFor();
   await button.click();
-  await settings.locator(".vault-agent-test-result.is-error", { hasText: "auth: invalid x-api-key" }).waitFor();
+  // A failure in plain words, then the provider's own.
+  await settings.locator(".vault-agent-test-result.is-error", { hasText: "The provider did not accept the API key. The provider said: invalid x-api-key (HTTP 401)" }).waitFor();
   // Indexing again from the settings shows its progress there.
   await page.evaluate(() => {
     const el = document.querySelector(".vault-agent-index-progress");
