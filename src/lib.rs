@@ -41,6 +41,7 @@ mod error;
 pub mod hash;
 pub mod host;
 pub mod index;
+pub mod mcp;
 pub mod pipeline;
 pub mod prompt;
 pub mod protocol;
