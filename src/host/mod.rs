@@ -27,5 +27,5 @@ pub use native_clock::SystemClock;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_http::ReqwestClient;
 #[cfg(not(target_arch = "wasm32"))]
-pub use native_process::ChildProcess;
-pub use process::LineProcess;
+pub use native_process::{ChildProcess, NativeLauncher};
+pub use process::{LineProcess, ProcessLauncher};

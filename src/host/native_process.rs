@@ -31,8 +31,9 @@ impl ChildProcess {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| Error::Io { op: "start", path: program.to_string(), message: e.to_string() })?;
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::Io { op: "start", path: program.to_string(), message: "no pipe to the process".into() });
+        };
         Ok(ChildProcess {
             child: RefCell::new(Some(child)),
             stdin: Mutex::new(Some(stdin)),
@@ -71,5 +72,14 @@ impl LineProcess for ChildProcess {
                 let _ = child.kill().await;
             }
         }
+    }
+}
+
+/// Launches [`ChildProcess`]es.
+pub struct NativeLauncher;
+
+impl super::ProcessLauncher for NativeLauncher {
+    fn launch(&self, command: &str, args: &[String], env: &[(String, String)]) -> Result<std::rc::Rc<dyn LineProcess>> {
+        Ok(std::rc::Rc::new(ChildProcess::spawn(command, args, env)?))
     }
 }

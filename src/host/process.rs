@@ -17,3 +17,9 @@ pub trait LineProcess {
     /// Ends the process: closes stdin, and kills it if it does not exit soon.
     async fn close(&self);
 }
+
+/// Starts child processes: the desktop host's power that mobile hosts lack.
+pub trait ProcessLauncher {
+    /// Starts `command` with `args`, `env` added to the host's environment.
+    fn launch(&self, command: &str, args: &[String], env: &[(String, String)]) -> Result<std::rc::Rc<dyn LineProcess>>;
+}

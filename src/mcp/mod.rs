@@ -5,12 +5,14 @@
 //! (desktop only).
 
 mod client;
+mod config;
 mod http;
 mod message;
 mod stdio;
 mod transport;
 
 pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS};
+pub use config::{McpServerConfig, McpServerTransport};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use stdio::Stdio;
