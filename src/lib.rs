@@ -38,6 +38,7 @@ pub mod cancel;
 pub mod context;
 pub mod embed;
 mod error;
+pub mod guard;
 pub mod hash;
 pub mod host;
 pub mod index;

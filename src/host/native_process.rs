@@ -78,8 +78,14 @@ impl LineProcess for ChildProcess {
 /// Launches [`ChildProcess`]es.
 pub struct NativeLauncher;
 
+#[async_trait(?Send)]
 impl super::ProcessLauncher for NativeLauncher {
-    fn launch(&self, command: &str, args: &[String], env: &[(String, String)]) -> Result<std::rc::Rc<dyn LineProcess>> {
+    async fn launch(
+        &self,
+        command: &str,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<std::rc::Rc<dyn LineProcess>> {
         Ok(std::rc::Rc::new(ChildProcess::spawn(command, args, env)?))
     }
 }

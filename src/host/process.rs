@@ -19,7 +19,13 @@ pub trait LineProcess {
 }
 
 /// Starts child processes: the desktop host's power that mobile hosts lack.
+#[async_trait(?Send)]
 pub trait ProcessLauncher {
     /// Starts `command` with `args`, `env` added to the host's environment.
-    fn launch(&self, command: &str, args: &[String], env: &[(String, String)]) -> Result<std::rc::Rc<dyn LineProcess>>;
+    async fn launch(
+        &self,
+        command: &str,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<std::rc::Rc<dyn LineProcess>>;
 }

@@ -4,6 +4,7 @@ use std::cell::{Cell, RefCell};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use ts_rs::TS;
 
 use super::message::{self, Incoming, RpcError, METHOD_NOT_FOUND};
 use super::transport::McpTransport;
@@ -28,7 +29,7 @@ pub struct ServerInfo {
 }
 
 /// One tool a server offers, as `tools/list` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolInfo {
     pub name: String,
@@ -37,6 +38,7 @@ pub struct McpToolInfo {
     #[serde(default)]
     pub description: Option<String>,
     /// The JSON Schema of the arguments.
+    #[ts(type = "unknown")]
     pub input_schema: Value,
     #[serde(default)]
     pub annotations: Option<ToolAnnotations>,
@@ -44,7 +46,7 @@ pub struct McpToolInfo {
 
 /// A server's hints about a tool. Hints, not promises: only the user's trust in the server
 /// lets one skip an approval.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     #[serde(default)]

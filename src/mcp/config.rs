@@ -127,7 +127,7 @@ impl McpServerConfig {
                 let launcher = launcher.ok_or_else(|| {
                     Error::Mcp(format!("{}: servers started by a command run on desktop only", self.name))
                 })?;
-                Box::new(Stdio::new(launcher.launch(command, args, env)?))
+                Box::new(Stdio::new(launcher.launch(command, args, env).await?))
             }
         };
         McpClient::connect(self.name.clone(), transport, cancel).await
