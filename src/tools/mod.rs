@@ -29,6 +29,7 @@ mod write_file;
 
 use std::rc::Rc;
 
+pub use crate::mode::ToolGroup;
 pub use append_to_file::AppendToFile;
 pub use ask_followup_question::AskFollowupQuestion;
 pub use attempt_completion::AttemptCompletion;
@@ -47,9 +48,7 @@ pub use search_by_tag::SearchByTag;
 pub use search_files::SearchFiles;
 pub use semantic_search::SemanticSearch;
 pub use switch_mode::SwitchMode;
-pub use tool::{
-    parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
-};
+pub use tool::{parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
 pub use write_file::WriteFile;
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{parse_args, Control, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::mode::Mode;
 use crate::protocol::ApprovalCategory;
 
 /// Offers the modes of one task, by slug and description.
@@ -14,8 +15,9 @@ pub struct SwitchMode {
 }
 
 impl SwitchMode {
-    /// A tool that switches among `modes`: `(slug, one-line description)`.
-    pub fn new(modes: Vec<(String, String)>) -> Self {
+    /// A tool that switches among `modes`.
+    pub fn new(modes: &[Mode]) -> Self {
+        let modes: Vec<(String, String)> = modes.iter().map(|m| (m.slug.clone(), m.name.clone())).collect();
         let list: Vec<String> = modes.iter().map(|(slug, about)| format!("{slug} ({about})")).collect();
         let description = format!(
             "Switch the task to another mode when the work needs tools this mode lacks (or should not have). \

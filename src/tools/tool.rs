@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use ts_rs::TS;
 
 use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::mode::ToolGroup;
 use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
 use crate::vault::{PathRules, Vault, VaultPath};
 
@@ -21,22 +21,6 @@ pub enum ToolKind {
     Write,
     /// Steers the task (finish, ask the user); runs alone.
     Control,
-}
-
-/// The groups a mode grants tools by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolGroup {
-    /// Reading notes and their metadata.
-    Read,
-    /// Finding notes.
-    Search,
-    /// Changing notes and folders.
-    Edit,
-    /// Steering the task: completion, questions, modes.
-    Agent,
-    /// Tools from MCP servers.
-    Mcp,
 }
 
 /// How a call uses a path it names.
