@@ -151,8 +151,7 @@ impl AgentTask {
         let rules = PathRules::load(&*vault).await?;
         let instructions = VaultInstructions::load(&*vault).await?;
         let mut registry = tools.unwrap_or_else(builtin_tools);
-        let choices = all_modes.iter().map(|m| (m.slug.clone(), m.name.clone())).collect();
-        registry.register(Rc::new(SwitchMode::new(choices)));
+        registry.register(Rc::new(SwitchMode::new(&all_modes)));
         let settings = PipelineSettings {
             policy: ApprovalPolicy::auto_approving(config.auto_approve.iter().copied()),
             allowed_tools: Some(allowed_tools(&registry, &mode)),
@@ -935,7 +934,7 @@ impl AgentTask {
 
 /// The names of the tools in `registry` that `mode` grants.
 fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
-    registry.iter().filter(|t| mode.allows(&***t)).map(|t| t.name().to_string()).collect()
+    registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()).collect()
 }
 
 /// The user message that answers a turn's tool calls, in call order.
