@@ -882,4 +882,8 @@ transport: Transport,
 /**
  * The saved chat this is (named in its tasks' snapshots, to resume them in it).
  */
-chatId: string | null, };
+chatId: string | null, 
+/**
+ * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
+ */
+mcpServers: Array<McpServerConfig>, };

@@ -4,11 +4,11 @@
 
 use super::guardrail::{strings, GuardedCall, Guardrail, Verdict};
 
-#[allow(clippy::new_without_default)] // each one is different: not a default
 pub struct Canary {
     token: String,
 }
 
+#[allow(clippy::new_without_default)] // each one is different: not a default
 impl Canary {
     /// A canary with a fresh random token.
     pub fn new() -> Canary {

@@ -13,8 +13,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
 use vault_agent::agent::{AgentConfig, Conversation};
-use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
+use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
+use vault_agent::mcp::McpToolset;
 use vault_agent::pipeline::{prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, ORPHAN_AGE_MS};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
@@ -48,6 +49,8 @@ pub struct Args {
     /// Model calls at most.
     #[arg(long, default_value_t = 25)]
     max_iterations: u32,
+    #[command(flatten)]
+    mcp: crate::mcp::McpArgs,
     /// What to do.
     task: String,
 }
@@ -68,8 +71,14 @@ pub async fn run(args: Args) -> Result<()> {
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());
-    let conversation = open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?;
-    let (report, suspended) = interruptible(&conversation, conversation.send(&args.task)).await?;
+    let servers = args.mcp.servers()?;
+    let mcp =
+        Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
+    let conversation =
+        open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
+    let outcome = interruptible(&conversation, conversation.send(&args.task)).await;
+    mcp.close().await;
+    let (report, suspended) = outcome?;
     finish(&report, &host, &args.vault.vault, suspended)
 }
 
