@@ -12,6 +12,7 @@ mod delete_file;
 mod edit_file;
 mod get_frontmatter;
 mod get_linked_notes;
+mod hits;
 mod label;
 mod ledger;
 mod list_files;

@@ -303,17 +303,11 @@ struct NoArgs {}
 impl Tool for Stall {
     type Args = NoArgs;
     type Plan = NoArgs;
-    fn name(&self) -> &'static str {
-        "stall"
-    }
+    const NAME: &'static str = "stall";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
     fn description(&self) -> &str {
         "never finishes"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
     }
     async fn plan(&self, args: NoArgs, _ctx: &ToolContext<'_>) -> Result<NoArgs, ToolError> {
         Ok(args)
