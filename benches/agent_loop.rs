@@ -75,6 +75,7 @@ mod native {
             host: Rc::new(SilentHost),
             cancel: CancelToken::new(),
             tools: Some(tools),
+            web: None,
             modes: vec![],
             vault_info: Default::default(),
             search: vault_agent::index::SharedIndex::new(),

@@ -95,7 +95,7 @@ retry_after_ms: number | null, };
 /**
  * The kind of effect a tool call has, which is what an approval policy decides on.
  */
-export type ApprovalCategory = "read" | "write" | "delete" | "control";
+export type ApprovalCategory = "read" | "write" | "delete" | "control" | "web";
 
 /**
  * The host's answer to an [`ApprovalRequest`].
@@ -787,7 +787,15 @@ maxToolCallsPerStep: number,
 /**
  * The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
  */
-deadlineMs: number, };
+deadlineMs: number, 
+/**
+ * Domains `web_fetch` reads without asking (a domain also covers its subdomains).
+ */
+webAllow: Array<string>, 
+/**
+ * Domains `web_fetch` never reads, allow-listed or not.
+ */
+webDeny: Array<string>, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
@@ -803,7 +811,7 @@ model?: string | null, };
 /**
  * The groups a mode grants tools by.
  */
-export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp" | "web";
 
 /**
  * How model requests travel.

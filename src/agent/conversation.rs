@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup, TaskSnapshot};
 use crate::cancel::CancelToken;
-use crate::host::{AgentHost, Clock};
+use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::prompt::VaultInfo;
 use crate::protocol::{ContentBlock, EndReason, Message, Role, RunReport};
@@ -25,6 +25,7 @@ pub struct Conversation {
     clock: Rc<dyn Clock>,
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
+    web: Option<Rc<dyn HttpClient>>,
     modes: Vec<Mode>,
     search: SharedIndex,
     vault_info: RefCell<VaultInfo>,
@@ -57,6 +58,7 @@ impl Conversation {
             clock,
             host,
             tools: None,
+            web: None,
             modes: Vec::new(),
             search: SharedIndex::new(),
             vault_info: RefCell::new(VaultInfo::default()),
@@ -73,6 +75,13 @@ impl Conversation {
     /// Offers `tools` instead of the built-in ones.
     pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = Some(tools);
+        self
+    }
+
+    /// Offers `web_fetch`, reading the web through `http` (within the config's allow and deny
+    /// lists).
+    pub fn with_web(mut self, http: Rc<dyn HttpClient>) -> Self {
+        self.web = Some(http);
         self
     }
 
@@ -241,6 +250,7 @@ impl Conversation {
             host: self.host.clone(),
             cancel,
             tools: self.tools.clone(),
+            web: self.web.clone(),
             modes: self.modes.clone(),
             condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
             vault_info: self.vault_info.borrow().clone(),

@@ -15,20 +15,28 @@ pub enum ApprovalCategory {
     Delete,
     /// Finishes the task or asks the user a question; never needs approval.
     Control,
+    /// Fetches a web page: data leaves the vault's machine (the URL itself says something).
+    Web,
 }
 
 impl ApprovalCategory {
     /// Every category, in a stable order.
-    pub const ALL: [ApprovalCategory; 4] =
-        [ApprovalCategory::Read, ApprovalCategory::Write, ApprovalCategory::Delete, ApprovalCategory::Control];
+    pub const ALL: [ApprovalCategory; 5] = [
+        ApprovalCategory::Read,
+        ApprovalCategory::Write,
+        ApprovalCategory::Delete,
+        ApprovalCategory::Control,
+        ApprovalCategory::Web,
+    ];
 
-    /// The category's name as users type it (`read`, `write`, `delete`, `control`).
+    /// The category's name as users type it (`read`, `write`, `delete`, `control`, `web`).
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalCategory::Read => "read",
             ApprovalCategory::Write => "write",
             ApprovalCategory::Delete => "delete",
             ApprovalCategory::Control => "control",
+            ApprovalCategory::Web => "web",
         }
     }
 

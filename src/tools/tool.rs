@@ -209,6 +209,12 @@ pub trait Tool: 'static {
         None
     }
 
+    /// Whether the user approved calls like this one in advance (a fetch from a domain they
+    /// allow-listed): it then runs without asking, whatever the category's policy says.
+    fn preapproved(&self, _args: &Self::Args) -> bool {
+        false
+    }
+
     /// Works out what the call will do, before approval. An error here goes to the model
     /// without asking the user (an edit whose text is not found).
     async fn plan(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Self::Plan, ToolError>;
@@ -260,6 +266,8 @@ pub trait ParsedCall<'a> {
     fn paths(&self) -> Vec<PathUse>;
     /// For search tools, the query text.
     fn search_query(&self) -> Option<String>;
+    /// Whether the user approved calls like this one in advance.
+    fn preapproved(&self) -> bool;
     /// Works out what the call will do.
     async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError>;
 }
@@ -318,6 +326,9 @@ impl<'a, T: Tool> ParsedCall<'a> for Parsed<'a, T> {
     }
     fn search_query(&self) -> Option<String> {
         self.tool.search_query(&self.args)
+    }
+    fn preapproved(&self) -> bool {
+        self.tool.preapproved(&self.args)
     }
     async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError> {
         let plan = self.tool.plan(self.args, ctx).await?;

@@ -330,6 +330,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: Some(tools),
+        web: None,
         modes: vec![],
         vault_info: Default::default(),
         search: vault_agent::index::SharedIndex::new(),
