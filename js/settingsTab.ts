@@ -24,7 +24,7 @@ const PROTECT_FILE = ".obsidian-agentprotected";
 const PATTERN_HELP =
   "One pattern a line, as in .gitignore: # starts a comment, * matches within a name, ** across folders. A pattern without / matches a name at any depth (*.pdf, Private); a leading / anchors it at the vault's root; a trailing / matches a folder and everything in it. Read at the start of each task.";
 
-const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp"];
+const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp", "web"];
 
 const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
   read: "Reading and searching notes",

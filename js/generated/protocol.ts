@@ -829,7 +829,15 @@ maxToolCallsPerStep: number,
 /**
  * The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
  */
-deadlineMs: number, };
+deadlineMs: number, 
+/**
+ * Domains `web_fetch` reads without asking (a domain also covers its subdomains).
+ */
+webAllow: Array<string>, 
+/**
+ * Domains `web_fetch` never reads, allow-listed or not.
+ */
+webDeny: Array<string>, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
@@ -845,7 +853,7 @@ model?: string | null, };
 /**
  * The groups a mode grants tools by.
  */
-export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp" | "web";
 
 /**
  * How model requests travel.

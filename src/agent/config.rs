@@ -54,6 +54,10 @@ pub struct AgentConfig {
     pub max_tool_calls_per_step: u32,
     /// The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
     pub deadline_ms: u64,
+    /// Domains `web_fetch` reads without asking (a domain also covers its subdomains).
+    pub web_allow: Vec<String>,
+    /// Domains `web_fetch` never reads, allow-listed or not.
+    pub web_deny: Vec<String>,
 }
 
 impl Default for AgentConfig {
@@ -81,6 +85,8 @@ impl Default for AgentConfig {
             max_tool_calls: 40,
             max_tool_calls_per_step: 10,
             deadline_ms: 0,
+            web_allow: Vec::new(),
+            web_deny: Vec::new(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup, TaskSnapshot};
 use crate::cancel::CancelToken;
-use crate::host::{AgentHost, Clock};
+use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::mcp::McpToolset;
 use crate::prompt::VaultInfo;
@@ -28,6 +28,7 @@ pub struct Conversation {
     tools: Option<ToolRegistry>,
     /// MCP servers whose tools each task offers beside `tools`.
     mcp: Option<Rc<McpToolset>>,
+    web: Option<Rc<dyn HttpClient>>,
     modes: Vec<Mode>,
     search: SharedIndex,
     vault_info: RefCell<VaultInfo>,
@@ -61,6 +62,7 @@ impl Conversation {
             host,
             tools: None,
             mcp: None,
+            web: None,
             modes: Vec::new(),
             search: SharedIndex::new(),
             vault_info: RefCell::new(VaultInfo::default()),
@@ -85,6 +87,13 @@ impl Conversation {
     /// warning, and tried again at the next task.
     pub fn with_mcp(mut self, servers: Rc<McpToolset>) -> Self {
         self.mcp = (!servers.is_empty()).then_some(servers);
+        self
+    }
+
+    /// Offers `web_fetch`, reading the web through `http` (within the config's allow and deny
+    /// lists).
+    pub fn with_web(mut self, http: Rc<dyn HttpClient>) -> Self {
+        self.web = Some(http);
         self
     }
 
@@ -253,6 +262,7 @@ impl Conversation {
             host: self.host.clone(),
             tools: self.tools_with_mcp(&cancel).await,
             cancel,
+            web: self.web.clone(),
             modes: self.modes.clone(),
             condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
             vault_info: self.vault_info.borrow().clone(),

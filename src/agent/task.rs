@@ -15,7 +15,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
-use crate::host::{utc_datetime, AgentHost, Clock};
+use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, PipelineState, ToolCall,
@@ -27,7 +27,7 @@ use crate::protocol::{
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
-use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry};
+use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry, WebFetch, WebSites};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -41,6 +41,9 @@ pub struct TaskSetup {
     pub cancel: CancelToken,
     /// The tools on offer before the mode filters them; `None`: the built-in tools.
     pub tools: Option<ToolRegistry>,
+    /// The HTTP client `web_fetch` reads the web with (within `config.web_allow` and
+    /// `config.web_deny`); `None`: no web tool.
+    pub web: Option<Rc<dyn HttpClient>>,
     /// The user's own modes; `config.mode` names one of them or a built-in one.
     pub modes: Vec<Mode>,
     /// What the prompt says about the vault.
@@ -118,6 +121,7 @@ impl AgentTask {
         let TaskSetup {
             config,
             provider,
+            web,
             vault,
             clock,
             host,
@@ -151,6 +155,10 @@ impl AgentTask {
         let rules = PathRules::load(&*vault).await?;
         let instructions = VaultInstructions::load(&*vault).await?;
         let mut registry = tools.unwrap_or_else(builtin_tools);
+        if let Some(http) = web {
+            let sites = WebSites { allow: config.web_allow.clone(), deny: config.web_deny.clone() };
+            registry.register(Rc::new(WebFetch::new(http, sites)));
+        }
         registry.register(Rc::new(SwitchMode::new(&all_modes)));
         let settings = PipelineSettings {
             policy: ApprovalPolicy::auto_approving(config.auto_approve.iter().copied()),

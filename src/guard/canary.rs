@@ -11,6 +11,7 @@ pub struct Canary {
 #[allow(clippy::new_without_default)] // each one is different: not a default
 impl Canary {
     /// A canary with a fresh random token.
+    #[allow(clippy::new_without_default)] // each one is different: not a default
     pub fn new() -> Canary {
         Canary { token: format!("VA-CANARY-{}", super::random::random_hex(8)) }
     }

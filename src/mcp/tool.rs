@@ -123,6 +123,10 @@ impl<'a> ParsedCall<'a> for Call<'a> {
     fn search_query(&self) -> Option<String> {
         None
     }
+    fn preapproved(&self) -> bool {
+        // Trust is per tool (its category), not per call.
+        false
+    }
     async fn plan(self: Box<Self>, _ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError> {
         Ok(self)
     }

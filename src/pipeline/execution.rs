@@ -450,6 +450,7 @@ impl ToolExecutionPipeline {
             return Staged::refused(Blocked, message);
         }
         let uses = parsed.paths();
+        let preapproved = parsed.preapproved();
         for u in &uses {
             if self.rules.is_ignored(&u.path) {
                 return Staged::refused(Failed, format!("not found: {}", u.path));
@@ -493,8 +494,8 @@ impl ToolExecutionPipeline {
             Ok(Err(e)) => return refused_by_tool(e),
         };
         let category = tool.category();
-        let mut approval = "auto";
-        if !self.policy.borrow().is_automatic(category) {
+        let mut approval = if preapproved { "allow_listed" } else { "auto" };
+        if !preapproved && !self.policy.borrow().is_automatic(category) {
             let request = ApprovalRequest {
                 id: format!("a{index}"),
                 call_id: call.id.clone(),
@@ -687,13 +688,13 @@ async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) ->
     }
 }
 
-/// One line for the approval view: the tool and the paths it names.
+/// One line for the approval view: the tool and the paths (or the URL) it names.
 fn summarize(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
     if let Some((server, remote)) = crate::mcp::split_tool_name(tool) {
         return format!("{remote} on the MCP server {server}: the arguments below leave the vault");
     }
-    match (field("path"), field("new_path")) {
+    match (field("path").or(field("url")), field("new_path")) {
         (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
         (Some(path), None) => format!("{tool} {path}"),
         _ => tool.to_string(),

@@ -53,7 +53,8 @@ impl Chat {
             .with_history(options.history)
             .with_modes(options.modes)
             .with_search(core.search.clone())
-            .with_mcp(mcp.clone());
+            .with_mcp(mcp.clone())
+            .with_web(core.web_http());
         conversation.set_vault_info(options.vault);
         conversation.set_chat_id(options.chat_id);
         Ok(Chat { conversation, host, vault: core.vault.clone(), mcp })

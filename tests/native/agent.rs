@@ -32,3 +32,6 @@ mod semantic_tool;
 
 #[path = "agent/shown.rs"]
 mod shown;
+
+#[path = "agent/web_fetch.rs"]
+mod web_fetch;

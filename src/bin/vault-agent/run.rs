@@ -37,7 +37,7 @@ pub struct Args {
     vault: VaultArg,
     #[command(flatten)]
     provider: ProviderArgs,
-    /// Categories of tool call to allow without asking: read, write, delete (default: read).
+    /// Categories of tool call to allow without asking: read, write, delete, web (default: read).
     #[arg(long, value_name = "LIST", default_value = "read", conflicts_with = "yes")]
     approve: String,
     /// Allow every tool call without asking.
@@ -51,6 +51,12 @@ pub struct Args {
     max_iterations: u32,
     #[command(flatten)]
     mcp: crate::mcp::McpArgs,
+    /// A domain web_fetch may read without asking (with its subdomains); repeatable.
+    #[arg(long, value_name = "DOMAIN")]
+    web_allow: Vec<String>,
+    /// A domain web_fetch never reads; repeatable.
+    #[arg(long, value_name = "DOMAIN")]
+    web_deny: Vec<String>,
     /// What to do.
     task: String,
 }
@@ -68,6 +74,8 @@ pub async fn run(args: Args) -> Result<()> {
         auto_approve: policy.automatic().collect(),
         mode: args.mode.clone(),
         max_iterations: args.max_iterations,
+        web_allow: args.web_allow.clone(),
+        web_deny: args.web_deny.clone(),
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());
@@ -105,10 +113,12 @@ pub(crate) async fn open_conversation(
     clock: Rc<SystemClock>,
     host: Rc<TerminalHost>,
 ) -> Result<Conversation> {
-    let provider = build(&provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
+    let http = Rc::new(ReqwestClient::new());
+    let provider = build(&provider.config()?, http.clone(), clock.clone())?;
     let search = SharedIndex::new();
     search.replace(current_index(&vault).await?);
-    let conversation = Conversation::new(config, Rc::from(provider), vault.clone(), clock, host).with_search(search);
+    let conversation =
+        Conversation::new(config, Rc::from(provider), vault.clone(), clock, host).with_search(search).with_web(http);
     conversation.set_vault_info(vault_info(&vault_arg.vault, &*vault).await?);
     Ok(conversation)
 }

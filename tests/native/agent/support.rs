@@ -8,7 +8,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, Mode, TaskSetup};
 use vault_agent::cancel::CancelToken;
-use vault_agent::host::{AgentHost, ManualClock};
+use vault_agent::host::{AgentHost, HttpClient, ManualClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ErrorKind, ModelRequest, Question};
@@ -193,6 +193,8 @@ pub struct Harness {
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// The user's own modes.
     pub modes: Vec<Mode>,
+    /// The HTTP client `web_fetch` reads with; `None`: no web tool.
+    pub web: Option<Rc<dyn HttpClient>>,
 }
 
 impl Harness {
@@ -206,6 +208,7 @@ impl Harness {
             search: SharedIndex::new(),
             condense_hook: None,
             modes: Vec::new(),
+            web: None,
         }
     }
 
@@ -218,6 +221,7 @@ impl Harness {
             host: self.host.clone(),
             cancel: self.cancel.clone(),
             tools: None,
+            web: self.web.clone(),
             modes: self.modes.clone(),
             vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
             search: self.search.clone(),
