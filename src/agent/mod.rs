@@ -8,6 +8,7 @@ mod conversation;
 mod hooks;
 mod mode;
 mod snapshot;
+mod subtask;
 mod task;
 
 pub use chat_options::ChatOptions;

@@ -53,8 +53,12 @@ impl Tool for AskFollowupQuestion {
 
     async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let args: Args = parse_args(self.name(), &args)?;
-        let question =
-            Question { id: format!("q{}", ctx.call_index), question: args.question, suggestions: args.suggestions };
+        let question = Question {
+            id: format!("q{}", ctx.call_index),
+            question: args.question,
+            suggestions: args.suggestions,
+            subtask: None,
+        };
         ctx.host.emit(&AgentEvent::QuestionAsked { question: question.clone() });
         let answer = crate::cancel::with_cancel(ctx.cancel, ctx.host.ask(&question))
             .await

@@ -32,3 +32,6 @@ mod semantic_tool;
 
 #[path = "agent/shown.rs"]
 mod shown;
+
+#[path = "agent/subtask.rs"]
+mod subtask;

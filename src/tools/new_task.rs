@@ -1,0 +1,106 @@
+//! `new_task`: the model hands a part of its work to a sub-task — a fresh agent, in a mode of
+//! its choice, that sees only the message it is given and answers with its result. Starting,
+//! running and accounting for the sub-task is the agent's ([`Delegate`]); this tool only reads
+//! the arguments.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{parse_args, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+
+/// The tool's name.
+pub const NEW_TASK: &str = "new_task";
+
+/// Runs a sub-task for a `new_task` call: the agent layer implements it.
+#[async_trait(?Send)]
+pub trait Delegate {
+    /// Runs `message` as a sub-task in the mode `mode` and returns its final answer as the
+    /// call's result (an error the model can act on when it cannot start or does not finish).
+    async fn delegate(&self, mode: &str, message: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+/// Offers sub-tasks in the modes of one task, by slug and description.
+pub struct NewTask {
+    delegate: std::rc::Rc<dyn Delegate>,
+    modes: Vec<(String, String)>,
+    description: String,
+}
+
+impl NewTask {
+    /// A tool that starts sub-tasks in `modes` (`(slug, one-line description)`) through
+    /// `delegate`.
+    pub fn new(delegate: std::rc::Rc<dyn Delegate>, modes: Vec<(String, String)>) -> Self {
+        let list: Vec<String> = modes.iter().map(|(slug, about)| format!("{slug} ({about})")).collect();
+        let description = format!(
+            "Hand a self-contained part of the work to a sub-task: a new agent that starts with no knowledge of this \
+             conversation, works in the mode you choose, and answers with its result, which you get back as this \
+             call's result. Put everything it needs in the message: the goal, the notes or folders concerned, and \
+             what to answer with. Use it for a large or separable piece of work (research over many notes, one of \
+             several independent edits), not for a single lookup. Modes: {}.",
+            list.join("; ")
+        );
+        NewTask { delegate, modes, description }
+    }
+}
+
+#[derive(Deserialize)]
+struct Args {
+    mode: String,
+    message: String,
+}
+
+#[async_trait(?Send)]
+impl Tool for NewTask {
+    fn name(&self) -> &'static str {
+        NEW_TASK
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        let slugs: Vec<&str> = self.modes.iter().map(|(slug, _)| slug.as_str()).collect();
+        json!({
+            "type": "object",
+            "properties": {
+                "mode": {"type": "string", "enum": slugs, "description": "The mode the sub-task works in."},
+                "message": {"type": "string", "minLength": 1, "description": "The sub-task's instructions: all it needs to know."}
+            },
+            "required": ["mode", "message"],
+            "additionalProperties": false
+        })
+    }
+
+    /// Steering, not a change of its own: the sub-task's calls go through its own pipeline
+    /// (approval, checkpoints), and, like the tools that wait for the user, it has no timeout.
+    fn kind(&self) -> ToolKind {
+        ToolKind::Control
+    }
+
+    fn group(&self) -> ToolGroup {
+        ToolGroup::Agent
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse_args(self.name(), &args)?;
+        if !self.modes.iter().any(|(slug, _)| *slug == args.mode) {
+            return Err(ToolError::model(format!("there is no mode {:?}", args.mode)));
+        }
+        self.delegate.delegate(&args.mode, &args.message, ctx).await
+    }
+}
+
+/// How long a sub-task's title may be, in characters.
+const TITLE_CHARS: usize = 80;
+
+/// A sub-task's message in one line, for the user: its first non-blank line, cut at 80
+/// characters.
+pub fn subtask_title(message: &str) -> String {
+    let line = message.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    match line.char_indices().nth(TITLE_CHARS) {
+        Some((at, _)) => format!("{}…", line[..at].trim_end()),
+        None => line.to_string(),
+    }
+}
