@@ -314,11 +314,11 @@ fn usage_rolls_up_exactly_over_two_levels_and_the_reports_nest() {
         .host
         .events()
         .iter()
-        .filter_map(|e| match e {
+        .rev()
+        .find_map(|e| match e {
             AgentEvent::StepFinished { total, .. } => Some(*total),
             _ => None,
         })
-        .last()
         .unwrap();
     assert_eq!(last_total, report.usage);
     // A saved report reads back with its nesting.
