@@ -33,11 +33,9 @@ impl NewTask {
     pub fn new(delegate: std::rc::Rc<dyn Delegate>, modes: Vec<(String, String)>) -> Self {
         let list: Vec<String> = modes.iter().map(|(slug, about)| format!("{slug} ({about})")).collect();
         let description = format!(
-            "Hand a self-contained part of the work to a sub-task: a new agent that starts with no knowledge of this \
-             conversation, works in the mode you choose, and answers with its result, which you get back as this \
-             call's result. Put everything it needs in the message: the goal, the notes or folders concerned, and \
-             what to answer with. Use it for a large or separable piece of work (research over many notes, one of \
-             several independent edits), not for a single lookup. Modes: {}.",
+            "Hand a self-contained piece of the work to a sub-task: a fresh agent that knows nothing of this \
+             conversation, works in the mode you choose and returns its final answer as this call's result. Put \
+             all it needs in the message. Modes: {}.",
             list.join("; ")
         );
         NewTask { delegate, modes, description }
@@ -65,8 +63,8 @@ impl Tool for NewTask {
         json!({
             "type": "object",
             "properties": {
-                "mode": {"type": "string", "enum": slugs, "description": "The mode the sub-task works in."},
-                "message": {"type": "string", "minLength": 1, "description": "The sub-task's instructions: all it needs to know."}
+                "mode": {"type": "string", "enum": slugs},
+                "message": {"type": "string", "minLength": 1, "description": "What to do and what to answer with."}
             },
             "required": ["mode", "message"],
             "additionalProperties": false
