@@ -18,8 +18,8 @@ export default defineConfig([
       "obsidianmd/ui/sentence-case": [
         "warn",
         {
-          brands: [...DEFAULT_BRANDS, "Vault Agent", "Ollama", "LM Studio", "OpenRouter"],
-          acronyms: [...DEFAULT_ACRONYMS, "CORS", "US", "MB"],
+          brands: [...DEFAULT_BRANDS, "Vault Agent", "Ollama", "LM Studio", "OpenRouter", "Model Context Protocol", "Streamable HTTP"],
+          acronyms: [...DEFAULT_ACRONYMS, "CORS", "US", "MB", "MCP"],
           ignoreWords: ["TOOL_CALL"],
         },
       ],

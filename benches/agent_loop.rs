@@ -21,7 +21,7 @@ mod native {
     use std::time::Instant;
 
     use async_trait::async_trait;
-    use serde_json::{json, Value};
+    use serde_json::json;
     use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
     use vault_agent::cancel::CancelToken;
     use vault_agent::host::{SilentHost, SystemClock};
@@ -33,16 +33,20 @@ mod native {
     /// A read-only tool that returns at once.
     struct Noop;
 
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Args {
+        i: i64,
+    }
+
     #[async_trait(?Send)]
     impl Tool for Noop {
+        type Args = Args;
+        type Plan = Args;
         fn name(&self) -> &'static str {
             "noop"
         }
         fn description(&self) -> &str {
             "Does nothing."
-        }
-        fn parameters(&self) -> Value {
-            json!({"type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]})
         }
         fn kind(&self) -> ToolKind {
             ToolKind::Read
@@ -50,8 +54,11 @@ mod native {
         fn group(&self) -> ToolGroup {
             ToolGroup::Read
         }
-        async fn execute(&self, args: Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-            Ok(ToolOutput::text(format!("ok {}", args["i"])))
+        async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+            Ok(args)
+        }
+        async fn apply(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(format!("ok {}", args.i)))
         }
     }
 

@@ -1,7 +1,8 @@
-import { Notice, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
+import { Processes } from "./host/processes";
 import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
@@ -23,6 +24,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   thread: CoreThread | null = null;
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
+  /** MCP servers that are commands, on desktop. */
+  private readonly processes = new Processes();
   readonly search = new SearchService(() => this.core());
   readonly semantic = new SemanticService(
     () => this.core(),
@@ -149,6 +152,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
     // the index are applied and saved; then the core (its worker) ends.
     this.semantic.stop();
+    this.processes.closeAll();
     const started = this.started;
     this.started = null;
     void this.search.stop().finally(() => void started?.then(({ core }) => core.close(), () => undefined));
@@ -187,7 +191,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.started ??= startCore()
       .then(async (core) => {
         // requestUrl: the transport without CORS, and the only one on mobile.
-        const vault = await core.open(new ObsidianVaultHost(this.app), requestWithObsidian);
+        const host = new ObsidianVaultHost(this.app, Platform.isDesktopApp ? this.processes : undefined);
+        const vault = await core.open(host, requestWithObsidian);
         this.thread = core.thread;
         return { core, vault };
       })

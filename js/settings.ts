@@ -1,5 +1,6 @@
 import { requireApiVersion, type App } from "obsidian";
 import type { AgentConfig, ApprovalCategory, ModeConfig, ModelPrice, ProviderConfig, Transport } from "./protocol";
+import type { McpServerConfig } from "./generated/protocol";
 
 /** The providers the settings offer; each is a kind plus a base URL (see src/provider/config.rs). */
 export type ProviderPreset = "anthropic" | "openai" | "openrouter" | "ollama" | "lmstudio" | "custom";
@@ -137,6 +138,11 @@ export interface VaultAgentSettings {
   };
   /** The user's own price, US dollars per million tokens; `null`: the list price. */
   price: { input: number; output: number } | null;
+  /**
+   * MCP servers whose tools the agent may call. A server's bearer token is kept as API keys
+   * are, under `mcp-<name>` ({@link mcpServers} adds it to the requests).
+   */
+  mcp: { servers: McpServerConfig[] };
 }
 
 export const SETTINGS_VERSION = 1;
@@ -171,6 +177,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
     searchMode: "hybrid",
   },
   price: null,
+  mcp: { servers: [] },
 };
 
 type Migration = (data: Record<string, unknown>) => Record<string, unknown>;
@@ -218,11 +225,27 @@ function fill(defaults: unknown, data: unknown): unknown {
   return typeof data === typeof defaults ? data : defaults;
 }
 
-/** Whose API key: a provider preset's, or the embeddings API's. */
-export type KeyName = ProviderPreset | "embeddings";
+/** Whose API key: a provider preset's, the embeddings API's, or an MCP server's bearer token. */
+export type KeyName = ProviderPreset | "embeddings" | `mcp-${string}`;
 
-/** The id of an API key in Obsidian's secret storage. */
-export const secretId = (name: KeyName): string => `vault-agent-${name}-key`;
+/** The id of an API key in Obsidian's secret storage (lower-case letters, digits and dashes). */
+export const secretId = (name: KeyName): string => `vault-agent-${name.toLowerCase().replace(/[^a-z0-9-]/g, "-")}-key`;
+
+/**
+ * The servers a chat connects to: the enabled ones, each HTTP server's token added as its
+ * `Authorization` header, and on mobile without the ones that are commands.
+ */
+export function mcpServers(settings: VaultAgentSettings, keys: { get(name: KeyName): string }, desktop: boolean): McpServerConfig[] {
+  return settings.mcp.servers
+    .filter((server) => server.enabled && (desktop || server.transport.type === "http"))
+    .map((server) => {
+      if (server.transport.type !== "http") return server;
+      const token = keys.get(`mcp-${server.name}`);
+      const headers = server.transport.headers.filter(([name]) => name.toLowerCase() !== "authorization");
+      if (token) headers.push(["Authorization", `Bearer ${token}`]);
+      return { ...server, transport: { ...server.transport, headers } };
+    });
+}
 
 /** Where API keys live: Obsidian's secret storage where it exists, else the plugin's data. */
 export class ApiKeys {

@@ -1,6 +1,7 @@
 import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin } from "obsidian";
 import type { PluginContext } from "./context";
 import { obsidianLanguage } from "./search";
+import { mcpSection } from "./settingsMcp";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
@@ -30,6 +31,8 @@ const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
   write: "Creating, changing and moving notes",
   delete: "Moving notes to the trash",
   control: "Finishing and asking",
+  mcp: "Calling tools of MCP servers (sends data outside the vault)",
+  web: "Fetching web pages (sends a request outside the vault)",
 };
 
 /** The settings tab: provider, agent limits, approvals, modes, prompts, indexing, semantic search. */
@@ -56,6 +59,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.modesSection(containerEl);
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
+    mcpSection(containerEl, this.ctx, () => this.display());
   }
 
   hide(): void {

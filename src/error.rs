@@ -102,6 +102,10 @@ pub enum Error {
     #[error("{0}")]
     Stopped(String),
 
+    /// An MCP server failed or broke the protocol; the text names the server when known.
+    #[error("MCP: {0}")]
+    Mcp(String),
+
     /// A model call failed; the error says how (rate limit, context overflow, auth, …).
     #[error("model call failed: {0}")]
     Provider(#[from] crate::protocol::ProviderError),

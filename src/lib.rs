@@ -30,6 +30,7 @@
 //! - [`embed`] — semantic search: embedders, the vector index, hybrid ranking.
 //! - [`index`] — the vault's shared index above both: full text and vectors together, and the
 //!   search by mode that reads them.
+//! - [`mode`] — modes: the tool groups a task may use and the role the model plays.
 //! - [`cancel`] — cooperative cancellation.
 //! - `wasm` (wasm32 only) — the binding layer for the plugin.
 
@@ -38,9 +39,12 @@ pub mod cancel;
 pub mod context;
 pub mod embed;
 mod error;
+pub mod guard;
 pub mod hash;
 pub mod host;
 pub mod index;
+pub mod mcp;
+pub mod mode;
 pub mod pipeline;
 pub mod prompt;
 pub mod protocol;

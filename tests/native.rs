@@ -58,3 +58,6 @@ mod search_path;
 
 #[path = "native/generated_ts.rs"]
 mod generated_ts;
+
+#[path = "native/mcp.rs"]
+mod mcp;

@@ -73,7 +73,8 @@ export class CoreClient {
   /** The core bound to `host` (and `request`, the transport without CORS). */
   async open(side: HostSide): Promise<RemoteVaultCore> {
     this.hostSide = side;
-    return (await this.call(0, "open", [side.request !== undefined])) as RemoteVaultCore;
+    const withProcesses = typeof side.host.processStart === "function";
+    return (await this.call(0, "open", [side.request !== undefined, withProcesses])) as RemoteVaultCore;
   }
 
   /** Calls the module's free function `method`. */
@@ -220,6 +221,30 @@ export class CoreClient {
       case "request":
         if (!side.request) return Promise.reject(new Error("no request transport"));
         return side.request(call.request);
+      case "processStart":
+      case "processSend":
+      case "processRead":
+      case "processClose":
+        return runProcess(host, call);
     }
+  }
+}
+
+type ProcessCall = Extract<HostCall, { op: "processStart" | "processSend" | "processRead" | "processClose" }>;
+
+/** A process call, on a host that can start processes (desktop). */
+function runProcess(host: VaultHost, call: ProcessCall): Promise<unknown> {
+  if (!host.processStart || !host.processSend || !host.processRead || !host.processClose) {
+    return Promise.reject(new Error("commands run on desktop only"));
+  }
+  switch (call.op) {
+    case "processStart":
+      return host.processStart(call.command, call.args, call.env);
+    case "processSend":
+      return host.processSend(call.id, call.line);
+    case "processRead":
+      return host.processRead(call.id);
+    case "processClose":
+      return host.processClose(call.id);
   }
 }

@@ -56,12 +56,19 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): voi
     trash: (path) => askHost({ op: "trash", path }) as Promise<void>,
     remove: (path) => askHost({ op: "remove", path }) as Promise<void>,
   };
+  const processes: Pick<VaultHost, "processStart" | "processSend" | "processRead" | "processClose"> = {
+    processStart: (command, args, env) => askHost({ op: "processStart", command, args, env }) as Promise<number>,
+    processSend: (id, line) => askHost({ op: "processSend", id, line }) as Promise<void>,
+    processRead: (id) => askHost({ op: "processRead", id }) as Promise<string | null>,
+    processClose: (id) => askHost({ op: "processClose", id }) as Promise<void>,
+  };
   const request = (req: CoreRequest) =>
     askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<CoreResponse>;
 
   // Target 0: the module itself.
   const root: Record<string, unknown> = {
-    open: (withRequest: boolean) => module.open(host, withRequest ? request : undefined),
+    open: (withRequest: boolean, withProcesses = false) =>
+      module.open(withProcesses ? { ...host, ...processes } : host, withRequest ? request : undefined),
     modelPrice: (provider: unknown) => module.modelPrice(provider),
     costOf: (price: unknown, usage: unknown) => module.costOf(price, usage),
   };

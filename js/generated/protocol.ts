@@ -26,7 +26,7 @@ export type Reply = { "outcome": "value", value: unknown, } | { "outcome": "hand
  * A call the core makes to the main thread: the `VaultHost` methods (`js/host/VaultHost.ts`)
  * and the `request` transport, by name (`op`), with their arguments.
  */
-export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", path: string, } | { "op": "readBatch", paths: Array<string>, } | { "op": "write", path: string, content: string, } | { "op": "writeBinary", path: string, data: Uint8Array, } | { "op": "list", path: string, } | { "op": "stat", path: string, } | { "op": "mkdir", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "trash", path: string, } | { "op": "remove", path: string, } | { "op": "request", request: HttpRequest, };
+export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", path: string, } | { "op": "readBatch", paths: Array<string>, } | { "op": "write", path: string, content: string, } | { "op": "writeBinary", path: string, data: Uint8Array, } | { "op": "list", path: string, } | { "op": "stat", path: string, } | { "op": "mkdir", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "trash", path: string, } | { "op": "remove", path: string, } | { "op": "request", request: HttpRequest, } | { "op": "processStart", command: string, args: Array<string>, env: { [key in string]: string }, } | { "op": "processSend", id: number, line: string, } | { "op": "processRead", id: number, } | { "op": "processClose", id: number, };
 
 /**
  * A request as `JsRequestClient` sends it (`src/wasm/request_client.rs`).
@@ -95,7 +95,7 @@ retry_after_ms: number | null, };
 /**
  * The kind of effect a tool call has, which is what an approval policy decides on.
  */
-export type ApprovalCategory = "read" | "write" | "delete" | "control";
+export type ApprovalCategory = "read" | "write" | "delete" | "control" | "mcp" | "web";
 
 /**
  * The host's answer to an [`ApprovalRequest`].
@@ -370,6 +370,48 @@ subtask?: RunReport | null, };
  * Why the model stopped.
  */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
+
+/**
+ * One server. In JSON the fields are camelCase, like the plugin's other settings.
+ */
+export type McpServerConfig = { 
+/**
+ * The name its tools are known by: `mcp__<name>__<tool>`. Letters, digits, `-` and `_`.
+ */
+name: string, transport: McpServerTransport, 
+/**
+ * Off: the server is not started and its tools are not offered.
+ */
+enabled: boolean, 
+/**
+ * Tools of this server the user turned off, by the server's names for them.
+ */
+disabledTools: Array<string>, 
+/**
+ * The user trusts this server's `readOnlyHint`: tools it marks read-only run without
+ * asking. Off by default: a hint is the server's claim, not a promise.
+ */
+trustReadOnly: boolean, };
+
+/**
+ * How the server is reached.
+ */
+export type McpServerTransport = { "type": "http", url: string, headers: Array<[string, string]>, } | { "type": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, };
+
+/**
+ * One tool a server offers, as `tools/list` describes it.
+ */
+export type McpToolInfo = { name: string, title: string | null, description: string | null, 
+/**
+ * The JSON Schema of the arguments.
+ */
+inputSchema: unknown, annotations: ToolAnnotations | null, };
+
+/**
+ * A server's hints about a tool. Hints, not promises: only the user's trust in the server
+ * lets one skip an approval.
+ */
+export type ToolAnnotations = { readOnlyHint: boolean | null, destructiveHint: boolean | null, openWorldHint: boolean | null, };
 
 /**
  * What to do with a path that changed since the task left it.

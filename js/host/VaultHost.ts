@@ -36,6 +36,18 @@ export interface VaultHost {
    * reads in batches, one round trip each where the host is across a worker's channel).
    */
   readBatch?(paths: string[]): Promise<BatchRead[]>;
+  /**
+   * Optional, desktop only: starts a child process (an MCP server that is a command) and
+   * resolves with its id. With it come {@link processSend}, {@link processRead} and
+   * {@link processClose}.
+   */
+  processStart?(command: string, args: string[], env: Record<string, string>): Promise<number>;
+  /** Writes `line` and a newline to the process's stdin. */
+  processSend?(id: number, line: string): Promise<void>;
+  /** The next line of the process's stdout; `null` once it ended. */
+  processRead?(id: number): Promise<string | null>;
+  /** Ends the process. */
+  processClose?(id: number): Promise<void>;
 }
 
 /** `readBatch` over a host's `read` and `stat`, each path's failure its own answer. */

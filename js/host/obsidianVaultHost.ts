@@ -1,5 +1,6 @@
 import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
 import type { BatchRead } from "../generated/protocol";
+import type { Processes } from "./processes";
 import { readBatch, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
 
 /** Whether a path is inside a hidden folder or names a hidden file (Obsidian does not track those). */
@@ -17,9 +18,23 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  */
 export class ObsidianVaultHost implements VaultHost {
   private readonly adapter: DataAdapter;
+  processStart?: VaultHost["processStart"];
+  processSend?: VaultHost["processSend"];
+  processRead?: VaultHost["processRead"];
+  processClose?: VaultHost["processClose"];
 
-  constructor(private readonly app: App) {
+  /** `processes`: given on desktop only, where MCP servers may be commands. */
+  constructor(
+    private readonly app: App,
+    processes?: Processes,
+  ) {
     this.adapter = app.vault.adapter;
+    if (processes) {
+      this.processStart = (command, args, env) => processes.start(command, args, env);
+      this.processSend = (id, line) => processes.send(id, line);
+      this.processRead = (id) => processes.read(id);
+      this.processClose = (id) => processes.close(id);
+    }
   }
 
   async read(path: string): Promise<string> {

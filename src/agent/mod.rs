@@ -6,17 +6,16 @@ mod chat_store;
 mod config;
 mod conversation;
 mod hooks;
-mod mode;
 mod snapshot;
 mod subtask;
 mod task;
 
+pub use crate::mode::Mode;
 pub use chat_options::ChatOptions;
 pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
 pub use config::AgentConfig;
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
 pub use hooks::{CondenseHook, HookContext, MemoryFlush};
-pub use mode::Mode;
 pub use snapshot::{
     discard_snapshot, list_interrupted, load_snapshot, parse_snapshot, snapshot_path, InterruptedTask, RunProgress,
     TaskSnapshot, SNAPSHOT_VERSION, TASK_FOLDER,

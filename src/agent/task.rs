@@ -174,8 +174,7 @@ impl AgentTask {
             },
         );
         let mut registry = tools.clone();
-        let choices: Vec<(String, String)> = all_modes.iter().map(|m| (m.slug.clone(), m.name.clone())).collect();
-        registry.register(Rc::new(SwitchMode::new(choices.clone())));
+        registry.register(Rc::new(SwitchMode::new(&all_modes)));
         let checkpoints = match checkpoints {
             Some(shared) => shared,
             None => Rc::new(CheckpointStore::new(vault.clone(), &id, clock.now_ms())?),
@@ -197,7 +196,7 @@ impl AgentTask {
             }))
         });
         if let Some(subtasks) = &subtasks {
-            registry.register(Rc::new(NewTask::new(subtasks.clone(), choices)));
+            registry.register(Rc::new(NewTask::new(subtasks.clone(), &all_modes)));
         }
         let settings = PipelineSettings {
             policy: ApprovalPolicy::auto_approving(config.auto_approve.iter().copied()),
@@ -1015,7 +1014,7 @@ impl AgentTask {
 
 /// The names of the tools in `registry` that `mode` grants.
 fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
-    registry.iter().filter(|t| mode.allows(&***t)).map(|t| t.name().to_string()).collect()
+    registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()).collect()
 }
 
 /// The user message that answers a turn's tool calls, in call order.

@@ -9,11 +9,14 @@ mod agent_host;
 mod clock;
 mod fallback_http;
 mod http;
+mod process;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native_clock;
 #[cfg(not(target_arch = "wasm32"))]
 mod native_http;
+#[cfg(not(target_arch = "wasm32"))]
+mod native_process;
 
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
 pub use clock::{utc_datetime, Clock, ManualClock};
@@ -23,3 +26,6 @@ pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
 pub use native_clock::SystemClock;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_http::ReqwestClient;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native_process::{ChildProcess, NativeLauncher};
+pub use process::{LineProcess, ProcessLauncher};

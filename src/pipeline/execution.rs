@@ -341,6 +341,19 @@ impl ToolExecutionPipeline {
         }
     }
 
+    /// `work`'s value, or why `tool` was stopped: the task was cancelled, or `timeout_ms` passed
+    /// (0: no limit).
+    async fn within_limits<T>(&self, tool: &str, timeout_ms: u64, work: impl Future<Output = T>) -> Result<T, Staged> {
+        match with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, work)).await {
+            Err(_) => Err(Staged::refused(CallStatus::Cancelled, "Cancelled while the tool was running.")),
+            Ok(None) => Err(Staged::refused(
+                CallStatus::Failed,
+                format!("{tool} did not finish within {} s and was stopped.", timeout_ms / 1000),
+            )),
+            Ok(Some(value)) => Ok(value),
+        }
+    }
+
     fn not_run(&self, call: &ToolCall, index: u32, reason: &str) -> CallOutcome {
         outcome(call, index, Staged::refused(CallStatus::NotRun, format!("Not run: {reason}.")), 0)
     }
@@ -416,15 +429,16 @@ impl ToolExecutionPipeline {
         if let Err(message) = self.validator.check(&*tool, input) {
             return Staged::refused(Failed, message);
         }
-        let query = tool.search_query(input);
+        let parsed = match tool.parse(input) {
+            Ok(parsed) => parsed,
+            Err(e) => return Staged::refused(Failed, e.to_string()),
+        };
+        let query = parsed.search_query();
         if let Err(message) = self.repetition.borrow_mut().check(tool.name(), input, query.as_deref()) {
             self.env.host.emit(&AgentEvent::Warning { message: format!("{}: {message}", tool.name()) });
             return Staged::refused(Blocked, message);
         }
-        let uses = match tool.paths(input) {
-            Ok(uses) => uses,
-            Err(e) => return Staged::refused(Failed, e.to_string()),
-        };
+        let uses = parsed.paths();
         for u in &uses {
             if self.rules.is_ignored(&u.path) {
                 return Staged::refused(Failed, format!("not found: {}", u.path));
@@ -449,14 +463,16 @@ impl ToolExecutionPipeline {
         }
 
         let ctx = self.context(&call.id, index);
+        let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
+        // The call's one plan: the approval shows it, and execution applies it.
+        let planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
+            Err(staged) => return staged,
+            Ok(Ok(planned)) => planned,
+            Ok(Err(e)) => return refused_by_tool(e),
+        };
         let category = tool.category();
         let mut approval = "auto";
         if !self.policy.borrow().is_automatic(category) {
-            let preview = match tool.preview(input, &ctx).await {
-                Ok(preview) => preview,
-                Err(ToolError::RespondToModel(m)) => return Staged::refused(Failed, m),
-                Err(ToolError::Fatal(m)) => return Staged::refused(Fatal(m.clone()), m),
-            };
             let request = ApprovalRequest {
                 id: format!("a{index}"),
                 call_id: call.id.clone(),
@@ -464,7 +480,7 @@ impl ToolExecutionPipeline {
                 category,
                 summary: summarize(tool.name(), input),
                 input: input.clone(),
-                preview,
+                preview: planned.preview(),
                 subtask: None,
             };
             self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
@@ -520,10 +536,7 @@ impl ToolExecutionPipeline {
             }
         }
 
-        let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
-        let executed =
-            with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, tool.execute(input.clone(), &ctx)))
-                .await;
+        let executed = self.within_limits(tool.name(), timeout_ms, planned.apply(&ctx)).await;
         if tool.kind() == ToolKind::Write {
             // What the write left, whatever its outcome (a failed write changed nothing; one
             // cut short may have changed part): undo compares it with later changes.
@@ -536,16 +549,9 @@ impl ToolExecutionPipeline {
             }
         }
         let output = match executed {
-            Err(_) => return Staged::refused(Cancelled, "Cancelled while the tool was running."),
-            Ok(None) => {
-                return Staged::refused(
-                    Failed,
-                    format!("{} did not finish within {} s and was stopped.", tool.name(), timeout_ms / 1000),
-                )
-            }
-            Ok(Some(Err(ToolError::RespondToModel(m)))) => return Staged::refused(Failed, m),
-            Ok(Some(Err(ToolError::Fatal(m)))) => return Staged::refused(Fatal(m.clone()), m),
-            Ok(Some(Ok(output))) => output,
+            Err(staged) => return staged,
+            Ok(Err(e)) => return refused_by_tool(e),
+            Ok(Ok(output)) => output,
         };
 
         if tool.kind() == ToolKind::Write {
@@ -595,6 +601,14 @@ impl ToolExecutionPipeline {
             summary,
             items,
         }
+    }
+}
+
+/// A call the tool refused: the model is told why; a fatal error ends the task.
+fn refused_by_tool(error: ToolError) -> Staged {
+    match error {
+        ToolError::RespondToModel(m) => Staged::refused(CallStatus::Failed, m),
+        ToolError::Fatal(m) => Staged::refused(CallStatus::Fatal(m.clone()), m),
     }
 }
 

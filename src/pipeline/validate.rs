@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::tools::Tool;
+use crate::tools::DynTool;
 
 /// Compiles each tool's schema once and checks arguments against it, with messages that say
 /// where the arguments are wrong and what was expected.
@@ -28,7 +28,7 @@ impl SchemaValidator {
     }
 
     /// `Ok` when `args` fit the tool's schema; otherwise a message for the model.
-    pub fn check(&self, tool: &dyn Tool, args: &Value) -> Result<(), String> {
+    pub fn check(&self, tool: &dyn DynTool, args: &Value) -> Result<(), String> {
         if let Value::String(raw) = args {
             // The assembler keeps arguments that were not JSON as a string.
             let shown: String = raw.chars().take(200).collect();
@@ -67,7 +67,7 @@ impl SchemaValidator {
         }
     }
 
-    fn compiled(&self, tool: &dyn Tool) -> Rc<Compiled> {
+    fn compiled(&self, tool: &dyn DynTool) -> Rc<Compiled> {
         if let Some(found) = self.compiled.borrow().get(tool.name()) {
             return found.clone();
         }

@@ -16,8 +16,8 @@ use std::cell::{Cell, RefCell};
 pub use instructions::{Rule, Skill, VaultInstructions, MEMORY_FILE, RULES_FOLDER, SKILLS_FOLDER};
 pub use sections::Section;
 
-use crate::agent::Mode;
 use crate::hash::content_hash;
+use crate::mode::Mode;
 use crate::protocol::{SystemPart, ToolSpec};
 
 /// What the prompt says about the vault.

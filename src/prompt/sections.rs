@@ -1,8 +1,8 @@
 //! The system prompt's sections, by name. Each is a function of its inputs only, so the same
 //! inputs always give the same bytes.
 
-use crate::agent::Mode;
 use crate::host::utc_datetime;
+use crate::mode::Mode;
 use crate::protocol::ToolSpec;
 
 use super::{VaultInfo, VaultInstructions};

@@ -17,20 +17,32 @@ pub enum ApprovalCategory {
     Delete,
     /// Finishes the task or asks the user a question; never needs approval.
     Control,
+    /// Calls a tool of an MCP server: sends its arguments outside the vault.
+    Mcp,
+    /// Fetches a web page: sends a request outside the vault.
+    Web,
 }
 
 impl ApprovalCategory {
     /// Every category, in a stable order.
-    pub const ALL: [ApprovalCategory; 4] =
-        [ApprovalCategory::Read, ApprovalCategory::Write, ApprovalCategory::Delete, ApprovalCategory::Control];
+    pub const ALL: [ApprovalCategory; 6] = [
+        ApprovalCategory::Read,
+        ApprovalCategory::Write,
+        ApprovalCategory::Delete,
+        ApprovalCategory::Control,
+        ApprovalCategory::Mcp,
+        ApprovalCategory::Web,
+    ];
 
-    /// The category's name as users type it (`read`, `write`, `delete`, `control`).
+    /// The category's name as users type it (`read`, `write`, `delete`, `control`, `mcp`, `web`).
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalCategory::Read => "read",
             ApprovalCategory::Write => "write",
             ApprovalCategory::Delete => "delete",
             ApprovalCategory::Control => "control",
+            ApprovalCategory::Mcp => "mcp",
+            ApprovalCategory::Web => "web",
         }
     }
 

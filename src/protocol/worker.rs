@@ -133,6 +133,26 @@ pub enum HostCall {
     Request {
         request: HttpRequest,
     },
+    /// Starts a child process (desktop only: an MCP server that is a command); the reply is
+    /// its id.
+    ProcessStart {
+        command: String,
+        args: Vec<String>,
+        env: std::collections::BTreeMap<String, String>,
+    },
+    /// Writes a line to the process's stdin.
+    ProcessSend {
+        id: u32,
+        line: String,
+    },
+    /// The next line of the process's stdout; `null` once it ended.
+    ProcessRead {
+        id: u32,
+    },
+    /// Ends the process.
+    ProcessClose {
+        id: u32,
+    },
 }
 
 /// A request as `JsRequestClient` sends it (`src/wasm/request_client.rs`).

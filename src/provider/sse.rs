@@ -16,6 +16,11 @@ use crate::{Error, Result};
 pub struct SseEvent {
     pub event: String,
     pub data: String,
+    /// The last `id:` the stream set (empty when none): what a reconnect sends as
+    /// `Last-Event-ID`.
+    pub id: String,
+    /// A `retry:` the event carried, in milliseconds: how long to wait before reconnecting.
+    pub retry_ms: Option<u64>,
 }
 
 /// The events in `body`, each as soon as its closing blank line arrived. A transport error
@@ -24,7 +29,12 @@ pub struct SseEvent {
 pub fn sse_events(body: ByteStream) -> LocalBoxStream<'static, Result<SseEvent>> {
     body.eventsource()
         .map(|item| match item {
-            Ok(event) => Ok(SseEvent { event: event.event, data: event.data }),
+            Ok(event) => Ok(SseEvent {
+                event: event.event,
+                data: event.data,
+                id: event.id,
+                retry_ms: event.retry.map(|d| d.as_millis() as u64),
+            }),
             Err(EventStreamError::Transport(error)) => Err(error),
             Err(EventStreamError::Utf8(error)) => Err(Error::Network(format!("event stream is not UTF-8: {error}"))),
             Err(EventStreamError::Parser(error)) => Err(Error::Network(format!("unreadable event stream: {error}"))),

@@ -1,19 +1,22 @@
 //! `append_to_file`: adds text at the end of a note, creating it if needed.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::note_io::{read_existing, write_note, write_preview};
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::{read_existing, NoteWrite};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
 pub struct AppendToFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note.
     path: VaultPath,
+    /// Text to add at the end.
     content: String,
 }
 
@@ -28,6 +31,9 @@ fn appended(old: Option<&str>, addition: &str) -> String {
 
 #[async_trait(?Send)]
 impl Tool for AppendToFile {
+    type Args = Args;
+    type Plan = NoteWrite;
+
     fn name(&self) -> &'static str {
         "append_to_file"
     }
@@ -35,18 +41,6 @@ impl Tool for AppendToFile {
     fn description(&self) -> &str {
         "Append text to the end of a note (on a new line), creating the note if it does not exist. \
          Nothing already in the note changes, so reading it first is not required."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path of the note."},
-                "content": {"type": "string", "description": "Text to add at the end."}
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -57,23 +51,25 @@ impl Tool for AppendToFile {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        let old = read_existing(ctx, &args.path).await?;
-        Ok(Some(write_preview(&args.path, old.as_deref(), &appended(old.as_deref(), &args.content))))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {
         // Appending starts from the note's current text, so a user's edit is kept, not lost.
         let old = read_existing(ctx, &args.path).await?;
-        write_note(ctx, &args.path, old.as_deref(), &appended(old.as_deref(), &args.content)).await?;
         let verb = if old.is_some() { "Appended to" } else { "Created" };
-        Ok(ToolOutput::text(format!("{verb} {} ({} chars added).", args.path, args.content.chars().count())))
+        let done = format!("{verb} {} ({} chars added).", args.path, args.content.chars().count());
+        let new = appended(old.as_deref(), &args.content);
+        Ok(NoteWrite { path: args.path, old, new, done })
+    }
+
+    fn preview(&self, plan: &NoteWrite) -> Option<ChangePreview> {
+        Some(plan.preview())
+    }
+
+    async fn apply(&self, plan: NoteWrite, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        plan.apply(ctx).await
     }
 }
 

@@ -1,23 +1,29 @@
 //! `ask_followup_question`: the model asks the user, and waits for the answer.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::{parse_args, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::{AgentEvent, Question};
 
 pub struct AskFollowupQuestion;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    #[schemars(length(min = 1))]
     question: String,
     #[serde(default)]
+    #[schemars(length(max = 6))]
     suggestions: Vec<String>,
 }
 
 #[async_trait(?Send)]
 impl Tool for AskFollowupQuestion {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "ask_followup_question"
     }
@@ -25,18 +31,6 @@ impl Tool for AskFollowupQuestion {
     fn description(&self) -> &str {
         "Ask the user a question when you cannot go on without their answer (which of two notes, what \
          they meant). Offer 2-4 short suggested answers. Do not ask what you can find out with the tools."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "question": {"type": "string", "minLength": 1},
-                "suggestions": {"type": "array", "items": {"type": "string"}, "maxItems": 6}
-            },
-            "required": ["question"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -51,8 +45,11 @@ impl Tool for AskFollowupQuestion {
         false
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let question = Question {
             id: format!("q{}", ctx.call_index),
             question: args.question,

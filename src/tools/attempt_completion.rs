@@ -1,20 +1,26 @@
 //! `attempt_completion`: the model says the task is done.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::{parse_args, Control, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Control, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 
 pub struct AttemptCompletion;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The final answer for the user, in Markdown.
+    #[schemars(length(min = 1))]
     result: String,
 }
 
 #[async_trait(?Send)]
 impl Tool for AttemptCompletion {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "attempt_completion"
     }
@@ -22,15 +28,6 @@ impl Tool for AttemptCompletion {
     fn description(&self) -> &str {
         "Finish the task: give the user the final result (what you found or changed, with the notes \
          involved as [[wikilinks]]). Call it once the work is done; the task ends with it."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"result": {"type": "string", "minLength": 1, "description": "The final answer for the user, in Markdown."}},
-            "required": ["result"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -45,8 +42,11 @@ impl Tool for AttemptCompletion {
         false
     }
 
-    async fn execute(&self, args: Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput {
             content: "The task is complete.".into(),
             control: Some(Control::Complete { result: args.result }),

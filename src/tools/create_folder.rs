@@ -1,37 +1,39 @@
 //! `create_folder`: makes a folder and its missing parents.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::{EntryKind, VaultPath};
 
 pub struct CreateFolder;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative folder path.
     path: VaultPath,
+}
+
+/// The folder to make, and whether it is already there.
+pub struct Plan {
+    path: VaultPath,
+    exists: bool,
 }
 
 #[async_trait(?Send)]
 impl Tool for CreateFolder {
+    type Args = Args;
+    type Plan = Plan;
+
     fn name(&self) -> &'static str {
         "create_folder"
     }
 
     fn description(&self) -> &str {
         "Create a folder (and any missing parent folders). Succeeds if it already exists."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "Vault-relative folder path."}},
-            "required": ["path"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -42,26 +44,28 @@ impl Tool for CreateFolder {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        Ok(Some(ChangePreview::CreateFolder { path: args.path.to_string() }))
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Plan, ToolError> {
+        let exists = match ctx.vault.stat(&args.path).await? {
+            Some(stat) if stat.kind == EntryKind::Folder => true,
+            Some(_) => return Err(ToolError::model(format!("{} is a file; choose another folder name", args.path))),
+            None => false,
+        };
+        Ok(Plan { path: args.path, exists })
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        match ctx.vault.stat(&args.path).await? {
-            Some(stat) if stat.kind == EntryKind::Folder => {
-                Ok(ToolOutput::text(format!("Folder {} already exists.", args.path)))
-            }
-            Some(_) => Err(ToolError::model(format!("{} is a file; choose another folder name", args.path))),
-            None => {
-                ctx.vault.mkdir(&args.path).await?;
-                Ok(ToolOutput::text(format!("Created folder {}.", args.path)))
-            }
+    fn preview(&self, plan: &Plan) -> Option<ChangePreview> {
+        Some(ChangePreview::CreateFolder { path: plan.path.to_string() })
+    }
+
+    async fn apply(&self, plan: Plan, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        if plan.exists {
+            return Ok(ToolOutput::text(format!("Folder {} already exists.", plan.path)));
         }
+        ctx.vault.mkdir(&plan.path).await?;
+        Ok(ToolOutput::text(format!("Created folder {}.", plan.path)))
     }
 }

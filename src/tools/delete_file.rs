@@ -1,37 +1,34 @@
 //! `delete_file`: moves a note or folder to the trash.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::{ApprovalCategory, ChangePreview};
 use crate::vault::VaultPath;
 
 pub struct DeleteFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note or folder.
     path: VaultPath,
 }
 
 #[async_trait(?Send)]
 impl Tool for DeleteFile {
+    type Args = Args;
+    /// What goes to the trash.
+    type Plan = VaultPath;
+
     fn name(&self) -> &'static str {
         "delete_file"
     }
 
     fn description(&self) -> &str {
         "Move a note or folder to the trash. Undoing the task puts it back."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "Vault-relative path of the note or folder."}},
-            "required": ["path"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -46,22 +43,24 @@ impl Tool for DeleteFile {
         ApprovalCategory::Delete
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        Ok(Some(ChangePreview::Delete { path: args.path.to_string() }))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<VaultPath, ToolError> {
         if ctx.vault.stat(&args.path).await?.is_none() {
             return Err(ToolError::model(format!("not found: {}", args.path)));
         }
-        ctx.vault.trash(&args.path).await?;
-        ctx.ledger.forget(&args.path);
-        Ok(ToolOutput::text(format!("Moved {} to the trash.", args.path)))
+        Ok(args.path)
+    }
+
+    fn preview(&self, path: &VaultPath) -> Option<ChangePreview> {
+        Some(ChangePreview::Delete { path: path.to_string() })
+    }
+
+    async fn apply(&self, path: VaultPath, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        ctx.vault.trash(&path).await?;
+        ctx.ledger.forget(&path);
+        Ok(ToolOutput::text(format!("Moved {path} to the trash.")))
     }
 }

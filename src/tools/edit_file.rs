@@ -1,22 +1,29 @@
 //! `edit_file`: replaces exact text in a note.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::note_io::{plural, read_unchanged, write_note, write_preview};
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::{plural, read_unchanged, NoteWrite};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
 pub struct EditFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note.
     path: VaultPath,
+    /// The exact text to replace.
+    #[schemars(length(min = 1))]
     old_string: String,
+    /// The text to put in its place.
     new_string: String,
+    /// How many occurrences to replace (default 1).
     #[serde(default = "one")]
+    #[schemars(range(min = 1))]
     expected_replacements: usize,
 }
 
@@ -26,6 +33,9 @@ fn one() -> usize {
 
 #[async_trait(?Send)]
 impl Tool for EditFile {
+    type Args = Args;
+    type Plan = NoteWrite;
+
     fn name(&self) -> &'static str {
         "edit_file"
     }
@@ -37,20 +47,6 @@ impl Tool for EditFile {
          by `new_string`."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path of the note."},
-                "old_string": {"type": "string", "minLength": 1, "description": "The exact text to replace."},
-                "new_string": {"type": "string", "description": "The text to put in its place."},
-                "expected_replacements": {"type": "integer", "minimum": 1, "description": "How many occurrences to replace (default 1)."}
-            },
-            "required": ["path", "old_string", "new_string"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -59,36 +55,31 @@ impl Tool for EditFile {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        let (old, new) = plan(&args, ctx).await?;
-        Ok(Some(write_preview(&args.path, Some(&old), &new)))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        let (old, new) = plan(&args, ctx).await?;
-        write_note(ctx, &args.path, Some(&old), &new).await?;
-        Ok(ToolOutput::text(format!(
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {
+        let Some(current) = read_unchanged(ctx, &args.path).await? else {
+            return Err(ToolError::model(format!("{} does not exist; create it with write_file", args.path)));
+        };
+        let new = replace_exact(&current, &args.old_string, &args.new_string, args.expected_replacements)
+            .map_err(|problem| ToolError::model(format!("{}: {problem}", args.path)))?;
+        let done = format!(
             "Edited {}: replaced {}.",
             args.path,
             plural(args.expected_replacements, "occurrence", "occurrences")
-        )))
+        );
+        Ok(NoteWrite { path: args.path, old: Some(current), new, done })
     }
-}
 
-/// The note's current text and the text after the edit, or why the edit cannot be made.
-async fn plan(args: &Args, ctx: &ToolContext<'_>) -> Result<(String, String), ToolError> {
-    let Some(current) = read_unchanged(ctx, &args.path).await? else {
-        return Err(ToolError::model(format!("{} does not exist; create it with write_file", args.path)));
-    };
-    let new = replace_exact(&current, &args.old_string, &args.new_string, args.expected_replacements)
-        .map_err(|problem| ToolError::model(format!("{}: {problem}", args.path)))?;
-    Ok((current, new))
+    fn preview(&self, plan: &NoteWrite) -> Option<ChangePreview> {
+        Some(plan.preview())
+    }
+
+    async fn apply(&self, plan: NoteWrite, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        plan.apply(ctx).await
+    }
 }
 
 /// Replaces every occurrence of `old` in `text` with `new` when there are exactly `expected`

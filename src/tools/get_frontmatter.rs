@@ -1,22 +1,28 @@
 //! `get_frontmatter`: a note's properties, tags and aliases.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::search::{parse_note, Frontmatter};
 use crate::vault::VaultPath;
 
 pub struct GetFrontmatter;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note.
     path: VaultPath,
 }
 
 #[async_trait(?Send)]
 impl Tool for GetFrontmatter {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "get_frontmatter"
     }
@@ -24,15 +30,6 @@ impl Tool for GetFrontmatter {
     fn description(&self) -> &str {
         "Read a note's frontmatter properties (the YAML block at its top) as JSON, with its title, \
          aliases and all its tags (frontmatter and inline). Cheaper than reading the whole note."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "Vault-relative path of the note."}},
-            "required": ["path"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -43,12 +40,15 @@ impl Tool for GetFrontmatter {
         ToolGroup::Read
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::read(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::read(args.path.clone())]
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let text = ctx.vault.read(&args.path).await?;
         let frontmatter = Frontmatter::parse(&text);
         let note = parse_note(args.path.as_str(), &text);

@@ -1,23 +1,28 @@
 //! `get_linked_notes`: where a note links to, and which notes link to it.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::search::parse_note;
 use crate::vault::VaultPath;
 
 pub struct GetLinkedNotes;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note.
     path: VaultPath,
 }
 
 #[async_trait(?Send)]
 impl Tool for GetLinkedNotes {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "get_linked_notes"
     }
@@ -25,15 +30,6 @@ impl Tool for GetLinkedNotes {
     fn description(&self) -> &str {
         "A note's links: its outgoing links ([[wikilinks]], embeds and Markdown links, each with the \
          note it resolves to, as Obsidian resolves it) and its backlinks (the notes that link to it)."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "Vault-relative path of the note."}},
-            "required": ["path"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -44,12 +40,15 @@ impl Tool for GetLinkedNotes {
         ToolGroup::Read
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::read(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::read(args.path.clone())]
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let text = ctx.vault.read(&args.path).await?;
         let note = parse_note(args.path.as_str(), &text);
         let index = ctx.index().await?;

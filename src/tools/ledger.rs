@@ -64,11 +64,17 @@ impl ReadLedger {
                 "{path} already exists and you have not read it in this task. Read it with read_file first, \
                  so your change starts from its current content."
             ))),
-            Some(&hash) if hash != content_hash(current) => Err(ToolError::model(format!(
-                "Conflict: {path} changed since you last read it (the user or another program edited it). \
-                 Nothing was written. Read it again with read_file and redo your change on the current content."
-            ))),
+            Some(&hash) if hash != content_hash(current) => Err(conflict(path)),
             Some(_) => Ok(()),
         }
     }
+}
+
+/// The error for a note that changed under the agent: nothing was written, and the model
+/// starts again from the current text.
+pub fn conflict(path: &VaultPath) -> ToolError {
+    ToolError::model(format!(
+        "Conflict: {path} changed since you last read it (the user or another program edited it). \
+         Nothing was written. Read it again with read_file and redo your change on the current content."
+    ))
 }

@@ -2,11 +2,11 @@
 
 use async_trait::async_trait;
 use globset::GlobBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::vault::{is_hidden, EntryKind, VaultPath};
 
 /// Entries listed when the model gives no `limit`.
@@ -14,18 +14,27 @@ pub const DEFAULT_LIMIT: usize = 500;
 
 pub struct ListFiles;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Folder to list; "" or omitted for the vault root.
     #[serde(default = "VaultPath::root")]
     path: VaultPath,
+    /// List every file below the folder.
     #[serde(default)]
     recursive: bool,
+    /// Only files matching this glob.
     glob: Option<String>,
+    /// At most this many entries (default 500).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
 #[async_trait(?Send)]
 impl Tool for ListFiles {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "list_files"
     }
@@ -37,19 +46,6 @@ impl Tool for ListFiles {
          (starting with '.') are skipped."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Folder to list; \"\" or omitted for the vault root."},
-                "recursive": {"type": "boolean", "description": "List every file below the folder."},
-                "glob": {"type": "string", "description": "Only files matching this glob."},
-                "limit": {"type": "integer", "minimum": 1, "description": "At most this many entries (default 500)."}
-            },
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
@@ -58,13 +54,19 @@ impl Tool for ListFiles {
         ToolGroup::Read
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        let path = parse_args::<Args>(self.name(), args)?.path;
-        Ok(if path.is_root() { Vec::new() } else { vec![PathUse::read(path)] })
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        if args.path.is_root() {
+            Vec::new()
+        } else {
+            vec![PathUse::read(args.path.clone())]
+        }
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         match ctx.vault.stat(&args.path).await? {
             Some(stat) if stat.kind == EntryKind::Folder => {}
             Some(_) => return Err(ToolError::model(format!("{} is a file, not a folder", args.path))),

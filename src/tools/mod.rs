@@ -30,6 +30,7 @@ mod write_file;
 
 use std::rc::Rc;
 
+pub use crate::mode::ToolGroup;
 pub use append_to_file::AppendToFile;
 pub use ask_followup_question::AskFollowupQuestion;
 pub use attempt_completion::AttemptCompletion;
@@ -50,7 +51,8 @@ pub use search_files::SearchFiles;
 pub use semantic_search::SemanticSearch;
 pub use switch_mode::SwitchMode;
 pub use tool::{
-    parse_args, Access, Control, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
+    args_schema, Access, Control, DynTool, OutputItem, ParsedCall, PathUse, PlannedCall, Tool, ToolContext, ToolError,
+    ToolKind, ToolOutput,
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
 pub use write_file::WriteFile;
@@ -61,7 +63,7 @@ pub const ATTEMPT_COMPLETION: &str = "attempt_completion";
 /// Every built-in tool: reading and finding, writing, and control.
 pub fn builtin_tools() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    let tools: Vec<Rc<dyn Tool>> = vec![
+    let tools: Vec<Rc<dyn DynTool>> = vec![
         Rc::new(ReadFile),
         Rc::new(ListFiles),
         Rc::new(SearchFiles),

@@ -1,23 +1,30 @@
 //! `move_file`: moves or renames a note or folder.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
 pub struct MoveFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note or folder to move.
     path: VaultPath,
+    /// Its new vault-relative path.
     new_path: VaultPath,
 }
 
 #[async_trait(?Send)]
 impl Tool for MoveFile {
+    type Args = Args;
+    /// A move whose source exists and whose destination is free.
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "move_file"
     }
@@ -28,18 +35,6 @@ impl Tool for MoveFile {
          user's move."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path of the note or folder to move."},
-                "new_path": {"type": "string", "description": "Its new vault-relative path."}
-            },
-            "required": ["path", "new_path"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -48,18 +43,11 @@ impl Tool for MoveFile {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        Ok(vec![PathUse::write(args.path), PathUse::write(args.new_path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone()), PathUse::write(args.new_path.clone())]
     }
 
-    async fn preview(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        Ok(Some(ChangePreview::Move { from: args.path.to_string(), to: args.new_path.to_string() }))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
         if args.path == args.new_path {
             return Err(ToolError::model("path and new_path are the same"));
         }
@@ -69,8 +57,18 @@ impl Tool for MoveFile {
         if ctx.vault.stat(&args.new_path).await?.is_some() {
             return Err(ToolError::model(format!("{} already exists; choose another destination", args.new_path)));
         }
-        ctx.vault.rename(&args.path, &args.new_path).await?;
-        ctx.ledger.forget(&args.path);
-        Ok(ToolOutput::text(format!("Moved {} to {}.", args.path, args.new_path)))
+        Ok(args)
+    }
+
+    fn preview(&self, plan: &Args) -> Option<ChangePreview> {
+        Some(ChangePreview::Move { from: plan.path.to_string(), to: plan.new_path.to_string() })
+    }
+
+    async fn apply(&self, plan: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        // A destination that appeared while the approval waited is refused by the vault: a move
+        // never overwrites.
+        ctx.vault.rename(&plan.path, &plan.new_path).await?;
+        ctx.ledger.forget(&plan.path);
+        Ok(ToolOutput::text(format!("Moved {} to {}.", plan.path, plan.new_path)))
     }
 }

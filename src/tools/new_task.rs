@@ -4,10 +4,12 @@
 //! the arguments.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{parse_args, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{args_schema, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::mode::Mode;
 
 /// The tool's name.
 pub const NEW_TASK: &str = "new_task";
@@ -20,36 +22,41 @@ pub trait Delegate {
     async fn delegate(&self, mode: &str, message: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
 }
 
-/// Offers sub-tasks in the modes of one task, by slug and description.
+/// Offers sub-tasks in the modes of one task.
 pub struct NewTask {
     delegate: std::rc::Rc<dyn Delegate>,
-    modes: Vec<(String, String)>,
+    slugs: Vec<String>,
     description: String,
 }
 
 impl NewTask {
-    /// A tool that starts sub-tasks in `modes` (`(slug, one-line description)`) through
-    /// `delegate`.
-    pub fn new(delegate: std::rc::Rc<dyn Delegate>, modes: Vec<(String, String)>) -> Self {
-        let list: Vec<String> = modes.iter().map(|(slug, about)| format!("{slug} ({about})")).collect();
+    /// A tool that starts sub-tasks in `modes` through `delegate`.
+    pub fn new(delegate: std::rc::Rc<dyn Delegate>, modes: &[Mode]) -> Self {
+        let list: Vec<String> = modes.iter().map(|m| format!("{} ({})", m.slug, m.name)).collect();
         let description = format!(
             "Hand a self-contained piece of the work to a sub-task: a fresh agent that knows nothing of this \
              conversation, works in the mode you choose and returns its final answer as this call's result. Put \
              all it needs in the message. Modes: {}.",
             list.join("; ")
         );
-        NewTask { delegate, modes, description }
+        NewTask { delegate, slugs: modes.iter().map(|m| m.slug.clone()).collect(), description }
     }
 }
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The mode the sub-task works in.
     mode: String,
+    /// What to do and what to answer with.
     message: String,
 }
 
 #[async_trait(?Send)]
 impl Tool for NewTask {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         NEW_TASK
     }
@@ -58,17 +65,11 @@ impl Tool for NewTask {
         &self.description
     }
 
+    /// The derived schema, with the task's modes as the choices.
     fn parameters(&self) -> Value {
-        let slugs: Vec<&str> = self.modes.iter().map(|(slug, _)| slug.as_str()).collect();
-        json!({
-            "type": "object",
-            "properties": {
-                "mode": {"type": "string", "enum": slugs},
-                "message": {"type": "string", "minLength": 1, "description": "What to do and what to answer with."}
-            },
-            "required": ["mode", "message"],
-            "additionalProperties": false
-        })
+        let mut schema = args_schema::<Args>();
+        schema["properties"]["mode"]["enum"] = json!(self.slugs);
+        schema
     }
 
     /// Steering, not a change of its own: the sub-task's calls go through its own pipeline
@@ -81,9 +82,12 @@ impl Tool for NewTask {
         ToolGroup::Agent
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        if !self.modes.iter().any(|(slug, _)| *slug == args.mode) {
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        if !self.slugs.contains(&args.mode) {
             return Err(ToolError::model(format!("there is no mode {:?}", args.mode)));
         }
         self.delegate.delegate(&args.mode, &args.message, ctx).await

@@ -2,7 +2,8 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use super::{ToolContext, ToolError};
+use super::ledger::conflict;
+use super::{ToolContext, ToolError, ToolOutput};
 use crate::protocol::{ChangePreview, DiffPart, DiffRow, DiffRowKind};
 use crate::vault::{EntryKind, VaultPath};
 
@@ -55,6 +56,33 @@ pub async fn write_note(
     }
     ctx.ledger.record(path, content.as_bytes());
     Ok(())
+}
+
+/// A planned change of one note's text: what the note held when the plan was made (`None`:
+/// nothing), what it will hold, and what the model is told once it does.
+pub struct NoteWrite {
+    pub path: VaultPath,
+    pub old: Option<String>,
+    pub new: String,
+    pub done: String,
+}
+
+impl NoteWrite {
+    /// The approval preview: the diff from the old text to the new.
+    pub fn preview(&self) -> ChangePreview {
+        write_preview(&self.path, self.old.as_deref(), &self.new)
+    }
+
+    /// Writes the planned text. If the note changed after the plan was made (the user edited it
+    /// while the approval waited), nothing is written: what the user approved is no longer what
+    /// would be written, and the model is told to start again from the current text.
+    pub async fn apply(self, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        if read_existing(ctx, &self.path).await? != self.old {
+            return Err(conflict(&self.path));
+        }
+        write_note(ctx, &self.path, self.old.as_deref(), &self.new).await?;
+        Ok(ToolOutput::text(self.done))
+    }
 }
 
 /// The approval preview of replacing `old` (absent: a new note) with `new` at `path`.

@@ -1,11 +1,11 @@
 //! `read_file`: a note's text, a window of lines at a time.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::vault::VaultPath;
 
 /// Lines returned when the model gives no `limit`.
@@ -15,15 +15,24 @@ pub const MAX_CHARS: usize = 50_000;
 
 pub struct ReadFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path, e.g. "Projects/Plan.md".
     path: VaultPath,
+    /// First line to return (1-based).
+    #[schemars(range(min = 1))]
     offset: Option<usize>,
+    /// How many lines to return.
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
 #[async_trait(?Send)]
 impl Tool for ReadFile {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "read_file"
     }
@@ -35,19 +44,6 @@ impl Tool for ReadFile {
          other tools saved under .obsidian-agent/tmp/."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path, e.g. \"Projects/Plan.md\"."},
-                "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
-                "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
@@ -56,16 +52,19 @@ impl Tool for ReadFile {
         ToolGroup::Read
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::read(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::read(args.path.clone())]
     }
 
     fn externalizable(&self) -> bool {
         false
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let text = ctx.vault.read(&args.path).await?;
         ctx.ledger.record(&args.path, text.as_bytes());
 

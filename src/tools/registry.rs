@@ -2,12 +2,12 @@
 
 use std::rc::Rc;
 
-use super::Tool;
+use super::DynTool;
 
 /// An ordered set of tools with unique names.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
-    tools: Vec<Rc<dyn Tool>>,
+    tools: Vec<Rc<dyn DynTool>>,
 }
 
 impl ToolRegistry {
@@ -17,23 +17,23 @@ impl ToolRegistry {
     }
 
     /// Adds `tool`, replacing a tool of the same name.
-    pub fn register(&mut self, tool: Rc<dyn Tool>) {
+    pub fn register(&mut self, tool: Rc<dyn DynTool>) {
         self.tools.retain(|t| t.name() != tool.name());
         self.tools.push(tool);
     }
 
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Rc<dyn Tool>> {
+    pub fn get(&self, name: &str) -> Option<&Rc<dyn DynTool>> {
         self.tools.iter().find(|t| t.name() == name)
     }
 
     /// Every tool, in registration order.
-    pub fn iter(&self) -> impl Iterator<Item = &Rc<dyn Tool>> {
+    pub fn iter(&self) -> impl Iterator<Item = &Rc<dyn DynTool>> {
         self.tools.iter()
     }
 
     /// Every tool's name, in registration order.
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
     }
 }

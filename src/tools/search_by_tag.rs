@@ -1,25 +1,33 @@
 //! `search_by_tag`: the notes that carry a tag, nested tags included.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 
 /// Notes listed when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 100;
 
 pub struct SearchByTag;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The tag, e.g. "project" or "#area/health".
+    #[schemars(length(min = 1))]
     tag: String,
+    /// At most this many notes (default 100).
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
 #[async_trait(?Send)]
 impl Tool for SearchByTag {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "search_by_tag"
     }
@@ -27,18 +35,6 @@ impl Tool for SearchByTag {
     fn description(&self) -> &str {
         "List the notes that carry a tag, in their frontmatter or inline. A tag also matches the tags \
          nested under it: \"project\" finds #project and #project/alpha. Case-insensitive; '#' optional."
-    }
-
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "tag": {"type": "string", "minLength": 1, "description": "The tag, e.g. \"project\" or \"#area/health\"."},
-                "limit": {"type": "integer", "minimum": 1, "description": "At most this many notes (default 100)."}
-            },
-            "required": ["tag"],
-            "additionalProperties": false
-        })
     }
 
     fn kind(&self) -> ToolKind {
@@ -49,12 +45,15 @@ impl Tool for SearchByTag {
         ToolGroup::Search
     }
 
-    fn search_query(&self, args: &Value) -> Option<String> {
-        args.get("tag").and_then(Value::as_str).map(|t| format!("#{}", t.trim_start_matches('#')))
+    fn search_query(&self, args: &Args) -> Option<String> {
+        Some(format!("#{}", args.tag.trim_start_matches('#')))
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let tag = args.tag.trim().trim_start_matches('#').trim_matches('/').to_lowercase();
         if tag.is_empty() {
             return Err(ToolError::model("the tag is empty"));

@@ -1,11 +1,11 @@
 //! `search_files`: notes that contain the query's words, best first.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::index::SharedIndex;
 use crate::search::{SearchHit, SearchQuery};
 use crate::vault::VaultPath;
@@ -15,15 +15,24 @@ pub const DEFAULT_LIMIT: usize = 20;
 
 pub struct SearchFiles;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Words to search for.
+    #[schemars(length(min = 1))]
     query: String,
+    /// Only notes below this folder.
     folder: Option<VaultPath>,
+    /// At most this many notes (default 20).
+    #[schemars(range(min = 1, max = 200))]
     limit: Option<usize>,
 }
 
 #[async_trait(?Send)]
 impl Tool for SearchFiles {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "search_files"
     }
@@ -36,19 +45,6 @@ impl Tool for SearchFiles {
          with `folder`."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "minLength": 1, "description": "Words to search for."},
-                "folder": {"type": "string", "description": "Only notes below this folder."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "At most this many notes (default 20)."}
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
@@ -57,16 +53,19 @@ impl Tool for SearchFiles {
         ToolGroup::Search
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(parse_args::<Args>(self.name(), args)?.folder.into_iter().map(PathUse::read).collect())
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        args.folder.iter().cloned().map(PathUse::read).collect()
     }
 
-    fn search_query(&self, args: &Value) -> Option<String> {
-        args.get("query").and_then(Value::as_str).map(str::to_string)
+    fn search_query(&self, args: &Args) -> Option<String> {
+        Some(args.query.clone())
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         let mut hits = indexed(ctx.index().await?, &args, limit)?;
         hits.retain(|h| ctx.is_visible(&h.path));

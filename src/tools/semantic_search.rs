@@ -3,11 +3,11 @@
 //! stays the tool for exact words, phrases, tags and the query language.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::note_io::plural;
-use super::{parse_args, OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::embed::{HybridQuery, SearchMode};
 use crate::index::hybrid_search;
 use crate::vault::VaultPath;
@@ -17,19 +17,37 @@ pub const DEFAULT_LIMIT: usize = 10;
 
 pub struct SemanticSearch;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// What you are looking for, in your own words.
+    #[schemars(length(min = 1))]
     query: String,
-    #[serde(default)]
-    mode: Option<String>,
+    /// hybrid (default) or semantic.
+    mode: Option<Signal>,
+    /// Only notes below this folder.
     folder: Option<VaultPath>,
+    /// At most this many notes (default 10).
+    #[schemars(range(min = 1, max = 50))]
     limit: Option<usize>,
+    /// Also return notes linked to or from the top hits.
     #[serde(default)]
     expand_links: bool,
 }
 
+/// What finds the notes: meaning with matching words, or meaning alone.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Signal {
+    Hybrid,
+    Semantic,
+}
+
 #[async_trait(?Send)]
 impl Tool for SemanticSearch {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "semantic_search"
     }
@@ -42,21 +60,6 @@ impl Tool for SemanticSearch {
          use search_files. expand_links adds notes one wikilink away from the best hits."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "minLength": 1, "description": "What you are looking for, in your own words."},
-                "mode": {"type": "string", "enum": ["hybrid", "semantic"], "description": "hybrid (default) or semantic."},
-                "folder": {"type": "string", "description": "Only notes below this folder."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "At most this many notes (default 10)."},
-                "expand_links": {"type": "boolean", "description": "Also return notes linked to or from the top hits."}
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
@@ -65,19 +68,22 @@ impl Tool for SemanticSearch {
         ToolGroup::Search
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(parse_args::<Args>(self.name(), args)?.folder.into_iter().map(PathUse::read).collect())
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        args.folder.iter().cloned().map(PathUse::read).collect()
     }
 
-    fn search_query(&self, args: &Value) -> Option<String> {
-        args.get("query").and_then(Value::as_str).map(str::to_string)
+    fn search_query(&self, args: &Args) -> Option<String> {
+        Some(args.query.clone())
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        let mode = match args.mode.as_deref() {
-            Some("semantic") => SearchMode::Semantic,
-            _ => SearchMode::Hybrid,
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let mode = match args.mode {
+            Some(Signal::Semantic) => SearchMode::Semantic,
+            Some(Signal::Hybrid) | None => SearchMode::Hybrid,
         };
         if !ctx.search.semantic().is_ready() {
             return Err(unavailable());

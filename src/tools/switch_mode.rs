@@ -1,40 +1,48 @@
 //! `switch_mode`: the model moves the task to another mode (more tools, or fewer).
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{parse_args, Control, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{args_schema, Control, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::mode::Mode;
 use crate::protocol::ApprovalCategory;
 
-/// Offers the modes of one task, by slug and description.
+/// Offers the modes of one task.
 pub struct SwitchMode {
-    modes: Vec<(String, String)>,
+    slugs: Vec<String>,
     description: String,
 }
 
 impl SwitchMode {
-    /// A tool that switches among `modes`: `(slug, one-line description)`.
-    pub fn new(modes: Vec<(String, String)>) -> Self {
-        let list: Vec<String> = modes.iter().map(|(slug, about)| format!("{slug} ({about})")).collect();
+    /// A tool that switches among `modes`.
+    pub fn new(modes: &[Mode]) -> Self {
+        let list: Vec<String> = modes.iter().map(|m| format!("{} ({})", m.slug, m.name)).collect();
         let description = format!(
             "Switch the task to another mode when the work needs tools this mode lacks (or should not have). \
              Modes: {}. Switching is approved like a change.",
             list.join("; ")
         );
-        SwitchMode { modes, description }
+        SwitchMode { slugs: modes.iter().map(|m| m.slug.clone()).collect(), description }
     }
 }
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The mode to switch to.
     mode: String,
+    /// Why, in a sentence, for the user.
     #[serde(default)]
     reason: String,
 }
 
 #[async_trait(?Send)]
 impl Tool for SwitchMode {
+    type Args = Args;
+    type Plan = Args;
+
     fn name(&self) -> &'static str {
         "switch_mode"
     }
@@ -43,17 +51,11 @@ impl Tool for SwitchMode {
         &self.description
     }
 
+    /// The derived schema, with the task's modes as the choices.
     fn parameters(&self) -> Value {
-        let slugs: Vec<&str> = self.modes.iter().map(|(slug, _)| slug.as_str()).collect();
-        json!({
-            "type": "object",
-            "properties": {
-                "mode": {"type": "string", "enum": slugs, "description": "The mode to switch to."},
-                "reason": {"type": "string", "description": "Why, in a sentence, for the user."}
-            },
-            "required": ["mode"],
-            "additionalProperties": false
-        })
+        let mut schema = args_schema::<Args>();
+        schema["properties"]["mode"]["enum"] = json!(self.slugs);
+        schema
     }
 
     fn kind(&self) -> ToolKind {
@@ -74,9 +76,12 @@ impl Tool for SwitchMode {
         false
     }
 
-    async fn execute(&self, args: Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        if !self.modes.iter().any(|(slug, _)| *slug == args.mode) {
+    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+        Ok(args)
+    }
+
+    async fn apply(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        if !self.slugs.contains(&args.mode) {
             return Err(ToolError::model(format!("there is no mode {:?}", args.mode)));
         }
         let why = if args.reason.is_empty() { String::new() } else { format!(" ({})", args.reason) };

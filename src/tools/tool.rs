@@ -1,14 +1,19 @@
-//! What a tool is: its schema for the model, what it touches, and what it does.
+//! What a tool is: its typed arguments and their schema, what a call touches, the plan it
+//! makes, and what applying the plan does; and the erased form the registry and pipeline hold.
 
 use async_trait::async_trait;
+use schemars::generate::SchemaSettings;
+use schemars::transform::RestrictFormats;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
-use ts_rs::TS;
 
 use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::mode::ToolGroup;
 use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
 use crate::vault::{PathRules, Vault, VaultPath};
 
@@ -21,22 +26,6 @@ pub enum ToolKind {
     Write,
     /// Steers the task (finish, ask the user); runs alone.
     Control,
-}
-
-/// The groups a mode grants tools by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolGroup {
-    /// Reading notes and their metadata.
-    Read,
-    /// Finding notes.
-    Search,
-    /// Changing notes and folders.
-    Edit,
-    /// Steering the task: completion, questions, modes.
-    Agent,
-    /// Tools from MCP servers.
-    Mcp,
 }
 
 /// How a call uses a path it names.
@@ -172,16 +161,24 @@ impl ToolContext<'_> {
     }
 }
 
-/// A tool the model can call. The model reaches a tool only through the
-/// `ToolExecutionPipeline`, which validates the arguments against [`Tool::parameters`], checks
-/// the [`Tool::paths`], asks for approval, checkpoints writes, then calls [`Tool::execute`].
+/// A tool, typed. Its arguments are parsed once, into [`Tool::Args`], whose derived JSON Schema
+/// is what the model sees; a call then *plans* what it will do, the user approves that plan (the
+/// approval view shows [`Tool::preview`]), and [`Tool::apply`] carries out that same plan. The
+/// model reaches a tool only through the `ToolExecutionPipeline`, which holds it as a
+/// [`DynTool`]: it validates the arguments against the schema, checks the [`Tool::paths`], asks
+/// for approval and checkpoints writes between the plan and its application.
 #[async_trait(?Send)]
-pub trait Tool {
+pub trait Tool: 'static {
+    /// The arguments. Their doc comments are the fields' descriptions for the model, and
+    /// `#[serde(deny_unknown_fields)]` makes the schema refuse other fields.
+    type Args: DeserializeOwned + JsonSchema + 'static;
+    /// What a call will do, worked out before approval. A tool that changes nothing plans
+    /// nothing: its plan is its arguments.
+    type Plan: 'static;
+
     fn name(&self) -> &'static str;
     /// What the tool does, for the model.
     fn description(&self) -> &str;
-    /// The JSON Schema of the arguments object.
-    fn parameters(&self) -> Value;
     fn kind(&self) -> ToolKind;
     fn group(&self) -> ToolGroup;
 
@@ -194,13 +191,19 @@ pub trait Tool {
         }
     }
 
-    /// The vault paths the call names and how it uses them. Called on schema-valid arguments.
-    fn paths(&self, _args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(Vec::new())
+    /// The JSON Schema of the arguments object: [`Tool::Args`]'s, unless the tool adds to it
+    /// (values known only at run time).
+    fn parameters(&self) -> Value {
+        args_schema::<Self::Args>()
+    }
+
+    /// The vault paths the call names and how it uses them.
+    fn paths(&self, _args: &Self::Args) -> Vec<PathUse> {
+        Vec::new()
     }
 
     /// For search tools, the query text (the repetition detector compares queries).
-    fn search_query(&self, _args: &Value) -> Option<String> {
+    fn search_query(&self, _args: &Self::Args) -> Option<String> {
         None
     }
 
@@ -210,14 +213,39 @@ pub trait Tool {
         true
     }
 
-    /// What a write would change, for the approval view. An error here goes to the model
+    /// Works out what the call will do, before approval. An error here goes to the model
     /// without asking the user (an edit whose text is not found).
-    async fn preview(&self, _args: &Value, _ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        Ok(None)
+    async fn plan(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Self::Plan, ToolError>;
+
+    /// What the plan would change, for the approval view.
+    fn preview(&self, _plan: &Self::Plan) -> Option<ChangePreview> {
+        None
     }
 
-    /// Runs the call.
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+    /// Carries out the plan.
+    async fn apply(&self, plan: Self::Plan, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool as the registry and the pipeline hold it: arguments as JSON, types erased. Every
+/// [`Tool`] is one; a tool whose schema comes from elsewhere (an MCP server's) implements this
+/// trait directly. Either way the pipeline validates a call's arguments against
+/// [`DynTool::parameters`] before [`DynTool::parse`].
+#[async_trait(?Send)]
+pub trait DynTool {
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+    /// The JSON Schema of the arguments object.
+    fn parameters(&self) -> Value;
+    fn kind(&self) -> ToolKind;
+    fn group(&self) -> ToolGroup;
+    /// What approving a call means.
+    fn category(&self) -> ApprovalCategory;
+    /// Whether a large result may be externalized.
+    fn externalizable(&self) -> bool;
+
+    /// Parses schema-valid arguments, once, into a call.
+    fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError>;
 
     /// The tool as the model sees it.
     fn spec(&self) -> ToolSpec {
@@ -229,7 +257,131 @@ pub trait Tool {
     }
 }
 
-/// Deserializes schema-valid arguments into a tool's typed argument struct.
-pub fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> {
-    T::deserialize(args).map_err(|e| ToolError::model(format!("invalid arguments for {tool}: {e}")))
+/// A call whose arguments are parsed, not yet planned.
+#[async_trait(?Send)]
+pub trait ParsedCall<'a> {
+    /// The vault paths the call names and how it uses them.
+    fn paths(&self) -> Vec<PathUse>;
+    /// For search tools, the query text.
+    fn search_query(&self) -> Option<String>;
+    /// Works out what the call will do.
+    async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError>;
 }
+
+/// A planned call: what the approval shows is what [`PlannedCall::apply`] does.
+#[async_trait(?Send)]
+pub trait PlannedCall {
+    /// What the call would change, for the approval view.
+    fn preview(&self) -> Option<ChangePreview>;
+    /// Carries out the plan.
+    async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+#[async_trait(?Send)]
+impl<T: Tool> DynTool for T {
+    fn name(&self) -> &str {
+        Tool::name(self)
+    }
+    fn description(&self) -> &str {
+        Tool::description(self)
+    }
+    fn parameters(&self) -> Value {
+        Tool::parameters(self)
+    }
+    fn kind(&self) -> ToolKind {
+        Tool::kind(self)
+    }
+    fn group(&self) -> ToolGroup {
+        Tool::group(self)
+    }
+    fn category(&self) -> ApprovalCategory {
+        Tool::category(self)
+    }
+    fn externalizable(&self) -> bool {
+        Tool::externalizable(self)
+    }
+
+    fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError> {
+        let args = T::Args::deserialize(args)
+            .map_err(|e| ToolError::model(format!("invalid arguments for {}: {e}", Tool::name(self))))?;
+        Ok(Box::new(Parsed { tool: self, args }))
+    }
+}
+
+/// A typed tool's call with its arguments parsed.
+struct Parsed<'a, T: Tool> {
+    tool: &'a T,
+    args: T::Args,
+}
+
+#[async_trait(?Send)]
+impl<'a, T: Tool> ParsedCall<'a> for Parsed<'a, T> {
+    fn paths(&self) -> Vec<PathUse> {
+        self.tool.paths(&self.args)
+    }
+    fn search_query(&self) -> Option<String> {
+        self.tool.search_query(&self.args)
+    }
+    async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError> {
+        let plan = self.tool.plan(self.args, ctx).await?;
+        Ok(Box::new(Planned { tool: self.tool, plan }))
+    }
+}
+
+/// A typed tool's call with its plan made.
+struct Planned<'a, T: Tool> {
+    tool: &'a T,
+    plan: T::Plan,
+}
+
+#[async_trait(?Send)]
+impl<T: Tool> PlannedCall for Planned<'_, T> {
+    fn preview(&self) -> Option<ChangePreview> {
+        self.tool.preview(&self.plan)
+    }
+    async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        self.tool.apply(self.plan, ctx).await
+    }
+}
+
+/// The JSON Schema of a tool's arguments `T`, as the model sees it: subschemas inline, no
+/// `$schema`, title or root description, and no `format` (schemars marks integers `uint`,
+/// which is no JSON Schema format and only noise to a model). An optional argument is one the
+/// model leaves out, not one it sets to `null`: its type does not admit `null`.
+pub fn args_schema<T: JsonSchema>() -> Value {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let mut restrict = RestrictFormats::default();
+    restrict.infer_from_meta_schema = false;
+    let mut schema = settings.with_transform(restrict).into_generator().into_root_schema_for::<T>();
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("title");
+        root.remove("description");
+    }
+    let mut schema = schema.to_value();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.values_mut().for_each(not_null);
+    }
+    schema
+}
+
+/// `property` without `null` among its types and choices.
+fn not_null(property: &mut Value) {
+    let Some(property) = property.as_object_mut() else { return };
+    if let Some(Value::Array(types)) = property.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            property.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(choices)) = property.get_mut("enum") {
+        choices.retain(|c| !c.is_null());
+    }
+}
+
+#[cfg(test)]
+#[path = "tool_tests.rs"]
+mod tests;

@@ -2,28 +2,36 @@
 //! body byte for byte as it was.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::note_io::{read_existing, write_note, write_preview};
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::{read_existing, NoteWrite};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::search::Frontmatter;
 use crate::vault::VaultPath;
 
 pub struct UpdateFrontmatter;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note.
     path: VaultPath,
+    /// Properties to set, e.g. {"status": "done", "tags": ["a", "b"]}.
     #[serde(default)]
     set: Map<String, Value>,
+    /// Property names to remove.
     #[serde(default)]
     remove: Vec<String>,
 }
 
 #[async_trait(?Send)]
 impl Tool for UpdateFrontmatter {
+    type Args = Args;
+    type Plan = NoteWrite;
+
     fn name(&self) -> &'static str {
         "update_frontmatter"
     }
@@ -35,19 +43,6 @@ impl Tool for UpdateFrontmatter {
          in plain YAML (comments inside the frontmatter are lost)."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path of the note."},
-                "set": {"type": "object", "description": "Properties to set, e.g. {\"status\": \"done\", \"tags\": [\"a\", \"b\"]}."},
-                "remove": {"type": "array", "items": {"type": "string"}, "description": "Property names to remove."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -56,37 +51,33 @@ impl Tool for UpdateFrontmatter {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
-        let (old, new) = plan(&args, ctx).await?;
-        Ok(Some(write_preview(&args.path, Some(&old), &new)))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {
+        if args.set.is_empty() && args.remove.is_empty() {
+            return Err(ToolError::model("nothing to change: give properties in `set` or names in `remove`"));
+        }
         // The change is made on the note's current text, so a user's edit to the body is kept.
-        let (old, new) = plan(&args, ctx).await?;
-        write_note(ctx, &args.path, Some(&old), &new).await?;
+        let Some(text) = read_existing(ctx, &args.path).await? else {
+            return Err(ToolError::model(format!("{} does not exist", args.path)));
+        };
+        let new = with_frontmatter(&text, &args.set, &args.remove)
+            .map_err(|e| ToolError::model(format!("{}: {e}", args.path)))?;
         let mut changes: Vec<String> = args.set.keys().map(|k| format!("set {k}")).collect();
         changes.extend(args.remove.iter().map(|k| format!("removed {k}")));
-        Ok(ToolOutput::text(format!("Updated the frontmatter of {}: {}.", args.path, changes.join(", "))))
+        let done = format!("Updated the frontmatter of {}: {}.", args.path, changes.join(", "));
+        Ok(NoteWrite { path: args.path, old: Some(text), new, done })
     }
-}
 
-async fn plan(args: &Args, ctx: &ToolContext<'_>) -> Result<(String, String), ToolError> {
-    if args.set.is_empty() && args.remove.is_empty() {
-        return Err(ToolError::model("nothing to change: give properties in `set` or names in `remove`"));
+    fn preview(&self, plan: &NoteWrite) -> Option<ChangePreview> {
+        Some(plan.preview())
     }
-    let Some(text) = read_existing(ctx, &args.path).await? else {
-        return Err(ToolError::model(format!("{} does not exist", args.path)));
-    };
-    let new = with_frontmatter(&text, &args.set, &args.remove)
-        .map_err(|e| ToolError::model(format!("{}: {e}", args.path)))?;
-    Ok((text, new))
+
+    async fn apply(&self, plan: NoteWrite, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        plan.apply(ctx).await
+    }
 }
 
 /// `text` with its frontmatter changed: properties in `set` set (in place if present, else

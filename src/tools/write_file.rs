@@ -1,24 +1,30 @@
 //! `write_file`: creates a note, or replaces one the agent has read.
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use super::note_io::{line_count, plural, read_unchanged, write_note, write_preview};
-use super::{parse_args, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::{line_count, plural, read_unchanged, NoteWrite};
+use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
 pub struct WriteFile;
 
-#[derive(Deserialize)]
-struct Args {
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Vault-relative path of the note, e.g. "Projects/Plan.md".
     path: VaultPath,
+    /// The complete new content.
     content: String,
 }
 
 #[async_trait(?Send)]
 impl Tool for WriteFile {
+    type Args = Args;
+    type Plan = NoteWrite;
+
     fn name(&self) -> &'static str {
         "write_file"
     }
@@ -29,18 +35,6 @@ impl Tool for WriteFile {
          the write is refused. For small changes prefer edit_file."
     }
 
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Vault-relative path of the note, e.g. \"Projects/Plan.md\"."},
-                "content": {"type": "string", "description": "The complete new content."}
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        })
-    }
-
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -49,22 +43,23 @@ impl Tool for WriteFile {
         ToolGroup::Edit
     }
 
-    fn paths(&self, args: &Value) -> Result<Vec<PathUse>, ToolError> {
-        Ok(vec![PathUse::write(parse_args::<Args>(self.name(), args)?.path)])
+    fn paths(&self, args: &Args) -> Vec<PathUse> {
+        vec![PathUse::write(args.path.clone())]
     }
 
-    async fn preview(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<Option<ChangePreview>, ToolError> {
-        let args: Args = parse_args(self.name(), args)?;
+    async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {
         let old = read_unchanged(ctx, &args.path).await?;
-        Ok(Some(write_preview(&args.path, old.as_deref(), &args.content)))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args: Args = parse_args(self.name(), &args)?;
-        let old = read_unchanged(ctx, &args.path).await?;
-        write_note(ctx, &args.path, old.as_deref(), &args.content).await?;
         let lines = plural(line_count(&args.content), "line", "lines");
         let verb = if old.is_some() { "Replaced" } else { "Created" };
-        Ok(ToolOutput::text(format!("{verb} {} ({lines}).", args.path)))
+        let done = format!("{verb} {} ({lines}).", args.path);
+        Ok(NoteWrite { path: args.path, old, new: args.content, done })
+    }
+
+    fn preview(&self, plan: &NoteWrite) -> Option<ChangePreview> {
+        Some(plan.preview())
+    }
+
+    async fn apply(&self, plan: NoteWrite, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        plan.apply(ctx).await
     }
 }

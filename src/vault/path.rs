@@ -273,6 +273,21 @@ impl<'de> Deserialize<'de> for VaultPath {
     }
 }
 
+/// In a tool's arguments a path is a string; the sandbox checks it when it is parsed.
+impl schemars::JsonSchema for VaultPath {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "VaultPath".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
 #[cfg(test)]
 #[path = "path_tests.rs"]
 mod tests;

@@ -6,6 +6,7 @@
 mod agent;
 mod clock;
 mod http;
+mod process;
 mod request_client;
 mod search;
 mod semantic;
@@ -21,6 +22,7 @@ use wasm_bindgen::prelude::*;
 pub use agent::Chat;
 pub use clock::JsClock;
 pub use http::FetchClient;
+pub use process::{JsLauncher, ProcessHost};
 pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
@@ -100,6 +102,8 @@ pub struct VaultCore {
     vault: Rc<JsVault>,
     request: Option<js_sys::Function>,
     search: SharedIndex,
+    /// Starts MCP servers' processes, where the host can (desktop).
+    launcher: Option<Rc<JsLauncher>>,
 }
 
 impl VaultCore {
@@ -122,9 +126,27 @@ impl VaultCore {
     /// Binds the core to `host`, a `VaultHost` (see `js/host/VaultHost.ts`). `request`, if
     /// given, sends an HTTP request without streaming and without CORS (Obsidian's
     /// `requestUrl`; see `JsRequestClient`): the fallback when `fetch` cannot reach a server.
+    /// A host with `processStart` (desktop) can run MCP servers that are commands.
     #[wasm_bindgen(constructor)]
     pub fn new(host: VaultHost, request: Option<js_sys::Function>) -> VaultCore {
-        VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new() }
+        let launcher = JsLauncher::of(&host).map(Rc::new);
+        VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new(), launcher }
+    }
+
+    /// Connects to the MCP server `server` (an `McpServerConfig`) over `transport` and
+    /// resolves with its tools (`McpToolInfo[]`), for the settings' test. Rejects with what
+    /// went wrong in words (unreachable, refused credentials, a command on mobile).
+    #[wasm_bindgen(js_name = mcpTools)]
+    pub async fn mcp_tools(&self, server: JsValue, transport: JsValue) -> Result<JsValue, JsValue> {
+        let server: crate::mcp::McpServerConfig = from_js(server)?;
+        let transport: Transport = if transport.is_undefined() { Transport::Auto } else { from_js(transport)? };
+        let launcher = self.launcher.as_deref().map(|l| l as &dyn crate::host::ProcessLauncher);
+        let cancel = CancelToken::new();
+        let client =
+            server.connect(self.http(transport)?, Rc::new(JsClock), launcher, &cancel).await.map_err(js_error)?;
+        let tools = client.list_tools(&cancel).await;
+        client.close().await;
+        to_js(&tools.map_err(js_error)?)
     }
 
     /// The vault's search engine. Every engine a core hands out shares one index, and the

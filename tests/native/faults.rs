@@ -6,6 +6,7 @@
 //! - no note is partial: each note holds either its bytes from before or the whole new text;
 //! - the run ends with a clear reason in its report (never a panic).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -14,7 +15,7 @@ use serde_json::json;
 use vault_agent::agent::{AgentConfig, AgentTask, TaskSetup};
 use vault_agent::pipeline::{apply_undo, plan_undo, UndoChoice, UndoChoices};
 use vault_agent::prompt::VaultInfo;
-use vault_agent::protocol::{ApprovalDecision, EndReason, ErrorKind, RunReport};
+use vault_agent::protocol::{ApprovalDecision, ChangePreview, EndReason, ErrorKind, RunReport};
 use vault_agent::provider::{ModelProvider, Turn};
 use vault_agent::vault::{MemoryVault, Vault};
 
@@ -200,6 +201,50 @@ fn a_user_edit_while_the_approval_waits_wins_and_the_model_is_told() {
     let told = last_user_text(&h.provider.requests()[2]);
     assert!(told.contains("Conflict: Projects/Alpha.md changed since you last read it"), "{told}");
     assert_eq!(report.end, EndReason::Answered);
+    assert_eq!(report.tool_errors, 1);
+}
+
+#[test]
+fn what_the_approval_shows_is_what_is_written() {
+    let h = Harness::new(
+        user_notes(),
+        [
+            Turn::tools([("append_to_file", json!({"path": "Projects/Beta.md", "content": "- [ ] ship"}))]),
+            Turn::text("Added."),
+        ],
+    );
+    let shown = Rc::new(RefCell::new(None));
+    let seen = shown.clone();
+    h.host.deciding(move |request| {
+        *seen.borrow_mut() = request.preview.clone();
+        ApprovalDecision::Approve
+    });
+    block_on(h.task(config()).run("Add a task to Beta"));
+    let Some(ChangePreview::Write { new, .. }) = shown.borrow().clone() else { panic!("a write preview") };
+    assert_eq!(block_on(h.vault.read(&p("Projects/Beta.md"))).unwrap(), new);
+    assert_eq!(new, format!("{BETA}- [ ] ship"));
+}
+
+#[test]
+fn an_append_approved_after_the_user_edited_the_note_writes_nothing() {
+    // The approval showed the append to the old text; appending to the new text instead would
+    // write what the user never saw.
+    let h = Harness::new(
+        user_notes(),
+        [
+            Turn::tools([("append_to_file", json!({"path": "Projects/Beta.md", "content": "- [ ] ship"}))]),
+            Turn::text("Beta changed while I waited; I left it."),
+        ],
+    );
+    let typed = format!("{BETA}Typed while the dialog was open.\n");
+    let (vault, edit) = (h.vault.clone(), typed.clone());
+    h.host.deciding(move |_| {
+        vault.write(&p("Projects/Beta.md"), &edit).now_or_never().unwrap().unwrap();
+        ApprovalDecision::Approve
+    });
+    let report = block_on(h.task(config()).run("Add a task to Beta"));
+    assert_eq!(block_on(h.vault.read(&p("Projects/Beta.md"))).unwrap(), typed);
+    assert!(last_user_text(&h.provider.requests()[1]).contains("Conflict: Projects/Beta.md changed"));
     assert_eq!(report.tool_errors, 1);
 }
 

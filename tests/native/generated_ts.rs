@@ -79,6 +79,11 @@ fn generate() -> String {
         StepReport,
         ToolCallReport,
         StopReason,
+        // MCP servers, as the settings configure and list them.
+        vault_agent::mcp::McpServerConfig,
+        vault_agent::mcp::McpServerTransport,
+        vault_agent::mcp::McpToolInfo,
+        vault_agent::mcp::ToolAnnotations,
         UndoChoice,
         UndoConflict,
         KeptPath,

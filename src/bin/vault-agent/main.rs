@@ -16,6 +16,8 @@ mod chat;
 #[cfg(not(target_arch = "wasm32"))]
 mod index;
 #[cfg(not(target_arch = "wasm32"))]
+mod mcp;
+#[cfg(not(target_arch = "wasm32"))]
 mod model;
 #[cfg(not(target_arch = "wasm32"))]
 mod notes;
@@ -74,6 +76,9 @@ mod cli {
         /// Make or install the local embedding models.
         #[command(subcommand)]
         Model(crate::model::Command),
+        /// Talk to MCP servers without a model: list their tools, call one.
+        #[command(subcommand)]
+        Mcp(crate::mcp::Command),
     }
 
     pub fn main() -> ExitCode {
@@ -97,6 +102,7 @@ mod cli {
                 Command::Index(args) => crate::index::run(args).await,
                 Command::Search(args) => crate::search::run(args).await,
                 Command::Model(command) => crate::model::run(command).await,
+                Command::Mcp(command) => crate::mcp::run(command).await,
             }
         });
         match result {

@@ -295,16 +295,19 @@ fn every_call_is_in_the_audit_log() {
 /// A tool that never finishes, to prove the timeout.
 struct Stall;
 
+/// No arguments.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoArgs {}
+
 #[async_trait(?Send)]
 impl Tool for Stall {
+    type Args = NoArgs;
+    type Plan = NoArgs;
     fn name(&self) -> &'static str {
         "stall"
     }
     fn description(&self) -> &str {
         "never finishes"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object"})
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
@@ -312,7 +315,10 @@ impl Tool for Stall {
     fn group(&self) -> ToolGroup {
         ToolGroup::Read
     }
-    async fn execute(&self, _args: Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+    async fn plan(&self, args: NoArgs, _ctx: &ToolContext<'_>) -> Result<NoArgs, ToolError> {
+        Ok(args)
+    }
+    async fn apply(&self, _args: NoArgs, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         futures::future::pending().await
     }
 }

@@ -1,9 +1,24 @@
 //! Modes: which tools a task may use, the role the model plays, and optionally which model.
+//! The prompt and the tools both read them; they depend on nothing else in the crate.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::tools::{Tool, ToolGroup};
+/// The groups a mode grants tools by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolGroup {
+    /// Reading notes and their metadata.
+    Read,
+    /// Finding notes.
+    Search,
+    /// Changing notes and folders.
+    Edit,
+    /// Steering the task: completion, questions, modes.
+    Agent,
+    /// Tools from MCP servers.
+    Mcp,
+}
 
 /// A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
 /// model of its own. The mode's tools are the only ones sent to the model and the only ones
@@ -62,8 +77,8 @@ impl Mode {
         all
     }
 
-    /// Whether this mode grants `tool`.
-    pub fn allows(&self, tool: &dyn Tool) -> bool {
-        self.groups.contains(&tool.group())
+    /// Whether this mode grants the tools of `group`.
+    pub fn grants(&self, group: ToolGroup) -> bool {
+        self.groups.contains(&group)
     }
 }

@@ -1,0 +1,175 @@
+import { Platform, Setting } from "obsidian";
+import type { PluginContext } from "./context";
+import type { McpServerConfig, McpToolInfo } from "./generated/protocol";
+import { mcpServers } from "./settings";
+import { errorMessage } from "./views/turn";
+
+/**
+ * The settings' MCP section: the servers whose tools the agent may call. Each is a URL
+ * (Streamable HTTP, with an optional bearer token kept as API keys are) or, on desktop, a
+ * command; the test lists its tools, each of which can be turned off.
+ */
+export function mcpSection(el: HTMLElement, ctx: PluginContext, redisplay: () => void): void {
+  const servers = ctx.settings.mcp.servers;
+  new Setting(el)
+    .setName("MCP servers")
+    .setHeading()
+    .setDesc(
+      "Tools from servers outside the vault (Model Context Protocol). Every call asks you first, unless you trust a server's read-only tools. Modes need the MCP tool group, which the agent mode has.",
+    );
+  servers.forEach((server, index) => serverEditor(el, ctx, server, index, redisplay));
+  new Setting(el).addButton((b) =>
+    b.setButtonText("Add a server").onClick(async () => {
+      servers.push({
+        name: `server${servers.length + 1}`,
+        transport: { type: "http", url: "", headers: [] },
+        enabled: true,
+        disabledTools: [],
+        trustReadOnly: false,
+      });
+      await ctx.saveSettings();
+      redisplay();
+    }),
+  );
+}
+
+function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConfig, index: number, redisplay: () => void): void {
+  const keys = ctx.apiKeyStore();
+  const save = () => ctx.saveSettings();
+  const box = el.createDiv({ cls: "vault-agent-mcp-server" });
+  new Setting(box)
+    .setName("Name")
+    .setDesc("The agent sees its tools under this name. Letters, digits, - and _.")
+    .addText((t) =>
+      t.setValue(server.name).onChange(async (value) => {
+        const name = value.trim().replace(/[^A-Za-z0-9_-]+/g, "-").replace(/__+/g, "_").slice(0, 24);
+        if (!name) return;
+        // The token is kept under the server's name: it moves with a rename.
+        const token = keys.get(`mcp-${server.name}`);
+        if (token) {
+          keys.set(`mcp-${name}`, token);
+          keys.set(`mcp-${server.name}`, "");
+        }
+        server.name = name;
+        await save();
+      }),
+    )
+    .addToggle((t) =>
+      t
+        .setTooltip("On: its tools are offered")
+        .setValue(server.enabled)
+        .onChange(async (on) => {
+          server.enabled = on;
+          await save();
+        }),
+    )
+    .addExtraButton((b) =>
+      b
+        .setIcon("trash")
+        .setTooltip("Remove this server")
+        .onClick(async () => {
+          keys.set(`mcp-${server.name}`, "");
+          ctx.settings.mcp.servers.splice(index, 1);
+          await save();
+          redisplay();
+        }),
+    );
+  new Setting(box)
+    .setName("Reached by")
+    .setDesc(Platform.isDesktopApp ? "" : "Commands run on desktop only; on this device such a server is skipped.")
+    .addDropdown((d) =>
+      d
+        .addOption("http", "URL (Streamable HTTP)")
+        .addOption("stdio", "Command (desktop only)")
+        .setValue(server.transport.type)
+        .onChange(async (type) => {
+          server.transport =
+            type === "stdio" ? { type: "stdio", command: "", args: [], env: [] } : { type: "http", url: "", headers: [] };
+          await save();
+          redisplay();
+        }),
+    );
+  const transport = server.transport;
+  if (transport.type === "http") {
+    new Setting(box).setName("URL").addText((t) =>
+      t
+        .setPlaceholder("Server URL")
+        .setValue(transport.url)
+        .onChange(async (value) => {
+          transport.url = value.trim();
+          await save();
+        }),
+    );
+    new Setting(box)
+      .setName("Bearer token")
+      .setDesc(keys.secure ? "Optional. Kept in Obsidian's secret storage." : "Optional. Kept in the plugin's data.json.")
+      .addText((t) => {
+        t.inputEl.type = "password";
+        t.setValue(keys.get(`mcp-${server.name}`)).onChange(async (value) => {
+          keys.set(`mcp-${server.name}`, value);
+          await save();
+        });
+      });
+  } else {
+    new Setting(box)
+      .setName("Command")
+      .setDesc("The program and its arguments, split at spaces.")
+      .addText((t) =>
+        t.setValue([transport.command, ...transport.args].join(" ")).onChange(async (value) => {
+          const [command = "", ...args] = value.trim().split(/\s+/);
+          transport.command = command;
+          transport.args = args;
+          await save();
+        }),
+      );
+  }
+  new Setting(box)
+    .setName("Trust its read-only tools")
+    .setDesc("Tools the server marks read-only run without asking. The mark is the server's claim: turn this on only for servers you trust.")
+    .addToggle((t) =>
+      t.setValue(server.trustReadOnly).onChange(async (on) => {
+        server.trustReadOnly = on;
+        await save();
+      }),
+    );
+  const tools = box.createDiv({ cls: "vault-agent-mcp-tools" });
+  new Setting(box).addButton((b) =>
+    b.setButtonText("Test and list tools").onClick(async () => {
+      b.setDisabled(true);
+      tools.empty();
+      tools.setText("Connecting…");
+      try {
+        const [config] = mcpServers({ ...ctx.settings, mcp: { servers: [{ ...server, enabled: true }] } }, keys, Platform.isDesktopApp);
+        if (!config) throw new Error("commands run on desktop only");
+        const listed = (await (await ctx.core()).vault.mcpTools(config, ctx.transport())) as McpToolInfo[];
+        showTools(tools, server, listed, save);
+      } catch (error) {
+        tools.empty();
+        tools.createDiv({ cls: "vault-agent-error", text: errorMessage(error) });
+      } finally {
+        b.setDisabled(false);
+      }
+    }),
+  );
+  box.appendChild(tools);
+}
+
+/** The server's tools, each with a toggle that turns it off for the agent. */
+function showTools(el: HTMLElement, server: McpServerConfig, tools: McpToolInfo[], save: () => Promise<void>): void {
+  el.empty();
+  el.createDiv({ cls: "vault-agent-mcp-count", text: `Connected: ${tools.length} ${tools.length === 1 ? "tool" : "tools"}` });
+  for (const tool of tools) {
+    const readOnly = tool.annotations?.readOnlyHint ? " (read-only)" : "";
+    new Setting(el)
+      .setName(`${tool.title ?? tool.name}${readOnly}`)
+      .setDesc(tool.description ?? "")
+      .addToggle((t) =>
+        t.setValue(!server.disabledTools.includes(tool.name)).onChange(async (on) => {
+          server.disabledTools = on
+            ? server.disabledTools.filter((name) => name !== tool.name)
+            : [...new Set([...server.disabledTools, tool.name])];
+          await save();
+        }),
+      );
+  }
+}

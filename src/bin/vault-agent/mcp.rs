@@ -1,0 +1,130 @@
+//! `vault-agent mcp tools|call`: what an MCP server offers, and one call to it, without a
+//! model. The same `--mcp-http` and `--mcp-stdio` options give `run` the servers' tools.
+
+use std::rc::Rc;
+
+use serde_json::Value;
+use vault_agent::cancel::CancelToken;
+use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
+use vault_agent::mcp::{McpClient, McpServerConfig, Progress};
+use vault_agent::{Error, Result};
+
+use crate::out::outln;
+
+/// The MCP servers a command uses; both options repeat.
+#[derive(clap::Args, Default)]
+pub struct McpArgs {
+    /// An MCP server over Streamable HTTP: NAME=URL.
+    #[arg(long = "mcp-http", value_name = "NAME=URL")]
+    http: Vec<String>,
+    /// An MCP server started as a command, speaking on stdio: NAME='COMMAND ARGS'.
+    #[arg(long = "mcp-stdio", value_name = "NAME=COMMAND")]
+    stdio: Vec<String>,
+}
+
+impl McpArgs {
+    /// The configured servers, checked, in the order given (HTTP first).
+    pub fn servers(&self) -> Result<Vec<McpServerConfig>> {
+        let mut servers = Vec::new();
+        for spec in &self.http {
+            servers.push(McpServerConfig::parse_http(spec)?);
+        }
+        for spec in &self.stdio {
+            servers.push(McpServerConfig::parse_stdio(spec)?);
+        }
+        let mut names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::Invalid(format!("two MCP servers are named {:?}", pair[0])));
+        }
+        Ok(servers)
+    }
+}
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// List the tools of each server, with their names as the agent sees them.
+    Tools {
+        #[command(flatten)]
+        servers: McpArgs,
+        /// Print the tools as JSON (names, descriptions, input schemas).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call one tool of one server and print its result.
+    Call {
+        #[command(flatten)]
+        servers: McpArgs,
+        /// The server's name.
+        server: String,
+        /// The tool's name on that server.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+}
+
+/// Opens a session with `server` over the CLI's HTTP client and process launcher.
+pub async fn connect(server: &McpServerConfig, cancel: &CancelToken) -> Result<McpClient> {
+    server.connect(Rc::new(ReqwestClient::new()), Rc::new(SystemClock), Some(&NativeLauncher), cancel).await
+}
+
+pub async fn run(command: Command) -> Result<()> {
+    let cancel = CancelToken::new();
+    match command {
+        Command::Tools { servers, json } => {
+            let servers = servers.servers()?;
+            if servers.is_empty() {
+                return Err(Error::Invalid(
+                    "name a server with --mcp-http NAME=URL or --mcp-stdio NAME='COMMAND'".into(),
+                ));
+            }
+            let mut listed = Vec::new();
+            for server in &servers {
+                let client = connect(server, &cancel).await?;
+                let tools = client.list_tools(&cancel).await;
+                client.close().await;
+                for tool in tools? {
+                    let name = format!("mcp__{}__{}", server.name, tool.name);
+                    if json {
+                        listed.push(serde_json::json!({
+                            "name": name, "server": server.name, "tool": tool.name,
+                            "description": tool.description, "readOnly": tool.read_only(),
+                            "inputSchema": tool.input_schema,
+                        }));
+                    } else {
+                        let read_only = if tool.read_only() { " (read-only)" } else { "" };
+                        let about = tool.description.as_deref().unwrap_or("").lines().next().unwrap_or("");
+                        outln!("{name}{read_only}\t{about}");
+                    }
+                }
+            }
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&listed).unwrap_or_default());
+            }
+            Ok(())
+        }
+        Command::Call { servers, server, tool, arguments } => {
+            let servers = servers.servers()?;
+            let config = servers.iter().find(|s| s.name == server).ok_or_else(|| {
+                Error::Invalid(format!("no server named {server:?}: give it with --mcp-http or --mcp-stdio"))
+            })?;
+            let arguments: Value = serde_json::from_str(&arguments)
+                .map_err(|e| Error::Invalid(format!("the arguments are not JSON: {e}")))?;
+            let client = connect(config, &cancel).await?;
+            let report = |p: &Progress| match p.total {
+                Some(total) => eprintln!("progress {}/{total}", p.progress),
+                None => eprintln!("progress {}", p.progress),
+            };
+            let outcome = client.call_tool(&tool, arguments, &report, &cancel).await;
+            client.close().await;
+            let outcome = outcome?;
+            outln!("{}", outcome.text);
+            if outcome.is_error {
+                return Err(Error::Mcp(format!("{server}: {tool} returned an error")));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! An MCP client session: the handshake, the server's tools, and calls to them.
+
+use std::cell::{Cell, RefCell};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use ts_rs::TS;
+
+use super::message::{self, Incoming, RpcError, METHOD_NOT_FOUND};
+use super::transport::McpTransport;
+use crate::cancel::{with_cancel, CancelToken};
+use crate::{Error, Result};
+
+/// The protocol versions this client speaks, newest first; the first is what it asks for.
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How many pages of `tools/list` are read before the list is called endless.
+const MAX_PAGES: usize = 100;
+
+/// What the server said about itself at `initialize`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    pub protocol_version: String,
+    pub name: String,
+    pub version: String,
+    /// The server's instructions for the model, if it sent any.
+    pub instructions: Option<String>,
+    pub capabilities: Value,
+}
+
+/// One tool a server offers, as `tools/list` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolInfo {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments.
+    #[ts(type = "unknown")]
+    pub input_schema: Value,
+    #[serde(default)]
+    pub annotations: Option<ToolAnnotations>,
+}
+
+/// A server's hints about a tool. Hints, not promises: only the user's trust in the server
+/// lets one skip an approval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    #[serde(default)]
+    pub read_only_hint: Option<bool>,
+    #[serde(default)]
+    pub destructive_hint: Option<bool>,
+    #[serde(default)]
+    pub open_world_hint: Option<bool>,
+}
+
+impl McpToolInfo {
+    /// Whether the server says the tool only reads.
+    pub fn read_only(&self) -> bool {
+        self.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false)
+    }
+}
+
+/// A progress notification for a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// What a tool call returned, as text for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    pub text: String,
+    /// The server marked the result as an error (`isError`): the model should see it and
+    /// may try again differently.
+    pub is_error: bool,
+}
+
+/// A session with one server. Requests are numbered from 1.
+pub struct McpClient {
+    server_name: String,
+    transport: Box<dyn McpTransport>,
+    next_id: Cell<u64>,
+    info: ServerInfo,
+    tools_changed: Cell<bool>,
+    /// Progress reports for the call under way, by its progress token.
+    progress: RefCell<Vec<Progress>>,
+}
+
+impl McpClient {
+    /// Opens a session: `initialize` with version negotiation, then `notifications/initialized`.
+    /// A server that answers with a version this client does not speak is refused and closed.
+    pub async fn connect(
+        server_name: impl Into<String>,
+        transport: Box<dyn McpTransport>,
+        cancel: &CancelToken,
+    ) -> Result<McpClient> {
+        let server_name = server_name.into();
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSIONS[0],
+            "capabilities": {},
+            "clientInfo": { "name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION },
+        });
+        let outcome = transport.request(1, message::request(1, "initialize", params), &answer_ping, cancel).await;
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => return Err(Error::Mcp(format!("{server_name}: initialize failed: {e}"))),
+            Err(Error::Mcp(e)) => return Err(Error::Mcp(format!("{server_name}: {e}"))),
+            Err(e) => return Err(e),
+        };
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        if !PROTOCOL_VERSIONS.contains(&version.as_str()) {
+            transport.close().await;
+            return Err(Error::Mcp(format!(
+                "{server_name}: the server speaks MCP version {version:?}; this client speaks {}",
+                PROTOCOL_VERSIONS.join(", ")
+            )));
+        }
+        transport.set_protocol_version(&version);
+        let server = result.get("serverInfo").cloned().unwrap_or(Value::Null);
+        let info = ServerInfo {
+            protocol_version: version,
+            name: server.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            version: server.get("version").and_then(Value::as_str).unwrap_or_default().to_string(),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_string),
+            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
+        };
+        transport.send(message::notification("notifications/initialized", json!({}))).await?;
+        Ok(McpClient {
+            server_name,
+            transport,
+            next_id: Cell::new(2),
+            info,
+            tools_changed: Cell::new(false),
+            progress: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// The name the user gave this server.
+    pub fn server_name(&self) -> &str {
+        &self.server_name
+    }
+
+    /// What the server said about itself.
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// Whether the server said its tools changed (`notifications/tools/list_changed`) since
+    /// the last [`McpClient::list_tools`].
+    pub fn tools_changed(&self) -> bool {
+        self.tools_changed.get()
+    }
+
+    /// Every tool the server offers, all pages read.
+    pub async fn list_tools(&self, cancel: &CancelToken) -> Result<Vec<McpToolInfo>> {
+        self.tools_changed.set(false);
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(cursor) => json!({ "cursor": cursor }),
+                None => json!({}),
+            };
+            let page = self.call("tools/list", params, cancel).await?;
+            let listed = page.get("tools").cloned().unwrap_or(Value::Array(Vec::new()));
+            let listed: Vec<McpToolInfo> = serde_json::from_value(listed)
+                .map_err(|e| Error::Mcp(format!("{}: tools/list is malformed: {e}", self.server_name)))?;
+            tools.extend(listed);
+            cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+            if cursor.is_none() {
+                return Ok(tools);
+            }
+        }
+        Err(Error::Mcp(format!("{}: tools/list did not end after {MAX_PAGES} pages", self.server_name)))
+    }
+
+    /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive. When
+    /// `cancel` fires the server is told (`notifications/cancelled`) and the call ends with
+    /// [`Error::Cancelled`].
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        on_progress: &dyn Fn(&Progress),
+        cancel: &CancelToken,
+    ) -> Result<CallOutcome> {
+        let id = self.take_id();
+        let token = format!("vault-agent-{id}");
+        let params = json!({ "name": name, "arguments": arguments, "_meta": { "progressToken": token } });
+        let inbox = |incoming: Incoming| {
+            if let Incoming::Notification { method, params } = &incoming {
+                if method == "notifications/progress"
+                    && params.get("progressToken").and_then(Value::as_str) == Some(&token)
+                {
+                    let progress = Progress {
+                        progress: params.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
+                        total: params.get("total").and_then(Value::as_f64),
+                        message: params.get("message").and_then(Value::as_str).map(str::to_string),
+                    };
+                    on_progress(&progress);
+                    self.progress.borrow_mut().push(progress);
+                    return None;
+                }
+            }
+            self.handle(incoming)
+        };
+        let request = message::request(id, "tools/call", params);
+        let outcome =
+            match with_cancel(cancel, self.transport.request(id, request, &inbox, cancel)).await.and_then(|r| r) {
+                Ok(outcome) => outcome,
+                Err(Error::Cancelled) => {
+                    let cancelled = json!({ "requestId": id, "reason": "The user stopped the task" });
+                    let _ = self.transport.send(message::notification("notifications/cancelled", cancelled)).await;
+                    return Err(Error::Cancelled);
+                }
+                Err(e) => return Err(self.mcp_error(e)),
+            };
+        match outcome {
+            Ok(result) => Ok(render_result(&result)),
+            // A protocol-level error (unknown tool, invalid arguments) is something the
+            // model can act on, like a tool's own error.
+            Err(e) => Ok(CallOutcome { text: format!("The MCP server refused the call: {e}"), is_error: true }),
+        }
+    }
+
+    /// Ends the session.
+    pub async fn close(&self) {
+        self.transport.close().await;
+    }
+
+    fn take_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    fn mcp_error(&self, error: Error) -> Error {
+        match error {
+            Error::Mcp(e) => Error::Mcp(format!("{}: {e}", self.server_name)),
+            other => other,
+        }
+    }
+
+    async fn call(&self, method: &str, params: Value, cancel: &CancelToken) -> Result<Value> {
+        let id = self.take_id();
+        let inbox = |incoming: Incoming| self.handle(incoming);
+        let outcome = self.transport.request(id, message::request(id, method, params), &inbox, cancel).await;
+        match outcome.map_err(|e| self.mcp_error(e))? {
+            Ok(result) => Ok(result),
+            Err(e) => Err(Error::Mcp(format!("{}: {method} failed: {e}", self.server_name))),
+        }
+    }
+
+    /// Notifications and server requests that arrive while we wait for a response.
+    fn handle(&self, incoming: Incoming) -> Option<Value> {
+        match incoming {
+            Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
+                self.tools_changed.set(true);
+                None
+            }
+            other => answer_ping(other),
+        }
+    }
+}
+
+/// Answers `ping`; refuses every other server request (sampling, roots, elicitation: this
+/// client declares none of those capabilities); drops notifications.
+fn answer_ping(incoming: Incoming) -> Option<Value> {
+    match incoming {
+        Incoming::Request { id, method, .. } if method == "ping" => Some(message::response(&id, Ok(json!({})))),
+        Incoming::Request { id, method, .. } => Some(message::response(
+            &id,
+            Err(RpcError {
+                code: METHOD_NOT_FOUND,
+                message: format!("{method} is not supported by this client"),
+                data: None,
+            }),
+        )),
+        _ => None,
+    }
+}
+
+/// A `tools/call` result as text: text parts as they are, resources by their text or URI,
+/// images and audio named by type and size; structured content as JSON when no text part
+/// carries it.
+fn render_result(result: &Value) -> CallOutcome {
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    let mut parts = Vec::new();
+    for item in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
+        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+        match kind {
+            "text" => parts.push(text("text")),
+            "image" | "audio" => {
+                let size = item.get("data").and_then(Value::as_str).map_or(0, |d| d.len() * 3 / 4);
+                parts.push(format!("[{kind}: {}, about {size} bytes]", text("mimeType")));
+            }
+            "resource" => {
+                let resource = item.get("resource").cloned().unwrap_or(Value::Null);
+                let uri = resource.get("uri").and_then(Value::as_str).unwrap_or_default();
+                match resource.get("text").and_then(Value::as_str) {
+                    Some(body) => parts.push(format!("[resource {uri}]\n{body}")),
+                    None => parts.push(format!("[binary resource {uri}]")),
+                }
+            }
+            "resource_link" => parts.push(format!("[resource link: {} {}]", text("name"), text("uri"))),
+            other => parts.push(format!("[{other} content]")),
+        }
+    }
+    if let Some(structured) = result.get("structuredContent") {
+        if parts.is_empty() {
+            parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
+        }
+    }
+    CallOutcome { text: parts.join("\n"), is_error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_each_content_kind() {
+        let outcome = render_result(&json!({
+            "content": [
+                {"type": "text", "text": "hello"},
+                {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "test://a", "text": "body"}},
+                {"type": "resource_link", "name": "b", "uri": "test://b"}
+            ],
+            "isError": true
+        }));
+        assert!(outcome.is_error);
+        assert_eq!(
+            outcome.text,
+            "hello\n[image: image/png, about 3 bytes]\n[resource test://a]\nbody\n[resource link: b test://b]"
+        );
+        let structured = render_result(&json!({"content": [], "structuredContent": {"sum": 3}}));
+        assert_eq!(structured.text, "{\n  \"sum\": 3\n}");
+    }
+}

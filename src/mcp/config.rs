@@ -1,0 +1,171 @@
+//! An MCP server as the user configures it, and how a session with it is opened.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{McpClient, Stdio, StreamableHttp};
+use crate::cancel::CancelToken;
+use crate::host::{Clock, HttpClient, ProcessLauncher};
+use crate::{Error, Result};
+
+/// One server. In JSON the fields are camelCase, like the plugin's other settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerConfig {
+    /// The name its tools are known by: `mcp__<name>__<tool>`. Letters, digits, `-` and `_`.
+    pub name: String,
+    pub transport: McpServerTransport,
+    /// Off: the server is not started and its tools are not offered.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Tools of this server the user turned off, by the server's names for them.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
+    /// The user trusts this server's `readOnlyHint`: tools it marks read-only run without
+    /// asking. Off by default: a hint is the server's claim, not a promise.
+    #[serde(default)]
+    pub trust_read_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How the server is reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum McpServerTransport {
+    /// Streamable HTTP at `url`; `headers` go on every request (an `Authorization: Bearer …`
+    /// header carries a token).
+    Http {
+        url: String,
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+    },
+    /// A local command speaking MCP on stdio (desktop only).
+    Stdio {
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default)]
+        env: Vec<(String, String)>,
+    },
+}
+
+impl McpServerConfig {
+    /// Checks the name (it becomes part of tool names, which providers restrict).
+    pub fn validate(&self) -> Result<()> {
+        let name = &self.name;
+        let fine = !name.is_empty()
+            && name.len() <= 24
+            && !name.contains("__")
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !fine {
+            return Err(Error::Invalid(format!(
+                "MCP server name {name:?}: use 1 to 24 letters, digits, '-' or '_' (no '__')"
+            )));
+        }
+        match &self.transport {
+            McpServerTransport::Http { url, .. } if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                Err(Error::Invalid(format!(
+                    "MCP server {name}: the URL must start with http:// or https://, not {url:?}"
+                )))
+            }
+            McpServerTransport::Stdio { command, .. } if command.trim().is_empty() => {
+                Err(Error::Invalid(format!("MCP server {name}: the command is empty")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Parses the CLI's `NAME=URL` (`--mcp-http`).
+    pub fn parse_http(spec: &str) -> Result<McpServerConfig> {
+        let (name, url) = split_spec(spec, "--mcp-http NAME=URL")?;
+        let config = McpServerConfig::new(name, McpServerTransport::Http { url: url.to_string(), headers: Vec::new() });
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Parses the CLI's `NAME=COMMAND ARGS…` (`--mcp-stdio`); words split on whitespace.
+    pub fn parse_stdio(spec: &str) -> Result<McpServerConfig> {
+        let (name, line) = split_spec(spec, "--mcp-stdio NAME='COMMAND ARGS'")?;
+        let mut words = line.split_whitespace().map(str::to_string);
+        let command = words.next().unwrap_or_default();
+        let config =
+            McpServerConfig::new(name, McpServerTransport::Stdio { command, args: words.collect(), env: Vec::new() });
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn new(name: &str, transport: McpServerTransport) -> McpServerConfig {
+        McpServerConfig {
+            name: name.to_string(),
+            transport,
+            enabled: true,
+            disabled_tools: Vec::new(),
+            trust_read_only: false,
+        }
+    }
+
+    /// Opens a session. A stdio server needs `launcher`; a host without one (mobile) gets an
+    /// error that says stdio is for desktop.
+    pub async fn connect(
+        &self,
+        http: Rc<dyn HttpClient>,
+        clock: Rc<dyn Clock>,
+        launcher: Option<&dyn ProcessLauncher>,
+        cancel: &CancelToken,
+    ) -> Result<McpClient> {
+        self.validate()?;
+        let transport: Box<dyn super::McpTransport> = match &self.transport {
+            McpServerTransport::Http { url, headers } => {
+                Box::new(StreamableHttp::new(http, clock, url.clone(), headers.clone()))
+            }
+            McpServerTransport::Stdio { command, args, env } => {
+                let launcher = launcher.ok_or_else(|| {
+                    Error::Mcp(format!("{}: servers started by a command run on desktop only", self.name))
+                })?;
+                Box::new(Stdio::new(launcher.launch(command, args, env).await?))
+            }
+        };
+        McpClient::connect(self.name.clone(), transport, cancel).await
+    }
+}
+
+fn split_spec<'a>(spec: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
+    spec.split_once('=')
+        .map(|(name, rest)| (name.trim(), rest.trim()))
+        .filter(|(name, rest)| !name.is_empty() && !rest.is_empty())
+        .ok_or_else(|| Error::Invalid(format!("{spec:?}: expected {form}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cli_specs_and_refuses_bad_names() {
+        let http = McpServerConfig::parse_http("docs=http://127.0.0.1:3001/mcp").unwrap();
+        assert_eq!(http.name, "docs");
+        assert!(
+            matches!(http.transport, McpServerTransport::Http { ref url, .. } if url == "http://127.0.0.1:3001/mcp")
+        );
+        let stdio = McpServerConfig::parse_stdio("fs=npx -y server-everything stdio").unwrap();
+        assert!(matches!(stdio.transport, McpServerTransport::Stdio { ref command, ref args, .. }
+            if command == "npx" && args == &["-y", "server-everything", "stdio"]));
+        for bad in ["=http://x", "a b=http://x", "a__b=http://x", "docs=ftp://x", "docs"] {
+            assert!(McpServerConfig::parse_http(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_is_camel_case_with_defaults() {
+        let config: McpServerConfig = serde_json::from_str(
+            r#"{"name":"web","transport":{"type":"http","url":"https://x/mcp","headers":[["authorization","Bearer k"]]}}"#,
+        )
+        .unwrap();
+        assert!(config.enabled && !config.trust_read_only && config.disabled_tools.is_empty());
+    }
+}

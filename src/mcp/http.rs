@@ -1,0 +1,225 @@
+//! MCP's Streamable HTTP transport over the host's [`HttpClient`], so it works wherever the
+//! core does (desktop, mobile, the CLI).
+//!
+//! Every message is a `POST` to the server's one endpoint. The answer is either JSON or an
+//! event stream that carries the response, possibly after notifications and requests of the
+//! server's own. The session id the server assigns at `initialize` (`Mcp-Session-Id`) goes
+//! on every later request, and `DELETE` ends the session. A stream that breaks before the
+//! response is resumed with a `GET` that names the last event seen (`Last-Event-ID`), after
+//! the server's `retry:` delay.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::message::{clip, Incoming, RpcError};
+use super::transport::{response_to, Inbox, McpTransport};
+use crate::cancel::CancelToken;
+use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
+use crate::provider::sse::sse_events;
+use crate::{Error, Result};
+
+/// How often a broken stream is resumed before the request fails.
+const MAX_RESUMES: usize = 3;
+/// The wait before resuming when the server set no `retry:`.
+const DEFAULT_RETRY_MS: u64 = 1_000;
+
+/// A Streamable HTTP connection to the endpoint `url`.
+pub struct StreamableHttp {
+    http: Rc<dyn HttpClient>,
+    clock: Rc<dyn Clock>,
+    url: String,
+    /// Sent on every request: authorization and whatever else the user configured.
+    headers: Vec<(String, String)>,
+    session: RefCell<Option<String>>,
+    protocol_version: RefCell<Option<String>>,
+}
+
+impl StreamableHttp {
+    pub fn new(
+        http: Rc<dyn HttpClient>,
+        clock: Rc<dyn Clock>,
+        url: impl Into<String>,
+        headers: Vec<(String, String)>,
+    ) -> Self {
+        StreamableHttp {
+            http,
+            clock,
+            url: url.into(),
+            headers,
+            session: RefCell::new(None),
+            protocol_version: RefCell::new(None),
+        }
+    }
+
+    /// The session id the server assigned, once it did.
+    pub fn session_id(&self) -> Option<String> {
+        self.session.borrow().clone()
+    }
+
+    fn with_headers(&self, mut request: HttpRequest) -> HttpRequest {
+        for (name, value) in &self.headers {
+            request = request.header(name.clone(), value.clone());
+        }
+        if let Some(session) = self.session.borrow().as_ref() {
+            request = request.header("mcp-session-id", session.clone());
+        }
+        if let Some(version) = self.protocol_version.borrow().as_ref() {
+            request = request.header("mcp-protocol-version", version.clone());
+        }
+        request
+    }
+
+    async fn post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpResponse> {
+        let request = self
+            .with_headers(HttpRequest::post_json(&self.url, message))
+            .header("accept", "application/json, text/event-stream");
+        let response = self.http.send(request, cancel).await?;
+        if let Some(session) = response.header("mcp-session-id") {
+            *self.session.borrow_mut() = Some(session.to_string());
+        }
+        self.check(response).await
+    }
+
+    /// Passes a 2xx response through; turns anything else into an error that says what the
+    /// server answered.
+    async fn check(&self, response: HttpResponse) -> Result<HttpResponse> {
+        if response.is_success() {
+            return Ok(response);
+        }
+        let status = response.status;
+        let body = response.text().await.unwrap_or_default();
+        let what = match status {
+            401 | 403 => "the server refused the credentials".to_string(),
+            404 if self.session.borrow().is_some() => "the server ended the session".to_string(),
+            404 => format!("there is no MCP endpoint at {}", self.url),
+            _ => "the server refused the request".to_string(),
+        };
+        Err(Error::Mcp(format!("{what} (HTTP {status}): {}", clip(body.trim()))))
+    }
+
+    /// Reads messages from `response` until the one answering `id`, resuming a broken
+    /// event stream with `GET` and `Last-Event-ID`.
+    async fn read_until(
+        &self,
+        id: u64,
+        response: HttpResponse,
+        inbox: Inbox<'_>,
+        cancel: &CancelToken,
+    ) -> Result<std::result::Result<Value, RpcError>> {
+        let is_stream = response.header("content-type").is_some_and(|t| t.starts_with("text/event-stream"));
+        if !is_stream {
+            let text = response.text().await?;
+            for incoming in Incoming::parse_all(&text)? {
+                if let Some(outcome) = self.take(id, incoming, inbox).await? {
+                    return Ok(outcome);
+                }
+            }
+            return Err(Error::Mcp(format!("the server's JSON answer held no response to request {id}")));
+        }
+        let mut response = response;
+        let mut last_event_id = String::new();
+        let mut retry_ms = DEFAULT_RETRY_MS;
+        let mut resumes = 0;
+        loop {
+            let mut events = sse_events(response.body);
+            let broke = loop {
+                match events.next().await {
+                    None => break "the server closed the event stream before answering".to_string(),
+                    Some(Err(Error::Cancelled)) => return Err(Error::Cancelled),
+                    Some(Err(e)) => break e.to_string(),
+                    Some(Ok(event)) => {
+                        if !event.id.is_empty() {
+                            last_event_id = event.id.clone();
+                        }
+                        if let Some(ms) = event.retry_ms {
+                            retry_ms = ms;
+                        }
+                        // An event with no data primes the stream (an id and a retry only).
+                        if event.data.trim().is_empty() {
+                            continue;
+                        }
+                        for incoming in Incoming::parse_all(&event.data)? {
+                            if let Some(outcome) = self.take(id, incoming, inbox).await? {
+                                return Ok(outcome);
+                            }
+                        }
+                    }
+                }
+            };
+            if last_event_id.is_empty() || resumes == MAX_RESUMES {
+                return Err(Error::Mcp(format!("{broke} (request {id})")));
+            }
+            resumes += 1;
+            crate::cancel::with_cancel(cancel, self.clock.sleep(retry_ms)).await?;
+            let request = self
+                .with_headers(HttpRequest::get(&self.url))
+                .header("accept", "text/event-stream")
+                .header("last-event-id", last_event_id.clone());
+            response = self.check(self.http.send(request, cancel).await?).await?;
+        }
+    }
+
+    /// The outcome if `incoming` answers `id`; otherwise hands it to `inbox` and sends back
+    /// the reply it makes.
+    async fn take(
+        &self,
+        id: u64,
+        incoming: Incoming,
+        inbox: Inbox<'_>,
+    ) -> Result<Option<std::result::Result<Value, RpcError>>> {
+        if response_to(id, &incoming) {
+            let Incoming::Response { outcome, .. } = incoming else { unreachable!() };
+            return Ok(Some(outcome));
+        }
+        if let Some(reply) = inbox(incoming) {
+            self.send(reply).await?;
+        }
+        Ok(None)
+    }
+}
+
+#[async_trait(?Send)]
+impl McpTransport for StreamableHttp {
+    async fn request(
+        &self,
+        id: u64,
+        message: Value,
+        inbox: Inbox<'_>,
+        cancel: &CancelToken,
+    ) -> Result<std::result::Result<Value, RpcError>> {
+        let response = self.post(&message, cancel).await?;
+        self.read_until(id, response, inbox, cancel).await
+    }
+
+    async fn send(&self, message: Value) -> Result<()> {
+        // A notification is answered by 202 and no body; read whatever came so the
+        // connection is released.
+        let response = self.post(&message, &CancelToken::new()).await?;
+        response.bytes().await.map(|_| ())
+    }
+
+    fn set_protocol_version(&self, version: &str) {
+        *self.protocol_version.borrow_mut() = Some(version.to_string());
+    }
+
+    async fn close(&self) {
+        if self.session.borrow().is_none() {
+            return;
+        }
+        let request = self.with_headers(HttpRequest {
+            method: "DELETE".into(),
+            url: self.url.clone(),
+            headers: Vec::new(),
+            body: None,
+        });
+        // 405 means the server does not let clients end sessions; nothing more to do.
+        if let Ok(response) = self.http.send(request, &CancelToken::new()).await {
+            let _ = response.bytes().await;
+        }
+        *self.session.borrow_mut() = None;
+    }
+}

@@ -1,0 +1,19 @@
+//! A Model Context Protocol client: tools from servers outside the vault.
+//!
+//! [`McpClient`] runs a session over an [`McpTransport`]: [`StreamableHttp`] in the core over
+//! the host's HTTP (desktop, mobile, CLI), or [`Stdio`] over a child process the host starts
+//! (desktop only).
+
+mod client;
+mod config;
+mod http;
+mod message;
+mod stdio;
+mod transport;
+
+pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS};
+pub use config::{McpServerConfig, McpServerTransport};
+pub use http::StreamableHttp;
+pub use message::{Incoming, RpcError};
+pub use stdio::Stdio;
+pub use transport::{Inbox, McpTransport};

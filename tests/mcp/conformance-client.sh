@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The client side of the MCP conformance suite (@modelcontextprotocol/conformance): the suite
+# starts a server for one scenario and runs this with the server's URL as the last argument
+# and the scenario's name in MCP_CONFORMANCE_SCENARIO. Each scenario gets what a user would do
+# with `vault-agent mcp`: list the tools, or call the one the scenario serves.
+set -euo pipefail
+url="${!#}"
+bin="${VAULT_AGENT_BIN:-$(dirname "$0")/../../target/debug/vault-agent}"
+server=(--mcp-http "conformance=$url")
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  tools_call) exec "$bin" mcp call "${server[@]}" conformance add_numbers '{"a": 2, "b": 3}' ;;
+  sse-retry) exec "$bin" mcp call "${server[@]}" conformance test_reconnection '{}' ;;
+  elicitation-sep1034-client-defaults)
+    exec "$bin" mcp call "${server[@]}" conformance test_client_elicitation_defaults '{}' ;;
+  *) exec "$bin" mcp tools "${server[@]}" ;;
+esac

@@ -1,0 +1,416 @@
+//! The MCP client against the official reference server (`@modelcontextprotocol/server-everything`,
+//! from npm, over Streamable HTTP and stdio) and against a scripted server of ours for the
+//! protocol's edges: version refusal, pagination, list changes and resumed streams.
+
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio as ProcessStdio};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use vault_agent::cancel::CancelToken;
+use vault_agent::host::{ChildProcess, ManualClock, ReqwestClient};
+use vault_agent::mcp::{McpClient, McpTransport, Progress, Stdio, StreamableHttp};
+use vault_agent::Error;
+
+/// The reference server's entry point, installed by `npm ci` (scripts/setup.sh).
+pub fn everything_js() -> String {
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(std::path::Path::new(path).exists(), "{path} is missing: run `npm ci` (scripts/setup.sh installs it)");
+    path.to_string()
+}
+
+/// The reference server over Streamable HTTP on a free port; killed on drop.
+pub struct Everything {
+    child: Child,
+    pub url: String,
+}
+
+impl Everything {
+    pub fn start() -> Everything {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = Command::new("node")
+            .arg(everything_js())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(ProcessStdio::null())
+            .stderr(ProcessStdio::piped())
+            .spawn()
+            .expect("node runs");
+        // It says so on stderr once it listens.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("listening") {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "the reference server ended before listening");
+        }
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Everything { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn http(url: &str) -> StreamableHttp {
+    StreamableHttp::new(Rc::new(ReqwestClient::new()), Rc::new(ManualClock::new(0)), url, Vec::new())
+}
+
+fn no_progress(_: &Progress) {}
+
+#[test]
+fn reference_server_over_streamable_http() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        assert_eq!(client.info().name, "mcp-servers/everything");
+        assert_eq!(client.info().protocol_version, "2025-06-18");
+        assert!(client.info().instructions.as_deref().unwrap_or_default().contains("Everything Server"));
+
+        let tools = client.list_tools(&cancel).await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        for expected in ["echo", "get-sum", "trigger-long-running-operation"] {
+            assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        }
+        let echo = tools.iter().find(|t| t.name == "echo").unwrap();
+        assert!(echo.read_only());
+        assert_eq!(echo.input_schema["properties"]["message"]["type"], "string");
+
+        let said = client.call_tool("echo", json!({"message": "hi there"}), &no_progress, &cancel).await.unwrap();
+        assert_eq!(said.text, "Echo: hi there");
+        assert!(!said.is_error);
+
+        // Progress arrives on the call's event stream, tagged with our token.
+        let seen = RefCell::new(Vec::new());
+        let done = client
+            .call_tool(
+                "trigger-long-running-operation",
+                json!({"duration": 0.3, "steps": 3}),
+                &|p: &Progress| seen.borrow_mut().push((p.progress, p.total)),
+                &cancel,
+            )
+            .await
+            .unwrap();
+        assert!(done.text.contains("Steps: 3"), "{}", done.text);
+        assert_eq!(*seen.borrow(), vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
+
+        // Bad arguments come back as an error result the model can read, not a failure.
+        let refused = client.call_tool("get-sum", json!({"a": "x"}), &no_progress, &cancel).await.unwrap();
+        assert!(refused.is_error, "{}", refused.text);
+
+        client.close().await;
+    });
+}
+
+#[test]
+fn cancelling_a_call_tells_the_server_and_returns_at_once() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), &CancelToken::new()).await.unwrap();
+        let cancel = CancelToken::new();
+        let stop = cancel.clone();
+        let started = std::time::Instant::now();
+        let result = client
+            .call_tool(
+                "trigger-long-running-operation",
+                json!({"duration": 30, "steps": 30}),
+                &move |p: &Progress| {
+                    if p.progress >= 1.0 {
+                        stop.cancel();
+                    }
+                },
+                &cancel,
+            )
+            .await;
+        assert!(matches!(result, Err(Error::Cancelled)), "{result:?}");
+        assert!(started.elapsed().as_secs() < 10, "the call did not end when cancelled");
+        // The session is still usable afterwards.
+        let said =
+            client.call_tool("echo", json!({"message": "again"}), &no_progress, &CancelToken::new()).await.unwrap();
+        assert_eq!(said.text, "Echo: again");
+    });
+}
+
+#[test]
+fn closing_ends_the_session_on_the_server() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let transport = Rc::new(http(&server.url));
+        let client =
+            McpClient::connect("everything", Box::new(SharedTransport(transport.clone())), &CancelToken::new())
+                .await
+                .unwrap();
+        let session = transport.session_id().expect("the server assigned a session");
+        // A second connection naming that session is served while it lives, and refused once
+        // the client closed it.
+        let reuse = StreamableHttp::new(
+            Rc::new(ReqwestClient::new()),
+            Rc::new(ManualClock::new(0)),
+            &server.url,
+            vec![("mcp-session-id".into(), session)],
+        );
+        reuse.set_protocol_version("2025-06-18");
+        let list = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        let before = reuse.request(9, list(9), &|_| None, &CancelToken::new()).await.unwrap();
+        assert!(before.unwrap()["tools"].is_array());
+        client.close().await;
+        let after = reuse.request(10, list(10), &|_| None, &CancelToken::new()).await;
+        assert!(matches!(&after, Err(Error::Mcp(m)) if m.contains("No valid session")), "{after:?}");
+    });
+}
+
+#[test]
+fn reference_server_over_stdio() {
+    runtime().block_on(async {
+        let process = ChildProcess::spawn("node", &[everything_js(), "stdio".into()], &[]).unwrap();
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("local", Box::new(Stdio::new(Rc::new(process))), &cancel).await.unwrap();
+        assert_eq!(client.info().name, "mcp-servers/everything");
+        let tools = client.list_tools(&cancel).await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "get-sum"));
+        let sum = client.call_tool("get-sum", json!({"a": 2, "b": 40}), &no_progress, &cancel).await.unwrap();
+        assert!(sum.text.contains("42"), "{}", sum.text);
+        client.close().await;
+    });
+}
+
+/// A transport the test keeps a handle on.
+struct SharedTransport(Rc<StreamableHttp>);
+
+#[async_trait::async_trait(?Send)]
+impl McpTransport for SharedTransport {
+    async fn request(
+        &self,
+        id: u64,
+        message: Value,
+        inbox: vault_agent::mcp::Inbox<'_>,
+        cancel: &CancelToken,
+    ) -> vault_agent::Result<Result<Value, vault_agent::mcp::RpcError>> {
+        self.0.request(id, message, inbox, cancel).await
+    }
+    async fn send(&self, message: Value) -> vault_agent::Result<()> {
+        self.0.send(message).await
+    }
+    fn set_protocol_version(&self, version: &str) {
+        self.0.set_protocol_version(version)
+    }
+    async fn close(&self) {
+        self.0.close().await
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A scripted server for the protocol's edges.
+
+/// One request as the scripted server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+    fn rpc_method(&self) -> &str {
+        self.body.get("method").and_then(Value::as_str).unwrap_or_default()
+    }
+}
+
+/// What the scripted server writes back: the status line's code, headers and body.
+type Reply = (u16, Vec<(&'static str, String)>, String);
+
+/// Serves each connection with `answer` (one request per connection) and records them all.
+fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let mut headers = Vec::new();
+            loop {
+                let mut h = String::new();
+                reader.read_line(&mut h).unwrap();
+                let h = h.trim_end();
+                if h.is_empty() {
+                    break;
+                }
+                let (k, v) = h.split_once(':').unwrap();
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+            let length: usize =
+                headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let seen = Seen {
+                method: line.split(' ').next().unwrap().to_string(),
+                headers,
+                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            };
+            let (status, headers, body) = answer(&seen, n);
+            log.lock().unwrap().push(seen);
+            let mut out = stream;
+            let mut head = format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
+            for (k, v) in headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            out.write_all(head.as_bytes()).unwrap();
+            out.write_all(body.as_bytes()).unwrap();
+        }
+    });
+    (url, seen)
+}
+
+fn json_reply(body: Value) -> Reply {
+    (200, vec![("content-type", "application/json".into())], body.to_string())
+}
+
+fn sse_reply(events: &str) -> Reply {
+    (200, vec![("content-type", "text/event-stream".into())], events.to_string())
+}
+
+fn initialize_result(id: &Value, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "protocolVersion": version, "capabilities": {"tools": {"listChanged": true}},
+        "serverInfo": {"name": "scripted", "version": "1"}}})
+}
+
+/// The usual answers: initialize (with a session id), 202 for notifications.
+fn handshake(seen: &Seen) -> Option<Reply> {
+    match seen.rpc_method() {
+        "initialize" => {
+            let (status, mut headers, body) = json_reply(initialize_result(&seen.body["id"], "2025-06-18"));
+            headers.push(("mcp-session-id", "session-1".into()));
+            Some((status, headers, body))
+        }
+        m if m.starts_with("notifications/") => Some((202, vec![], String::new())),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_server_speaking_an_unknown_version_is_refused() {
+    let (url, seen) = scripted(|seen, _| match seen.rpc_method() {
+        "initialize" => json_reply(initialize_result(&seen.body["id"], "1999-01-01")),
+        _ => (202, vec![], String::new()),
+    });
+    let result = runtime().block_on(McpClient::connect("old", Box::new(http(&url)), &CancelToken::new()));
+    let Err(Error::Mcp(message)) = result else { panic!("expected a refusal") };
+    assert!(message.contains("old") && message.contains("1999-01-01") && message.contains("2025-06-18"), "{message}");
+    // Asked for the newest version it speaks; sent nothing after the refusal but the close.
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].body["params"]["protocolVersion"], "2025-06-18");
+    assert!(seen.iter().all(|s| s.rpc_method() != "notifications/initialized"));
+}
+
+#[test]
+fn tools_are_read_across_pages_and_list_changes_are_noticed() {
+    let (url, seen) = scripted(|seen, _| {
+        if let Some(reply) = handshake(seen) {
+            return reply;
+        }
+        let id = &seen.body["id"];
+        let page = |names: &[&str], next: Option<&str>| {
+            let tools: Vec<Value> =
+                names.iter().map(|n| json!({"name": n, "inputSchema": {"type": "object"}})).collect();
+            let mut result = json!({ "tools": tools });
+            if let Some(next) = next {
+                result["nextCursor"] = json!(next);
+            }
+            result
+        };
+        match seen.body["params"]["cursor"].as_str() {
+            None => json_reply(json!({"jsonrpc": "2.0", "id": id, "result": page(&["a", "b"], Some("p2"))})),
+            // The second page comes as an event stream, after a notification that the list
+            // changed.
+            Some("p2") => sse_reply(&format!(
+                "event: message\ndata: {}\n\nevent: message\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                json!({"jsonrpc": "2.0", "id": id, "result": page(&["c"], None)})
+            )),
+            Some(other) => panic!("unexpected cursor {other}"),
+        }
+    });
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("paged", Box::new(http(&url)), &cancel).await.unwrap();
+        let tools = client.list_tools(&cancel).await.unwrap();
+        assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert!(client.tools_changed());
+    });
+    // Every request after initialize carries the session and the negotiated version.
+    let seen = seen.lock().unwrap();
+    for later in &seen[1..] {
+        assert_eq!(later.header("mcp-session-id"), Some("session-1"), "{later:?}");
+        assert_eq!(later.header("mcp-protocol-version"), Some("2025-06-18"));
+    }
+}
+
+#[test]
+fn a_broken_stream_is_resumed_from_the_last_event_after_the_servers_retry() {
+    let (url, seen) = scripted(|seen, _| {
+        if let Some(reply) = handshake(seen) {
+            return reply;
+        }
+        match (seen.method.as_str(), seen.header("last-event-id")) {
+            // The call's stream sets a retry, sends one event, answers a ping, then breaks.
+            ("POST", _) if seen.rpc_method() == "tools/call" => sse_reply(&format!(
+                "retry: 250\nid: e1\ndata: {}\n\nid: e2\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": seen.body["params"]["_meta"]["progressToken"], "progress": 1}}),
+                json!({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}),
+            )),
+            ("POST", _) => (202, vec![], String::new()),
+            ("GET", Some("e2")) => sse_reply(&format!(
+                "id: e3\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "resumed"}]}})
+            )),
+            other => panic!("unexpected {other:?}"),
+        }
+    });
+    let clock = Rc::new(ManualClock::new(0));
+    let progress = RefCell::new(0);
+    runtime().block_on(async {
+        let transport = StreamableHttp::new(
+            Rc::new(ReqwestClient::new()),
+            clock.clone(),
+            &url,
+            vec![("authorization".into(), "Bearer t0ken".into())],
+        );
+        let client = McpClient::connect("flaky", Box::new(transport), &CancelToken::new()).await.unwrap();
+        let outcome = client
+            .call_tool("slow", json!({}), &|_: &Progress| *progress.borrow_mut() += 1, &CancelToken::new())
+            .await
+            .unwrap();
+        assert_eq!(outcome.text, "resumed");
+    });
+    assert_eq!(*progress.borrow(), 1);
+    assert_eq!(clock.sleeps(), vec![250], "waited the server's retry before resuming");
+    let seen = seen.lock().unwrap();
+    // The ping was answered, the resume named the last event, and every request carried the
+    // configured header.
+    let pong = seen.iter().find(|s| s.body.get("id") == Some(&json!("srv-1"))).expect("ping answered");
+    assert_eq!(pong.body["result"], json!({}));
+    assert!(seen.iter().any(|s| s.method == "GET" && s.header("last-event-id") == Some("e2")));
+    assert!(seen.iter().all(|s| s.header("authorization") == Some("Bearer t0ken")));
+}
