@@ -121,7 +121,7 @@ pub struct ToolExecutionPipeline {
     validator: SchemaValidator,
     repetition: RefCell<ToolRepetitionDetector>,
     ledger: ReadLedger,
-    checkpoints: CheckpointStore,
+    checkpoints: Rc<CheckpointStore>,
     externalizer: ResultExternalizer,
     audit: AuditLog,
     next_index: Cell<u32>,
@@ -191,7 +191,7 @@ impl ToolExecutionPipeline {
         let now = env.clock.now_ms();
         Ok(ToolExecutionPipeline {
             task_id: task_id.to_string(),
-            checkpoints: CheckpointStore::new(env.vault.clone(), task_id, now)?,
+            checkpoints: Rc::new(CheckpointStore::new(env.vault.clone(), task_id, now)?),
             externalizer: ResultExternalizer::new(env.vault.clone(), task_id, settings.externalize_threshold)?,
             audit: AuditLog::new(env.vault.clone(), task_id)?,
             policy: RefCell::new(settings.policy.clone()),
@@ -216,6 +216,18 @@ impl ToolExecutionPipeline {
     pub fn guard(&mut self, guardrails: Guardrails, markers: Option<DataMarkers>) {
         self.guardrails = guardrails;
         self.markers = markers;
+    }
+
+    /// Records this task's writes in `checkpoints` instead of a checkpoint of its own: a
+    /// sub-task's writes belong to its parent's, so one undo reverts both.
+    pub fn with_checkpoints(mut self, checkpoints: Rc<CheckpointStore>) -> Self {
+        self.checkpoints = checkpoints;
+        self
+    }
+
+    /// The checkpoint this task's writes are recorded in.
+    pub fn checkpoints(&self) -> Rc<CheckpointStore> {
+        self.checkpoints.clone()
     }
 
     /// The tools the model may call, as it sees them.
@@ -333,7 +345,7 @@ impl ToolExecutionPipeline {
         self.registry.get(&call.name).is_some_and(|t| t.kind() == ToolKind::Read)
     }
 
-    fn context(&self, index: u32) -> ToolContext<'_> {
+    fn context<'a>(&'a self, call_id: &'a str, index: u32) -> ToolContext<'a> {
         ToolContext {
             vault: &*self.env.vault,
             clock: &*self.env.clock,
@@ -343,6 +355,7 @@ impl ToolExecutionPipeline {
             ledger: &self.ledger,
             search: &self.env.search,
             task_id: &self.task_id,
+            call_id,
             call_index: index,
         }
     }
@@ -485,7 +498,7 @@ impl ToolExecutionPipeline {
             );
         }
 
-        let ctx = self.context(index);
+        let ctx = self.context(&call.id, index);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
         let planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
@@ -504,6 +517,7 @@ impl ToolExecutionPipeline {
                 summary: summarize(tool.name(), input),
                 input: input.clone(),
                 preview: planned.preview(),
+                subtask: None,
             };
             self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
             if let Some(journal) = self.journal() {
@@ -667,6 +681,7 @@ fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> Cal
             outcome: staged.outcome(),
             externalized: staged.externalized,
             label: None,
+            subtask: None,
         },
         content: staged.content,
         is_error,

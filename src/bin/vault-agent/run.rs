@@ -249,31 +249,33 @@ fn describe(tool: &str, input: Option<&Value>) -> String {
     }
 }
 
-#[async_trait(?Send)]
-impl AgentHost for TerminalHost {
-    fn emit(&self, event: &AgentEvent) {
+impl TerminalHost {
+    /// Shows `event` of the user's task (`depth` 0) or, indented, of a sub-task (`scope` its id).
+    fn show(&self, event: &AgentEvent, depth: usize, scope: &str) {
+        let indent = "  ".repeat(depth);
         match event {
-            AgentEvent::TextDelta { text } => {
+            // Only the user's task answers on stdout; a sub-task's answer is its call's result.
+            AgentEvent::TextDelta { text } if depth == 0 => {
                 crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
             AgentEvent::ToolStarted { call_id, input, .. } => {
-                self.inputs.borrow_mut().insert(call_id.clone(), input.clone());
+                self.inputs.borrow_mut().insert(format!("{scope}/{call_id}"), input.clone());
             }
             AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms, .. } => {
                 self.finish_line();
-                let input = self.inputs.borrow_mut().remove(call_id);
+                let input = self.inputs.borrow_mut().remove(&format!("{scope}/{call_id}"));
                 let mark = if *is_error { "✗" } else { "✓" };
-                eprintln!("{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
+                eprintln!("{indent}{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
             }
             AgentEvent::Warning { message } => {
                 self.finish_line();
-                eprintln!("warning: {message}");
+                eprintln!("{indent}warning: {message}");
             }
             AgentEvent::Retrying { attempt, max_attempts, delay_ms, problem } => {
                 self.finish_line();
                 eprintln!(
-                    "{} ({}); retrying in {:.1} s (attempt {} of {max_attempts})",
+                    "{indent}{} ({}); retrying in {:.1} s (attempt {} of {max_attempts})",
                     problem.message,
                     problem.detail,
                     *delay_ms as f64 / 1000.0,
@@ -283,12 +285,30 @@ impl AgentHost for TerminalHost {
             AgentEvent::Error { message, detail, .. } => {
                 self.finish_line();
                 match detail {
-                    Some(detail) => eprintln!("error: {message} ({detail})"),
-                    None => eprintln!("error: {message}"),
+                    Some(detail) => eprintln!("{indent}error: {message} ({detail})"),
+                    None => eprintln!("{indent}error: {message}"),
                 }
             }
+            AgentEvent::Subtask { task_id, event, .. } => match &**event {
+                AgentEvent::TaskStarted { mode, .. } => {
+                    self.finish_line();
+                    eprintln!("{indent}→ sub-task {task_id} ({mode} mode)");
+                }
+                AgentEvent::Done { report } => {
+                    self.finish_line();
+                    eprintln!("{indent}← sub-task {task_id}: {}", report.ended);
+                }
+                inner => self.show(inner, depth + 1, task_id),
+            },
             _ => {}
         }
+    }
+}
+
+#[async_trait(?Send)]
+impl AgentHost for TerminalHost {
+    fn emit(&self, event: &AgentEvent) {
+        self.show(event, 0, "");
     }
 
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
@@ -298,7 +318,16 @@ impl AgentHost for TerminalHost {
             eprintln!("denied: {} needs {} approval (no terminal to ask)", request.summary, request.category.as_str());
             return ApprovalDecision::Deny;
         }
-        eprintln!("\nApproval needed ({}): {}", request.category.as_str(), request.summary);
+        match &request.subtask {
+            Some(sub) => eprintln!(
+                "\nApproval needed ({}) for sub-task {} ({}): {}",
+                request.category.as_str(),
+                sub.task_id,
+                sub.title,
+                request.summary
+            ),
+            None => eprintln!("\nApproval needed ({}): {}", request.category.as_str(), request.summary),
+        }
         match &request.preview {
             Some(ChangePreview::Write { diff, .. }) => eprintln!("{diff}"),
             Some(ChangePreview::Move { from, to }) => eprintln!("move {from} → {to}"),
@@ -321,7 +350,10 @@ impl AgentHost for TerminalHost {
             eprintln!("question (no terminal to answer): {}", question.question);
             return None;
         }
-        eprintln!("\n{}", question.question);
+        match &question.subtask {
+            Some(sub) => eprintln!("\nSub-task {} ({}) asks: {}", sub.task_id, sub.title, question.question),
+            None => eprintln!("\n{}", question.question),
+        }
         for (i, suggestion) in question.suggestions.iter().enumerate() {
             eprintln!("  {}. {suggestion}", i + 1);
         }
