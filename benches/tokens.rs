@@ -2,7 +2,10 @@
 //! scripted model — (a) naive: every tool result inline, no prompt caching, no condensing;
 //! (b) with everything on: large results externalized, Anthropic-style prompt caching
 //! (simulated by `ScriptedProvider::with_prompt_cache`), condensing enabled — and the input
-//! tokens, cached tokens and cost of each.
+//! tokens, cached tokens and cost of each. Then (c): the same research handed down two levels
+//! of sub-tasks (`new_task`: the task → a child in agent mode → a grandchild in ask mode that
+//! reads the backlink notes), checking that each level's usage is its own model calls plus its
+//! children's, exactly.
 //!
 //! `cargo bench --bench tokens` (reads `../shared/vaults/obsidian-help/`)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -93,8 +96,38 @@ mod native {
         ]
     }
 
+    /// (c): the research as a sub-task, which hands the backlink reading to one of its own.
+    fn delegated_script() -> Vec<Turn> {
+        let mut research = script();
+        let write = research.remove(6);
+        let finish = research.remove(6);
+        vec![
+            Turn::tools([(
+                "new_task",
+                json!({"mode": "agent", "message": "Research how Canvas, Graph view and Backlinks work in Obsidian, write a \
+                    summary note at Research/Canvas, graph and backlinks.md, and answer with its link."}),
+            )]),
+            research.remove(0),
+            research.remove(0),
+            Turn::tools([(
+                "new_task",
+                json!({"mode": "ask", "message": "Read en/Plugins/Backlinks.md and en/Linking notes and files/Internal \
+                    links.md, and say in three sentences how backlinks and internal links work."}),
+            )]),
+            research.remove(2),
+            Turn::text("Backlinks list the notes that link to the current one, as linked and unlinked mentions. Internal links are [[wikilinks]] or Markdown links to other notes. Obsidian updates them when a note is renamed."),
+            write,
+            finish,
+            Turn::text("Wrote [[Canvas, graph and backlinks]]."),
+        ]
+    }
+
     fn run(vault: Rc<MemoryVault>, index: &SharedIndex, everything_on: bool) -> RunReport {
-        let provider = ScriptedProvider::new(script());
+        run_script(vault, index, everything_on, script())
+    }
+
+    fn run_script(vault: Rc<MemoryVault>, index: &SharedIndex, everything_on: bool, script: Vec<Turn>) -> RunReport {
+        let provider = ScriptedProvider::new(script);
         let provider = if everything_on { provider.with_prompt_cache() } else { provider };
         let config = AgentConfig {
             auto_approve: ApprovalCategory::ALL.to_vec(),
@@ -139,7 +172,8 @@ mod native {
         );
 
         let naive = run(vault.clone(), &index, false);
-        let on = run(vault, &index, true);
+        let on = run(vault.clone(), &index, true);
+        let delegated = run_script(vault, &index, true, delegated_script());
         for report in [&naive, &on] {
             assert_eq!(report.end, EndReason::Completed, "{:?}", report.end);
             assert_eq!(report.steps.len(), 8);
@@ -182,5 +216,53 @@ mod native {
         let externalized: Vec<&str> =
             on.steps.iter().flat_map(|s| &s.tool_calls).filter_map(|c| c.externalized.as_deref()).collect();
         println!("\nExternalized in (b): {externalized:?}");
+        delegation(&delegated);
+    }
+
+    /// The report of the sub-task the first `new_task` call of `report` started.
+    fn subtask_of(report: &RunReport) -> &RunReport {
+        report.steps.iter().flat_map(|s| &s.tool_calls).find_map(|c| c.subtask.as_deref()).expect("a sub-task")
+    }
+
+    fn own(report: &RunReport) -> Usage {
+        report.steps.iter().fold(Usage::default(), |sum, s| sum + s.usage)
+    }
+
+    /// (c): each level's usage, its own model calls' and its children's, and the check that they
+    /// add up exactly.
+    fn delegation(parent: &RunReport) {
+        assert_eq!(parent.end, EndReason::Answered, "{:?}", parent.end);
+        let child = subtask_of(parent);
+        let grandchild = subtask_of(child);
+        assert_eq!(grandchild.usage, own(grandchild));
+        assert_eq!(child.usage, own(child) + grandchild.usage);
+        assert_eq!(parent.usage, own(parent) + child.usage);
+        println!("\n(c) delegated two levels (everything on):\n");
+        println!("| level | task | model calls | own input (all) | own output | + sub-tasks' input | = reported input | reported output | cost |");
+        println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (level, r, below) in [(0, parent, Some(child)), (1, child, Some(grandchild)), (2, grandchild, None)] {
+            let mine = own(r);
+            println!(
+                "| {level} | {} | {} | {} | {} | {} | {} | {} | ${:.4} |",
+                r.task_id,
+                r.steps.len(),
+                mine.total_input(),
+                mine.output_tokens,
+                below.map_or(0, |b| b.usage.total_input()),
+                r.usage.total_input(),
+                r.usage.output_tokens,
+                cost(&r.usage)
+            );
+        }
+        let calls = parent.steps.len() + child.steps.len() + grandchild.steps.len();
+        let all = own(parent) + own(child) + own(grandchild);
+        assert_eq!(parent.usage, all);
+        println!(
+            "\nThe task's usage is its {calls} model calls' exactly: {} input ({} from cache), {} output, ${:.4}.",
+            all.total_input(),
+            all.cache_read_tokens,
+            all.output_tokens,
+            cost(&all)
+        );
     }
 }

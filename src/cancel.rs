@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 /// A cancellation flag that clones share. Cancelling wakes every task awaiting
@@ -17,6 +17,8 @@ pub struct CancelToken {
 struct Inner {
     cancelled: Cell<bool>,
     wakers: RefCell<Vec<Waker>>,
+    /// Tokens made by [`CancelToken::child`], fired with this one.
+    children: RefCell<Vec<Weak<Inner>>>,
 }
 
 impl CancelToken {
@@ -25,13 +27,31 @@ impl CancelToken {
         Self::default()
     }
 
-    /// Fires the token. Idempotent.
+    /// Fires the token, and every child token made from it. Idempotent.
     pub fn cancel(&self) {
         if !self.inner.cancelled.replace(true) {
             for waker in self.inner.wakers.borrow_mut().drain(..) {
                 waker.wake();
             }
+            let children: Vec<Weak<Inner>> = self.inner.children.borrow_mut().drain(..).collect();
+            for inner in children.iter().filter_map(Weak::upgrade) {
+                CancelToken { inner }.cancel();
+            }
         }
+    }
+
+    /// A token that fires when this one does (a sub-task's: cancelling the parent cancels
+    /// it), and can also fire alone without touching this one.
+    pub fn child(&self) -> CancelToken {
+        let child = CancelToken::new();
+        if self.is_cancelled() {
+            child.cancel();
+        } else {
+            let mut children = self.inner.children.borrow_mut();
+            children.retain(|c| c.strong_count() > 0);
+            children.push(Rc::downgrade(&child.inner));
+        }
+        child
     }
 
     /// Whether the token has fired.
@@ -107,6 +127,19 @@ mod tests {
         });
         assert!(matches!(result, Err(crate::Error::Cancelled)));
         assert!(token.is_cancelled());
+    }
+
+    #[test]
+    fn a_child_fires_with_its_parent_but_not_the_other_way() {
+        let parent = CancelToken::new();
+        let child = parent.child();
+        let grandchild = child.child();
+        let sibling = parent.child();
+        sibling.cancel();
+        assert!(!parent.is_cancelled() && !child.is_cancelled());
+        parent.cancel();
+        assert!(child.is_cancelled() && grandchild.is_cancelled());
+        assert!(parent.child().is_cancelled(), "a child of a fired token starts fired");
     }
 
     #[test]

@@ -145,7 +145,11 @@ call_id: string, tool: string, category: ApprovalCategory,
 /**
  * One line saying what the call does, e.g. `edit_file Projects/Plan.md`.
  */
-summary: string, input: JsonValue, preview?: ChangePreview | null, };
+summary: string, input: JsonValue, preview?: ChangePreview | null, 
+/**
+ * The sub-task asking, when it is not the user's task itself (`new_task`).
+ */
+subtask?: SubtaskInfo | null, };
 
 /**
  * A question the model asks the user (`ask_followup_question`).
@@ -158,7 +162,33 @@ id: string, question: string,
 /**
  * Answers the model suggests; the user may also type their own.
  */
-suggestions: Array<string>, };
+suggestions: Array<string>, 
+/**
+ * The sub-task asking, when it is not the user's task itself (`new_task`).
+ */
+subtask?: SubtaskInfo | null, };
+
+/**
+ * A sub-task as the user is shown it: an approval or a question it asks carries this, so the
+ * host can say who is asking.
+ */
+export type SubtaskInfo = { 
+/**
+ * The sub-task's own id (`<parentId>.<callIndex>`, nested for deeper ones).
+ */
+task_id: string, 
+/**
+ * The mode it runs in.
+ */
+mode: string, 
+/**
+ * How deep it is nested: 1 for a task the user's task started.
+ */
+depth: number, 
+/**
+ * What it was asked to do, in one line.
+ */
+title: string, };
 
 /**
  * One event of a running task, in the order things happened. The host renders them; it
@@ -196,7 +226,7 @@ messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "
 /**
  * The attempt that failed, from 1.
  */
-attempt: number, max_attempts: number, delay_ms: number, problem: ProviderProblem, } | { "type": "error", 
+attempt: number, max_attempts: number, delay_ms: number, problem: ProviderProblem, } | { "type": "subtask", call_id: string, task_id: string, event: AgentEvent, } | { "type": "error", 
 /**
  * What went wrong, in plain words.
  */
@@ -277,7 +307,7 @@ ended: string,
  */
 final_text?: string | null, steps: Array<StepReport>, 
 /**
- * Summed over every model call.
+ * Summed over every model call, the sub-tasks' included.
  */
 usage: Usage, duration_ms: number, tool_calls: number, tool_errors: number, 
 /**
@@ -329,7 +359,12 @@ label?: CallLabel | null,
 /**
  * How it ended, in the user's terms.
  */
-outcome: ToolOutcome, };
+outcome: ToolOutcome, 
+/**
+ * The report of the sub-task the call started (`new_task`): its steps, its usage (already
+ * counted in this run's), its end.
+ */
+subtask?: RunReport | null, };
 
 /**
  * Why the model stopped.
@@ -890,4 +925,8 @@ transport: Transport,
 /**
  * The saved chat this is (named in its tasks' snapshots, to resume them in it).
  */
-chatId: string | null, };
+chatId: string | null, 
+/**
+ * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
+ */
+mcpServers: Array<McpServerConfig>, };

@@ -34,6 +34,12 @@ export class ApprovalModal extends Modal {
     this.titleEl.setText(titleFor(request));
     const body = this.contentEl;
     body.empty();
+    if (request.subtask) {
+      body.createDiv({
+        cls: "vault-agent-approval-subtask",
+        text: `Asked by a sub-task (${request.subtask.mode} mode): ${request.subtask.title}`,
+      });
+    }
     body.createDiv({ cls: "vault-agent-approval-summary", text: request.summary });
     const preview = request.preview;
     if (preview?.kind === "write") {
@@ -101,6 +107,8 @@ function titleFor(request: ApprovalRequest): string {
     case "create_folder":
       return "Create this folder?";
     default:
+      if (request.category === "mcp") return "Call a tool outside the vault?";
+      if (request.category === "web") return "Fetch this page?";
       return `Allow ${request.tool}?`;
   }
 }

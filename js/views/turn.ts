@@ -92,14 +92,19 @@ export class TurnView extends Component {
   private readonly footer: HTMLElement;
   private readonly meter: HTMLElement;
   private readonly actions: HTMLElement;
+  /** The sub-tasks this task's `new_task` calls started, by call id and by their task id. */
+  private readonly subtasks = new Map<string, TurnView>();
+  private readonly subtaskIds = new Map<string, TurnView>();
   taskId: string | null = null;
 
+  /** `nested`: a sub-task's steps, inside its parent's card (no answer actions, no undo). */
   constructor(
     parent: HTMLElement,
     private readonly ctx: TurnContext,
+    private readonly nested = false,
   ) {
     super();
-    this.el = parent.createDiv({ cls: "vault-agent-turn" });
+    this.el = parent.createDiv({ cls: nested ? "vault-agent-turn vault-agent-subtask-turn" : "vault-agent-turn" });
     this.footer = this.el.createDiv({ cls: "vault-agent-turn-footer" });
     this.meter = this.footer.createSpan({ cls: "vault-agent-meter" });
     this.actions = this.footer.createSpan({ cls: "vault-agent-turn-actions" });
@@ -153,7 +158,16 @@ export class TurnView extends Component {
       case "externalized":
         this.cards.get(event.call_id)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
         break;
+      case "subtask":
+        this.subtask(event.call_id, event.task_id).handle(event.event);
+        break;
       case "approval_required": {
+        // A sub-task's request is shown among its own steps.
+        const owner = event.request.subtask ? this.findSubtask(event.request.subtask.task_id) : null;
+        if (owner) {
+          owner.handle(event);
+          break;
+        }
         this.endText();
         const request = event.request;
         const card = this.card(request.call_id, request.tool, request.input);
@@ -163,11 +177,18 @@ export class TurnView extends Component {
       }
       case "approval_resolved":
         for (const card of this.cards.values()) card.resolved(event.request_id, event.decision);
+        for (const view of this.subtasks.values()) view.handle(event);
         break;
-      case "question_asked":
+      case "question_asked": {
+        const owner = event.question.subtask ? this.findSubtask(event.question.subtask.task_id) : null;
+        if (owner) {
+          owner.handle(event);
+          break;
+        }
         this.endText();
         this.askQuestion(event.question);
         break;
+      }
       case "warning":
         this.line("vault-agent-warning", "alert-triangle", event.message);
         break;
@@ -181,6 +202,29 @@ export class TurnView extends Component {
         break;
     }
     this.ctx.scroll();
+  }
+
+  /** The steps of the sub-task the call `callId` started, shown in that call's card. */
+  private subtask(callId: string, taskId: string): TurnView {
+    let view = this.subtasks.get(callId);
+    if (!view) {
+      const card = this.cards.get(callId) ?? this.card(callId, "new_task", {});
+      view = this.addChild(new TurnView(card.subtaskBody(), this.ctx, true));
+      this.subtasks.set(callId, view);
+      this.subtaskIds.set(taskId, view);
+    }
+    return view;
+  }
+
+  /** The view of the sub-task `taskId`, at any depth below this task. */
+  private findSubtask(taskId: string): TurnView | null {
+    const mine = this.subtaskIds.get(taskId);
+    if (mine) return mine;
+    for (const view of this.subtasks.values()) {
+      const found = view.findSubtask(taskId);
+      if (found) return found;
+    }
+    return null;
   }
 
   /**
@@ -260,6 +304,8 @@ export class TurnView extends Component {
     this.actions.empty();
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
+    // A sub-task's answer is its parent's to use; its changes are undone with the parent's.
+    if (this.nested) return;
     if (canContinue(report.end)) {
       this.button(this.actions, "play", "Continue", () => this.ctx.continueTask()).addClass("vault-agent-continue", "mod-cta");
     } else if (!isSuccess(report.end) && report.end.reason !== "failed") {
@@ -539,6 +585,7 @@ export class ToolCard {
   private readonly labelEl: HTMLElement;
   private readonly outcomeEl: HTMLElement;
   private details: HTMLElement | null = null;
+  private steps: HTMLElement | null = null;
   private approval: HTMLElement | null = null;
   private requestId: string | null = null;
   private label: CallLabel | null;
@@ -566,6 +613,23 @@ export class ToolCard {
     this.renderLabel();
   }
 
+  /**
+   * Where the steps of the sub-task this call started are shown: open while it runs, and when
+   * it waits for the user; folded with the card once it is done.
+   */
+  subtaskBody(): HTMLElement {
+    if (!this.steps) {
+      this.el.addClass("is-subtask");
+      this.steps = this.el.createDiv({ cls: "vault-agent-subtask" });
+      if (this.details) this.el.appendChild(this.details);
+      this.el.addEventListener("vault-agent-waiting", (e) => {
+        if (e.target !== this.el) this.toggle(true);
+      });
+      this.toggle(true);
+    }
+    return this.steps;
+  }
+
   /** The call ended: its final label (what it found), how it ended, what the model was told. */
   finish(isError: boolean, outcome: ToolOutcome, label: CallLabel | undefined, result: string, durationMs: number | null): void {
     this.el.removeClass("is-running", "is-waiting");
@@ -579,6 +643,7 @@ export class ToolCard {
     this.outcomeEl.setText(OUTCOME_WORDS[outcome]);
     this.renderLabel();
     if (this.details) this.renderDetails(this.details);
+    if (this.steps) this.toggle(false);
   }
 
   isFinished(): boolean {

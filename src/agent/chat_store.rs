@@ -316,6 +316,7 @@ mod tests {
             externalized: None,
             label: Some(label),
             outcome: Default::default(),
+            subtask: None,
         });
         let chat = SavedChat {
             title: "Summarise".into(),

@@ -7,6 +7,7 @@ mod config;
 mod conversation;
 mod hooks;
 mod snapshot;
+mod subtask;
 mod task;
 
 pub use crate::mode::Mode;

@@ -62,7 +62,7 @@ pub struct TaskSnapshot {
 pub struct RunProgress {
     pub started_ms: u64,
     pub steps: Vec<StepReport>,
-    /// The steps' model calls.
+    /// The steps' model calls, and the sub-tasks' (`new_task`).
     pub usage: Usage,
     /// The context machinery's model calls (summaries, memory flush).
     pub overhead: Usage,

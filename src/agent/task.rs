@@ -10,6 +10,7 @@ use futures::StreamExt;
 
 use super::hooks::{CondenseHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
+use super::subtask::{was_denied, Parent, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
@@ -18,7 +19,7 @@ use crate::context::{
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::pipeline::{
-    ApprovalPolicy, CallOutcome, CallStatus, PipelineHost, PipelineSettings, PipelineState, ToolCall,
+    ApprovalPolicy, CallOutcome, CallStatus, CheckpointStore, PipelineHost, PipelineSettings, PipelineState, ToolCall,
     ToolExecutionPipeline, CHECKPOINT_FOLDER, LOG_FOLDER,
 };
 use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions};
@@ -27,7 +28,7 @@ use crate::protocol::{
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
-use crate::tools::{builtin_tools, Control, SwitchMode, ToolRegistry, WebFetch, WebSites};
+use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -92,6 +93,9 @@ pub struct AgentTask {
     deadline_hit: Cell<bool>,
     /// Set when a cancel means "stop for now" (the snapshot stays, to resume).
     suspended: Rc<Cell<bool>>,
+    /// What `new_task` starts sub-tasks with; `None` at `max_subtask_depth`, where the tool is
+    /// not offered.
+    subtasks: Option<Rc<Subtasks>>,
 }
 
 /// One streamed model response, assembled.
@@ -118,6 +122,16 @@ impl AgentTask {
     /// Prepares a task: picks its id and mode, loads the vault's ignore/protect lists, rules,
     /// skills and memory, and builds the pipeline with the mode's tools.
     pub async fn new(setup: TaskSetup) -> Result<Self> {
+        Self::build(setup, None).await
+    }
+
+    /// Prepares a sub-task (`new_task`), whose writes are recorded in its parent's
+    /// `checkpoints`.
+    pub(super) async fn child(setup: TaskSetup, checkpoints: Rc<CheckpointStore>) -> Result<Self> {
+        Self::build(setup, Some(checkpoints)).await
+    }
+
+    async fn build(setup: TaskSetup, checkpoints: Option<Rc<CheckpointStore>>) -> Result<Self> {
         let TaskSetup {
             config,
             provider,
@@ -154,12 +168,44 @@ impl AgentTask {
         };
         let rules = PathRules::load(&*vault).await?;
         let instructions = VaultInstructions::load(&*vault).await?;
-        let mut registry = tools.unwrap_or_else(builtin_tools);
+        // `new_task` is each task's own (it starts children of this task), or none at the depth
+        // limit: neither offered nor known there.
+        let mut tools: ToolRegistry = tools.unwrap_or_else(builtin_tools).iter().filter(|t| t.name() != NEW_TASK).fold(
+            ToolRegistry::new(),
+            |mut registry, tool| {
+                registry.register(tool.clone());
+                registry
+            },
+        );
         if let Some(http) = web {
             let sites = WebSites { allow: config.web_allow.clone(), deny: config.web_deny.clone() };
-            registry.register(Rc::new(WebFetch::new(http, sites)));
+            tools.register(Rc::new(WebFetch::new(http, sites)));
         }
+        let mut registry = tools.clone();
         registry.register(Rc::new(SwitchMode::new(&all_modes)));
+        let checkpoints = match checkpoints {
+            Some(shared) => shared,
+            None => Rc::new(CheckpointStore::new(vault.clone(), &id, clock.now_ms())?),
+        };
+        let subtasks = (config.depth < config.max_subtask_depth).then(|| {
+            Rc::new(Subtasks::new(Parent {
+                config: config.clone(),
+                provider: provider.clone(),
+                vault: vault.clone(),
+                clock: clock.clone(),
+                host: host.clone(),
+                cancel: cancel.clone(),
+                tools,
+                modes: modes.clone(),
+                vault_info: vault_info.clone(),
+                search: search.clone(),
+                checkpoints: checkpoints.clone(),
+                mode: mode.clone(),
+            }))
+        });
+        if let Some(subtasks) = &subtasks {
+            registry.register(Rc::new(NewTask::new(subtasks.clone(), &all_modes)));
+        }
         let settings = PipelineSettings {
             policy: ApprovalPolicy::auto_approving(config.auto_approve.iter().copied()),
             allowed_tools: Some(allowed_tools(&registry, &mode)),
@@ -174,7 +220,7 @@ impl AgentTask {
             host: host.clone(),
             cancel: cancel.clone(),
         };
-        let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?;
+        let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
         Ok(AgentTask {
             id,
             threshold: config.condensing_threshold,
@@ -201,6 +247,7 @@ impl AgentTask {
             deadline_at: None,
             deadline_hit: Cell::new(false),
             suspended: Rc::default(),
+            subtasks,
         })
     }
 
@@ -454,12 +501,16 @@ impl AgentTask {
             let mut outcomes: Vec<CallOutcome> = turn.done.iter().map(DoneCall::outcome).collect();
             let rest = &turn.calls[turn.done.len()..];
             if !rest.is_empty() {
+                if let Some(subtasks) = &self.subtasks {
+                    subtasks.sync(&self.mode, &self.pipeline.policy());
+                }
                 outcomes.extend(self.within_deadline(self.pipeline.run(rest)).await);
             }
             run.tool_calls += turn.calls.len() as u32;
             if let Some(report) = run.steps.last_mut() {
                 report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
             }
+            let subtask_denied = self.roll_up(&mut run);
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),
@@ -481,7 +532,7 @@ impl AgentTask {
                     self.switch_mode(&mode);
                 }
             }
-            if outcomes.iter().any(|o| o.status == CallStatus::Denied) {
+            if subtask_denied || outcomes.iter().any(|o| o.status == CallStatus::Denied) {
                 break EndReason::Denied;
             }
             if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
@@ -549,9 +600,35 @@ impl AgentTask {
         report
     }
 
+    /// Adds what the turn's sub-tasks used to the run's usage, and nests each one's report
+    /// under the call that started it. Returns whether the user denied a call of one of them
+    /// (this task then stops too, as for a denial of its own call).
+    fn roll_up(&self, run: &mut RunProgress) -> bool {
+        let Some(subtasks) = &self.subtasks else { return false };
+        let mut denied = false;
+        for delegation in subtasks.take() {
+            run.usage += delegation.usage;
+            denied |= was_denied(&delegation);
+            let calls = run.steps.last_mut().map(|s| &mut s.tool_calls);
+            if let Some(call) = calls.and_then(|calls| calls.iter_mut().find(|c| c.index == delegation.index)) {
+                call.subtask = delegation.report.map(Box::new);
+            }
+        }
+        denied
+    }
+
     /// The turn for `calls`: those within the step's and the task's budgets run; the rest are
     /// answered "not run" with the reason.
-    fn budgeted(&self, mut calls: Vec<ToolCall>, run: &RunProgress) -> PendingTurn {
+    fn budgeted(&self, calls: Vec<ToolCall>, run: &RunProgress) -> PendingTurn {
+        // At the depth limit `new_task` is not offered; a call to it anyway is answered here,
+        // saying why, rather than as an unknown tool.
+        let (nested, mut calls): (Vec<ToolCall>, Vec<ToolCall>) =
+            calls.into_iter().partition(|c| self.subtasks.is_none() && c.name == NEW_TASK);
+        let too_deep = format!(
+            "Not run: {NEW_TASK} is not available here. This task is {} levels deep in sub-tasks, the most \
+             max_subtask_depth ({}) allows, so it cannot start sub-tasks of its own; do the work with your own tools.",
+            self.config.depth, self.config.max_subtask_depth
+        );
         let limit = |n: u32| if n == 0 { usize::MAX } else { n as usize };
         let per_step = limit(self.config.max_tool_calls_per_step);
         let left = limit(self.config.max_tool_calls).saturating_sub(run.tool_calls as usize);
@@ -567,25 +644,28 @@ impl AgentTask {
                 self.config.max_tool_calls_per_step
             )
         };
+        let not_run = |call: ToolCall, reason: &String| DoneCall {
+            report: ToolCallReport {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                index: 0,
+                latency_ms: 0,
+                result_chars: reason.chars().count(),
+                error: Some(reason.clone()),
+                externalized: None,
+                label: Some(crate::tools::call_label(&call.name, &call.input, None)),
+                outcome: crate::protocol::ToolOutcome::NotRun,
+                subtask: None,
+            },
+            call_id: call.id,
+            tool: call.name,
+            content: reason.clone(),
+            is_error: true,
+        };
         let refused = over
             .into_iter()
-            .map(|call| DoneCall {
-                report: ToolCallReport {
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    index: 0,
-                    latency_ms: 0,
-                    result_chars: reason.chars().count(),
-                    error: Some(reason.clone()),
-                    externalized: None,
-                    label: Some(crate::tools::call_label(&call.name, &call.input, None)),
-                    outcome: crate::protocol::ToolOutcome::NotRun,
-                },
-                call_id: call.id,
-                tool: call.name,
-                content: reason.clone(),
-                is_error: true,
-            })
+            .map(|call| not_run(call, &reason))
+            .chain(nested.into_iter().map(|call| not_run(call, &too_deep)))
             .collect();
         PendingTurn { calls, done: Vec::new(), refused, first_index: self.pipeline.state().next_index, prior: 0 }
     }

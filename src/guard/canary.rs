@@ -8,6 +8,7 @@ pub struct Canary {
     token: String,
 }
 
+#[allow(clippy::new_without_default)] // each one is different: not a default
 impl Canary {
     /// A canary with a fresh random token.
     #[allow(clippy::new_without_default)] // each one is different: not a default

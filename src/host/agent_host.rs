@@ -181,6 +181,7 @@ mod tests {
             summary: "write_file a.md".into(),
             input: serde_json::Value::Null,
             preview: None,
+            subtask: None,
         }
     }
 
@@ -216,7 +217,7 @@ mod tests {
     #[test]
     fn questions_are_answered_by_id() {
         let channel = ChannelHost::new(|_| {});
-        let q = Question { id: "q1".into(), question: "Which folder?".into(), suggestions: vec![] };
+        let q = Question { id: "q1".into(), question: "Which folder?".into(), suggestions: vec![], subtask: None };
         channel.emit(&AgentEvent::QuestionAsked { question: q.clone() });
         assert!(channel.answer("q1", Some("Projects".into())));
         assert_eq!(futures::executor::block_on(channel.ask(&q)), Some("Projects".into()));

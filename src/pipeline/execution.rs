@@ -14,9 +14,12 @@ use super::{
     TurnJournal,
 };
 use crate::cancel::{with_cancel, CancelToken};
+use crate::guard::{DataMarkers, GuardedCall, Guardrails, Verdict};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
-use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec};
+use crate::protocol::{
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec,
+};
 use crate::tools::{
     call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry,
 };
@@ -47,6 +50,9 @@ pub enum CallStatus {
     Refused,
     /// A fatal error: the task stops.
     Fatal(String),
+    /// A guardrail blocked it (an injection's exfiltration or mass edit): the task stops;
+    /// the text says which guardrail and why.
+    Guardrail(String),
     /// Not run because an earlier call of the turn stopped the task, or the task was cancelled.
     NotRun,
     Cancelled,
@@ -115,12 +121,15 @@ pub struct ToolExecutionPipeline {
     validator: SchemaValidator,
     repetition: RefCell<ToolRepetitionDetector>,
     ledger: ReadLedger,
-    checkpoints: CheckpointStore,
+    checkpoints: Rc<CheckpointStore>,
     externalizer: ResultExternalizer,
     audit: AuditLog,
     next_index: Cell<u32>,
     audit_warned: Cell<bool>,
     journal: RefCell<Option<Rc<dyn TurnJournal>>>,
+    guardrails: Guardrails,
+    /// Where results of tools that read others' words are wrapped as data; `None`: off.
+    markers: Option<DataMarkers>,
 }
 
 /// The result of the stages, before reporting.
@@ -148,7 +157,7 @@ impl Staged {
         match self.status {
             CallStatus::Ok => ToolOutcome::Done,
             CallStatus::Failed | CallStatus::Fatal(_) => ToolOutcome::Failed,
-            CallStatus::Blocked => ToolOutcome::Blocked,
+            CallStatus::Blocked | CallStatus::Guardrail(_) => ToolOutcome::Blocked,
             CallStatus::Skipped => ToolOutcome::Skipped,
             CallStatus::Denied | CallStatus::Refused => ToolOutcome::Denied,
             CallStatus::NotRun | CallStatus::Cancelled => ToolOutcome::NotRun,
@@ -182,7 +191,7 @@ impl ToolExecutionPipeline {
         let now = env.clock.now_ms();
         Ok(ToolExecutionPipeline {
             task_id: task_id.to_string(),
-            checkpoints: CheckpointStore::new(env.vault.clone(), task_id, now)?,
+            checkpoints: Rc::new(CheckpointStore::new(env.vault.clone(), task_id, now)?),
             externalizer: ResultExternalizer::new(env.vault.clone(), task_id, settings.externalize_threshold)?,
             audit: AuditLog::new(env.vault.clone(), task_id)?,
             policy: RefCell::new(settings.policy.clone()),
@@ -197,7 +206,28 @@ impl ToolExecutionPipeline {
             next_index: Cell::new(0),
             audit_warned: Cell::new(false),
             journal: RefCell::new(None),
+            guardrails: Guardrails::default(),
+            markers: None,
         })
+    }
+
+    /// Checks every call with `guardrails` before it is planned or approved, and wraps the
+    /// results of tools that read others' words (notes, web, MCP) between `markers`.
+    pub fn guard(&mut self, guardrails: Guardrails, markers: Option<DataMarkers>) {
+        self.guardrails = guardrails;
+        self.markers = markers;
+    }
+
+    /// Records this task's writes in `checkpoints` instead of a checkpoint of its own: a
+    /// sub-task's writes belong to its parent's, so one undo reverts both.
+    pub fn with_checkpoints(mut self, checkpoints: Rc<CheckpointStore>) -> Self {
+        self.checkpoints = checkpoints;
+        self
+    }
+
+    /// The checkpoint this task's writes are recorded in.
+    pub fn checkpoints(&self) -> Rc<CheckpointStore> {
+        self.checkpoints.clone()
     }
 
     /// The tools the model may call, as it sees them.
@@ -279,6 +309,7 @@ impl ToolExecutionPipeline {
                 stop = stop.or_else(|| match (&outcome.status, &outcome.control) {
                     (CallStatus::Denied, _) => Some("the user denied an earlier call of this turn".into()),
                     (CallStatus::Fatal(_), _) => Some("an earlier call of this turn failed fatally".into()),
+                    (CallStatus::Guardrail(_), _) => Some("a guardrail stopped the task".into()),
                     (CallStatus::Cancelled, _) => Some("the task was cancelled".into()),
                     (_, Some(Control::Complete { .. })) => Some("the task was completed".into()),
                     (_, Some(Control::SwitchMode { .. })) => {
@@ -314,7 +345,7 @@ impl ToolExecutionPipeline {
         self.registry.get(&call.name).is_some_and(|t| t.kind() == ToolKind::Read)
     }
 
-    fn context(&self, index: u32) -> ToolContext<'_> {
+    fn context<'a>(&'a self, call_id: &'a str, index: u32) -> ToolContext<'a> {
         ToolContext {
             vault: &*self.env.vault,
             clock: &*self.env.clock,
@@ -324,6 +355,7 @@ impl ToolExecutionPipeline {
             ledger: &self.ledger,
             search: &self.env.search,
             task_id: &self.task_id,
+            call_id,
             call_index: index,
         }
     }
@@ -360,7 +392,7 @@ impl ToolExecutionPipeline {
             CallStatus::Ok => Outcome::Ok,
             CallStatus::Skipped => Outcome::Skipped,
             CallStatus::Denied | CallStatus::Refused => Outcome::Denied,
-            CallStatus::Fatal(_) => Outcome::Fatal,
+            CallStatus::Fatal(_) | CallStatus::Guardrail(_) => Outcome::Fatal,
             _ => Outcome::Error,
         };
         let error = is_error.then(|| staged.content.clone());
@@ -399,8 +431,13 @@ impl ToolExecutionPipeline {
             outcome: staged.outcome(),
             result: cut(&staged.content, RESULT_SHOWN_CHARS),
         });
+        let untrusted = self.registry.get(&call.name).is_some_and(|t| reads_others_words(t.category()));
         let mut done = outcome(call, index, staged, duration_ms);
         done.report.label = Some(label);
+        // What the model is told, not what the card shows: the card is for the user.
+        if let (Some(markers), CallStatus::Ok, true) = (&self.markers, &done.status, untrusted) {
+            done.content = markers.wrap(&call.name, &done.content);
+        }
         done
     }
 
@@ -450,7 +487,18 @@ impl ToolExecutionPipeline {
             );
         }
 
-        let ctx = self.context(index);
+        // Before anything is planned or asked: a call an injection steered (the canary, a
+        // secret going out, a burst of writes) is not even offered for approval.
+        let guarded =
+            GuardedCall { tool: tool.name(), category: tool.category(), args: input, now_ms: self.env.clock.now_ms() };
+        if let Verdict::Block(why) = self.guardrails.check_tool_call(&guarded) {
+            return Staged::refused(
+                CallStatus::Guardrail(why.clone()),
+                format!("Blocked: {why}. The task stops here."),
+            );
+        }
+
+        let ctx = self.context(&call.id, index);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
         let planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
@@ -469,6 +517,7 @@ impl ToolExecutionPipeline {
                 summary: summarize(tool.name(), input),
                 input: input.clone(),
                 preview: planned.preview(),
+                subtask: None,
             };
             self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
             if let Some(journal) = self.journal() {
@@ -591,6 +640,12 @@ impl ToolExecutionPipeline {
     }
 }
 
+/// Whether a tool of `category` hands the model words the user did not write this turn:
+/// notes, web pages, MCP results.
+fn reads_others_words(category: ApprovalCategory) -> bool {
+    matches!(category, ApprovalCategory::Read | ApprovalCategory::Mcp | ApprovalCategory::Web)
+}
+
 /// A call the tool refused: the model is told why; a fatal error ends the task.
 fn refused_by_tool(error: ToolError) -> Staged {
     match error {
@@ -626,6 +681,7 @@ fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> Cal
             outcome: staged.outcome(),
             externalized: staged.externalized,
             label: None,
+            subtask: None,
         },
         content: staged.content,
         is_error,
@@ -650,6 +706,9 @@ async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) ->
 /// One line for the approval view: the tool and the paths (or the URL) it names.
 fn summarize(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
+    if let Some((server, remote)) = crate::mcp::split_tool_name(tool) {
+        return format!("{remote} on the MCP server {server}: the arguments below leave the vault");
+    }
     match (field("path").or(field("url")), field("new_path")) {
         (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
         (Some(path), None) => format!("{tool} {path}"),

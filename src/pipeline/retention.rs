@@ -94,13 +94,22 @@ pub async fn prune_tasks(
     Ok(pruned)
 }
 
-/// Removes the externalized results of `task_ids` (`.obsidian-agent/tmp/<id>/`): their chat
-/// was closed or deleted, so no answer points to them any more. Missing folders are fine.
+/// Removes the externalized results of `task_ids` (`.obsidian-agent/tmp/<id>/`, and their
+/// sub-tasks' `<id>.<n>/`): their chat was closed or deleted, so no answer points to them any
+/// more. Missing folders are fine.
 pub async fn release_results(vault: &dyn Vault, task_ids: &[String]) -> Result<()> {
     let tmp = VaultPath::parse(TMP_FOLDER)?;
-    for id in task_ids {
-        let folder = tmp.join(id)?;
-        if vault.stat(&folder).await?.is_some() {
+    let folders = match vault.list(&tmp).await {
+        Ok(listing) => listing.folders,
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for folder in folders {
+        let Some(name) = folder.name() else { continue };
+        let released = task_ids
+            .iter()
+            .any(|id| name == id.as_str() || name.strip_prefix(id.as_str()).is_some_and(|rest| rest.starts_with('.')));
+        if released {
             vault.remove(&folder).await?;
         }
     }

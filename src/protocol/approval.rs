@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::SubtaskInfo;
+
 /// The kind of effect a tool call has, which is what an approval policy decides on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -133,6 +135,9 @@ pub struct ApprovalRequest {
     pub input: serde_json::Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<ChangePreview>,
+    /// The sub-task asking, when it is not the user's task itself (`new_task`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtask: Option<SubtaskInfo>,
 }
 
 /// A question the model asks the user (`ask_followup_question`).
@@ -144,4 +149,7 @@ pub struct Question {
     /// Answers the model suggests; the user may also type their own.
     #[serde(default)]
     pub suggestions: Vec<String>,
+    /// The sub-task asking, when it is not the user's task itself (`new_task`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtask: Option<SubtaskInfo>,
 }

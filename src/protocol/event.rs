@@ -105,6 +105,15 @@ pub enum AgentEvent {
         delay_ms: u64,
         problem: ProviderProblem,
     },
+    /// An event of a sub-task that the call `call_id` (`new_task`) of this task started, from
+    /// `TaskStarted` to `Done`. Its approvals and questions are not wrapped: they come as this
+    /// task's own, their ids prefixed with the sub-task's and their `subtask` field set, so a
+    /// host answers them as any other.
+    Subtask {
+        call_id: String,
+        task_id: String,
+        event: Box<AgentEvent>,
+    },
     /// A fatal error; `Done` follows.
     Error {
         /// What went wrong, in plain words.

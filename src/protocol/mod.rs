@@ -8,6 +8,7 @@ mod assemble;
 mod event;
 mod label;
 mod report;
+mod subtask;
 mod worker;
 
 pub use approval::{
@@ -17,6 +18,7 @@ pub use assemble::MessageAssembler;
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
+pub use subtask::SubtaskInfo;
 pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
 
 use serde::{Deserialize, Serialize};

@@ -96,6 +96,10 @@ pub struct ToolCallReport {
     /// How it ended, in the user's terms.
     #[serde(default)]
     pub outcome: ToolOutcome,
+    /// The report of the sub-task the call started (`new_task`): its steps, its usage (already
+    /// counted in this run's), its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtask: Option<Box<RunReport>>,
 }
 
 /// One iteration: a model call and the tool calls it asked for.
@@ -126,7 +130,7 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_text: Option<String>,
     pub steps: Vec<StepReport>,
-    /// Summed over every model call.
+    /// Summed over every model call, the sub-tasks' included.
     pub usage: Usage,
     pub duration_ms: u64,
     pub tool_calls: u32,

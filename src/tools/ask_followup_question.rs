@@ -38,8 +38,12 @@ impl Tool for AskFollowupQuestion {
     }
 
     async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let question =
-            Question { id: format!("q{}", ctx.call_index), question: args.question, suggestions: args.suggestions };
+        let question = Question {
+            id: format!("q{}", ctx.call_index),
+            question: args.question,
+            suggestions: args.suggestions,
+            subtask: None,
+        };
         ctx.host.emit(&AgentEvent::QuestionAsked { question: question.clone() });
         let answer = crate::cancel::with_cancel(ctx.cancel, ctx.host.ask(&question))
             .await

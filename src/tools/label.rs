@@ -51,7 +51,17 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
         "attempt_completion" => label.text("Finished the task"),
         "ask_followup_question" => label.text("Asked you a question"),
         "switch_mode" => label.text(&format!("Switched to {} mode", arg("mode").unwrap_or("another"))),
-        other => label.text(&format!("Used {other}")),
+        "new_task" => label.text(&format!(
+            "Sub-task in {} mode: {}",
+            arg("mode").unwrap_or("another"),
+            super::new_task::subtask_title(arg("message").unwrap_or_default())
+        )),
+        other => match crate::mcp::split_tool_name(other) {
+            Some((server, remote)) => {
+                label.text(&format!("Called {remote} on {server}")).group(&format!("Made {{n}} calls to {server}"))
+            }
+            None => label.text(&format!("Used {other}")),
+        },
     };
     if let Some(items) = found {
         // Entries ending in `/` are folders; everything else opens.

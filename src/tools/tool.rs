@@ -139,6 +139,8 @@ pub struct ToolContext<'a> {
     /// first when it is not yet.
     pub search: &'a SharedIndex,
     pub task_id: &'a str,
+    /// The model's id for the call.
+    pub call_id: &'a str,
     /// The call's index within the task.
     pub call_index: u32,
 }

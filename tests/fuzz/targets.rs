@@ -588,6 +588,7 @@ fn snapshot_seeds() -> Vec<Vec<u8>> {
             summary: "write_file Bread.md".into(),
             input: json!({"path": "Bread.md", "content": "# Bread\n"}),
             preview: None,
+            subtask: None,
         }),
         ..running.clone()
     };

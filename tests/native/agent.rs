@@ -35,3 +35,6 @@ mod shown;
 
 #[path = "agent/web_fetch.rs"]
 mod web_fetch;
+
+#[path = "agent/subtask.rs"]
+mod subtask;

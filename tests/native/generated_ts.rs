@@ -14,7 +14,7 @@ use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
     ContentBlock, DiffPart, DiffRow, DiffRowKind, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, LabelPart,
     Message, ProviderError, ProviderProblem, ProviderSetting, Question, Reply, Role, RunReport, StepReport, StopReason,
-    ToCore, ToolCallReport, ToolOutcome, Usage,
+    SubtaskInfo, ToCore, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
 use vault_agent::search::{RelatedNote, SearchHit};
@@ -67,6 +67,7 @@ fn generate() -> String {
         DiffPart,
         ApprovalRequest,
         Question,
+        SubtaskInfo,
         AgentEvent,
         ProviderProblem,
         ProviderSetting,

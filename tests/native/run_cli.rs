@@ -118,6 +118,40 @@ fn run_does_a_task_then_undo_puts_the_vault_back() {
 }
 
 #[test]
+fn run_hands_work_to_a_sub_task_and_one_undo_reverts_its_write() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        turn("", &[("new_task", json!({"mode": "agent", "message": "Add 'call mom' to Inbox.md."}))]),
+        turn("On it.", &[("append_to_file", json!({"path": "Inbox.md", "content": "call mom\n"}))]),
+        turn("Added it.", &[]),
+        turn("The sub-task added *call mom* to the inbox.", &[]),
+    ]);
+    let output = run(vault.path(), &base, &["--approve", "read,write"], "add call mom to my inbox");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    // Only the user's task answers on stdout; the sub-task's steps are indented on stderr.
+    assert_eq!(stdout.trim_end(), "The sub-task added *call mom* to the inbox.", "{stderr}");
+    let sub = stderr.lines().find(|l| l.starts_with("→ sub-task ")).expect(&stderr);
+    assert!(sub.ends_with("(agent mode)"), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("  ✓ append_to_file Inbox.md")), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("← sub-task ") && l.ends_with(": Answered.")), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("✓ new_task")), "{stderr}");
+    // Four model calls of 120 input tokens each: the sub-task's two count in the task's usage.
+    assert!(stderr.contains(": 2 steps, 1 tool calls (0 failed), 480 tokens in"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(vault.path().join("Inbox.md")).unwrap(), "buy milk\ncall mom\n");
+    let seen = seen.lock().unwrap();
+    let child: Value = serde_json::from_str(&seen[1].body).unwrap();
+    let messages = child["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "the system prompt and the sub-task's message: {messages:?}");
+    assert_eq!(messages[1]["content"], "Add 'call mom' to Inbox.md.");
+    drop(seen);
+
+    let undone = vault_agent(&["undo", "--vault", vault.path().to_str().unwrap()]);
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert_eq!(std::fs::read_to_string(vault.path().join("Inbox.md")).unwrap(), "buy milk\n");
+}
+
+#[test]
 fn without_a_terminal_an_unapproved_write_is_denied_and_run_fails_clearly() {
     let vault = sample_vault();
     let (base, _) = serve(vec![turn("", &[("write_file", json!({"path": "New.md", "content": "x"}))])]);
@@ -291,4 +325,21 @@ fn cli_search_lists_the_users_language_first_and_can_be_told_another() {
     // No language anywhere: English, Obsidian's default.
     assert_eq!(search(None), "en/Plugins/Canvas.md");
     assert_eq!(search(Some("sv")), "sv/Plugins/Canvas.md");
+}
+
+#[test]
+fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
+    let vault = sample_vault();
+    let (base, seen) =
+        serve(vec![turn("", &[("mcp__ref__get-sum", json!({"a": 20, "b": 22}))]), turn("The sum is 42.", &[])]);
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let out = run(vault.path(), &base, &["--yes", "--mcp-stdio", &server], "Add 20 and 22 with the server");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "The sum is 42.");
+    let seen = seen.lock().unwrap();
+    // The tool was offered with the server's schema, and its result reached the model.
+    let first: Value = serde_json::from_str(&seen[0].body).unwrap();
+    let offered = first["tools"].as_array().unwrap().iter().find(|t| t["function"]["name"] == "mcp__ref__get-sum");
+    assert_eq!(offered.expect("offered")["function"]["parameters"]["required"], json!(["a", "b"]));
+    assert!(seen[1].body.contains("42"), "{}", seen[1].body);
 }

@@ -13,8 +13,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
 use vault_agent::agent::{AgentConfig, Conversation};
-use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
+use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
+use vault_agent::mcp::McpToolset;
 use vault_agent::pipeline::{prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, ORPHAN_AGE_MS};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
@@ -48,6 +49,8 @@ pub struct Args {
     /// Model calls at most.
     #[arg(long, default_value_t = 25)]
     max_iterations: u32,
+    #[command(flatten)]
+    mcp: crate::mcp::McpArgs,
     /// A domain web_fetch may read without asking (with its subdomains); repeatable.
     #[arg(long, value_name = "DOMAIN")]
     web_allow: Vec<String>,
@@ -76,8 +79,14 @@ pub async fn run(args: Args) -> Result<()> {
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());
-    let conversation = open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?;
-    let (report, suspended) = interruptible(&conversation, conversation.send(&args.task)).await?;
+    let servers = args.mcp.servers()?;
+    let mcp =
+        Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
+    let conversation =
+        open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
+    let outcome = interruptible(&conversation, conversation.send(&args.task)).await;
+    mcp.close().await;
+    let (report, suspended) = outcome?;
     finish(&report, &host, &args.vault.vault, suspended)
 }
 
@@ -240,31 +249,33 @@ fn describe(tool: &str, input: Option<&Value>) -> String {
     }
 }
 
-#[async_trait(?Send)]
-impl AgentHost for TerminalHost {
-    fn emit(&self, event: &AgentEvent) {
+impl TerminalHost {
+    /// Shows `event` of the user's task (`depth` 0) or, indented, of a sub-task (`scope` its id).
+    fn show(&self, event: &AgentEvent, depth: usize, scope: &str) {
+        let indent = "  ".repeat(depth);
         match event {
-            AgentEvent::TextDelta { text } => {
+            // Only the user's task answers on stdout; a sub-task's answer is its call's result.
+            AgentEvent::TextDelta { text } if depth == 0 => {
                 crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
             AgentEvent::ToolStarted { call_id, input, .. } => {
-                self.inputs.borrow_mut().insert(call_id.clone(), input.clone());
+                self.inputs.borrow_mut().insert(format!("{scope}/{call_id}"), input.clone());
             }
             AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms, .. } => {
                 self.finish_line();
-                let input = self.inputs.borrow_mut().remove(call_id);
+                let input = self.inputs.borrow_mut().remove(&format!("{scope}/{call_id}"));
                 let mark = if *is_error { "✗" } else { "✓" };
-                eprintln!("{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
+                eprintln!("{indent}{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
             }
             AgentEvent::Warning { message } => {
                 self.finish_line();
-                eprintln!("warning: {message}");
+                eprintln!("{indent}warning: {message}");
             }
             AgentEvent::Retrying { attempt, max_attempts, delay_ms, problem } => {
                 self.finish_line();
                 eprintln!(
-                    "{} ({}); retrying in {:.1} s (attempt {} of {max_attempts})",
+                    "{indent}{} ({}); retrying in {:.1} s (attempt {} of {max_attempts})",
                     problem.message,
                     problem.detail,
                     *delay_ms as f64 / 1000.0,
@@ -274,12 +285,30 @@ impl AgentHost for TerminalHost {
             AgentEvent::Error { message, detail, .. } => {
                 self.finish_line();
                 match detail {
-                    Some(detail) => eprintln!("error: {message} ({detail})"),
-                    None => eprintln!("error: {message}"),
+                    Some(detail) => eprintln!("{indent}error: {message} ({detail})"),
+                    None => eprintln!("{indent}error: {message}"),
                 }
             }
+            AgentEvent::Subtask { task_id, event, .. } => match &**event {
+                AgentEvent::TaskStarted { mode, .. } => {
+                    self.finish_line();
+                    eprintln!("{indent}→ sub-task {task_id} ({mode} mode)");
+                }
+                AgentEvent::Done { report } => {
+                    self.finish_line();
+                    eprintln!("{indent}← sub-task {task_id}: {}", report.ended);
+                }
+                inner => self.show(inner, depth + 1, task_id),
+            },
             _ => {}
         }
+    }
+}
+
+#[async_trait(?Send)]
+impl AgentHost for TerminalHost {
+    fn emit(&self, event: &AgentEvent) {
+        self.show(event, 0, "");
     }
 
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
@@ -289,7 +318,16 @@ impl AgentHost for TerminalHost {
             eprintln!("denied: {} needs {} approval (no terminal to ask)", request.summary, request.category.as_str());
             return ApprovalDecision::Deny;
         }
-        eprintln!("\nApproval needed ({}): {}", request.category.as_str(), request.summary);
+        match &request.subtask {
+            Some(sub) => eprintln!(
+                "\nApproval needed ({}) for sub-task {} ({}): {}",
+                request.category.as_str(),
+                sub.task_id,
+                sub.title,
+                request.summary
+            ),
+            None => eprintln!("\nApproval needed ({}): {}", request.category.as_str(), request.summary),
+        }
         match &request.preview {
             Some(ChangePreview::Write { diff, .. }) => eprintln!("{diff}"),
             Some(ChangePreview::Move { from, to }) => eprintln!("move {from} → {to}"),
@@ -312,7 +350,10 @@ impl AgentHost for TerminalHost {
             eprintln!("question (no terminal to answer): {}", question.question);
             return None;
         }
-        eprintln!("\n{}", question.question);
+        match &question.subtask {
+            Some(sub) => eprintln!("\nSub-task {} ({}) asks: {}", sub.task_id, sub.title, question.question),
+            None => eprintln!("\n{}", question.question),
+        }
         for (i, suggestion) in question.suggestions.iter().enumerate() {
             eprintln!("  {}. {suggestion}", i + 1);
         }
