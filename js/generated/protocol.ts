@@ -291,7 +291,7 @@ export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" |
 /**
  * Why a run ended.
  */
-export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, };
+export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, } | { "reason": "guardrail", message: string, };
 
 /**
  * Everything a run did, for the UI, the logs and benchmarks.
@@ -872,7 +872,11 @@ webAllow: Array<string>,
 /**
  * Domains `web_fetch` never reads, allow-listed or not.
  */
-webDeny: Array<string>, };
+webDeny: Array<string>, 
+/**
+ * The defences against prompt injection (each can be turned off).
+ */
+guard: GuardConfig, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a

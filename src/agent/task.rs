@@ -16,6 +16,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
+use crate::guard::{Guardrails, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::pipeline::{
@@ -79,6 +80,10 @@ pub struct AgentTask {
     estimator: TokenEstimator,
     /// Condense above this share (in %) of the window; an overflow raises it to 80.
     threshold: u32,
+    /// The task's guardrails (the pipeline checks calls; the task checks the answer).
+    guardrails: Guardrails,
+    /// The prompt's lines for this task's canary and data markers.
+    task_security: String,
     condensations: u32,
     /// Model calls the context machinery made (summaries, memory flush), for the report.
     overhead: Usage,
@@ -220,10 +225,20 @@ impl AgentTask {
             host: host.clone(),
             cancel: cancel.clone(),
         };
-        let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
+        let mut pipeline =
+            ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
+        let (guardrails, canary, markers) = config.guard.for_task();
+        let task_security = [canary.as_ref().map(|c| c.prompt_line()), markers.as_ref().map(|m| m.rule())]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n");
+        pipeline.guard(guardrails.clone(), markers);
         Ok(AgentTask {
             id,
             threshold: config.condensing_threshold,
+            guardrails,
+            task_security,
             config,
             mode,
             modes: all_modes,
@@ -536,6 +551,13 @@ impl AgentTask {
                 break EndReason::Denied;
             }
             if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
+                CallStatus::Guardrail(m) => Some(m.clone()),
+                _ => None,
+            }) {
+                self.host.emit(&AgentEvent::error(format!("Stopped by a safety check: {message}.")));
+                break EndReason::Guardrail { message };
+            }
+            if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
                 CallStatus::Fatal(m) => Some(m.clone()),
                 _ => None,
             }) {
@@ -574,6 +596,16 @@ impl AgentTask {
                 final_text = self.final_round(&mut run, &why).await;
                 break reason;
             }
+        };
+
+        // An answer that carries the canary was steered by something the task read.
+        let end = match final_text.as_deref().map(|text| self.guardrails.check_output(text)) {
+            Some(Verdict::Block(message)) if end.is_success() => {
+                self.host.emit(&AgentEvent::error(format!("Stopped by a safety check: {message}.")));
+                final_text = None;
+                EndReason::Guardrail { message }
+            }
+            _ => end,
         };
 
         // Stopped for now (the app is closing): whatever the stop looked like from inside
@@ -869,6 +901,7 @@ impl AgentTask {
             vault: &self.vault_info,
             instructions: &self.instructions,
             custom_instructions: &self.config.custom_instructions,
+            task_security: &self.task_security,
             now_ms: self.clock.now_ms(),
         });
         ModelRequest {

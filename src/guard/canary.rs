@@ -4,6 +4,7 @@
 
 use super::guardrail::{strings, GuardedCall, Guardrail, Verdict};
 
+#[derive(Debug, Clone)]
 pub struct Canary {
     token: String,
 }

@@ -216,26 +216,26 @@ impl McpTransport for SharedTransport {
 
 /// One request as the scripted server saw it.
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    headers: Vec<(String, String)>,
-    body: Value,
+pub(crate) struct Seen {
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
 }
 
 impl Seen {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
-    fn rpc_method(&self) -> &str {
+    pub fn rpc_method(&self) -> &str {
         self.body.get("method").and_then(Value::as_str).unwrap_or_default()
     }
 }
 
 /// What the scripted server writes back: the status line's code, headers and body.
-type Reply = (u16, Vec<(&'static str, String)>, String);
+pub(crate) type Reply = (u16, Vec<(&'static str, String)>, String);
 
 /// Serves each connection with `answer` (one request per connection) and records them all.
-fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String, Arc<Mutex<Vec<Seen>>>) {
+pub(crate) fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -281,7 +281,7 @@ fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String,
     (url, seen)
 }
 
-fn json_reply(body: Value) -> Reply {
+pub(crate) fn json_reply(body: Value) -> Reply {
     (200, vec![("content-type", "application/json".into())], body.to_string())
 }
 
@@ -296,7 +296,7 @@ fn initialize_result(id: &Value, version: &str) -> Value {
 }
 
 /// The usual answers: initialize (with a session id), 202 for notifications.
-fn handshake(seen: &Seen) -> Option<Reply> {
+pub(crate) fn handshake(seen: &Seen) -> Option<Reply> {
     match seen.rpc_method() {
         "initialize" => {
             let (status, mut headers, body) = json_reply(initialize_result(&seen.body["id"], "2025-06-18"));

@@ -254,11 +254,23 @@ pub fn last_user_text(request: &vault_agent::protocol::ModelRequest) -> String {
         .iter()
         .map(|b| match b {
             ContentBlock::Text { text } => text.clone(),
-            ContentBlock::ToolResult { content, .. } => content.clone(),
+            ContentBlock::ToolResult { content, .. } => unwrap_data(content),
             _ => String::new(),
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A tool result without the task's data markers around it (`guard::DataMarkers::wrap`): the
+/// tool's own words, the same in every task.
+pub fn unwrap_data(content: &str) -> String {
+    let Some(rest) = content.strip_prefix("<<<data ") else { return content.to_string() };
+    let Some((_, body)) = rest.split_once(">>>\n") else { return content.to_string() };
+    let body = body.split_once('\n').map_or(body, |(_, after_source)| after_source);
+    match body.rfind("\n<<<end data ") {
+        Some(end) => body[..end].to_string(),
+        None => body.to_string(),
+    }
 }
 
 /// Whether `request` is the context machinery's own call: the condensing summary or the
