@@ -2,6 +2,7 @@ import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin 
 import type { PluginContext } from "./context";
 import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
+import { safetySection } from "./settingsSafety";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
@@ -60,6 +61,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
     mcpSection(containerEl, this.ctx, () => this.display());
+    safetySection(containerEl, this.ctx);
   }
 
   hide(): void {

@@ -879,6 +879,29 @@ webDeny: Array<string>,
 guard: GuardConfig, };
 
 /**
+ * The defences against prompt injection, each a setting; all on by default. See
+ * [`crate::guard`].
+ */
+export type GuardConfig = { 
+/**
+ * Results of tools that read others' words (notes, web, MCP) reach the model between
+ * per-task random markers, which the prompt says never carry instructions.
+ */
+untrustedMarking: boolean, 
+/**
+ * A per-task token in the prompt; a call or answer that holds it stops the task.
+ */
+canary: boolean, 
+/**
+ * A web or MCP call whose arguments hold an API key or token stops the task.
+ */
+secrets: boolean, 
+/**
+ * More writes and deletions than this within `write_rate_window_s` stop the task (0: off).
+ */
+writeRateLimit: number, writeRateWindowS: number, };
+
+/**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
  * model of its own. The mode's tools are the only ones sent to the model and the only ones
  * the pipeline allows. Users define their own in the plugin's settings.

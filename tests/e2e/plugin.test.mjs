@@ -1439,6 +1439,8 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
     assert.ok(count >= 10, `${count} tools`);
     await box.locator(".vault-agent-mcp-tools").scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${ARTIFACTS}/mcp-settings-light.png` });
+    await settings.locator(".setting-item-heading, div", { hasText: /^Safety$/ }).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/safety-settings-light.png` });
     await page.locator(".modal.mod-settings .modal-close-button").click();
 
     await send(page, "Ask the MCP server to echo a greeting");
@@ -1454,6 +1456,10 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
     const offered = sent[0].body.tools.map((t) => t.name);
     assert.ok(offered.includes("mcp__everything__echo") && !offered.includes("mcp__everything__get-env"), offered.join(", "));
     assert.ok(JSON.stringify(sent[1].body.messages).includes("Echo: hello from the vault"));
+    // The defences are on by default: the server's words reach the model marked as data, and
+    // the prompt carries this task's canary.
+    assert.match(JSON.stringify(sent[1].body.messages), /<<<data [0-9a-f]{12}>>>/);
+    assert.match(JSON.stringify(sent[0].body.system), /VA-CANARY-[0-9a-f]{16}/);
     await setTheme(page, "dark");
     await page.screenshot({ path: `${ARTIFACTS}/mcp-card-dark.png` });
     assert.deepEqual(page.errors, []);
