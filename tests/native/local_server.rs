@@ -66,22 +66,13 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
             });
             let mut out = stream;
             match answer {
-                Answer::Status(status, body) => {
-                    let head = format!(
-                        "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 0\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(body.as_bytes()).unwrap();
-                }
-                Answer::Page(kind, body) => {
-                    let head = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(body.as_bytes()).unwrap();
-                }
+                Answer::Status(status, body) => whole(
+                    &mut out,
+                    &format!("{status} Error"),
+                    "content-type: application/json\r\nretry-after: 0",
+                    &body,
+                ),
+                Answer::Page(kind, body) => whole(&mut out, "200 OK", &format!("content-type: {kind}"), &body),
                 Answer::Sse { parts, gate } => {
                     out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
                         .unwrap();
@@ -99,4 +90,11 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
         }
     });
     (base, seen)
+}
+
+/// Writes a whole response: the status line, `headers` (CRLF-separated), the length and `body`.
+fn whole(out: &mut impl Write, status: &str, headers: &str, body: &str) {
+    let head = format!("HTTP/1.1 {status}\r\n{headers}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+    out.write_all(head.as_bytes()).unwrap();
+    out.write_all(body.as_bytes()).unwrap();
 }
