@@ -80,6 +80,7 @@ mod native {
             vault_info: Default::default(),
             search: vault_agent::index::SharedIndex::new(),
             condense_hook: None,
+            end_hook: None,
             history: Vec::new(),
             task_id: Some("bench".into()),
         };

@@ -150,6 +150,7 @@ mod native {
             vault_info: Default::default(),
             search: index.clone(),
             condense_hook: None,
+            end_hook: None,
             history: Vec::new(),
             task_id: Some(if everything_on { "bench-on" } else { "bench-naive" }.into()),
         };

@@ -78,7 +78,7 @@ export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; file
 export type SearchMode = "fulltext" | "semantic" | "hybrid";
 
 /** Categories the user may let run without asking (control never asks). */
-export const APPROVAL_CATEGORIES: ApprovalCategory[] = ["read", "write", "delete", "web"];
+export const APPROVAL_CATEGORIES: ApprovalCategory[] = ["read", "write", "delete", "web", "memory"];
 
 /** The plugin's settings, as saved in data.json. Bump {@link SETTINGS_VERSION} and add a migration on change. */
 export interface VaultAgentSettings {

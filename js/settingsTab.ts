@@ -34,6 +34,7 @@ const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
   control: "Finishing and asking",
   mcp: "Calling tools of MCP servers (sends data outside the vault)",
   web: "Fetching web pages (sends a request outside the vault)",
+  memory: "Saving to the agent's memory",
 };
 
 /** The settings tab: provider, agent limits, approvals, modes, prompts, indexing, semantic search. */

@@ -109,6 +109,7 @@ function titleFor(request: ApprovalRequest): string {
     default:
       if (request.category === "mcp") return "Call a tool outside the vault?";
       if (request.category === "web") return "Fetch this page?";
+      if (request.category === "memory") return "Remember this?";
       return `Allow ${request.tool}?`;
   }
 }

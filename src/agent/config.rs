@@ -47,6 +47,9 @@ pub struct AgentConfig {
     pub custom_instructions: String,
     /// Before condensing, ask the model for durable facts and save them to memory.
     pub memory_flush: bool,
+    /// After a task that completed, one short model call saves the durable facts and
+    /// preferences of the conversation to memory.
+    pub memory_extraction: bool,
     /// Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
     /// after one last answer. 0: no budget.
     pub max_tool_calls: u32,
@@ -146,6 +149,7 @@ impl Default for AgentConfig {
             mode: "agent".into(),
             custom_instructions: String::new(),
             memory_flush: true,
+            memory_extraction: true,
             max_tool_calls: 40,
             max_tool_calls_per_step: 10,
             deadline_ms: 0,

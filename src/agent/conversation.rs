@@ -4,7 +4,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup, TaskSnapshot};
+use super::{
+    AgentConfig, AgentTask, CondenseHook, EndHook, MemoryExtraction, MemoryFlush, Mode, TaskSetup, TaskSnapshot,
+};
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
@@ -265,6 +267,7 @@ impl Conversation {
             web: self.web.clone(),
             modes: self.modes.clone(),
             condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
+            end_hook: config.memory_extraction.then(|| Rc::new(MemoryExtraction) as Rc<dyn EndHook>),
             vault_info: self.vault_info.borrow().clone(),
             search: self.search.clone(),
             history,

@@ -1,14 +1,15 @@
-//! Hooks the loop runs at fixed points. The one there is now runs before condensing: the last
-//! moment to save what is worth keeping beyond the task, before older messages are removed.
+//! Hooks the loop runs at fixed points: before condensing (the last moment to save what is
+//! worth keeping beyond the task, before older messages are removed) and after a task that
+//! completed.
 
 use async_trait::async_trait;
 
 use crate::cancel::CancelToken;
-use crate::host::{utc_datetime, Clock};
-use crate::prompt::MEMORY_FILE;
-use crate::protocol::{ContentBlock, Message, ModelRequest, Role, SystemPart, ToolChoice};
-use crate::provider::{complete, ModelProvider};
-use crate::vault::{Vault, VaultPath};
+use crate::host::Clock;
+use crate::memory::{ask_for_memories, MemoryKind, MemoryStore};
+use crate::protocol::{Message, ModelRequest, Usage};
+use crate::provider::ModelProvider;
+use crate::vault::Vault;
 use crate::{Error, Result};
 
 /// What a hook may use.
@@ -34,55 +35,79 @@ pub trait CondenseHook {
 
 /// The pre-compaction memory flush: one model call (tools disabled) lists the durable facts in
 /// the messages about to be condensed — the user's preferences, the vault's conventions,
-/// decisions — and they are appended to `.obsidian-agent/memory/facts.md`, which later tasks'
-/// prompts include.
+/// decisions — and they are added to the memory store ([`crate::memory`]), which later tasks'
+/// prompts draw on.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MemoryFlush;
-
-/// What the model answers when there is nothing worth keeping.
-const NOTHING: &str = "NONE";
 
 #[async_trait(?Send)]
 impl CondenseHook for MemoryFlush {
     async fn before_condense(&self, ctx: &HookContext<'_>) -> Result<()> {
-        let mut messages = crate::context::sanitize(ctx.older);
-        let ask = ContentBlock::text(format!(
-            "Part of this conversation is about to be removed to save context. Before it goes: list the facts \
-             in it worth remembering in later, unrelated tasks — the user's preferences, how their vault is \
-             organised, decisions they made. One fact per line, each starting with \"- \". Not the task's own \
-             progress. If there is nothing like that, answer {NOTHING}."
-        ));
-        match messages.last_mut() {
-            Some(last) if last.role == Role::User => last.content.push(ask),
-            _ => messages.push(Message { role: Role::User, content: vec![ask] }),
-        }
-        let request = ModelRequest {
-            system: vec![SystemPart {
-                text: "You keep an AI agent's long-term memory of a user's Obsidian vault.".into(),
-                cache_breakpoint: false,
-            }],
-            messages,
-            tool_choice: ToolChoice::None,
-            thinking_budget: None,
-            ..ctx.request.clone()
-        };
-        let answer = complete(ctx.provider, &request, ctx.cancel).await.map_err(Error::Provider)?;
-        let text = answer.message.text();
-        let facts: Vec<&str> = text.lines().map(str::trim).filter(|l| l.starts_with("- ")).collect();
-        if facts.is_empty() {
-            return Ok(());
-        }
-        let path = VaultPath::parse(MEMORY_FILE)?;
-        let mut memory = match ctx.vault.read(&path).await {
-            Ok(text) => text,
-            Err(e) if e.is_not_found() => String::from("# Memory\n\nFacts the agent saved for later tasks.\n"),
-            Err(e) => return Err(e),
-        };
-        let (y, mo, d, ..) = utc_datetime(ctx.clock.now_ms());
-        if !memory.ends_with('\n') {
-            memory.push('\n');
-        }
-        memory.push_str(&format!("\n## {y:04}-{mo:02}-{d:02} (task {})\n{}\n", ctx.task_id, facts.join("\n")));
-        ctx.vault.write(&path, &memory).await
+        let situation = "Part of this conversation is about to be removed to save context. Before it goes:";
+        let (memories, _) = ask_for_memories(ctx.provider, ctx.request, ctx.older, situation, ctx.cancel)
+            .await
+            .map_err(Error::Provider)?;
+        remember_all(ctx.vault, ctx.clock, ctx.task_id, &memories).await
     }
+}
+
+/// What an end-of-task hook may use.
+pub struct EndContext<'a> {
+    pub task_id: &'a str,
+    /// The whole conversation of the task, its answer included.
+    pub history: &'a [Message],
+    /// The request the task last sent (its model and limits).
+    pub request: &'a ModelRequest,
+    pub provider: &'a dyn ModelProvider,
+    pub vault: &'a dyn Vault,
+    pub clock: &'a dyn Clock,
+    pub cancel: &'a CancelToken,
+}
+
+/// Runs after a task that completed (answered or called `attempt_completion`), before its
+/// report is made.
+#[async_trait(?Send)]
+pub trait EndHook {
+    /// Returns what its model calls used (counted in the task's usage). An error is reported
+    /// as a warning; the task's result stands.
+    async fn after_completion(&self, ctx: &EndContext<'_>) -> Result<Usage>;
+}
+
+/// The end-of-task extraction (`AgentConfig::memory_extraction`): one short model call over
+/// the finished conversation saves its durable facts and preferences to memory.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MemoryExtraction;
+
+#[async_trait(?Send)]
+impl EndHook for MemoryExtraction {
+    async fn after_completion(&self, ctx: &EndContext<'_>) -> Result<Usage> {
+        let situation = "The task is done.";
+        let request = ModelRequest { max_tokens: ctx.request.max_tokens.min(EXTRACTION_TOKENS), ..ctx.request.clone() };
+        let (memories, usage) = ask_for_memories(ctx.provider, &request, ctx.history, situation, ctx.cancel)
+            .await
+            .map_err(Error::Provider)?;
+        remember_all(ctx.vault, ctx.clock, ctx.task_id, &memories).await?;
+        Ok(usage)
+    }
+}
+
+/// The extraction's answer is a short list.
+const EXTRACTION_TOKENS: u32 = 1_024;
+
+/// Adds `memories` to the store in one write (none: nothing is written).
+async fn remember_all(
+    vault: &dyn Vault,
+    clock: &dyn Clock,
+    task_id: &str,
+    memories: &[(MemoryKind, String)],
+) -> Result<()> {
+    if memories.is_empty() {
+        return Ok(());
+    }
+    let mut store = MemoryStore::load(vault).await?;
+    for (kind, text) in memories {
+        // A line too long for memory is dropped; the others are kept.
+        let _ = store.add(*kind, text, clock.now_ms(), Some(task_id));
+    }
+    store.save(vault).await
 }

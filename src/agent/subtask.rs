@@ -165,6 +165,7 @@ impl Delegate for Subtasks {
             vault_info: self.vault_info.clone(),
             search: self.search.clone(),
             condense_hook: None,
+            end_hook: None,
             history: Vec::new(),
             task_id: Some(info.task_id.clone()),
         };

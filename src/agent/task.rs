@@ -8,7 +8,7 @@ use std::rc::Rc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 
-use super::hooks::{CondenseHook, HookContext};
+use super::hooks::{CondenseHook, EndContext, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
 use super::subtask::{was_denied, Parent, Subtasks};
 use super::{AgentConfig, Mode};
@@ -19,6 +19,7 @@ use crate::context::{
 use crate::guard::{Guardrails, ModelScreener, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
+use crate::memory::{recall, render, MemoryStore, MEMORY_TOKENS};
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, CheckpointStore, PipelineHost, PipelineSettings, PipelineState, ToolCall,
     ToolExecutionPipeline, CHECKPOINT_FOLDER, LOG_FOLDER,
@@ -54,6 +55,8 @@ pub struct TaskSetup {
     pub search: SharedIndex,
     /// Runs before condensing (the memory flush, for one); `None`: nothing runs.
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
+    /// Runs after the task completed (the memory extraction, for one); `None`: nothing runs.
+    pub end_hook: Option<Rc<dyn EndHook>>,
     /// Earlier messages of the conversation, to continue it.
     pub history: Vec<Message>,
     /// A task id to use; `None`: a new one from the clock.
@@ -77,6 +80,7 @@ pub struct AgentTask {
     instructions: VaultInstructions,
     vault_info: VaultInfo,
     condense_hook: Option<Rc<dyn CondenseHook>>,
+    end_hook: Option<Rc<dyn EndHook>>,
     estimator: TokenEstimator,
     /// Condense above this share (in %) of the window; an overflow raises it to 80.
     threshold: u32,
@@ -150,6 +154,7 @@ impl AgentTask {
             vault_info,
             search,
             condense_hook,
+            end_hook,
             history,
             task_id,
         } = setup;
@@ -255,6 +260,7 @@ impl AgentTask {
             instructions,
             vault_info,
             condense_hook,
+            end_hook,
             estimator: TokenEstimator::new(),
             cut_short: Cell::new(Usage::default()),
             condensations: 0,
@@ -395,6 +401,7 @@ impl AgentTask {
         let mut prepared_step = run.steps.len() as u32;
         let mut overflow_retried = false;
         self.deadline_at = (self.config.deadline_ms > 0).then(|| self.clock.now_ms() + self.config.deadline_ms);
+        self.recall_memory().await;
 
         let end = loop {
             let turn = match pending.take() {
@@ -611,6 +618,10 @@ impl AgentTask {
             _ => end,
         };
 
+        if end.is_success() && !self.cancel.is_cancelled() {
+            self.after_completion().await;
+        }
+
         // Stopped for now (the app is closing): whatever the stop looked like from inside
         // (a cancel, an approval dismissed), the snapshot stays to resume from.
         let suspended = self.suspended.get() && !end.is_success();
@@ -633,6 +644,38 @@ impl AgentTask {
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
+    }
+
+    /// Puts the memories relevant to the request into the prompt's context part (once per
+    /// run, so the cached prompt stays the same for the whole task).
+    async fn recall_memory(&mut self) {
+        match MemoryStore::load(&*self.vault).await {
+            Ok(store) => {
+                self.instructions.memory = render(&recall(store.entries(), &self.request, MEMORY_TOKENS));
+            }
+            Err(e) => self.host.emit(&AgentEvent::Warning { message: format!("memory could not be read: {e}") }),
+        }
+    }
+
+    /// Runs the end hook (the memory extraction); its usage counts as the task's overhead.
+    async fn after_completion(&mut self) {
+        let Some(hook) = self.end_hook.clone() else { return };
+        let request = self.request(ToolChoice::None);
+        let ctx = EndContext {
+            task_id: &self.id,
+            history: &self.history,
+            request: &request,
+            provider: &*self.provider,
+            vault: &*self.vault,
+            clock: &*self.clock,
+            cancel: &self.cancel,
+        };
+        match hook.after_completion(&ctx).await {
+            Ok(usage) => self.overhead += usage,
+            Err(e) => {
+                self.host.emit(&AgentEvent::Warning { message: format!("saving memory after the task failed: {e}") })
+            }
+        }
     }
 
     /// Adds what the turn's sub-tasks used to the run's usage, and nests each one's report

@@ -1,4 +1,5 @@
-//! What the user wrote for the agent in the vault: rules, skills and memory.
+//! What the user wrote for the agent in the vault: rules and skills; and the memories the
+//! agent saved, which the task fills in.
 
 use crate::search::Frontmatter;
 use crate::vault::{Vault, VaultPath};
@@ -8,10 +9,6 @@ use crate::Result;
 pub const RULES_FOLDER: &str = ".obsidian-agent/rules";
 /// Skills: every `.md` file here describes a procedure the agent reads when it needs it.
 pub const SKILLS_FOLDER: &str = ".obsidian-agent/skills";
-/// Memory: facts the agent saved for later tasks.
-pub const MEMORY_FILE: &str = ".obsidian-agent/memory/facts.md";
-/// The prompt carries at most this much of the memory file (its end: the newest facts).
-pub const MEMORY_CHARS: usize = 4_000;
 
 /// A rule file: its name and text.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -34,12 +31,13 @@ pub struct Skill {
 pub struct VaultInstructions {
     pub rules: Vec<Rule>,
     pub skills: Vec<Skill>,
-    /// The newest part of the memory file.
+    /// The memories relevant to the task's request, as prompt lines ([`crate::memory::recall`]);
+    /// filled in when the task starts, since they depend on the request.
     pub memory: String,
 }
 
 impl VaultInstructions {
-    /// Reads rules, skills and memory; missing folders and files are empty.
+    /// Reads rules and skills; missing folders and files are empty. Memory is left empty.
     pub async fn load(vault: &dyn Vault) -> Result<Self> {
         let mut rules = Vec::new();
         for (path, text) in markdown_files(vault, RULES_FOLDER).await? {
@@ -61,12 +59,7 @@ impl VaultInstructions {
                 path: path.to_string(),
             });
         }
-        let memory = match vault.read(&VaultPath::parse(MEMORY_FILE)?).await {
-            Ok(text) => tail(&text, MEMORY_CHARS),
-            Err(e) if e.is_not_found() => String::new(),
-            Err(e) => return Err(e),
-        };
-        Ok(VaultInstructions { rules, skills, memory })
+        Ok(VaultInstructions { rules, skills, memory: String::new() })
     }
 }
 
@@ -83,17 +76,4 @@ async fn markdown_files(vault: &dyn Vault, folder: &str) -> Result<Vec<(VaultPat
         out.push((path, text));
     }
     Ok(out)
-}
-
-/// The last `max` characters of `text`, starting at a line.
-fn tail(text: &str, max: usize) -> String {
-    let chars = text.chars().count();
-    if chars <= max {
-        return text.trim().to_string();
-    }
-    let cut: String = text.chars().skip(chars - max).collect();
-    match cut.find('\n') {
-        Some(i) => cut[i + 1..].trim().to_string(),
-        None => cut.trim().to_string(),
-    }
 }

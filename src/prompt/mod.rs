@@ -13,7 +13,7 @@ mod sections;
 
 use std::cell::{Cell, RefCell};
 
-pub use instructions::{Rule, Skill, VaultInstructions, MEMORY_FILE, RULES_FOLDER, SKILLS_FOLDER};
+pub use instructions::{Rule, Skill, VaultInstructions, RULES_FOLDER, SKILLS_FOLDER};
 pub use sections::Section;
 
 use crate::hash::content_hash;

@@ -71,9 +71,8 @@ pub fn context(
         String::new()
     } else {
         format!(
-            "## Memory\nFacts saved in earlier tasks (from {}). They may be out of date; the notes are the \
-             source of truth.\n{}",
-            super::MEMORY_FILE,
+            "## Memory\nWhat earlier tasks saved that bears on this request. It may be out of date; the notes \
+             are the source of truth.\n{}",
             instructions.memory
         )
     };

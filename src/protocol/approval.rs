@@ -21,20 +21,24 @@ pub enum ApprovalCategory {
     Mcp,
     /// Fetches a web page: sends a request outside the vault.
     Web,
+    /// Saves something to the agent's memory, which later tasks' prompts draw on.
+    Memory,
 }
 
 impl ApprovalCategory {
     /// Every category, in a stable order.
-    pub const ALL: [ApprovalCategory; 6] = [
+    pub const ALL: [ApprovalCategory; 7] = [
         ApprovalCategory::Read,
         ApprovalCategory::Write,
         ApprovalCategory::Delete,
         ApprovalCategory::Control,
         ApprovalCategory::Mcp,
         ApprovalCategory::Web,
+        ApprovalCategory::Memory,
     ];
 
-    /// The category's name as users type it (`read`, `write`, `delete`, `control`, `mcp`, `web`).
+    /// The category's name as users type it (`read`, `write`, `delete`, `control`, `mcp`, `web`,
+    /// `memory`).
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalCategory::Read => "read",
@@ -43,6 +47,7 @@ impl ApprovalCategory {
             ApprovalCategory::Control => "control",
             ApprovalCategory::Mcp => "mcp",
             ApprovalCategory::Web => "web",
+            ApprovalCategory::Memory => "memory",
         }
     }
 

@@ -48,6 +48,9 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
         "move_file" => label.text("Moved ").note(path).text(" to ").note(arg("new_path")),
         "delete_file" => label.text("Moved ").note(path).text(" to the trash").group("Moved {n} notes to the trash"),
         "create_folder" => label.text("Created the folder ").text(path.unwrap_or_default()),
+        "remember" => label
+            .text(&format!("Remembered ‘{}’", super::new_task::subtask_title(arg("text").unwrap_or_default())))
+            .group("Remembered {n} things"),
         "attempt_completion" => label.text("Finished the task"),
         "ask_followup_question" => label.text("Asked you a question"),
         "switch_mode" => label.text(&format!("Switched to {} mode", arg("mode").unwrap_or("another"))),

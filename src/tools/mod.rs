@@ -21,6 +21,7 @@ mod new_task;
 mod note_io;
 mod read_file;
 mod registry;
+mod remember;
 mod search_by_tag;
 mod search_files;
 mod semantic_search;
@@ -48,6 +49,7 @@ pub use move_file::MoveFile;
 pub use new_task::{subtask_title, Delegate, NewTask, NEW_TASK};
 pub use read_file::ReadFile;
 pub use registry::ToolRegistry;
+pub use remember::Remember;
 pub use search_by_tag::SearchByTag;
 pub use search_files::SearchFiles;
 pub use semantic_search::SemanticSearch;
@@ -83,6 +85,7 @@ pub fn builtin_tools() -> ToolRegistry {
         Rc::new(DeleteFile),
         Rc::new(AttemptCompletion),
         Rc::new(AskFollowupQuestion),
+        Rc::new(Remember),
     ];
     for tool in tools {
         registry.register(tool);

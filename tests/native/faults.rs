@@ -313,6 +313,7 @@ fn run_over_wire(replies: Vec<Reply>) -> (RunReport, usize) {
         vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
         search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
+        end_hook: None,
         history: Vec::new(),
         task_id: Some("t1".into()),
     }));

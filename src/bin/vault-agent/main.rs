@@ -18,6 +18,8 @@ mod index;
 #[cfg(not(target_arch = "wasm32"))]
 mod mcp;
 #[cfg(not(target_arch = "wasm32"))]
+mod memory;
+#[cfg(not(target_arch = "wasm32"))]
 mod model;
 #[cfg(not(target_arch = "wasm32"))]
 mod notes;
@@ -73,6 +75,9 @@ mod cli {
         Index(crate::index::Args),
         /// Search the vault: ranked paths, or JSON with --json.
         Search(crate::search::Args),
+        /// What the agent remembers about you and the vault: list it, forget it.
+        #[command(subcommand)]
+        Memory(crate::memory::Command),
         /// Make or install the local embedding models.
         #[command(subcommand)]
         Model(crate::model::Command),
@@ -101,6 +106,7 @@ mod cli {
                 Command::Checkpoints(args) => crate::undo::list(args).await,
                 Command::Index(args) => crate::index::run(args).await,
                 Command::Search(args) => crate::search::run(args).await,
+                Command::Memory(command) => crate::memory::run(command).await,
                 Command::Model(command) => crate::model::run(command).await,
                 Command::Mcp(command) => crate::mcp::run(command).await,
             }

@@ -335,6 +335,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         vault_info: Default::default(),
         search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
+        end_hook: None,
         history: vec![],
         task_id: None,
     }))

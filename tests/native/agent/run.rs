@@ -249,6 +249,7 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         vault_info: Default::default(),
         search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
+        end_hook: None,
         history: vec![],
         task_id: None,
     }))

@@ -180,6 +180,7 @@ fn a_childs_approval_reaches_the_user_through_the_parents_host_saying_who_asks()
         vault_info: VaultInfo::default(),
         search: Default::default(),
         condense_hook: None,
+        end_hook: None,
         history: Vec::new(),
         task_id: Some("t1".into()),
     }))

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, Mode, TaskSetup};
+use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, EndHook, Mode, TaskSetup};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{AgentHost, HttpClient, ManualClock};
 use vault_agent::index::SharedIndex;
@@ -191,6 +191,7 @@ pub struct Harness {
     pub search: SharedIndex,
     /// The hook before condensing; `None` turns it off.
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
+    pub end_hook: Option<Rc<dyn EndHook>>,
     /// The user's own modes.
     pub modes: Vec<Mode>,
     /// The HTTP client `web_fetch` reads with; `None`: no web tool.
@@ -207,6 +208,7 @@ impl Harness {
             cancel: CancelToken::new(),
             search: SharedIndex::new(),
             condense_hook: None,
+            end_hook: None,
             modes: Vec::new(),
             web: None,
         }
@@ -226,6 +228,7 @@ impl Harness {
             vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
             search: self.search.clone(),
             condense_hook: self.condense_hook.clone(),
+            end_hook: self.end_hook.clone(),
             history: Vec::new(),
             task_id: Some("t1".into()),
         }))
