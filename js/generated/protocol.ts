@@ -95,7 +95,7 @@ retry_after_ms: number | null, };
 /**
  * The kind of effect a tool call has, which is what an approval policy decides on.
  */
-export type ApprovalCategory = "read" | "write" | "delete" | "control" | "mcp" | "web";
+export type ApprovalCategory = "read" | "write" | "delete" | "control" | "mcp" | "web" | "memory";
 
 /**
  * The host's answer to an [`ApprovalRequest`].
@@ -852,6 +852,11 @@ customInstructions: string,
  * Before condensing, ask the model for durable facts and save them to memory.
  */
 memoryFlush: boolean, 
+/**
+ * After a task that completed, one short model call saves the durable facts and
+ * preferences of the conversation to memory.
+ */
+memoryExtraction: boolean, 
 /**
  * Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
  * after one last answer. 0: no budget.

@@ -38,3 +38,6 @@ mod web_fetch;
 
 #[path = "agent/subtask.rs"]
 mod subtask;
+
+#[path = "agent/memory.rs"]
+mod memory;

@@ -343,3 +343,38 @@ fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
     assert_eq!(offered.expect("offered")["function"]["parameters"]["required"], json!(["a", "b"]));
     assert!(seen[1].body.contains("42"), "{}", seen[1].body);
 }
+
+#[test]
+fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        turn("", &[("remember", json!({"kind": "preference", "text": "Plans are bullet lists."}))]),
+        turn("Noted: plans are bullet lists.", &[]),
+        // The end-of-task extraction.
+        turn("- Projects live in Projects/.", &[]),
+    ]);
+    let output = run(vault.path(), &base, &["--approve", "read,memory"], "remember that my plans are bullet lists");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(seen.lock().unwrap().len(), 3);
+
+    let dir = vault.path().to_str().unwrap();
+    let listed = vault_agent(&["memory", "list", "--vault", dir]);
+    let stdout = text(&listed.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("m1\tpreference\t") && lines[0].ends_with("\tPlans are bullet lists."), "{stdout}");
+    assert!(lines[1].starts_with("m2\tfact\t") && lines[1].ends_with("\tProjects live in Projects/."), "{stdout}");
+
+    let forgot = vault_agent(&["memory", "forget", "--vault", dir, "m1"]);
+    assert!(forgot.status.success() && text(&forgot.stdout).contains("forgot m1"), "{}", text(&forgot.stderr));
+    let listed = text(&vault_agent(&["memory", "list", "--vault", dir]).stdout);
+    assert!(!listed.contains("m1\t") && listed.contains("m2\tfact"), "{listed}");
+    let unknown = vault_agent(&["memory", "forget", "--vault", dir, "m9"]);
+    assert!(!unknown.status.success() && text(&unknown.stderr).contains("no memory m9"));
+
+    let all = vault_agent(&["memory", "forget", "--vault", dir, "--all"]);
+    assert!(text(&all.stdout).contains("forgot 1 memories"), "{}", text(&all.stdout));
+    assert_eq!(text(&vault_agent(&["memory", "list", "--vault", dir]).stdout), "no memories\n");
+    let nothing = vault_agent(&["memory", "forget", "--vault", dir]);
+    assert!(!nothing.status.success(), "an id or --all is required");
+}

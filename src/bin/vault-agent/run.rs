@@ -37,7 +37,8 @@ pub struct Args {
     vault: VaultArg,
     #[command(flatten)]
     provider: ProviderArgs,
-    /// Categories of tool call to allow without asking: read, write, delete, web (default: read).
+    /// Categories of tool call to allow without asking: read, write, delete, web, memory
+    /// (default: read).
     #[arg(long, value_name = "LIST", default_value = "read", conflicts_with = "yes")]
     approve: String,
     /// Allow every tool call without asking.
@@ -49,6 +50,9 @@ pub struct Args {
     /// Model calls at most.
     #[arg(long, default_value_t = 25)]
     max_iterations: u32,
+    /// After the task, do not ask the model for facts and preferences to remember.
+    #[arg(long)]
+    no_memory_extraction: bool,
     #[command(flatten)]
     mcp: crate::mcp::McpArgs,
     /// A domain web_fetch may read without asking (with its subdomains); repeatable.
@@ -76,6 +80,7 @@ pub async fn run(args: Args) -> Result<()> {
         max_iterations: args.max_iterations,
         web_allow: args.web_allow.clone(),
         web_deny: args.web_deny.clone(),
+        memory_extraction: !args.no_memory_extraction,
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());

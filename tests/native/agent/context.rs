@@ -7,6 +7,7 @@ use std::rc::Rc;
 use serde_json::json;
 use vault_agent::agent::{AgentConfig, Conversation, MemoryFlush, Mode};
 use vault_agent::context::SUMMARY_MARKER;
+use vault_agent::memory::MemoryStore;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ContentBlock, EndReason, ErrorKind, Message, Role, ToolChoice,
 };
@@ -171,8 +172,10 @@ fn condensing_replaces_the_older_history_with_a_structured_summary_after_the_mem
     let mentions_n0 = |m: &Message| serde_json::to_string(m).unwrap().contains("Notes/n0.md");
     assert!(!after.messages[1..].iter().any(mentions_n0), "the oldest turns are gone, but for the summary");
     assert!(h.host.events().iter().any(|e| matches!(e, AgentEvent::ContextCondensed { tokens_before, tokens_after, .. } if tokens_after < tokens_before)));
-    let memory = block_on(h.vault.read(&p(".obsidian-agent/memory/facts.md"))).unwrap();
-    assert!(memory.contains("(task t1)\n- The user's garden notes are in Notes/."), "{memory}");
+    let memory = block_on(MemoryStore::load(&*h.vault)).unwrap();
+    let saved: Vec<(&str, Option<&str>)> =
+        memory.entries().iter().map(|e| (e.text.as_str(), e.task_id.as_deref())).collect();
+    assert_eq!(saved, [("The user's garden notes are in Notes/.", Some("t1"))]);
     // The summary and flush calls are paid for, and counted.
     let steps_usage: u64 = report.steps.iter().map(|s| s.usage.input_tokens).sum();
     assert!(report.usage.input_tokens > steps_usage);

@@ -7,8 +7,11 @@ use vault_agent::vault::{MemoryVault, Vault};
 
 use super::support::{block_on, p, Harness};
 
+/// A conversation without the end-of-task memory extraction, so the scripts here are the
+/// tasks' own calls (the extraction has its own tests in `memory.rs`).
 fn conversation(h: &Harness) -> Conversation {
-    Conversation::new(AgentConfig::default(), h.provider.clone(), h.vault.clone(), h.clock.clone(), h.host.clone())
+    let config = AgentConfig { memory_extraction: false, ..AgentConfig::default() };
+    Conversation::new(config, h.provider.clone(), h.vault.clone(), h.clock.clone(), h.host.clone())
 }
 
 fn vault_with(files: &[(&str, &str)]) -> MemoryVault {

@@ -83,7 +83,7 @@ fn continue_after_the_step_limit_runs_a_fresh_task_and_is_refused_otherwise() {
         [listings(1, 0), Turn::text("I listed the vault; the summary is left."), Turn::text("Summary: two notes.")],
     );
     let chat = Conversation::new(
-        AgentConfig { max_iterations: 1, ..config() },
+        AgentConfig { max_iterations: 1, memory_extraction: false, ..config() },
         h.provider.clone(),
         h.vault.clone(),
         h.clock.clone(),
