@@ -26,6 +26,8 @@ export type {
   EndReason,
   ErrorKind,
   InterruptedTask,
+  MemoryEntry,
+  MemoryKind,
   Message,
   ModelPrice,
   Question,

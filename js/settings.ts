@@ -119,6 +119,8 @@ export interface VaultAgentSettings {
     temperature: number | null;
     /** Extended-thinking budget in tokens (0: off). */
     thinkingBudget: number;
+    /** After a task that completed, save what is worth remembering (`memoryExtraction`). */
+    memoryExtraction: boolean;
   };
   /** Checkpoints and audit logs of finished tasks: kept this many days and this many tasks. */
   retention: { days: number; tasks: number };
@@ -179,6 +181,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
     rateLimitSeconds: 0,
     temperature: null,
     thinkingBudget: 0,
+    memoryExtraction: true,
   },
   retention: { days: 30, tasks: 200 },
   customModes: [],
@@ -328,6 +331,7 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     // Its default is null, so migration keeps whatever data.json held there.
     temperature: typeof agent.temperature === "number" ? agent.temperature : null,
     thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
+    memoryExtraction: agent.memoryExtraction,
     webAllow: [...settings.safety.webAllow],
     webDeny: [...settings.safety.webDeny],
     guard: {

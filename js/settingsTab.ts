@@ -2,6 +2,7 @@ import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin 
 import type { PluginContext } from "./context";
 import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
+import { memorySection } from "./settingsMemory";
 import { safetySection } from "./settingsSafety";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
 import {
@@ -58,6 +59,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.providerSection(containerEl);
     this.agentSection(containerEl);
     this.instructionsSection(containerEl);
+    memorySection(containerEl, this.ctx);
     this.modesSection(containerEl);
     this.searchSection(containerEl);
     this.semanticSection(containerEl);

@@ -530,6 +530,32 @@ export type CheckpointSummary = { task_id: string, created_ms: number,
 paths: Array<string>, undone_ms?: number | null, };
 
 /**
+ * One thing the agent remembers.
+ */
+export type MemoryEntry = { 
+/**
+ * Stable within the store (`m1`, `m2`, …); what `edit` and `delete` name.
+ */
+id: string, kind: MemoryKind, 
+/**
+ * One line.
+ */
+text: string, 
+/**
+ * When it was saved (ms since the epoch; 0: unknown, for entries migrated from `facts.md`).
+ */
+createdMs: number, 
+/**
+ * The task that saved it, if one did.
+ */
+taskId?: string | null, };
+
+/**
+ * What an entry says something about.
+ */
+export type MemoryKind = "fact" | "preference";
+
+/**
  * US dollars per million tokens.
  */
 export type ModelPrice = { 

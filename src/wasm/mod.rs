@@ -31,6 +31,7 @@ use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
+use crate::memory::{MemoryKind, MemoryStore};
 use crate::pipeline::{
     apply_undo, list_checkpoints, plan_undo, redo_checkpoint, redo_task, sweep_orphans, undo_task, UndoChoices,
     ORPHAN_AGE_MS,
@@ -288,6 +289,37 @@ impl VaultCore {
                 .await
                 .map_err(js_error)?,
         )
+    }
+
+    /// What the agent remembers (`MemoryEntry[]`, oldest first).
+    #[wasm_bindgen(js_name = memoryList)]
+    pub async fn memory_list(&self) -> Result<JsValue, JsValue> {
+        to_js(MemoryStore::load(&*self.vault).await.map_err(js_error)?.entries())
+    }
+
+    /// Replaces memory `id`'s kind (`"fact"` or `"preference"`) and text.
+    #[wasm_bindgen(js_name = memoryEdit)]
+    pub async fn memory_edit(&self, id: String, kind: JsValue, text: String) -> Result<(), JsValue> {
+        let kind: MemoryKind = from_js(kind)?;
+        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
+        store.edit(&id, kind, &text).map_err(js_error)?;
+        store.save(&*self.vault).await.map_err(js_error)
+    }
+
+    /// Forgets memory `id`.
+    #[wasm_bindgen(js_name = memoryDelete)]
+    pub async fn memory_delete(&self, id: String) -> Result<(), JsValue> {
+        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
+        store.delete(&id).map_err(js_error)?;
+        store.save(&*self.vault).await.map_err(js_error)
+    }
+
+    /// Forgets everything the agent remembers.
+    #[wasm_bindgen(js_name = memoryForgetAll)]
+    pub async fn memory_forget_all(&self) -> Result<(), JsValue> {
+        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
+        store.forget_all();
+        store.save(&*self.vault).await.map_err(js_error)
     }
 
     /// The tasks that can be undone, newest first.

@@ -91,6 +91,8 @@ fn generate() -> String {
         UndoPlan,
         UndoReport,
         CheckpointSummary,
+        vault_agent::memory::MemoryEntry,
+        vault_agent::memory::MemoryKind,
         ModelPrice,
         ConnectionCheck,
         SavedChat,
