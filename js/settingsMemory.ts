@@ -51,18 +51,10 @@ async function showEntries(list: HTMLElement, ctx: PluginContext): Promise<void>
   for (const entry of [...entries].reverse()) {
     const row = new Setting(list).setName(entry.text).setDesc(describe(entry));
     row.settingEl.addClass("vault-agent-memory-entry");
-    row.addExtraButton((b) =>
-      b
-        .setIcon("pencil")
-        .setTooltip("Edit")
-        .onClick(() => edit(row, entry, (kind, text) => act(vault.memoryEdit(entry.id, kind, text)), refresh)),
+    row.addButton((b) =>
+      b.setButtonText("Edit").onClick(() => edit(row, entry, (kind, text) => act(vault.memoryEdit(entry.id, kind, text)), refresh)),
     );
-    row.addExtraButton((b) =>
-      b
-        .setIcon("trash")
-        .setTooltip("Forget this")
-        .onClick(() => act(vault.memoryDelete(entry.id))),
-    );
+    row.addButton((b) => b.setButtonText("Forget").onClick(() => act(vault.memoryDelete(entry.id))));
   }
   let armed = false;
   new Setting(list)
@@ -98,6 +90,7 @@ function edit(
   let kind: MemoryKind = entry.kind;
   let text = entry.text;
   row.clear();
+  row.controlEl.empty();
   row.setName("").setDesc("");
   row.addDropdown((d) =>
     d

@@ -74,7 +74,9 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
   if (noWorker) await page.addInitScript(() => delete window.Worker);
   const errors = [];
   page.on("pageerror", (e) => errors.push(e));
-  const pluginData = { version: 1, ...data };
+  // The end-of-task memory extraction is one more model call after each task: off, so each
+  // test's script is its tasks' own calls, unless a test turns it on.
+  const pluginData = { version: 1, ...data, agent: { memoryExtraction: false, ...(data.agent ?? {}) } };
   const secrets = {};
   if (mock) {
     pluginData.provider = { preset: "anthropic", model: "claude-sonnet-4-5", baseUrl: baseUrl ?? `${origin}/mock/${mock}/anthropic` };
@@ -916,6 +918,69 @@ test("the settings reach the core: temperature, custom instructions, rules, a mo
   assert.match(system, /Reply in French\./);
   assert.match(system, /### dates\\nWrite dates as YYYY-MM-DD\./);
   assert.doesNotMatch(system, /Mode: Agent/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("memory: a finished task teaches the agent; the settings list, edit and forget what it remembers", async () => {
+  const id = `e2e-memory-${Date.now()}`;
+  // The task's answer, then the extraction's.
+  await script(id, [{ text: "Hello, Ada." }, { text: "- The user is called Ada.\n- Preference: answers in French" }]);
+  const store = {
+    version: 1,
+    entries: [
+      { id: "m1", kind: "fact", text: "Bread recipes are in Cooking/.", createdMs: 1790000000000 },
+      { id: "m2", kind: "fact", text: "The user travels to Kyoto every spring.", createdMs: 1791000000000 },
+    ],
+  };
+  const files = { ...NOTES, ".obsidian-agent/memory/memory.json": JSON.stringify(store) };
+  const page = await openHost({ mock: id, files, data: { agent: { memoryExtraction: true } } });
+  await page.locator(".vault-agent-welcome").waitFor();
+  await send(page, "Hi, I'm Ada. Any bread notes?");
+  await page.locator(".vault-agent-text", { hasText: "Hello, Ada." }).waitFor();
+  await until(page, async () => (await window.fakeObsidian.read(".obsidian-agent/memory/memory.json")).includes("called Ada"));
+  const [first, extraction] = await requests(id);
+  assert.match(JSON.stringify(first.body.system), /Bread recipes are in Cooking\//, "the relevant memory reached the prompt");
+  assert.match(JSON.stringify(extraction.body.system), /long-term memory/);
+
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.waitFor();
+  const memory = settings.locator(".vault-agent-memory");
+  const entry = (text) => memory.locator(".vault-agent-memory-entry", { hasText: text });
+  await entry("The user is called Ada.").waitFor();
+  assert.equal(await memory.locator(".vault-agent-memory-entry").count(), 4);
+  await entry("answers in French").scrollIntoViewIfNeeded();
+  await settingRow(settings, "Memory").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: `${ARTIFACTS}/settings-memory-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-memory-dark.png` });
+  await setTheme(page, "light");
+  const pane = page.locator(".modal.mod-settings");
+  await pane.evaluate((el) => Object.assign(el.style, { width: "300px", minWidth: "0", boxSizing: "border-box" }));
+  await settingRow(settings, "Memory").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await pane.screenshot({ path: `${ARTIFACTS}/settings-memory-narrow.png` });
+  await pane.evaluate((el) => Object.assign(el.style, { width: "", minWidth: "", boxSizing: "" }));
+
+  const saved = async () => JSON.parse(await read(page, ".obsidian-agent/memory/memory.json")).entries.map((e) => [e.id, e.kind, e.text]);
+  // Edit: the kind and the text.
+  await entry("Kyoto").locator("button", { hasText: "Edit" }).click();
+  const editor = memory.locator(".vault-agent-memory-text");
+  await editor.fill("The user travels to Kyoto every autumn.");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-memory-edit-light.png` });
+  await memory.locator("button", { hasText: "Save" }).click();
+  await entry("every autumn").waitFor();
+  assert.deepEqual((await saved()).find(([id]) => id === "m2"), ["m2", "fact", "The user travels to Kyoto every autumn."]);
+  // Delete one.
+  await entry("Bread recipes").locator("button", { hasText: "Forget" }).click();
+  await entry("Bread recipes").waitFor({ state: "detached" });
+  assert.deepEqual((await saved()).map(([id]) => id), ["m2", "m3", "m4"]);
+  // Forget everything: one button, clicked twice.
+  const forget = memory.locator("button", { hasText: "Forget everything" });
+  await forget.click();
+  await memory.locator("button", { hasText: "Click again to forget everything" }).click();
+  await memory.getByText("Nothing remembered yet.").waitFor();
+  assert.deepEqual(await saved(), []);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
