@@ -15,8 +15,9 @@ use crate::{Error, Result};
 /// What a hook may use.
 pub struct HookContext<'a> {
     pub task_id: &'a str,
-    /// The messages about to be summarised and removed.
-    pub older: &'a [Message],
+    /// The messages the hook is about: before condensing, those about to be summarised and
+    /// removed; after a task, its whole conversation.
+    pub messages: &'a [Message],
     /// The request the task would send now (its model, tools and limits).
     pub request: &'a ModelRequest,
     pub provider: &'a dyn ModelProvider,
@@ -44,24 +45,11 @@ pub struct MemoryFlush;
 impl CondenseHook for MemoryFlush {
     async fn before_condense(&self, ctx: &HookContext<'_>) -> Result<()> {
         let situation = "Part of this conversation is about to be removed to save context. Before it goes:";
-        let (memories, _) = ask_for_memories(ctx.provider, ctx.request, ctx.older, situation, ctx.cancel)
+        let (memories, _) = ask_for_memories(ctx.provider, ctx.request, ctx.messages, situation, ctx.cancel)
             .await
             .map_err(Error::Provider)?;
         remember_all(ctx.vault, ctx.clock, ctx.task_id, &memories).await
     }
-}
-
-/// What an end-of-task hook may use.
-pub struct EndContext<'a> {
-    pub task_id: &'a str,
-    /// The whole conversation of the task, its answer included.
-    pub history: &'a [Message],
-    /// The request the task last sent (its model and limits).
-    pub request: &'a ModelRequest,
-    pub provider: &'a dyn ModelProvider,
-    pub vault: &'a dyn Vault,
-    pub clock: &'a dyn Clock,
-    pub cancel: &'a CancelToken,
 }
 
 /// Runs after a task that completed (answered or called `attempt_completion`), before its
@@ -70,7 +58,7 @@ pub struct EndContext<'a> {
 pub trait EndHook {
     /// Returns what its model calls used (counted in the task's usage). An error is reported
     /// as a warning; the task's result stands.
-    async fn after_completion(&self, ctx: &EndContext<'_>) -> Result<Usage>;
+    async fn after_completion(&self, ctx: &HookContext<'_>) -> Result<Usage>;
 }
 
 /// The end-of-task extraction (`AgentConfig::memory_extraction`): one short model call over
@@ -80,10 +68,10 @@ pub struct MemoryExtraction;
 
 #[async_trait(?Send)]
 impl EndHook for MemoryExtraction {
-    async fn after_completion(&self, ctx: &EndContext<'_>) -> Result<Usage> {
+    async fn after_completion(&self, ctx: &HookContext<'_>) -> Result<Usage> {
         let situation = "The task is done.";
         let request = ModelRequest { max_tokens: ctx.request.max_tokens.min(EXTRACTION_TOKENS), ..ctx.request.clone() };
-        let (memories, usage) = ask_for_memories(ctx.provider, &request, ctx.history, situation, ctx.cancel)
+        let (memories, usage) = ask_for_memories(ctx.provider, &request, ctx.messages, situation, ctx.cancel)
             .await
             .map_err(Error::Provider)?;
         remember_all(ctx.vault, ctx.clock, ctx.task_id, &memories).await?;
@@ -104,10 +92,12 @@ async fn remember_all(
     if memories.is_empty() {
         return Ok(());
     }
-    let mut store = MemoryStore::load(vault).await?;
-    for (kind, text) in memories {
-        // A line too long for memory is dropped; the others are kept.
-        let _ = store.add(*kind, text, clock.now_ms(), Some(task_id));
-    }
-    store.save(vault).await
+    MemoryStore::update(vault, |store| {
+        for (kind, text) in memories {
+            // A line too long for memory is dropped; the others are kept.
+            let _ = store.add(*kind, text, clock.now_ms(), Some(task_id));
+        }
+        Ok(())
+    })
+    .await
 }

@@ -15,7 +15,7 @@ pub use chat_options::ChatOptions;
 pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
 pub use config::{AgentConfig, GuardConfig};
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
-pub use hooks::{CondenseHook, EndContext, EndHook, HookContext, MemoryExtraction, MemoryFlush};
+pub use hooks::{CondenseHook, EndHook, HookContext, MemoryExtraction, MemoryFlush};
 pub use snapshot::{
     discard_snapshot, list_interrupted, load_snapshot, parse_snapshot, snapshot_path, InterruptedTask, RunProgress,
     TaskSnapshot, SNAPSHOT_VERSION, TASK_FOLDER,

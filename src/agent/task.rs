@@ -8,7 +8,7 @@ use std::rc::Rc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 
-use super::hooks::{CondenseHook, EndContext, EndHook, HookContext};
+use super::hooks::{CondenseHook, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
 use super::subtask::{was_denied, Parent, Subtasks};
 use super::{AgentConfig, Mode};
@@ -661,9 +661,9 @@ impl AgentTask {
     async fn after_completion(&mut self) {
         let Some(hook) = self.end_hook.clone() else { return };
         let request = self.request(ToolChoice::None);
-        let ctx = EndContext {
+        let ctx = HookContext {
             task_id: &self.id,
-            history: &self.history,
+            messages: &self.history,
             request: &request,
             provider: &*self.provider,
             vault: &*self.vault,
@@ -904,7 +904,7 @@ impl AgentTask {
         if let Some(hook) = self.condense_hook.clone() {
             let ctx = HookContext {
                 task_id: &self.id,
-                older: &older,
+                messages: &older,
                 request: current,
                 provider: &*self.provider,
                 vault: &*self.vault,

@@ -61,6 +61,15 @@ impl MemoryStore {
         Ok(store)
     }
 
+    /// Loads the store, applies `change` and saves the store — unless `change` fails, which
+    /// leaves it as it was.
+    pub async fn update<T>(vault: &dyn Vault, change: impl FnOnce(&mut MemoryStore) -> Result<T>) -> Result<T> {
+        let mut store = MemoryStore::load(vault).await?;
+        let out = change(&mut store)?;
+        store.save(vault).await?;
+        Ok(out)
+    }
+
     /// Every entry, oldest first.
     pub fn entries(&self) -> &[MemoryEntry] {
         &self.entries

@@ -301,25 +301,24 @@ impl VaultCore {
     #[wasm_bindgen(js_name = memoryEdit)]
     pub async fn memory_edit(&self, id: String, kind: JsValue, text: String) -> Result<(), JsValue> {
         let kind: MemoryKind = from_js(kind)?;
-        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
-        store.edit(&id, kind, &text).map_err(js_error)?;
-        store.save(&*self.vault).await.map_err(js_error)
+        MemoryStore::update(&*self.vault, |store| store.edit(&id, kind, &text)).await.map_err(js_error)
     }
 
     /// Forgets memory `id`.
     #[wasm_bindgen(js_name = memoryDelete)]
     pub async fn memory_delete(&self, id: String) -> Result<(), JsValue> {
-        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
-        store.delete(&id).map_err(js_error)?;
-        store.save(&*self.vault).await.map_err(js_error)
+        MemoryStore::update(&*self.vault, |store| store.delete(&id).map(drop)).await.map_err(js_error)
     }
 
     /// Forgets everything the agent remembers.
     #[wasm_bindgen(js_name = memoryForgetAll)]
     pub async fn memory_forget_all(&self) -> Result<(), JsValue> {
-        let mut store = MemoryStore::load(&*self.vault).await.map_err(js_error)?;
-        store.forget_all();
-        store.save(&*self.vault).await.map_err(js_error)
+        MemoryStore::update(&*self.vault, |store| {
+            store.forget_all();
+            Ok(())
+        })
+        .await
+        .map_err(js_error)
     }
 
     /// The tasks that can be undone, newest first.

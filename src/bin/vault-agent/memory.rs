@@ -56,17 +56,16 @@ pub async fn run(command: Command) -> Result<()> {
         }
         Command::Forget(args) => {
             let vault = args.vault.open()?;
-            let mut store = MemoryStore::load(&vault).await?;
-            let forgotten = match (&args.id, args.all) {
+            let forgotten = MemoryStore::update(&vault, |store| match (&args.id, args.all) {
                 (_, true) => {
                     let n = store.entries().len();
                     store.forget_all();
-                    format!("forgot {n} memories")
+                    Ok(format!("forgot {n} memories"))
                 }
-                (Some(id), false) => format!("forgot {id}: {}", store.delete(id)?.text),
-                (None, false) => return Err(Error::Invalid("name a memory to forget, or --all".into())),
-            };
-            store.save(&vault).await?;
+                (Some(id), false) => Ok(format!("forgot {id}: {}", store.delete(id)?.text)),
+                (None, false) => Err(Error::Invalid("name a memory to forget, or --all".into())),
+            })
+            .await?;
             outln!("{forgotten}");
             Ok(())
         }
