@@ -746,15 +746,24 @@ async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) ->
     }
 }
 
-/// One line for the approval view: the tool and the paths (or the URL) it names.
+/// One line for the approval view, in words: what the call would do, and to which notes (or
+/// URL, or server).
 fn summarize(tool: &str, input: &Value) -> String {
-    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let field = |name: &str| input.get(name).and_then(Value::as_str).unwrap_or("?");
     if let Some((server, remote)) = crate::mcp::split_tool_name(tool) {
-        return format!("{remote} on the MCP server {server}: the arguments below leave the vault");
+        return format!("Call {remote} on the MCP server {server}: the arguments below leave the vault");
     }
-    match (field("path").or(field("url")), field("new_path")) {
-        (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
-        (Some(path), None) => format!("{tool} {path}"),
+    let path = field("path");
+    match tool {
+        "write_file" => format!("Write {path}"),
+        "edit_file" => format!("Edit {path}"),
+        "append_to_file" => format!("Add to the end of {path}"),
+        "update_frontmatter" => format!("Change the properties of {path}"),
+        "move_file" => format!("Move {path} to {}", field("new_path")),
+        "delete_file" => format!("Move {path} to the trash"),
+        "create_folder" => format!("Create the folder {path}"),
+        "web_fetch" => format!("Fetch {}", field("url")),
+        _ if input.get("path").is_some() => format!("{tool} {path}"),
         _ => tool.to_string(),
     }
 }

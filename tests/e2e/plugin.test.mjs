@@ -506,7 +506,7 @@ test("a task waiting for approval survives a reload: Resume asks again, approve,
   const bar = page.locator(".vault-agent-interrupted");
   await bar.waitFor();
   assert.match(await bar.innerText(), /Add the baking time to my bread note/);
-  assert.match(await bar.innerText(), /Waiting for your approval: edit_file Cooking\/Bread\.md/);
+  assert.match(await bar.innerText(), /Waiting for your approval: Edit Cooking\/Bread\.md/);
   assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"], "nothing written yet");
   await page.screenshot({ path: `${ARTIFACTS}/resume-light.png` });
   await setTheme(page, "dark");

@@ -160,7 +160,7 @@ fn skip_goes_on_and_deny_stops_with_nothing_written() {
     assert_eq!(asked.borrow().len(), 1, "the second call was not even asked");
     let request = &asked.borrow()[0];
     assert_eq!(request.category, ApprovalCategory::Write);
-    assert_eq!(request.summary, "append_to_file Inbox/Idea.md");
+    assert_eq!(request.summary, "Add to the end of Inbox/Idea.md");
     match &request.preview {
         Some(ChangePreview::Write { diff, old, .. }) => {
             assert!(old.is_some());
