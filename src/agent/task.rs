@@ -10,7 +10,7 @@ use futures::StreamExt;
 
 use super::hooks::{CondenseHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
-use super::subtask::{was_denied, Parent, Subtasks};
+use super::subtask::{was_denied, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
@@ -33,6 +33,7 @@ use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Everything a task needs from its host.
+#[derive(Clone)]
 pub struct TaskSetup {
     pub config: AgentConfig,
     pub provider: Rc<dyn ModelProvider>,
@@ -180,20 +181,23 @@ impl AgentTask {
             None => Rc::new(CheckpointStore::new(vault.clone(), &id, clock.now_ms())?),
         };
         let subtasks = (config.depth < config.max_subtask_depth).then(|| {
-            Rc::new(Subtasks::new(Parent {
+            // What a child is made from: this task's setup, less its history and hook.
+            let parent = TaskSetup {
                 config: config.clone(),
                 provider: provider.clone(),
                 vault: vault.clone(),
                 clock: clock.clone(),
                 host: host.clone(),
                 cancel: cancel.clone(),
-                tools,
+                tools: Some(tools),
                 modes: modes.clone(),
                 vault_info: vault_info.clone(),
                 search: search.clone(),
-                checkpoints: checkpoints.clone(),
-                mode: mode.clone(),
-            }))
+                condense_hook: None,
+                history: Vec::new(),
+                task_id: None,
+            };
+            Rc::new(Subtasks::new(parent, checkpoints.clone(), mode.clone()))
         });
         if let Some(subtasks) = &subtasks {
             registry.register(Rc::new(NewTask::new(subtasks.clone(), &all_modes)));
