@@ -403,3 +403,39 @@ fn children_run_without_condensing_and_without_power_steering() {
     let child_requests = &requests[1..10];
     assert!(child_requests.iter().all(|r| !last_user_text(r).contains("[Reminder]")));
 }
+
+#[test]
+fn a_grandchilds_approval_is_named_for_it_through_both_levels() {
+    let h = Harness::new(
+        notes(),
+        [
+            delegate("agent", "Add notes about rye."),
+            delegate("agent", "Write Cooking/Rye.md."),
+            Turn::tools([("write_file", json!({"path": "Cooking/Rye.md", "content": "# Rye\n"}))]),
+            Turn::text("Wrote it."),
+            Turn::text("Done below."),
+            Turn::text("Done."),
+        ],
+    );
+    let report = block_on(h.task(config()).run("x"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let events = h.host.events();
+    let asked: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ApprovalRequired { request } => Some(request.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "one request, at the top, not wrapped");
+    assert_eq!(asked[0].id, "t1.0.0/a0");
+    let who = asked[0].subtask.as_ref().unwrap();
+    assert_eq!((who.task_id.as_str(), who.depth, who.title.as_str()), ("t1.0.0", 2, "Write Cooking/Rye.md."));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, .. } if request_id == "t1.0.0/a0")));
+    // Its other events come wrapped twice: in the child's, in the task's.
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Subtask { task_id, event, .. } if task_id == "t1.0"
+        && matches!(&**event, AgentEvent::Subtask { task_id, event, .. } if task_id == "t1.0.0"
+            && matches!(&**event, AgentEvent::ToolFinished { tool, .. } if tool == "write_file")))));
+}
