@@ -435,6 +435,18 @@ test("a sub-task shows as one card with its own steps; its approval says it asks
   await page.locator(".vault-agent-undo").last().click();
   await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
   assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+
+  // The chat from the history shows the sub-task folded in its card, with its calls and meter.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "Have a sub-task add the baking time" }).click();
+  const saved = page.locator('.vault-agent-tool-card[data-tool="new_task"]');
+  await saved.locator(".vault-agent-tool-label", { hasText: "Sub-task in agent mode" }).waitFor();
+  assert.ok(!(await saved.locator(".vault-agent-subtask").isVisible()), "folded");
+  await saved.locator(".vault-agent-tool-head").first().click();
+  await saved.locator('.vault-agent-subtask .vault-agent-tool-card[data-tool="edit_file"].is-done', { hasText: "Edited Bread" }).waitFor();
+  await saved.locator(".vault-agent-subtask .vault-agent-text", { hasText: "Added: 40 minutes." }).waitFor();
+  assert.match(await saved.locator(".vault-agent-subtask .vault-agent-meter").innerText(), /2\.3k in · 70 out/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
