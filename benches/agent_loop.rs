@@ -42,17 +42,11 @@ mod native {
     impl Tool for Noop {
         type Args = Args;
         type Plan = Args;
-        fn name(&self) -> &'static str {
-            "noop"
-        }
+        const NAME: &'static str = "noop";
+        const KIND: ToolKind = ToolKind::Read;
+        const GROUP: ToolGroup = ToolGroup::Read;
         fn description(&self) -> &str {
             "Does nothing."
-        }
-        fn kind(&self) -> ToolKind {
-            ToolKind::Read
-        }
-        fn group(&self) -> ToolGroup {
-            ToolGroup::Read
         }
         async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
             Ok(args)
@@ -81,6 +75,7 @@ mod native {
             host: Rc::new(SilentHost),
             cancel: CancelToken::new(),
             tools: Some(tools),
+            web: None,
             modes: vec![],
             vault_info: Default::default(),
             search: vault_agent::index::SharedIndex::new(),

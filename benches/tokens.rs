@@ -145,6 +145,7 @@ mod native {
             host: Rc::new(SilentHost),
             cancel: CancelToken::new(),
             tools: None,
+            web: None,
             modes: vec![],
             vault_info: Default::default(),
             search: index.clone(),

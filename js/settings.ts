@@ -78,7 +78,7 @@ export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; file
 export type SearchMode = "fulltext" | "semantic" | "hybrid";
 
 /** Categories the user may let run without asking (control never asks). */
-export const APPROVAL_CATEGORIES: ApprovalCategory[] = ["read", "write", "delete"];
+export const APPROVAL_CATEGORIES: ApprovalCategory[] = ["read", "write", "delete", "web"];
 
 /** The plugin's settings, as saved in data.json. Bump {@link SETTINGS_VERSION} and add a migration on change. */
 export interface VaultAgentSettings {
@@ -143,6 +143,17 @@ export interface VaultAgentSettings {
    * are, under `mcp-<name>` ({@link mcpServers} adds it to the requests).
    */
   mcp: { servers: McpServerConfig[] };
+  /** The defences against prompt injection (`AgentConfig.guard`) and the web's domain lists. */
+  safety: {
+    untrustedMarking: boolean;
+    canary: boolean;
+    secrets: boolean;
+    /** Writes and deletions a minute at most (0: no limit). */
+    writeRateLimit: number;
+    /** Domains web_fetch reads without asking; and never. */
+    webAllow: string[];
+    webDeny: string[];
+  };
 }
 
 export const SETTINGS_VERSION = 1;
@@ -178,6 +189,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   },
   price: null,
   mcp: { servers: [] },
+  safety: { untrustedMarking: true, canary: true, secrets: true, writeRateLimit: 20, webAllow: [], webDeny: [] },
 };
 
 type Migration = (data: Record<string, unknown>) => Record<string, unknown>;
@@ -304,6 +316,15 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     // Its default is null, so migration keeps whatever data.json held there.
     temperature: typeof agent.temperature === "number" ? agent.temperature : null,
     thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
+    webAllow: [...settings.safety.webAllow],
+    webDeny: [...settings.safety.webDeny],
+    guard: {
+      untrustedMarking: settings.safety.untrustedMarking,
+      canary: settings.safety.canary,
+      secrets: settings.safety.secrets,
+      writeRateLimit: settings.safety.writeRateLimit,
+      writeRateWindowS: 60,
+    },
   };
 }
 

@@ -101,6 +101,21 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
         }),
     );
     new Setting(box)
+      .setName("Headers")
+      .setDesc("Optional, sent with every request: one a line, the name, a colon, then the value.")
+      .addTextArea((t) =>
+        t
+          .setPlaceholder("X-Api-Version: 2")
+          .setValue(transport.headers.map(([name, value]) => `${name}: ${value}`).join("\n"))
+          .onChange(async (text) => {
+            transport.headers = text
+              .split("\n")
+              .map((line) => line.split(/:(.*)/s, 2).map((part) => part.trim()))
+              .filter((pair): pair is [string, string] => pair.length === 2 && pair[0] !== "" && pair[1] !== "");
+            await save();
+          }),
+      );
+    new Setting(box)
       .setName("Bearer token")
       .setDesc(keys.secure ? "Optional. Kept in Obsidian's secret storage." : "Optional. Kept in the plugin's data.json.")
       .addText((t) => {

@@ -2,6 +2,7 @@ import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin 
 import type { PluginContext } from "./context";
 import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
+import { safetySection } from "./settingsSafety";
 import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
@@ -24,7 +25,7 @@ const PROTECT_FILE = ".obsidian-agentprotected";
 const PATTERN_HELP =
   "One pattern a line, as in .gitignore: # starts a comment, * matches within a name, ** across folders. A pattern without / matches a name at any depth (*.pdf, Private); a leading / anchors it at the vault's root; a trailing / matches a folder and everything in it. Read at the start of each task.";
 
-const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp"];
+const GROUPS: ToolGroup[] = ["read", "search", "edit", "agent", "mcp", "web"];
 
 const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
   read: "Reading and searching notes",
@@ -60,6 +61,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
     mcpSection(containerEl, this.ctx, () => this.display());
+    safetySection(containerEl, this.ctx);
   }
 
   hide(): void {

@@ -18,6 +18,8 @@ pub enum ToolGroup {
     Agent,
     /// Tools from MCP servers.
     Mcp,
+    /// Reading the web.
+    Web,
 }
 
 /// A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
@@ -55,7 +57,14 @@ impl Mode {
             role: "You are an assistant working inside the user's Obsidian vault. You find, read, write and \
                    reorganise notes to do what the user asks."
                 .into(),
-            groups: vec![ToolGroup::Read, ToolGroup::Search, ToolGroup::Edit, ToolGroup::Agent, ToolGroup::Mcp],
+            groups: vec![
+                ToolGroup::Read,
+                ToolGroup::Search,
+                ToolGroup::Edit,
+                ToolGroup::Agent,
+                ToolGroup::Mcp,
+                ToolGroup::Web,
+            ],
             model: None,
         }
     }

@@ -61,3 +61,6 @@ mod generated_ts;
 
 #[path = "native/mcp.rs"]
 mod mcp;
+
+#[path = "native/injection.rs"]
+mod injection;

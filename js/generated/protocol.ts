@@ -291,7 +291,7 @@ export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" |
 /**
  * Why a run ended.
  */
-export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, };
+export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, } | { "reason": "guardrail", message: string, };
 
 /**
  * Everything a run did, for the UI, the logs and benchmarks.
@@ -864,7 +864,42 @@ maxToolCallsPerStep: number,
 /**
  * The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
  */
-deadlineMs: number, };
+deadlineMs: number, 
+/**
+ * Domains `web_fetch` reads without asking (a domain also covers its subdomains).
+ */
+webAllow: Array<string>, 
+/**
+ * Domains `web_fetch` never reads, allow-listed or not.
+ */
+webDeny: Array<string>, 
+/**
+ * The defences against prompt injection (each can be turned off).
+ */
+guard: GuardConfig, };
+
+/**
+ * The defences against prompt injection, each a setting; all on by default. See
+ * [`crate::guard`].
+ */
+export type GuardConfig = { 
+/**
+ * Results of tools that read others' words (notes, web, MCP) reach the model between
+ * per-task random markers, which the prompt says never carry instructions.
+ */
+untrustedMarking: boolean, 
+/**
+ * A per-task token in the prompt; a call or answer that holds it stops the task.
+ */
+canary: boolean, 
+/**
+ * A web or MCP call whose arguments hold an API key or token stops the task.
+ */
+secrets: boolean, 
+/**
+ * More writes and deletions than this within `write_rate_window_s` stop the task (0: off).
+ */
+writeRateLimit: number, writeRateWindowS: number, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
@@ -880,7 +915,7 @@ model?: string | null, };
 /**
  * The groups a mode grants tools by.
  */
-export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp";
+export type ToolGroup = "read" | "search" | "edit" | "agent" | "mcp" | "web";
 
 /**
  * How model requests travel.
@@ -917,4 +952,8 @@ transport: Transport,
 /**
  * The saved chat this is (named in its tasks' snapshots, to resume them in it).
  */
-chatId: string | null, };
+chatId: string | null, 
+/**
+ * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
+ */
+mcpServers: Array<McpServerConfig>, };

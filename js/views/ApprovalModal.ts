@@ -107,6 +107,8 @@ function titleFor(request: ApprovalRequest): string {
     case "create_folder":
       return "Create this folder?";
     default:
+      if (request.category === "mcp") return "Call a tool outside the vault?";
+      if (request.category === "web") return "Fetch this page?";
       return `Allow ${request.tool}?`;
   }
 }

@@ -1,4 +1,4 @@
-import { ItemView, Notice, setIcon, TFile, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Notice, Platform, setIcon, TFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "../context";
 import type { Chat } from "../core";
 import { detach } from "../core/client";
@@ -21,7 +21,7 @@ import {
   type UndoReport,
   type Usage,
 } from "../protocol";
-import { agentConfig, PRESETS, providerConfig, userPrice } from "../settings";
+import { agentConfig, mcpServers, PRESETS, providerConfig, userPrice } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
@@ -573,6 +573,7 @@ export class ChatView extends ItemView {
           modes: settings.customModes,
           transport: this.plugin.transport(),
           chatId: this.saved.id || undefined,
+          mcpServers: mcpServers(settings, this.plugin.apiKeyStore(), Platform.isDesktopApp),
         },
         (event: AgentEvent) => this.onEvent(event),
       );

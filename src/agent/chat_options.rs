@@ -32,4 +32,7 @@ pub struct ChatOptions {
     /// The saved chat this is (named in its tasks' snapshots, to resume them in it).
     #[serde(default)]
     pub chat_id: Option<String>,
+    /// MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
+    #[serde(default)]
+    pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
 }

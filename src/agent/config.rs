@@ -54,6 +54,67 @@ pub struct AgentConfig {
     pub max_tool_calls_per_step: u32,
     /// The task stops this long after it started (`EndReason::Deadline`). 0: no deadline.
     pub deadline_ms: u64,
+    /// Domains `web_fetch` reads without asking (a domain also covers its subdomains).
+    pub web_allow: Vec<String>,
+    /// Domains `web_fetch` never reads, allow-listed or not.
+    pub web_deny: Vec<String>,
+    /// The defences against prompt injection (each can be turned off).
+    pub guard: GuardConfig,
+}
+
+/// The defences against prompt injection, each a setting; all on by default. See
+/// [`crate::guard`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GuardConfig {
+    /// Results of tools that read others' words (notes, web, MCP) reach the model between
+    /// per-task random markers, which the prompt says never carry instructions.
+    pub untrusted_marking: bool,
+    /// A per-task token in the prompt; a call or answer that holds it stops the task.
+    pub canary: bool,
+    /// A web or MCP call whose arguments hold an API key or token stops the task.
+    pub secrets: bool,
+    /// More writes and deletions than this within `write_rate_window_s` stop the task (0: off).
+    pub write_rate_limit: u32,
+    pub write_rate_window_s: u32,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        GuardConfig {
+            untrusted_marking: true,
+            canary: true,
+            secrets: true,
+            write_rate_limit: 20,
+            write_rate_window_s: 60,
+        }
+    }
+}
+
+impl GuardConfig {
+    /// The guardrails and data markers these settings ask for, fresh for one task (the
+    /// canary's token and the markers' id are new each time).
+    pub fn for_task(
+        &self,
+    ) -> (crate::guard::Guardrails, Option<crate::guard::Canary>, Option<crate::guard::DataMarkers>) {
+        use crate::guard::{Canary, DataMarkers, Guardrails, Secrets, WriteRate};
+        use std::rc::Rc;
+        let mut rails = Guardrails::default();
+        let canary = self.canary.then(Canary::new);
+        if let Some(canary) = &canary {
+            rails.push(Rc::new(canary.clone()));
+        }
+        if self.secrets {
+            rails.push(Rc::new(Secrets));
+        }
+        if self.write_rate_limit > 0 {
+            rails.push(Rc::new(WriteRate::new(
+                self.write_rate_limit as usize,
+                u64::from(self.write_rate_window_s) * 1000,
+            )));
+        }
+        (rails, canary, self.untrusted_marking.then(DataMarkers::new))
+    }
 }
 
 impl Default for AgentConfig {
@@ -81,6 +142,9 @@ impl Default for AgentConfig {
             max_tool_calls: 40,
             max_tool_calls_per_step: 10,
             deadline_ms: 0,
+            web_allow: Vec::new(),
+            web_deny: Vec::new(),
+            guard: GuardConfig::default(),
         }
     }
 }

@@ -6,12 +6,13 @@ use std::rc::Rc;
 
 use super::{AgentConfig, AgentTask, CondenseHook, MemoryFlush, Mode, TaskSetup, TaskSnapshot};
 use crate::cancel::CancelToken;
-use crate::host::{AgentHost, Clock};
+use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
+use crate::mcp::McpToolset;
 use crate::prompt::VaultInfo;
-use crate::protocol::{ContentBlock, EndReason, Message, Role, RunReport};
+use crate::protocol::{AgentEvent, ContentBlock, EndReason, Message, Role, RunReport};
 use crate::provider::ModelProvider;
-use crate::tools::ToolRegistry;
+use crate::tools::{builtin_tools, ToolRegistry};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -25,6 +26,9 @@ pub struct Conversation {
     clock: Rc<dyn Clock>,
     host: Rc<dyn AgentHost>,
     tools: Option<ToolRegistry>,
+    /// MCP servers whose tools each task offers beside `tools`.
+    mcp: Option<Rc<McpToolset>>,
+    web: Option<Rc<dyn HttpClient>>,
     modes: Vec<Mode>,
     search: SharedIndex,
     vault_info: RefCell<VaultInfo>,
@@ -57,6 +61,8 @@ impl Conversation {
             clock,
             host,
             tools: None,
+            mcp: None,
+            web: None,
             modes: Vec::new(),
             search: SharedIndex::new(),
             vault_info: RefCell::new(VaultInfo::default()),
@@ -73,6 +79,21 @@ impl Conversation {
     /// Offers `tools` instead of the built-in ones.
     pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = Some(tools);
+        self
+    }
+
+    /// Offers the tools of `servers` too, beside the built-in ones (or `with_tools`'). Servers
+    /// connect when the first task starts; one that does not answer is skipped with a
+    /// warning, and tried again at the next task.
+    pub fn with_mcp(mut self, servers: Rc<McpToolset>) -> Self {
+        self.mcp = (!servers.is_empty()).then_some(servers);
+        self
+    }
+
+    /// Offers `web_fetch`, reading the web through `http` (within the config's allow and deny
+    /// lists).
+    pub fn with_web(mut self, http: Rc<dyn HttpClient>) -> Self {
+        self.web = Some(http);
         self
     }
 
@@ -239,8 +260,9 @@ impl Conversation {
             vault: self.vault.clone(),
             clock: self.clock.clone(),
             host: self.host.clone(),
+            tools: self.tools_with_mcp(&cancel).await,
             cancel,
-            tools: self.tools.clone(),
+            web: self.web.clone(),
             modes: self.modes.clone(),
             condense_hook: config.memory_flush.then(|| Rc::new(MemoryFlush) as Rc<dyn CondenseHook>),
             vault_info: self.vault_info.borrow().clone(),
@@ -253,6 +275,20 @@ impl Conversation {
         *self.suspended.borrow_mut() = suspended.clone();
         task.keep_snapshots(self.chat_id.borrow().clone(), suspended)?;
         Ok(task)
+    }
+
+    /// The task's tools: `tools` (or the built-in ones) and every MCP server's that answers.
+    async fn tools_with_mcp(&self, cancel: &CancelToken) -> Option<ToolRegistry> {
+        let Some(mcp) = &self.mcp else { return self.tools.clone() };
+        let (extra, problems) = mcp.tools(cancel).await;
+        for message in problems {
+            self.host.emit(&AgentEvent::Warning { message });
+        }
+        let mut registry = self.tools.clone().unwrap_or_else(builtin_tools);
+        for tool in extra {
+            registry.register(tool);
+        }
+        Some(registry)
     }
 
     /// Takes up what a task left: its history, "always allow" answers, how it ended.

@@ -13,7 +13,7 @@ mod task;
 pub use crate::mode::Mode;
 pub use chat_options::ChatOptions;
 pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
-pub use config::AgentConfig;
+pub use config::{AgentConfig, GuardConfig};
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
 pub use hooks::{CondenseHook, HookContext, MemoryFlush};
 pub use snapshot::{

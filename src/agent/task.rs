@@ -16,7 +16,8 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
-use crate::host::{utc_datetime, AgentHost, Clock};
+use crate::guard::{Guardrails, Verdict};
+use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, CheckpointStore, PipelineHost, PipelineSettings, PipelineState, ToolCall,
@@ -28,7 +29,7 @@ use crate::protocol::{
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::ModelProvider;
-use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, NEW_TASK};
+use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -43,6 +44,9 @@ pub struct TaskSetup {
     pub cancel: CancelToken,
     /// The tools on offer before the mode filters them; `None`: the built-in tools.
     pub tools: Option<ToolRegistry>,
+    /// The HTTP client `web_fetch` reads the web with (within `config.web_allow` and
+    /// `config.web_deny`); `None`: no web tool.
+    pub web: Option<Rc<dyn HttpClient>>,
     /// The user's own modes; `config.mode` names one of them or a built-in one.
     pub modes: Vec<Mode>,
     /// What the prompt says about the vault.
@@ -77,6 +81,10 @@ pub struct AgentTask {
     estimator: TokenEstimator,
     /// Condense above this share (in %) of the window; an overflow raises it to 80.
     threshold: u32,
+    /// The task's guardrails (the pipeline checks calls; the task checks the answer).
+    guardrails: Guardrails,
+    /// The prompt's lines for this task's canary and data markers.
+    task_security: String,
     condensations: u32,
     /// Model calls the context machinery made (summaries, memory flush), for the report.
     overhead: Usage,
@@ -133,6 +141,7 @@ impl AgentTask {
         let TaskSetup {
             config,
             provider,
+            web,
             vault,
             clock,
             host,
@@ -167,13 +176,17 @@ impl AgentTask {
         let instructions = VaultInstructions::load(&*vault).await?;
         // `new_task` is each task's own (it starts children of this task), or none at the depth
         // limit: neither offered nor known there.
-        let tools: ToolRegistry = tools.unwrap_or_else(builtin_tools).iter().filter(|t| t.name() != NEW_TASK).fold(
+        let mut tools: ToolRegistry = tools.unwrap_or_else(builtin_tools).iter().filter(|t| t.name() != NEW_TASK).fold(
             ToolRegistry::new(),
             |mut registry, tool| {
                 registry.register(tool.clone());
                 registry
             },
         );
+        if let Some(http) = web {
+            let sites = WebSites { allow: config.web_allow.clone(), deny: config.web_deny.clone() };
+            tools.register(Rc::new(WebFetch::new(http, sites)));
+        }
         let mut registry = tools.clone();
         registry.register(Rc::new(SwitchMode::new(&all_modes)));
         let checkpoints = match checkpoints {
@@ -189,7 +202,9 @@ impl AgentTask {
                 clock: clock.clone(),
                 host: host.clone(),
                 cancel: cancel.clone(),
+                // The tools hold web_fetch already when this task has it.
                 tools: Some(tools),
+                web: None,
                 modes: modes.clone(),
                 vault_info: vault_info.clone(),
                 search: search.clone(),
@@ -216,10 +231,20 @@ impl AgentTask {
             host: host.clone(),
             cancel: cancel.clone(),
         };
-        let pipeline = ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
+        let mut pipeline =
+            ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
+        let (guardrails, canary, markers) = config.guard.for_task();
+        let task_security = [canary.as_ref().map(|c| c.prompt_line()), markers.as_ref().map(|m| m.rule())]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n");
+        pipeline.guard(guardrails.clone(), markers);
         Ok(AgentTask {
             id,
             threshold: config.condensing_threshold,
+            guardrails,
+            task_security,
             config,
             mode,
             modes: all_modes,
@@ -532,6 +557,13 @@ impl AgentTask {
                 break EndReason::Denied;
             }
             if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
+                CallStatus::Guardrail(m) => Some(m.clone()),
+                _ => None,
+            }) {
+                self.host.emit(&AgentEvent::error(format!("Stopped by a safety check: {message}.")));
+                break EndReason::Guardrail { message };
+            }
+            if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
                 CallStatus::Fatal(m) => Some(m.clone()),
                 _ => None,
             }) {
@@ -570,6 +602,16 @@ impl AgentTask {
                 final_text = self.final_round(&mut run, &why).await;
                 break reason;
             }
+        };
+
+        // An answer that carries the canary was steered by something the task read.
+        let end = match final_text.as_deref().map(|text| self.guardrails.check_output(text)) {
+            Some(Verdict::Block(message)) if end.is_success() => {
+                self.host.emit(&AgentEvent::error(format!("Stopped by a safety check: {message}.")));
+                final_text = None;
+                EndReason::Guardrail { message }
+            }
+            _ => end,
         };
 
         // Stopped for now (the app is closing): whatever the stop looked like from inside
@@ -865,6 +907,7 @@ impl AgentTask {
             vault: &self.vault_info,
             instructions: &self.instructions,
             custom_instructions: &self.config.custom_instructions,
+            task_security: &self.task_security,
             now_ms: self.clock.now_ms(),
         });
         ModelRequest {

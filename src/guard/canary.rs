@@ -4,13 +4,15 @@
 
 use super::guardrail::{strings, GuardedCall, Guardrail, Verdict};
 
-#[allow(clippy::new_without_default)] // each one is different: not a default
+#[derive(Debug, Clone)]
 pub struct Canary {
     token: String,
 }
 
+#[allow(clippy::new_without_default)] // each one is different: not a default
 impl Canary {
     /// A canary with a fresh random token.
+    #[allow(clippy::new_without_default)] // each one is different: not a default
     pub fn new() -> Canary {
         Canary { token: format!("VA-CANARY-{}", super::random::random_hex(8)) }
     }

@@ -9,6 +9,8 @@ mod config;
 mod http;
 mod message;
 mod stdio;
+mod tool;
+mod toolset;
 mod transport;
 
 pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS};
@@ -16,4 +18,6 @@ pub use config::{McpServerConfig, McpServerTransport};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use stdio::Stdio;
+pub use tool::{split_tool_name, tool_name, McpTool};
+pub use toolset::McpToolset;
 pub use transport::{Inbox, McpTransport};

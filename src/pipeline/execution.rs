@@ -14,9 +14,12 @@ use super::{
     TurnJournal,
 };
 use crate::cancel::{with_cancel, CancelToken};
+use crate::guard::{DataMarkers, GuardedCall, Guardrails, Verdict};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
-use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec};
+use crate::protocol::{
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec,
+};
 use crate::tools::{
     call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry,
 };
@@ -47,6 +50,9 @@ pub enum CallStatus {
     Refused,
     /// A fatal error: the task stops.
     Fatal(String),
+    /// A guardrail blocked it (an injection's exfiltration or mass edit): the task stops;
+    /// the text says which guardrail and why.
+    Guardrail(String),
     /// Not run because an earlier call of the turn stopped the task, or the task was cancelled.
     NotRun,
     Cancelled,
@@ -121,6 +127,9 @@ pub struct ToolExecutionPipeline {
     next_index: Cell<u32>,
     audit_warned: Cell<bool>,
     journal: RefCell<Option<Rc<dyn TurnJournal>>>,
+    guardrails: Guardrails,
+    /// Where results of tools that read others' words are wrapped as data; `None`: off.
+    markers: Option<DataMarkers>,
 }
 
 /// The result of the stages, before reporting.
@@ -148,7 +157,7 @@ impl Staged {
         match self.status {
             CallStatus::Ok => ToolOutcome::Done,
             CallStatus::Failed | CallStatus::Fatal(_) => ToolOutcome::Failed,
-            CallStatus::Blocked => ToolOutcome::Blocked,
+            CallStatus::Blocked | CallStatus::Guardrail(_) => ToolOutcome::Blocked,
             CallStatus::Skipped => ToolOutcome::Skipped,
             CallStatus::Denied | CallStatus::Refused => ToolOutcome::Denied,
             CallStatus::NotRun | CallStatus::Cancelled => ToolOutcome::NotRun,
@@ -197,7 +206,16 @@ impl ToolExecutionPipeline {
             next_index: Cell::new(0),
             audit_warned: Cell::new(false),
             journal: RefCell::new(None),
+            guardrails: Guardrails::default(),
+            markers: None,
         })
+    }
+
+    /// Checks every call with `guardrails` before it is planned or approved, and wraps the
+    /// results of tools that read others' words (notes, web, MCP) between `markers`.
+    pub fn guard(&mut self, guardrails: Guardrails, markers: Option<DataMarkers>) {
+        self.guardrails = guardrails;
+        self.markers = markers;
     }
 
     /// Records this task's writes in `checkpoints` instead of a checkpoint of its own: a
@@ -291,6 +309,7 @@ impl ToolExecutionPipeline {
                 stop = stop.or_else(|| match (&outcome.status, &outcome.control) {
                     (CallStatus::Denied, _) => Some("the user denied an earlier call of this turn".into()),
                     (CallStatus::Fatal(_), _) => Some("an earlier call of this turn failed fatally".into()),
+                    (CallStatus::Guardrail(_), _) => Some("a guardrail stopped the task".into()),
                     (CallStatus::Cancelled, _) => Some("the task was cancelled".into()),
                     (_, Some(Control::Complete { .. })) => Some("the task was completed".into()),
                     (_, Some(Control::SwitchMode { .. })) => {
@@ -373,7 +392,7 @@ impl ToolExecutionPipeline {
             CallStatus::Ok => Outcome::Ok,
             CallStatus::Skipped => Outcome::Skipped,
             CallStatus::Denied | CallStatus::Refused => Outcome::Denied,
-            CallStatus::Fatal(_) => Outcome::Fatal,
+            CallStatus::Fatal(_) | CallStatus::Guardrail(_) => Outcome::Fatal,
             _ => Outcome::Error,
         };
         let error = is_error.then(|| staged.content.clone());
@@ -412,8 +431,13 @@ impl ToolExecutionPipeline {
             outcome: staged.outcome(),
             result: cut(&staged.content, RESULT_SHOWN_CHARS),
         });
+        let untrusted = self.registry.get(&call.name).is_some_and(|t| reads_others_words(t.category()));
         let mut done = outcome(call, index, staged, duration_ms);
         done.report.label = Some(label);
+        // What the model is told, not what the card shows: the card is for the user.
+        if let (Some(markers), CallStatus::Ok, true) = (&self.markers, &done.status, untrusted) {
+            done.content = markers.wrap(&call.name, &done.content);
+        }
         done
     }
 
@@ -439,6 +463,7 @@ impl ToolExecutionPipeline {
             return Staged::refused(Blocked, message);
         }
         let uses = parsed.paths();
+        let preapproved = parsed.preapproved();
         for u in &uses {
             if self.rules.is_ignored(&u.path) {
                 return Staged::refused(Failed, format!("not found: {}", u.path));
@@ -462,6 +487,17 @@ impl ToolExecutionPipeline {
             );
         }
 
+        // Before anything is planned or asked: a call an injection steered (the canary, a
+        // secret going out, a burst of writes) is not even offered for approval.
+        let guarded =
+            GuardedCall { tool: tool.name(), category: tool.category(), args: input, now_ms: self.env.clock.now_ms() };
+        if let Verdict::Block(why) = self.guardrails.check_tool_call(&guarded) {
+            return Staged::refused(
+                CallStatus::Guardrail(why.clone()),
+                format!("Blocked: {why}. The task stops here."),
+            );
+        }
+
         let ctx = self.context(&call.id, index);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
@@ -471,8 +507,8 @@ impl ToolExecutionPipeline {
             Ok(Err(e)) => return refused_by_tool(e),
         };
         let category = tool.category();
-        let mut approval = "auto";
-        if !self.policy.borrow().is_automatic(category) {
+        let mut approval = if preapproved { "allow_listed" } else { "auto" };
+        if !preapproved && !self.policy.borrow().is_automatic(category) {
             let request = ApprovalRequest {
                 id: format!("a{index}"),
                 call_id: call.id.clone(),
@@ -604,6 +640,12 @@ impl ToolExecutionPipeline {
     }
 }
 
+/// Whether a tool of `category` hands the model words the user did not write this turn:
+/// notes, web pages, MCP results.
+fn reads_others_words(category: ApprovalCategory) -> bool {
+    matches!(category, ApprovalCategory::Read | ApprovalCategory::Mcp | ApprovalCategory::Web)
+}
+
 /// A call the tool refused: the model is told why; a fatal error ends the task.
 fn refused_by_tool(error: ToolError) -> Staged {
     match error {
@@ -661,10 +703,13 @@ async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) ->
     }
 }
 
-/// One line for the approval view: the tool and the paths it names.
+/// One line for the approval view: the tool and the paths (or the URL) it names.
 fn summarize(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
-    match (field("path"), field("new_path")) {
+    if let Some((server, remote)) = crate::mcp::split_tool_name(tool) {
+        return format!("{remote} on the MCP server {server}: the arguments below leave the vault");
+    }
+    match (field("path").or(field("url")), field("new_path")) {
         (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
         (Some(path), None) => format!("{tool} {path}"),
         _ => tool.to_string(),

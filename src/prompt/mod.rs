@@ -39,6 +39,8 @@ pub struct PromptInputs<'a> {
     pub vault: &'a VaultInfo,
     pub instructions: &'a VaultInstructions,
     pub custom_instructions: &'a str,
+    /// This task's own security lines (the canary, the data markers' rule); empty: none.
+    pub task_security: &'a str,
     pub now_ms: u64,
 }
 
@@ -52,7 +54,19 @@ impl PromptInputs<'_> {
     }
 
     fn context(&self) -> Vec<Section> {
-        sections::context(self.mode, self.tools, self.vault, self.instructions, self.custom_instructions)
+        let mut sections =
+            sections::context(self.mode, self.tools, self.vault, self.instructions, self.custom_instructions);
+        if !self.task_security.trim().is_empty() {
+            sections.push(sections::Section {
+                name: "task_security",
+                text: format!(
+                    "## This task's security
+{}",
+                    self.task_security.trim()
+                ),
+            });
+        }
+        sections
     }
 
     /// A hash of everything the cached parts depend on (not the time, not the active note).
@@ -63,6 +77,7 @@ impl PromptInputs<'_> {
             "vault": [&self.vault.name, &self.vault.note_count],
             "instructions": self.instructions,
             "custom": self.custom_instructions,
+            "security": self.task_security,
         });
         content_hash(key.to_string().as_bytes())
     }

@@ -20,7 +20,15 @@ fn inputs<'a>(
     instructions: &'a VaultInstructions,
     now_ms: u64,
 ) -> PromptInputs<'a> {
-    PromptInputs { mode, tools, vault, instructions, custom_instructions: "Answer in haiku.", now_ms }
+    PromptInputs {
+        mode,
+        tools,
+        vault,
+        instructions,
+        custom_instructions: "Answer in haiku.",
+        task_security: "",
+        now_ms,
+    }
 }
 
 #[test]

@@ -29,6 +29,9 @@ pub enum EndReason {
     Deadline { limit_ms: u64 },
     /// A fatal error: the provider failed for good, or a tool reported a fatal error.
     Failed { kind: Option<ErrorKind>, message: String },
+    /// A guardrail stopped the task: a call or answer looked steered by something the task
+    /// read (the canary, a secret going out, a burst of writes). `message` says which and why.
+    Guardrail { message: String },
 }
 
 impl EndReason {
@@ -59,6 +62,7 @@ impl EndReason {
                 format!("Stopped: the task ran past its deadline of {}.", duration_text(*limit_ms))
             }
             EndReason::Failed { message, .. } => format!("Failed: {message}"),
+            EndReason::Guardrail { message } => format!("Stopped by a safety check: {message}."),
         }
     }
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::{read_existing, NoteWrite};
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
@@ -31,28 +31,19 @@ fn appended(old: Option<&str>, addition: &str) -> String {
 
 #[async_trait(?Send)]
 impl Tool for AppendToFile {
+    const NAME: &'static str = "append_to_file";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     type Plan = NoteWrite;
-
-    fn name(&self) -> &'static str {
-        "append_to_file"
-    }
 
     fn description(&self) -> &str {
         "Append text to the end of a note (on a new line), creating the note if it does not exist. \
          Nothing already in the note changes, so reading it first is not required."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {

@@ -21,28 +21,16 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for AskFollowupQuestion {
+    const NAME: &'static str = "ask_followup_question";
+    const KIND: ToolKind = ToolKind::Control;
+    const GROUP: ToolGroup = ToolGroup::Agent;
+    const EXTERNALIZABLE: bool = false;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "ask_followup_question"
-    }
 
     fn description(&self) -> &str {
         "Ask the user a question when you cannot go on without their answer (which of two notes, what \
          they meant). Offer 2-4 short suggested answers. Do not ask what you can find out with the tools."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Control
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Agent
-    }
-
-    fn externalizable(&self) -> bool {
-        false
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

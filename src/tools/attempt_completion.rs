@@ -18,28 +18,16 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for AttemptCompletion {
+    const NAME: &'static str = "attempt_completion";
+    const KIND: ToolKind = ToolKind::Control;
+    const GROUP: ToolGroup = ToolGroup::Agent;
+    const EXTERNALIZABLE: bool = false;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "attempt_completion"
-    }
 
     fn description(&self) -> &str {
         "Finish the task: give the user the final result (what you found or changed, with the notes \
          involved as [[wikilinks]]). Call it once the work is done; the task ends with it."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Control
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Agent
-    }
-
-    fn externalizable(&self) -> bool {
-        false
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::{EntryKind, VaultPath};
 
@@ -25,27 +25,18 @@ pub struct Plan {
 
 #[async_trait(?Send)]
 impl Tool for CreateFolder {
+    const NAME: &'static str = "create_folder";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     type Plan = Plan;
-
-    fn name(&self) -> &'static str {
-        "create_folder"
-    }
 
     fn description(&self) -> &str {
         "Create a folder (and any missing parent folders). Succeeds if it already exists."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Plan, ToolError> {

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::{ApprovalCategory, ChangePreview};
 use crate::vault::VaultPath;
 
@@ -19,32 +19,23 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for DeleteFile {
+    const NAME: &'static str = "delete_file";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     /// What goes to the trash.
     type Plan = VaultPath;
 
-    fn name(&self) -> &'static str {
-        "delete_file"
-    }
-
     fn description(&self) -> &str {
         "Move a note or folder to the trash. Undoing the task puts it back."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
     }
 
     fn category(&self) -> ApprovalCategory {
         ApprovalCategory::Delete
     }
 
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<VaultPath, ToolError> {

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::{plural, read_unchanged, NoteWrite};
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
@@ -33,12 +33,11 @@ fn one() -> usize {
 
 #[async_trait(?Send)]
 impl Tool for EditFile {
+    const NAME: &'static str = "edit_file";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     type Plan = NoteWrite;
-
-    fn name(&self) -> &'static str {
-        "edit_file"
-    }
 
     fn description(&self) -> &str {
         "Replace exact text in a note you have read in this task. `old_string` must match the note \
@@ -47,16 +46,8 @@ impl Tool for EditFile {
          by `new_string`."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {

@@ -1,54 +1,37 @@
 //! `get_frontmatter`: a note's properties, tags and aliases.
 
 use async_trait::async_trait;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::NotePath;
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::search::{parse_note, Frontmatter};
 use crate::vault::VaultPath;
 
 pub struct GetFrontmatter;
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Args {
-    /// Vault-relative path of the note.
-    path: VaultPath,
-}
-
 #[async_trait(?Send)]
 impl Tool for GetFrontmatter {
-    type Args = Args;
-    type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "get_frontmatter"
-    }
+    const NAME: &'static str = "get_frontmatter";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
+    type Args = NotePath;
+    type Plan = NotePath;
 
     fn description(&self) -> &str {
         "Read a note's frontmatter properties (the YAML block at its top) as JSON, with its title, \
          aliases and all its tags (frontmatter and inline). Cheaper than reading the whole note."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
+    fn paths(&self, args: &NotePath) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::read(args.path.clone())]
-    }
-
-    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+    async fn plan(&self, args: NotePath, _ctx: &ToolContext<'_>) -> Result<NotePath, ToolError> {
         Ok(args)
     }
 
-    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+    async fn apply(&self, args: NotePath, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let text = ctx.vault.read(&args.path).await?;
         let frontmatter = Frontmatter::parse(&text);
         let note = parse_note(args.path.as_str(), &text);

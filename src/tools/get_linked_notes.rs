@@ -1,54 +1,36 @@
 //! `get_linked_notes`: where a note links to, and which notes link to it.
 
 use async_trait::async_trait;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::note_io::plural;
-use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::note_io::{plural, NotePath};
+use super::{OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::search::parse_note;
 use crate::vault::VaultPath;
 
 pub struct GetLinkedNotes;
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Args {
-    /// Vault-relative path of the note.
-    path: VaultPath,
-}
-
 #[async_trait(?Send)]
 impl Tool for GetLinkedNotes {
-    type Args = Args;
-    type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "get_linked_notes"
-    }
+    const NAME: &'static str = "get_linked_notes";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
+    type Args = NotePath;
+    type Plan = NotePath;
 
     fn description(&self) -> &str {
         "A note's links: its outgoing links ([[wikilinks]], embeds and Markdown links, each with the \
          note it resolves to, as Obsidian resolves it) and its backlinks (the notes that link to it)."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
+    fn paths(&self, args: &NotePath) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::read(args.path.clone())]
-    }
-
-    async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
+    async fn plan(&self, args: NotePath, _ctx: &ToolContext<'_>) -> Result<NotePath, ToolError> {
         Ok(args)
     }
 
-    async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+    async fn apply(&self, args: NotePath, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let text = ctx.vault.read(&args.path).await?;
         let note = parse_note(args.path.as_str(), &text);
         let index = ctx.index().await?;

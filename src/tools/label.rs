@@ -56,7 +56,12 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
             arg("mode").unwrap_or("another"),
             super::new_task::subtask_title(arg("message").unwrap_or_default())
         )),
-        other => label.text(&format!("Used {other}")),
+        other => match crate::mcp::split_tool_name(other) {
+            Some((server, remote)) => {
+                label.text(&format!("Called {remote} on {server}")).group(&format!("Made {{n}} calls to {server}"))
+            }
+            None => label.text(&format!("Used {other}")),
+        },
     };
     if let Some(items) = found {
         // Entries ending in `/` are folders; everything else opens.

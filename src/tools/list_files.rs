@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::plural;
-use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::vault::{is_hidden, EntryKind, VaultPath};
 
 /// Entries listed when the model gives no `limit`.
@@ -32,12 +32,11 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for ListFiles {
+    const NAME: &'static str = "list_files";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "list_files"
-    }
 
     fn description(&self) -> &str {
         "List the files and folders in a vault folder (default: the vault root). With recursive=true, list \
@@ -46,19 +45,11 @@ impl Tool for ListFiles {
          (starting with '.') are skipped."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
         if args.path.is_root() {
             Vec::new()
         } else {
-            vec![PathUse::read(args.path.clone())]
+            vec![args.path.clone()]
         }
     }
 

@@ -12,6 +12,7 @@ mod delete_file;
 mod edit_file;
 mod get_frontmatter;
 mod get_linked_notes;
+mod hits;
 mod label;
 mod ledger;
 mod list_files;
@@ -26,6 +27,7 @@ mod semantic_search;
 mod switch_mode;
 mod tool;
 mod update_frontmatter;
+mod web_fetch;
 mod write_file;
 
 use std::rc::Rc;
@@ -55,6 +57,7 @@ pub use tool::{
     ToolKind, ToolOutput,
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
+pub use web_fetch::{host_of, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS};
 pub use write_file::WriteFile;
 
 /// The name of the tool that ends a task with its result.

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
@@ -21,13 +21,12 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for MoveFile {
+    const NAME: &'static str = "move_file";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     /// A move whose source exists and whose destination is free.
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "move_file"
-    }
 
     fn description(&self) -> &str {
         "Move or rename a note or folder. Missing destination folders are created; an existing \
@@ -35,16 +34,8 @@ impl Tool for MoveFile {
          user's move."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone()), PathUse::write(args.new_path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone(), args.new_path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

@@ -57,9 +57,11 @@ impl Tool for NewTask {
     type Args = Args;
     type Plan = Args;
 
-    fn name(&self) -> &'static str {
-        NEW_TASK
-    }
+    const NAME: &'static str = NEW_TASK;
+    /// Steering, not a change of its own: the sub-task's calls go through its own pipeline
+    /// (approval, checkpoints), and, like the tools that wait for the user, it has no timeout.
+    const KIND: ToolKind = ToolKind::Control;
+    const GROUP: ToolGroup = ToolGroup::Agent;
 
     fn description(&self) -> &str {
         &self.description
@@ -70,16 +72,6 @@ impl Tool for NewTask {
         let mut schema = args_schema::<Args>();
         schema["properties"]["mode"]["enum"] = json!(self.slugs);
         schema
-    }
-
-    /// Steering, not a change of its own: the sub-task's calls go through its own pipeline
-    /// (approval, checkpoints), and, like the tools that wait for the user, it has no timeout.
-    fn kind(&self) -> ToolKind {
-        ToolKind::Control
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Agent
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

@@ -1,11 +1,21 @@
 //! Small vault helpers the note tools share.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use similar::{ChangeTag, TextDiff};
 
 use super::ledger::conflict;
 use super::{ToolContext, ToolError, ToolOutput};
 use crate::protocol::{ChangePreview, DiffPart, DiffRow, DiffRowKind};
 use crate::vault::{EntryKind, VaultPath};
+
+/// The arguments of a tool that reads one note and nothing else.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotePath {
+    /// Vault-relative path of the note.
+    pub path: VaultPath,
+}
 
 /// The note's text, or `None` when nothing is there. A folder is an error for the model.
 pub async fn read_existing(ctx: &ToolContext<'_>, path: &VaultPath) -> Result<Option<String>, ToolError> {

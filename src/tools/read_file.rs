@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::plural;
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::vault::VaultPath;
 
 /// Lines returned when the model gives no `limit`.
@@ -30,12 +30,12 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for ReadFile {
+    const NAME: &'static str = "read_file";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
+    const EXTERNALIZABLE: bool = false;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "read_file"
-    }
 
     fn description(&self) -> &str {
         "Read a note (or any text file) in the vault. Returns the lines from `offset` (1-based, default 1), \
@@ -44,20 +44,8 @@ impl Tool for ReadFile {
          other tools saved under .obsidian-agent/tmp/."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::read(args.path.clone())]
-    }
-
-    fn externalizable(&self) -> bool {
-        false
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

@@ -25,24 +25,15 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for SearchByTag {
+    const NAME: &'static str = "search_by_tag";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Search;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "search_by_tag"
-    }
 
     fn description(&self) -> &str {
         "List the notes that carry a tag, in their frontmatter or inline. A tag also matches the tags \
          nested under it: \"project\" finds #project and #project/alpha. Case-insensitive; '#' optional."
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Search
     }
 
     fn search_query(&self, args: &Args) -> Option<String> {

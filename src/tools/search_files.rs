@@ -4,8 +4,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::hits::{hits_output, Hit};
 use super::note_io::plural;
-use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::index::SharedIndex;
 use crate::search::{SearchHit, SearchQuery};
 use crate::vault::VaultPath;
@@ -30,12 +31,11 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for SearchFiles {
+    const NAME: &'static str = "search_files";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Search;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "search_files"
-    }
 
     fn description(&self) -> &str {
         "Full-text search over the vault's notes (titles, aliases, headings, tags, text; any language). \
@@ -45,16 +45,8 @@ impl Tool for SearchFiles {
          with `folder`."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Search
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        args.folder.iter().cloned().map(PathUse::read).collect()
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        args.folder.iter().cloned().collect()
     }
 
     fn search_query(&self, args: &Args) -> Option<String> {
@@ -72,25 +64,12 @@ impl Tool for SearchFiles {
         hits.truncate(limit);
 
         let summary = format!("{} found for {:?}", plural(hits.len(), "note", "notes"), args.query);
-        if hits.is_empty() {
-            return Ok(ToolOutput::text(format!("No notes match {:?}.", args.query)).with_summary(summary));
-        }
-        let mut content = format!("{summary}:\n");
-        for hit in &hits {
-            content.push_str(&format!("- {} (score {:.2})", hit.path, hit.score));
-            if !hit.path.ends_with(&format!("{}.md", hit.title)) {
-                content.push_str(&format!(" \"{}\"", hit.title));
-            }
-            if let Some(heading) = &hit.heading {
-                content.push_str(&format!(" › {heading}"));
-            }
-            if !hit.snippet.is_empty() {
-                content.push_str(&format!(": {}", hit.snippet));
-            }
-            content.push('\n');
-        }
-        let items = hits.iter().map(|h| OutputItem { label: h.path.clone(), score: Some(h.score) }).collect();
-        Ok(ToolOutput::text(content).with_summary(summary).with_items(items))
+        let scored = |h: &SearchHit| format!("score {:.2}", h.score);
+        let shown: Vec<Hit> = hits
+            .iter()
+            .map(|h| Hit::new(&h.path, &h.title, h.heading.as_deref(), &h.snippet, h.score, scored(h)))
+            .collect();
+        Ok(hits_output(summary, &args.query, &shown))
     }
 }
 

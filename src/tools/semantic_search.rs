@@ -6,9 +6,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::hits::{hits_output, Hit};
 use super::note_io::plural;
-use super::{OutputItem, PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
-use crate::embed::{HybridQuery, SearchMode};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::embed::{HybridHit, HybridQuery, SearchMode};
 use crate::index::hybrid_search;
 use crate::vault::VaultPath;
 
@@ -45,12 +46,11 @@ pub enum Signal {
 
 #[async_trait(?Send)]
 impl Tool for SemanticSearch {
+    const NAME: &'static str = "semantic_search";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Search;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "semantic_search"
-    }
 
     fn description(&self) -> &str {
         "Find notes by meaning, even when they use other words than the query (\"how do I keep notes in step \
@@ -60,16 +60,8 @@ impl Tool for SemanticSearch {
          use search_files. expand_links adds notes one wikilink away from the best hits."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Search
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        args.folder.iter().cloned().map(PathUse::read).collect()
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        args.folder.iter().cloned().collect()
     }
 
     fn search_query(&self, args: &Args) -> Option<String> {
@@ -102,29 +94,15 @@ impl Tool for SemanticSearch {
         let hits = hybrid_search(shared, Some(ctx.vault), &query, &keep).await?;
 
         let summary = format!("{} found by meaning for {:?}", plural(hits.len(), "note", "notes"), args.query);
-        if hits.is_empty() {
-            return Ok(ToolOutput::text(format!("No notes match {:?}.", args.query)).with_summary(summary));
-        }
-        let mut content = format!("{summary}:\n");
-        for hit in &hits {
-            content.push_str(&format!("- {} (score {:.3}, {}", hit.path, hit.score, hit.found_by.label()));
-            if let Some(from) = &hit.found_by.linked_from {
-                content.push_str(&format!(" from {from}"));
-            }
-            content.push(')');
-            if !hit.path.ends_with(&format!("{}.md", hit.title)) {
-                content.push_str(&format!(" \"{}\"", hit.title));
-            }
-            if let Some(heading) = &hit.heading {
-                content.push_str(&format!(" › {heading}"));
-            }
-            if !hit.snippet.is_empty() {
-                content.push_str(&format!(": {}", hit.snippet));
-            }
-            content.push('\n');
-        }
-        let items = hits.iter().map(|h| OutputItem { label: h.path.clone(), score: Some(h.score) }).collect();
-        Ok(ToolOutput::text(content).with_summary(summary).with_items(items))
+        let scored = |h: &HybridHit| match &h.found_by.linked_from {
+            Some(from) => format!("score {:.3}, {} from {from}", h.score, h.found_by.label()),
+            None => format!("score {:.3}, {}", h.score, h.found_by.label()),
+        };
+        let shown: Vec<Hit> = hits
+            .iter()
+            .map(|h| Hit::new(&h.path, &h.title, h.heading.as_deref(), &h.snippet, h.score, scored(h)))
+            .collect();
+        Ok(hits_output(summary, &args.query, &shown))
     }
 }
 

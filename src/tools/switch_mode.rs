@@ -40,12 +40,12 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for SwitchMode {
+    const NAME: &'static str = "switch_mode";
+    const KIND: ToolKind = ToolKind::Control;
+    const GROUP: ToolGroup = ToolGroup::Agent;
+    const EXTERNALIZABLE: bool = false;
     type Args = Args;
     type Plan = Args;
-
-    fn name(&self) -> &'static str {
-        "switch_mode"
-    }
 
     fn description(&self) -> &str {
         &self.description
@@ -58,22 +58,10 @@ impl Tool for SwitchMode {
         schema
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Control
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Agent
-    }
-
     /// A switch can grant the agent the right to change notes, so the user approves it as a
     /// change.
     fn category(&self) -> ApprovalCategory {
         ApprovalCategory::Write
-    }
-
-    fn externalizable(&self) -> bool {
-        false
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

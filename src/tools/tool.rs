@@ -176,15 +176,19 @@ pub trait Tool: 'static {
     /// nothing: its plan is its arguments.
     type Plan: 'static;
 
-    fn name(&self) -> &'static str;
+    const NAME: &'static str;
+    const KIND: ToolKind;
+    const GROUP: ToolGroup;
+    /// Whether a large result may be written to a file and replaced by a reference. Tools that
+    /// page their own output (`read_file`) or talk to the user say no.
+    const EXTERNALIZABLE: bool = true;
+
     /// What the tool does, for the model.
     fn description(&self) -> &str;
-    fn kind(&self) -> ToolKind;
-    fn group(&self) -> ToolGroup;
 
-    /// What approving this call means. Defaults from [`Tool::kind`].
+    /// What approving this call means. Defaults from [`Tool::KIND`].
     fn category(&self) -> ApprovalCategory {
-        match self.kind() {
+        match Self::KIND {
             ToolKind::Read => ApprovalCategory::Read,
             ToolKind::Write => ApprovalCategory::Write,
             ToolKind::Control => ApprovalCategory::Control,
@@ -197,8 +201,8 @@ pub trait Tool: 'static {
         args_schema::<Self::Args>()
     }
 
-    /// The vault paths the call names and how it uses them.
-    fn paths(&self, _args: &Self::Args) -> Vec<PathUse> {
+    /// The vault paths the call names: a write tool may change them, any other tool reads them.
+    fn paths(&self, _args: &Self::Args) -> Vec<VaultPath> {
         Vec::new()
     }
 
@@ -207,10 +211,10 @@ pub trait Tool: 'static {
         None
     }
 
-    /// Whether a large result may be written to a file and replaced by a reference. Tools that
-    /// page their own output (`read_file`) say no.
-    fn externalizable(&self) -> bool {
-        true
+    /// Whether the user approved calls like this one in advance (a fetch from a domain they
+    /// allow-listed): it then runs without asking, whatever the category's policy says.
+    fn preapproved(&self, _args: &Self::Args) -> bool {
+        false
     }
 
     /// Works out what the call will do, before approval. An error here goes to the model
@@ -264,6 +268,8 @@ pub trait ParsedCall<'a> {
     fn paths(&self) -> Vec<PathUse>;
     /// For search tools, the query text.
     fn search_query(&self) -> Option<String>;
+    /// Whether the user approved calls like this one in advance.
+    fn preapproved(&self) -> bool;
     /// Works out what the call will do.
     async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError>;
 }
@@ -280,7 +286,7 @@ pub trait PlannedCall {
 #[async_trait(?Send)]
 impl<T: Tool> DynTool for T {
     fn name(&self) -> &str {
-        Tool::name(self)
+        T::NAME
     }
     fn description(&self) -> &str {
         Tool::description(self)
@@ -289,21 +295,21 @@ impl<T: Tool> DynTool for T {
         Tool::parameters(self)
     }
     fn kind(&self) -> ToolKind {
-        Tool::kind(self)
+        T::KIND
     }
     fn group(&self) -> ToolGroup {
-        Tool::group(self)
+        T::GROUP
     }
     fn category(&self) -> ApprovalCategory {
         Tool::category(self)
     }
     fn externalizable(&self) -> bool {
-        Tool::externalizable(self)
+        T::EXTERNALIZABLE
     }
 
     fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError> {
         let args = T::Args::deserialize(args)
-            .map_err(|e| ToolError::model(format!("invalid arguments for {}: {e}", Tool::name(self))))?;
+            .map_err(|e| ToolError::model(format!("invalid arguments for {}: {e}", T::NAME)))?;
         Ok(Box::new(Parsed { tool: self, args }))
     }
 }
@@ -317,10 +323,14 @@ struct Parsed<'a, T: Tool> {
 #[async_trait(?Send)]
 impl<'a, T: Tool> ParsedCall<'a> for Parsed<'a, T> {
     fn paths(&self) -> Vec<PathUse> {
-        self.tool.paths(&self.args)
+        let access = if T::KIND == ToolKind::Write { Access::Write } else { Access::Read };
+        self.tool.paths(&self.args).into_iter().map(|path| PathUse { path, access }).collect()
     }
     fn search_query(&self) -> Option<String> {
         self.tool.search_query(&self.args)
+    }
+    fn preapproved(&self) -> bool {
+        self.tool.preapproved(&self.args)
     }
     async fn plan(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError> {
         let plan = self.tool.plan(self.args, ctx).await?;

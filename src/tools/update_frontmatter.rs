@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::note_io::{read_existing, NoteWrite};
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::search::Frontmatter;
 use crate::vault::VaultPath;
@@ -29,12 +29,11 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for UpdateFrontmatter {
+    const NAME: &'static str = "update_frontmatter";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     type Plan = NoteWrite;
-
-    fn name(&self) -> &'static str {
-        "update_frontmatter"
-    }
 
     fn description(&self) -> &str {
         "Set or remove properties in a note's YAML frontmatter (created if the note has none). `set` \
@@ -43,16 +42,8 @@ impl Tool for UpdateFrontmatter {
          in plain YAML (comments inside the frontmatter are lost)."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {

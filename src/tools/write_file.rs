@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::{line_count, plural, read_unchanged, NoteWrite};
-use super::{PathUse, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::protocol::ChangePreview;
 use crate::vault::VaultPath;
 
@@ -22,12 +22,11 @@ pub struct Args {
 
 #[async_trait(?Send)]
 impl Tool for WriteFile {
+    const NAME: &'static str = "write_file";
+    const KIND: ToolKind = ToolKind::Write;
+    const GROUP: ToolGroup = ToolGroup::Edit;
     type Args = Args;
     type Plan = NoteWrite;
-
-    fn name(&self) -> &'static str {
-        "write_file"
-    }
 
     fn description(&self) -> &str {
         "Create a note, or replace the whole content of an existing one. Missing folders are created. \
@@ -35,16 +34,8 @@ impl Tool for WriteFile {
          the write is refused. For small changes prefer edit_file."
     }
 
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Edit
-    }
-
-    fn paths(&self, args: &Args) -> Vec<PathUse> {
-        vec![PathUse::write(args.path.clone())]
+    fn paths(&self, args: &Args) -> Vec<VaultPath> {
+        vec![args.path.clone()]
     }
 
     async fn plan(&self, args: Args, ctx: &ToolContext<'_>) -> Result<NoteWrite, ToolError> {

@@ -6,7 +6,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, JsClock, VaultCore};
 use crate::agent::{load_snapshot, ChatOptions, Conversation};
-use crate::host::ChannelHost;
+use crate::host::{ChannelHost, ProcessLauncher};
+use crate::mcp::McpToolset;
 use crate::protocol::ApprovalDecision;
 use crate::provider::build;
 use crate::vault::Vault;
@@ -19,13 +20,26 @@ pub struct Chat {
     conversation: Conversation,
     host: Rc<ChannelHost>,
     vault: Rc<dyn Vault>,
+    mcp: Rc<McpToolset>,
+}
+
+impl Drop for Chat {
+    /// A chat that is freed ends its MCP sessions (HTTP servers get their `DELETE`, commands
+    /// end).
+    fn drop(&mut self) {
+        let mcp = self.mcp.clone();
+        wasm_bindgen_futures::spawn_local(async move { mcp.close().await });
+    }
 }
 
 impl Chat {
     pub(crate) fn new(core: &VaultCore, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
         let options: ChatOptions = from_js(options)?;
         let vault = core.vault.clone();
-        let provider = build(&options.provider, core.http(options.transport)?, Rc::new(JsClock)).map_err(js_error)?;
+        let http = core.http(options.transport)?;
+        let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
+        let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
+        let mcp = Rc::new(McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher));
         let host = Rc::new(ChannelHost::new(move |event| {
             // A listener that throws must not stop the task; the error is reported where JS
             // errors go.
@@ -38,10 +52,12 @@ impl Chat {
         let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
             .with_history(options.history)
             .with_modes(options.modes)
-            .with_search(core.search.clone());
+            .with_search(core.search.clone())
+            .with_mcp(mcp.clone())
+            .with_web(core.web_http());
         conversation.set_vault_info(options.vault);
         conversation.set_chat_id(options.chat_id);
-        Ok(Chat { conversation, host, vault: core.vault.clone() })
+        Ok(Chat { conversation, host, vault: core.vault.clone(), mcp })
     }
 }
 

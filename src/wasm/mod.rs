@@ -107,6 +107,15 @@ pub struct VaultCore {
 }
 
 impl VaultCore {
+    /// The HTTP client `web_fetch` reads pages with: the request function where the host gave
+    /// one (Obsidian's `requestUrl`, which CORS does not stop), else `fetch`.
+    pub(crate) fn web_http(&self) -> Rc<dyn HttpClient> {
+        match self.request.clone() {
+            Some(request) => Rc::new(JsRequestClient::new(request)),
+            None => Rc::new(FetchClient),
+        }
+    }
+
     /// The HTTP client for `transport`.
     pub(crate) fn http(&self, transport: Transport) -> Result<Rc<dyn HttpClient>, JsValue> {
         let request = self.request.clone().map(|f| Rc::new(JsRequestClient::new(f)) as Rc<dyn HttpClient>);

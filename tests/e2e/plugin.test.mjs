@@ -1484,3 +1484,66 @@ test("a chat is named from its first request, and can be renamed, exported to a 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+/** The official MCP reference server (npm) over Streamable HTTP on a free port; stop it with `kill()`. */
+async function startEverything() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => String(d).includes("listening") && resolve());
+    child.on("exit", (code) => reject(new Error(`the MCP server exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, kill: () => child.kill() };
+}
+
+test("MCP: the settings list a server's tools; the agent calls one after approval and reads its answer", async () => {
+  const everything = await startEverything();
+  const id = `e2e-mcp-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "m1", name: "mcp__everything__echo", arguments: { message: "hello from the vault" } }] },
+    { text: "The server answered." },
+  ]);
+  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: ["get-env"], trustReadOnly: false };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  try {
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const settings = page.locator(".vault-agent-settings");
+    const box = settings.locator(".vault-agent-mcp-server");
+    await box.locator("button", { hasText: "Test and list tools" }).click();
+    await box.locator(".vault-agent-mcp-count", { hasText: /^Connected: \d+ tools$/ }).waitFor();
+    const count = Number((await box.locator(".vault-agent-mcp-count").innerText()).match(/\d+/)[0]);
+    assert.ok(count >= 10, `${count} tools`);
+    await box.locator(".vault-agent-mcp-tools").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-settings-light.png` });
+    await settings.locator(".setting-item-heading, div", { hasText: /^Safety$/ }).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/safety-settings-light.png` });
+    await page.locator(".modal.mod-settings .modal-close-button").click();
+
+    await send(page, "Ask the MCP server to echo a greeting");
+    const modal = page.locator(".modal.vault-agent-approval");
+    await modal.waitFor();
+    assert.match(await modal.innerText(), /mcp__everything__echo|everything/);
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-approval-light.png` });
+    await modal.locator('button[data-decision="approve"]').click();
+    await page.locator('.vault-agent-tool-card[data-tool="mcp__everything__echo"].is-done').waitFor();
+    await page.locator(".vault-agent-text", { hasText: "The server answered." }).waitFor();
+    const sent = await requests(id);
+    assert.equal(sent.length, 2);
+    const offered = sent[0].body.tools.map((t) => t.name);
+    assert.ok(offered.includes("mcp__everything__echo") && !offered.includes("mcp__everything__get-env"), offered.join(", "));
+    assert.ok(JSON.stringify(sent[1].body.messages).includes("Echo: hello from the vault"));
+    // The defences are on by default: the server's words reach the model marked as data, and
+    // the prompt carries this task's canary.
+    assert.match(JSON.stringify(sent[1].body.messages), /<<<data [0-9a-f]{12}>>>/);
+    assert.match(JSON.stringify(sent[0].body.system), /VA-CANARY-[0-9a-f]{16}/);
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-card-dark.png` });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});

@@ -33,5 +33,8 @@ mod semantic_tool;
 #[path = "agent/shown.rs"]
 mod shown;
 
+#[path = "agent/web_fetch.rs"]
+mod web_fetch;
+
 #[path = "agent/subtask.rs"]
 mod subtask;

@@ -308,6 +308,7 @@ fn run_over_wire(replies: Vec<Reply>) -> (RunReport, usize) {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: None,
+        web: None,
         modes: Vec::new(),
         vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
         search: vault_agent::index::SharedIndex::new(),

@@ -108,6 +108,7 @@ fn generate() -> String {
         TextToolDialect,
         RetryPolicy,
         AgentConfig,
+        vault_agent::agent::GuardConfig,
         Mode,
         ToolGroup,
         Transport,

@@ -1,5 +1,6 @@
-//! A local HTTP server on 127.0.0.1 for tests of the real binary: it answers each connection
-//! with the next scripted answer (an event stream, or an error status) and records what it got.
+//! A local HTTP server on 127.0.0.1 for tests of the real binary and of `web_fetch`: it answers
+//! each connection with the next scripted answer (an event stream, a page, or an error status)
+//! and records what it got.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -27,6 +28,8 @@ pub enum Answer {
         gate: Option<mpsc::Receiver<()>>,
     },
     Status(u16, String),
+    /// A page: its content type and body.
+    Page(&'static str, String),
 }
 
 /// Serves one answer per connection, in order, on a thread; returns the base URL.
@@ -66,6 +69,14 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
                 Answer::Status(status, body) => {
                     let head = format!(
                         "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 0\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    out.write_all(head.as_bytes()).unwrap();
+                    out.write_all(body.as_bytes()).unwrap();
+                }
+                Answer::Page(kind, body) => {
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                         body.len()
                     );
                     out.write_all(head.as_bytes()).unwrap();

@@ -216,26 +216,26 @@ impl McpTransport for SharedTransport {
 
 /// One request as the scripted server saw it.
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    headers: Vec<(String, String)>,
-    body: Value,
+pub(crate) struct Seen {
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
 }
 
 impl Seen {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
-    fn rpc_method(&self) -> &str {
+    pub fn rpc_method(&self) -> &str {
         self.body.get("method").and_then(Value::as_str).unwrap_or_default()
     }
 }
 
 /// What the scripted server writes back: the status line's code, headers and body.
-type Reply = (u16, Vec<(&'static str, String)>, String);
+pub(crate) type Reply = (u16, Vec<(&'static str, String)>, String);
 
 /// Serves each connection with `answer` (one request per connection) and records them all.
-fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String, Arc<Mutex<Vec<Seen>>>) {
+pub(crate) fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -281,7 +281,7 @@ fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) -> (String,
     (url, seen)
 }
 
-fn json_reply(body: Value) -> Reply {
+pub(crate) fn json_reply(body: Value) -> Reply {
     (200, vec![("content-type", "application/json".into())], body.to_string())
 }
 
@@ -296,7 +296,7 @@ fn initialize_result(id: &Value, version: &str) -> Value {
 }
 
 /// The usual answers: initialize (with a session id), 202 for notifications.
-fn handshake(seen: &Seen) -> Option<Reply> {
+pub(crate) fn handshake(seen: &Seen) -> Option<Reply> {
     match seen.rpc_method() {
         "initialize" => {
             let (status, mut headers, body) = json_reply(initialize_result(&seen.body["id"], "2025-06-18"));
@@ -413,4 +413,136 @@ fn a_broken_stream_is_resumed_from_the_last_event_after_the_servers_retry() {
     assert_eq!(pong.body["result"], json!({}));
     assert!(seen.iter().any(|s| s.method == "GET" && s.header("last-event-id") == Some("e2")));
     assert!(seen.iter().all(|s| s.header("authorization") == Some("Bearer t0ken")));
+}
+
+// ---------------------------------------------------------------------------------------
+// The agent calling server tools through the pipeline.
+
+mod agent {
+    use std::rc::Rc;
+
+    use serde_json::json;
+    use vault_agent::agent::{AgentConfig, Conversation};
+    use vault_agent::host::{ReqwestClient, SystemClock};
+    use vault_agent::mcp::{McpServerConfig, McpToolset};
+    use vault_agent::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, EndReason};
+    use vault_agent::provider::{ScriptedProvider, Turn};
+    use vault_agent::vault::MemoryVault;
+
+    use super::{runtime, Everything};
+    use crate::agent::support::TestHost;
+
+    struct Run {
+        provider: Rc<ScriptedProvider>,
+        host: Rc<TestHost>,
+        end: EndReason,
+    }
+
+    fn run(server: McpServerConfig, turns: Vec<Turn>, decide: ApprovalDecision) -> Run {
+        let provider = Rc::new(ScriptedProvider::new(turns));
+        let host = TestHost::new();
+        host.deciding(move |_| decide);
+        // The real clock: a manual one's sleeps end at once, so the tool timeout would win
+        // every race with the network.
+        let clock = Rc::new(SystemClock);
+        let toolset = Rc::new(McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None));
+        let chat = Conversation::new(
+            AgentConfig::default(),
+            provider.clone(),
+            Rc::new(MemoryVault::new()),
+            clock,
+            host.clone(),
+        )
+        .with_mcp(toolset.clone());
+        let end = runtime().block_on(async {
+            let report = chat.send("Ask the server to echo something").await.unwrap();
+            toolset.close().await;
+            report.end
+        });
+        Run { provider, host, end }
+    }
+
+    fn approvals(host: &TestHost) -> Vec<(String, ApprovalCategory)> {
+        host.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                AgentEvent::ApprovalRequired { request } => Some((request.tool, request.category)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn echo_then_answer() -> Vec<Turn> {
+        vec![Turn::tools([("mcp__everything__echo", json!({"message": "from the agent"}))]), Turn::text("Done.")]
+    }
+
+    #[test]
+    fn a_server_tool_is_offered_asked_for_and_its_result_reaches_the_model() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let run = run(config, echo_then_answer(), ApprovalDecision::Approve);
+        assert_eq!(run.end, EndReason::Answered);
+        let requests = run.provider.requests();
+        let echo = requests[0].tools.iter().find(|t| t.name == "mcp__everything__echo").expect("offered");
+        assert_eq!(echo.input_schema["properties"]["message"]["type"], "string");
+        assert!(echo.description.contains("MCP server \"everything\""));
+        // Asked first, in its own category, then run; the model saw the server's answer.
+        assert_eq!(approvals(&run.host), [("mcp__everything__echo".to_string(), ApprovalCategory::Mcp)]);
+        let sent = serde_json::to_string(&requests[1].messages).unwrap();
+        assert!(sent.contains("Echo: from the agent"), "{sent}");
+    }
+
+    #[test]
+    fn a_denied_call_never_reaches_the_server_and_the_schema_still_guards_arguments() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let run = run(config, echo_then_answer(), ApprovalDecision::Deny);
+        assert_eq!(run.end, EndReason::Denied);
+        assert_eq!(run.provider.requests().len(), 1);
+
+        // Arguments the server's schema refuses never reach the approval.
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let bad = vec![Turn::tools([("mcp__everything__echo", json!({"text": 3}))]), Turn::text("Sorry.")];
+        let run = super::agent::run(config, bad, ApprovalDecision::Approve);
+        assert!(approvals(&run.host).is_empty());
+        let sent = serde_json::to_string(&run.provider.requests()[1].messages).unwrap();
+        assert!(sent.contains("message"), "the model is told what the schema wants: {sent}");
+    }
+
+    #[test]
+    fn trusted_read_only_tools_run_without_asking_and_others_still_ask() {
+        let server = Everything::start();
+        let mut config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        config.trust_read_only = true;
+        config.disabled_tools = vec!["get-env".into()];
+        let turns = vec![
+            Turn::tools([("mcp__everything__echo", json!({"message": "a"}))]),
+            Turn::tools([("mcp__everything__toggle-simulated-logging", json!({}))]),
+            Turn::text("Done."),
+        ];
+        let run = run(config, turns, ApprovalDecision::Approve);
+        assert_eq!(run.end, EndReason::Answered);
+        assert_eq!(
+            approvals(&run.host),
+            [("mcp__everything__toggle-simulated-logging".to_string(), ApprovalCategory::Mcp)]
+        );
+        let sent = serde_json::to_string(&run.provider.requests()[1].messages).unwrap();
+        assert!(sent.contains("Echo: a"), "{sent}");
+        // A tool the user turned off is not offered.
+        assert!(run.provider.requests()[0].tools.iter().all(|t| t.name != "mcp__everything__get-env"));
+    }
+
+    #[test]
+    fn a_server_that_does_not_answer_is_skipped_with_a_warning() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let config = McpServerConfig::parse_http(&format!("gone=http://127.0.0.1:{port}/mcp")).unwrap();
+        let run = run(config, vec![Turn::text("Fine without it.")], ApprovalDecision::Approve);
+        assert_eq!(run.end, EndReason::Answered);
+        assert!(
+            run.host.warnings().iter().any(|w| w.contains("MCP server gone is not available")),
+            "{:?}",
+            run.host.warnings()
+        );
+        assert!(run.provider.requests()[0].tools.iter().all(|t| !t.name.starts_with("mcp__")));
+    }
 }

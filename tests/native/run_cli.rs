@@ -326,3 +326,20 @@ fn cli_search_lists_the_users_language_first_and_can_be_told_another() {
     assert_eq!(search(None), "en/Plugins/Canvas.md");
     assert_eq!(search(Some("sv")), "sv/Plugins/Canvas.md");
 }
+
+#[test]
+fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
+    let vault = sample_vault();
+    let (base, seen) =
+        serve(vec![turn("", &[("mcp__ref__get-sum", json!({"a": 20, "b": 22}))]), turn("The sum is 42.", &[])]);
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let out = run(vault.path(), &base, &["--yes", "--mcp-stdio", &server], "Add 20 and 22 with the server");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "The sum is 42.");
+    let seen = seen.lock().unwrap();
+    // The tool was offered with the server's schema, and its result reached the model.
+    let first: Value = serde_json::from_str(&seen[0].body).unwrap();
+    let offered = first["tools"].as_array().unwrap().iter().find(|t| t["function"]["name"] == "mcp__ref__get-sum");
+    assert_eq!(offered.expect("offered")["function"]["parameters"]["required"], json!(["a", "b"]));
+    assert!(seen[1].body.contains("42"), "{}", seen[1].body);
+}

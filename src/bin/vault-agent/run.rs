@@ -13,8 +13,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
 use vault_agent::agent::{AgentConfig, Conversation};
-use vault_agent::host::{AgentHost, Clock, ReqwestClient, SystemClock};
+use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
+use vault_agent::mcp::McpToolset;
 use vault_agent::pipeline::{prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, ORPHAN_AGE_MS};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
@@ -36,7 +37,7 @@ pub struct Args {
     vault: VaultArg,
     #[command(flatten)]
     provider: ProviderArgs,
-    /// Categories of tool call to allow without asking: read, write, delete (default: read).
+    /// Categories of tool call to allow without asking: read, write, delete, web (default: read).
     #[arg(long, value_name = "LIST", default_value = "read", conflicts_with = "yes")]
     approve: String,
     /// Allow every tool call without asking.
@@ -48,6 +49,14 @@ pub struct Args {
     /// Model calls at most.
     #[arg(long, default_value_t = 25)]
     max_iterations: u32,
+    #[command(flatten)]
+    mcp: crate::mcp::McpArgs,
+    /// A domain web_fetch may read without asking (with its subdomains); repeatable.
+    #[arg(long, value_name = "DOMAIN")]
+    web_allow: Vec<String>,
+    /// A domain web_fetch never reads; repeatable.
+    #[arg(long, value_name = "DOMAIN")]
+    web_deny: Vec<String>,
     /// What to do.
     task: String,
 }
@@ -65,11 +74,19 @@ pub async fn run(args: Args) -> Result<()> {
         auto_approve: policy.automatic().collect(),
         mode: args.mode.clone(),
         max_iterations: args.max_iterations,
+        web_allow: args.web_allow.clone(),
+        web_deny: args.web_deny.clone(),
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());
-    let conversation = open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?;
-    let (report, suspended) = interruptible(&conversation, conversation.send(&args.task)).await?;
+    let servers = args.mcp.servers()?;
+    let mcp =
+        Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
+    let conversation =
+        open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
+    let outcome = interruptible(&conversation, conversation.send(&args.task)).await;
+    mcp.close().await;
+    let (report, suspended) = outcome?;
     finish(&report, &host, &args.vault.vault, suspended)
 }
 
@@ -96,10 +113,12 @@ pub(crate) async fn open_conversation(
     clock: Rc<SystemClock>,
     host: Rc<TerminalHost>,
 ) -> Result<Conversation> {
-    let provider = build(&provider.config()?, Rc::new(ReqwestClient::new()), clock.clone())?;
+    let http = Rc::new(ReqwestClient::new());
+    let provider = build(&provider.config()?, http.clone(), clock.clone())?;
     let search = SharedIndex::new();
     search.replace(current_index(&vault).await?);
-    let conversation = Conversation::new(config, Rc::from(provider), vault.clone(), clock, host).with_search(search);
+    let conversation =
+        Conversation::new(config, Rc::from(provider), vault.clone(), clock, host).with_search(search).with_web(http);
     conversation.set_vault_info(vault_info(&vault_arg.vault, &*vault).await?);
     Ok(conversation)
 }

@@ -303,17 +303,11 @@ struct NoArgs {}
 impl Tool for Stall {
     type Args = NoArgs;
     type Plan = NoArgs;
-    fn name(&self) -> &'static str {
-        "stall"
-    }
+    const NAME: &'static str = "stall";
+    const KIND: ToolKind = ToolKind::Read;
+    const GROUP: ToolGroup = ToolGroup::Read;
     fn description(&self) -> &str {
         "never finishes"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    fn group(&self) -> ToolGroup {
-        ToolGroup::Read
     }
     async fn plan(&self, args: NoArgs, _ctx: &ToolContext<'_>) -> Result<NoArgs, ToolError> {
         Ok(args)
@@ -336,6 +330,7 @@ fn a_tool_that_hangs_is_stopped_by_the_timeout() {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: Some(tools),
+        web: None,
         modes: vec![],
         vault_info: Default::default(),
         search: vault_agent::index::SharedIndex::new(),

@@ -244,6 +244,7 @@ fn a_subtask_deeper_than_allowed_is_refused() {
         host: h.host.clone(),
         cancel: h.cancel.clone(),
         tools: None,
+        web: None,
         modes: vec![],
         vault_info: Default::default(),
         search: vault_agent::index::SharedIndex::new(),

@@ -175,6 +175,7 @@ fn a_childs_approval_reaches_the_user_through_the_parents_host_saying_who_asks()
         host: Rc::new(Recording { inner: host.clone(), events: events.clone() }),
         cancel: Default::default(),
         tools: None,
+        web: None,
         modes: Vec::new(),
         vault_info: VaultInfo::default(),
         search: Default::default(),

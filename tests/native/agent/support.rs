@@ -8,7 +8,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use vault_agent::agent::{AgentConfig, AgentTask, CondenseHook, Mode, TaskSetup};
 use vault_agent::cancel::CancelToken;
-use vault_agent::host::{AgentHost, ManualClock};
+use vault_agent::host::{AgentHost, HttpClient, ManualClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ErrorKind, ModelRequest, Question};
@@ -193,6 +193,8 @@ pub struct Harness {
     pub condense_hook: Option<Rc<dyn CondenseHook>>,
     /// The user's own modes.
     pub modes: Vec<Mode>,
+    /// The HTTP client `web_fetch` reads with; `None`: no web tool.
+    pub web: Option<Rc<dyn HttpClient>>,
 }
 
 impl Harness {
@@ -206,6 +208,7 @@ impl Harness {
             search: SharedIndex::new(),
             condense_hook: None,
             modes: Vec::new(),
+            web: None,
         }
     }
 
@@ -218,6 +221,7 @@ impl Harness {
             host: self.host.clone(),
             cancel: self.cancel.clone(),
             tools: None,
+            web: self.web.clone(),
             modes: self.modes.clone(),
             vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
             search: self.search.clone(),
@@ -250,11 +254,23 @@ pub fn last_user_text(request: &vault_agent::protocol::ModelRequest) -> String {
         .iter()
         .map(|b| match b {
             ContentBlock::Text { text } => text.clone(),
-            ContentBlock::ToolResult { content, .. } => content.clone(),
+            ContentBlock::ToolResult { content, .. } => unwrap_data(content),
             _ => String::new(),
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A tool result without the task's data markers around it (`guard::DataMarkers::wrap`): the
+/// tool's own words, the same in every task.
+pub fn unwrap_data(content: &str) -> String {
+    let Some(rest) = content.strip_prefix("<<<data ") else { return content.to_string() };
+    let Some((_, body)) = rest.split_once(">>>\n") else { return content.to_string() };
+    let body = body.split_once('\n').map_or(body, |(_, after_source)| after_source);
+    match body.rfind("\n<<<end data ") {
+        Some(end) => body[..end].to_string(),
+        None => body.to_string(),
+    }
 }
 
 /// Whether `request` is the context machinery's own call: the condensing summary or the

@@ -1,0 +1,153 @@
+//! An MCP server's tool as the agent's: named `mcp__<server>__<tool>`, with the schema the
+//! server sent, run through the same pipeline as every built-in tool (validation against
+//! that schema, approval in the `mcp` category, audit log, externalization).
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::{McpClient, McpToolInfo, Progress};
+use crate::protocol::{ApprovalCategory, ChangePreview};
+use crate::tools::{
+    DynTool, ParsedCall, PathUse, PlannedCall, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
+};
+
+/// The longest tool name providers accept.
+const MAX_NAME: usize = 64;
+
+/// One tool of one connected server.
+pub struct McpTool {
+    client: Rc<McpClient>,
+    /// The name the model calls it by.
+    name: String,
+    /// The server's name for it.
+    remote: String,
+    description: String,
+    schema: Value,
+    /// The server marks it read-only and the user trusts the server's hints.
+    trusted_read_only: bool,
+}
+
+impl McpTool {
+    /// `info` from `client`'s server; `trust_read_only` is the user's setting for the server.
+    pub fn new(client: Rc<McpClient>, info: &McpToolInfo, trust_read_only: bool) -> McpTool {
+        let server = client.server_name().to_string();
+        let name = tool_name(&server, &info.name);
+        let about = info.description.clone().or_else(|| info.title.clone()).unwrap_or_default();
+        let description = format!("{about}\n(Tool `{}` of the MCP server \"{server}\", outside the vault.)", info.name);
+        let mut schema = info.input_schema.clone();
+        // Providers require an object schema; a server that sent none takes no arguments.
+        if !schema.is_object() || schema.get("type").is_none() {
+            schema = serde_json::json!({ "type": "object", "properties": {} });
+        }
+        McpTool {
+            client,
+            name,
+            remote: info.name.clone(),
+            description: description.trim_start().to_string(),
+            schema,
+            trusted_read_only: trust_read_only && info.read_only(),
+        }
+    }
+
+    /// The server's name for the tool.
+    pub fn remote_name(&self) -> &str {
+        &self.remote
+    }
+}
+
+/// `mcp__<server>__<tool>`, with characters providers refuse replaced by `_`, cut to 64.
+pub fn tool_name(server: &str, tool: &str) -> String {
+    let clean: String =
+        tool.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let mut name = format!("mcp__{server}__{clean}");
+    name.truncate(MAX_NAME);
+    name
+}
+
+/// The server and tool names in `mcp__<server>__<tool>`; `None` for any other name.
+pub fn split_tool_name(name: &str) -> Option<(&str, &str)> {
+    name.strip_prefix("mcp__")?.split_once("__")
+}
+
+impl DynTool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn parameters(&self) -> Value {
+        self.schema.clone()
+    }
+    fn kind(&self) -> ToolKind {
+        // A call reaches outside the vault. One the user trusts as read-only may run beside
+        // other reads; any other runs alone, as a change would (it has no vault paths, so
+        // there is nothing to checkpoint).
+        if self.trusted_read_only {
+            ToolKind::Read
+        } else {
+            ToolKind::Write
+        }
+    }
+    fn group(&self) -> ToolGroup {
+        ToolGroup::Mcp
+    }
+    fn category(&self) -> ApprovalCategory {
+        if self.trusted_read_only {
+            ApprovalCategory::Read
+        } else {
+            ApprovalCategory::Mcp
+        }
+    }
+    fn externalizable(&self) -> bool {
+        true
+    }
+    fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError> {
+        Ok(Box::new(Call { tool: self, args: args.clone() }))
+    }
+}
+
+/// A call: its arguments go to the server as they are.
+struct Call<'a> {
+    tool: &'a McpTool,
+    args: Value,
+}
+
+#[async_trait(?Send)]
+impl<'a> ParsedCall<'a> for Call<'a> {
+    fn paths(&self) -> Vec<PathUse> {
+        Vec::new()
+    }
+    fn search_query(&self) -> Option<String> {
+        None
+    }
+    fn preapproved(&self) -> bool {
+        // Trust is per tool (its category), not per call.
+        false
+    }
+    async fn plan(self: Box<Self>, _ctx: &ToolContext<'_>) -> Result<Box<dyn PlannedCall + 'a>, ToolError> {
+        Ok(self)
+    }
+}
+
+#[async_trait(?Send)]
+impl PlannedCall for Call<'_> {
+    fn preview(&self) -> Option<ChangePreview> {
+        None
+    }
+    async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let tool = self.tool;
+        // Progress reports keep the call alive on the server's side; the card's spinner says
+        // the same to the user.
+        let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, ctx.cancel).await;
+        match outcome {
+            Ok(outcome) if outcome.is_error => Err(ToolError::model(format!("{} failed: {}", tool.name, outcome.text))),
+            Ok(outcome) => Ok(ToolOutput::text(outcome.text)),
+            Err(crate::Error::Cancelled) => Err(ToolError::Fatal("cancelled".into())),
+            // The server is unreachable or broke the protocol: the model may go on without it.
+            Err(e) => Err(ToolError::model(e.to_string())),
+        }
+    }
+}

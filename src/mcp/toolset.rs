@@ -1,0 +1,101 @@
+//! The MCP servers of a conversation: connected on first use, their tools listed and kept,
+//! listed again when a server says they changed.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::{McpClient, McpServerConfig, McpTool};
+use crate::cancel::CancelToken;
+use crate::host::{Clock, HttpClient, ProcessLauncher};
+use crate::tools::DynTool;
+
+/// The configured servers and their open sessions.
+pub struct McpToolset {
+    servers: Vec<McpServerConfig>,
+    http: Rc<dyn HttpClient>,
+    clock: Rc<dyn Clock>,
+    launcher: Option<Rc<dyn ProcessLauncher>>,
+    sessions: RefCell<Vec<Option<Session>>>,
+}
+
+#[derive(Clone)]
+struct Session {
+    client: Rc<McpClient>,
+    tools: Vec<Rc<dyn DynTool>>,
+}
+
+impl McpToolset {
+    /// The enabled servers of `servers`. Without `launcher` (mobile), stdio servers fail to
+    /// connect with an error that says they run on desktop only.
+    pub fn new(
+        servers: Vec<McpServerConfig>,
+        http: Rc<dyn HttpClient>,
+        clock: Rc<dyn Clock>,
+        launcher: Option<Rc<dyn ProcessLauncher>>,
+    ) -> McpToolset {
+        let servers = servers.into_iter().filter(|s| s.enabled).collect();
+        McpToolset { servers, http, clock, launcher, sessions: RefCell::new(Vec::new()) }
+    }
+
+    /// Whether any server is configured.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Every enabled tool of every server that answers, and a line for each server that does
+    /// not (it is tried again next time). A server whose list changed is listed again.
+    pub async fn tools(&self, cancel: &CancelToken) -> (Vec<Rc<dyn DynTool>>, Vec<String>) {
+        let mut problems = Vec::new();
+        for (index, server) in self.servers.iter().enumerate() {
+            let stale = match self.sessions.borrow().get(index) {
+                Some(Some(session)) => session.client.tools_changed(),
+                _ => true,
+            };
+            if !stale {
+                continue;
+            }
+            match self.open(server, index, cancel).await {
+                Ok(session) => self.put(index, Some(session)),
+                Err(e) => {
+                    problems.push(format!("MCP server {} is not available: {e}", server.name));
+                    self.put(index, None);
+                }
+            }
+        }
+        let tools = self.sessions.borrow().iter().flatten().flat_map(|s| s.tools.iter().cloned()).collect();
+        (tools, problems)
+    }
+
+    async fn open(&self, server: &McpServerConfig, index: usize, cancel: &CancelToken) -> crate::Result<Session> {
+        let existing = self.sessions.borrow().get(index).cloned().flatten().map(|s| s.client);
+        let client = match existing {
+            Some(client) => client,
+            None => {
+                Rc::new(server.connect(self.http.clone(), self.clock.clone(), self.launcher.as_deref(), cancel).await?)
+            }
+        };
+        let listed = client.list_tools(cancel).await?;
+        let tools = listed
+            .iter()
+            .filter(|t| !server.disabled_tools.contains(&t.name))
+            .map(|t| Rc::new(McpTool::new(client.clone(), t, server.trust_read_only)) as Rc<dyn DynTool>)
+            .collect();
+        Ok(Session { client, tools })
+    }
+
+    fn put(&self, index: usize, session: Option<Session>) {
+        let mut sessions = self.sessions.borrow_mut();
+        if sessions.len() <= index {
+            sessions.resize_with(index + 1, || None);
+        }
+        sessions[index] = session;
+    }
+
+    /// Ends every open session.
+    pub async fn close(&self) {
+        let sessions: Vec<Session> = self.sessions.borrow_mut().drain(..).flatten().collect();
+        for session in sessions {
+            session.client.close().await;
+        }
+    }
+}
