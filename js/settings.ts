@@ -150,6 +150,9 @@ export interface VaultAgentSettings {
     secrets: boolean;
     /** Writes and deletions a minute at most (0: no limit). */
     writeRateLimit: number;
+    /** A model call screens each web and MCP result first; with `screeningModel` (empty: the chat's model). */
+    screening: boolean;
+    screeningModel: string;
     /** Domains web_fetch reads without asking; and never. */
     webAllow: string[];
     webDeny: string[];
@@ -189,7 +192,16 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   },
   price: null,
   mcp: { servers: [] },
-  safety: { untrustedMarking: true, canary: true, secrets: true, writeRateLimit: 20, webAllow: [], webDeny: [] },
+  safety: {
+    untrustedMarking: true,
+    canary: true,
+    secrets: true,
+    writeRateLimit: 20,
+    screening: false,
+    screeningModel: "",
+    webAllow: [],
+    webDeny: [],
+  },
 };
 
 type Migration = (data: Record<string, unknown>) => Record<string, unknown>;
@@ -324,6 +336,8 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
       secrets: settings.safety.secrets,
       writeRateLimit: settings.safety.writeRateLimit,
       writeRateWindowS: 60,
+      screening: settings.safety.screening,
+      screeningModel: settings.safety.screeningModel.trim() || null,
     },
   };
 }

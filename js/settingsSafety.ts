@@ -12,7 +12,7 @@ export function safetySection(el: HTMLElement, ctx: PluginContext): void {
     .setName("Safety")
     .setHeading()
     .setDesc("Notes, web pages and MCP results can carry instructions written to steer the agent. These checks stop it from following them.");
-  const toggle = (name: string, desc: string, key: "untrustedMarking" | "canary" | "secrets") =>
+  const toggle = (name: string, desc: string, key: "untrustedMarking" | "canary" | "secrets" | "screening") =>
     new Setting(el)
       .setName(name)
       .setDesc(desc)
@@ -46,6 +46,23 @@ export function safetySection(el: HTMLElement, ctx: PluginContext): void {
         }
       });
     });
+  toggle(
+    "Screen web pages and MCP results",
+    "A model reads each page and MCP result first and withholds one that tries to instruct the agent. One more model call per result.",
+    "screening",
+  );
+  new Setting(el)
+    .setName("Screening model")
+    .setDesc("A cheap model of the same provider does this well. Empty: the chat's model.")
+    .addText((t) =>
+      t
+        .setPlaceholder("Chat's model")
+        .setValue(safety.screeningModel)
+        .onChange(async (value) => {
+          safety.screeningModel = value.trim();
+          await save();
+        }),
+    );
   const domains = (name: string, desc: string, key: "webAllow" | "webDeny") =>
     new Setting(el)
       .setName(name)

@@ -899,7 +899,16 @@ secrets: boolean,
 /**
  * More writes and deletions than this within `write_rate_window_s` stop the task (0: off).
  */
-writeRateLimit: number, writeRateWindowS: number, };
+writeRateLimit: number, writeRateWindowS: number, 
+/**
+ * A model call reads each web and MCP result for injected instructions before the main
+ * model does (one more call per such result; off by default).
+ */
+screening: boolean, 
+/**
+ * The model that screens (a cheap one); `None`: the task's own.
+ */
+screeningModel: string | null, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a

@@ -77,6 +77,11 @@ pub struct GuardConfig {
     /// More writes and deletions than this within `write_rate_window_s` stop the task (0: off).
     pub write_rate_limit: u32,
     pub write_rate_window_s: u32,
+    /// A model call reads each web and MCP result for injected instructions before the main
+    /// model does (one more call per such result; off by default).
+    pub screening: bool,
+    /// The model that screens (a cheap one); `None`: the task's own.
+    pub screening_model: Option<String>,
 }
 
 impl Default for GuardConfig {
@@ -87,6 +92,8 @@ impl Default for GuardConfig {
             secrets: true,
             write_rate_limit: 20,
             write_rate_window_s: 60,
+            screening: false,
+            screening_model: None,
         }
     }
 }

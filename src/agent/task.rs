@@ -16,7 +16,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
     condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
 };
-use crate::guard::{Guardrails, Verdict};
+use crate::guard::{Guardrails, ModelScreener, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::pipeline::{
@@ -240,6 +240,9 @@ impl AgentTask {
             .collect::<Vec<_>>()
             .join("\n");
         pipeline.guard(guardrails.clone(), markers);
+        if config.guard.screening {
+            pipeline.screen_with(Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        }
         Ok(AgentTask {
             id,
             threshold: config.condensing_threshold,

@@ -7,10 +7,13 @@
 //!   final answer; a block ends the task with `EndReason::Guardrail`. Built in: the
 //!   [`Canary`] (a per-task token in the system prompt that must never leave), [`Secrets`]
 //!   (API keys and tokens in what a call would send out), and a [`WriteRate`] tripwire.
+//! - [`Screener`] (optional): a model reads web and MCP results for injected instructions
+//!   before the main model does; a flagged result is withheld.
 
 mod canary;
 mod guardrail;
 mod random;
+mod screen;
 mod secrets;
 mod untrusted;
 mod write_rate;
@@ -18,6 +21,7 @@ mod write_rate;
 pub use canary::Canary;
 pub use guardrail::{GuardedCall, Guardrail, Guardrails, Verdict};
 pub use random::random_hex;
+pub use screen::{ModelScreener, Screener};
 pub use secrets::Secrets;
 pub use untrusted::{DataMarkers, UNTRUSTED_RULE};
 pub use write_rate::WriteRate;

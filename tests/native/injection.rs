@@ -374,3 +374,45 @@ fn a_burst_of_allowed_writes_trips_the_write_rate_guardrail() {
     let written = snapshot(&*vault).keys().filter(|k| k.starts_with("Spam/")).count();
     assert_eq!(written, 20, "the default limit is 20 writes a minute");
 }
+
+/// With screening on, a web page that tries to instruct the agent is read by a model call
+/// first and withheld; a plain page passes through.
+#[test]
+fn screening_withholds_a_page_that_instructs_the_agent() {
+    for (verdict, withheld) in [("INJECTION: asks to delete the user's notes", true), ("SAFE", false)] {
+        let page = format!("<html><body><p>Bake at 230 °C.</p><p>{}</p></body></html>", attack_text(&goals()[2]));
+        let (base, _) = serve(vec![Answer::Page("text/html", page)]);
+        let provider = Rc::new(ScriptedProvider::new([
+            Turn::tools([("web_fetch", json!({"url": format!("{base}/recipes")}))]),
+            Turn::text(verdict),
+            Turn::text("Here is the page."),
+        ]));
+        let host = TestHost::new();
+        let config = AgentConfig {
+            guard: vault_agent::agent::GuardConfig {
+                screening: true,
+                screening_model: Some("cheap".into()),
+                ..Default::default()
+            },
+            ..AgentConfig::default()
+        };
+        let chat = Conversation::new(
+            config,
+            provider.clone(),
+            Rc::new(MemoryVault::new()),
+            Rc::new(SystemClock),
+            host.clone(),
+        )
+        .with_web(Rc::new(ReqwestClient::new()));
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let report = runtime.block_on(chat.send("What does the recipe page say?")).unwrap();
+        assert!(report.end.is_success(), "{:?}", report.end);
+        let requests = provider.requests();
+        // The screening call: the cheap model, no tools allowed, the page's text to judge.
+        assert_eq!(requests[1].model.as_deref(), Some("cheap"));
+        assert!(requests[1].messages[0].text().contains("AGENT-DIRECTIVE"));
+        let told = tool_results(&requests[2]).join("\n");
+        assert_eq!(told.contains("[Withheld"), withheld, "{told}");
+        assert_eq!(told.contains("Bake at 230"), !withheld, "{told}");
+    }
+}

@@ -32,6 +32,30 @@ pub enum Answer {
     Page(&'static str, String),
 }
 
+/// Reads one request from `stream`: its line, lower-case headers and body (by
+/// `content-length`).
+pub fn read_request(stream: &std::net::TcpStream) -> Seen {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h).unwrap();
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (k, v) = h.split_once(':').unwrap();
+        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+    }
+    let length: usize =
+        headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    Seen { line: line.trim_end().to_string(), headers, body: String::from_utf8(body).unwrap() }
+}
+
 /// Serves one answer per connection, in order, on a thread; returns the base URL.
 pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -41,47 +65,16 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     std::thread::spawn(move || {
         for answer in answers {
             let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let mut headers = Vec::new();
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                let (k, v) = h.split_once(':').unwrap();
-                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
-            let length: usize =
-                headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            log.lock().unwrap().push(Seen {
-                line: line.trim_end().to_string(),
-                headers,
-                body: String::from_utf8(body).unwrap(),
-            });
+            log.lock().unwrap().push(read_request(&stream));
             let mut out = stream;
             match answer {
-                Answer::Status(status, body) => {
-                    let head = format!(
-                        "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 0\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(body.as_bytes()).unwrap();
-                }
-                Answer::Page(kind, body) => {
-                    let head = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    out.write_all(head.as_bytes()).unwrap();
-                    out.write_all(body.as_bytes()).unwrap();
-                }
+                Answer::Status(status, body) => whole(
+                    &mut out,
+                    &format!("{status} Error"),
+                    "content-type: application/json\r\nretry-after: 0",
+                    &body,
+                ),
+                Answer::Page(kind, body) => whole(&mut out, "200 OK", &format!("content-type: {kind}"), &body),
                 Answer::Sse { parts, gate } => {
                     out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
                         .unwrap();
@@ -99,4 +92,11 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
         }
     });
     (base, seen)
+}
+
+/// Writes a whole response: the status line, `headers` (CRLF-separated), the length and `body`.
+fn whole(out: &mut impl Write, status: &str, headers: &str, body: &str) {
+    let head = format!("HTTP/1.1 {status}\r\n{headers}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+    out.write_all(head.as_bytes()).unwrap();
+    out.write_all(body.as_bytes()).unwrap();
 }
