@@ -18,6 +18,7 @@ use async_trait::async_trait;
 
 use super::task::{AgentTask, TaskSetup};
 use super::{AgentConfig, Mode};
+use crate::guard::{Canary, DataMarkers, Guardrails};
 use crate::host::AgentHost;
 use crate::pipeline::{ApprovalPolicy, CheckpointStore};
 use crate::protocol::{
@@ -36,6 +37,16 @@ pub(super) struct Delegation {
     pub report: Option<RunReport>,
 }
 
+/// What a sub-task shares with its parent: the checkpoint its writes go to (one undo reverts
+/// both), and the guard — guardrails with their counters (a write-rate limit counts the
+/// children's writes too), the canary and the data markers — for which the user's task is one
+/// task, whatever it delegates.
+#[derive(Clone)]
+pub(super) struct Shared {
+    pub checkpoints: Rc<CheckpointStore>,
+    pub guard: (Guardrails, Option<Canary>, Option<DataMarkers>),
+}
+
 /// The parent task's side of its sub-tasks: what a child is made from, and the children
 /// that ran since the loop last looked.
 pub(super) struct Subtasks {
@@ -43,17 +54,17 @@ pub(super) struct Subtasks {
     /// host, token, tools (without its own `new_task` and `switch_mode`: each task makes its
     /// own), modes, vault info and index; no history, no hook.
     parent: TaskSetup,
-    checkpoints: Rc<CheckpointStore>,
+    shared: Shared,
     /// The parent's mode and its automatic approval categories, as they stand at each turn.
     state: RefCell<(Mode, Vec<ApprovalCategory>)>,
     delegations: RefCell<Vec<Rc<RefCell<Delegation>>>>,
 }
 
 impl Subtasks {
-    /// Sub-tasks of the task set up as `parent`, in `mode`, whose writes go to `checkpoints`.
-    pub(super) fn new(parent: TaskSetup, checkpoints: Rc<CheckpointStore>, mode: Mode) -> Self {
+    /// Sub-tasks of the task set up as `parent`, in `mode`, sharing `shared` with it.
+    pub(super) fn new(parent: TaskSetup, shared: Shared, mode: Mode) -> Self {
         let auto = parent.config.auto_approve.clone();
-        Subtasks { parent, checkpoints, state: RefCell::new((mode, auto)), delegations: RefCell::new(Vec::new()) }
+        Subtasks { parent, shared, state: RefCell::new((mode, auto)), delegations: RefCell::new(Vec::new()) }
     }
 
     /// Tells the sub-tasks started from now on the parent's mode and approval policy (with its
@@ -115,7 +126,7 @@ impl Delegate for Subtasks {
             task_id: Some(info.task_id.clone()),
             ..self.parent.clone()
         };
-        let mut child = AgentTask::child(setup, self.checkpoints.clone())
+        let mut child = AgentTask::child(setup, self.shared.clone())
             .await
             .map_err(|e| ToolError::model(format!("the sub-task could not start: {e}")))?;
         let report = child.run(message).await;
