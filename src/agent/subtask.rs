@@ -246,6 +246,10 @@ impl AgentHost for SubtaskHost {
     fn denial_reason(&self, request_id: &str) -> Option<String> {
         self.parent.denial_reason(&self.outer(request_id))
     }
+
+    fn accepted_hunks(&self, request_id: &str) -> Option<Vec<usize>> {
+        self.parent.accepted_hunks(&self.outer(request_id))
+    }
 }
 
 /// Whether a sub-task stopped because the user denied one of its calls: the parent stops too,

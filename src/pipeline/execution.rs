@@ -525,7 +525,7 @@ impl ToolExecutionPipeline {
         let ctx = self.context(&call.id, index);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
-        let planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
+        let mut planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
             Err(staged) => return staged,
             Ok(Ok(planned)) => planned,
             Ok(Err(e)) => return refused_by_tool(e),
@@ -552,7 +552,26 @@ impl ToolExecutionPipeline {
             };
             self.env.host.emit(&AgentEvent::ApprovalResolved { request_id: request.id.clone(), decision });
             approval = match decision {
-                ApprovalDecision::Approve => "approved",
+                ApprovalDecision::Approve => match self.env.host.accepted_hunks(&request.id) {
+                    None => "approved",
+                    Some(hunks) if hunks.is_empty() => {
+                        let mut staged = Staged::refused(
+                            Skipped,
+                            "The user turned down every change of this call; it did not run. Continue the task without it.",
+                        );
+                        staged.approval = "skipped";
+                        return staged;
+                    }
+                    Some(hunks) => {
+                        if !planned.keep_hunks(&hunks) {
+                            return Staged::refused(
+                                Failed,
+                                "The approval named changes this call does not have; nothing was changed.",
+                            );
+                        }
+                        "approved_in_part"
+                    }
+                },
                 ApprovalDecision::AlwaysAllow => {
                     self.policy.borrow_mut().allow(category);
                     "always_allow"

@@ -1547,3 +1547,33 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
     everything.kill();
   }
 });
+
+test("an approval can keep some changes of a note and turn the others down", async () => {
+  const id = `e2e-hunks-${Date.now()}`;
+  const old = Array.from({ length: 30 }, (_, i) => `Line ${i + 1}.`).join("\n") + "\n";
+  const changed = old.replace("Line 2.", "Line two.").replace("Line 28.", "Line twenty-eight.");
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Long.md" } }] },
+    { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "Long.md", content: changed } }] },
+    { text: "Done." },
+  ]);
+  const page = await openHost({ mock: id, files: { ...NOTES, "Long.md": old } });
+  await send(page, "Spell out two of the numbers");
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  const boxes = modal.locator(".vault-agent-hunk-toggle input");
+  assert.equal(await boxes.count(), 2);
+  await boxes.nth(0).uncheck();
+  const approve = modal.locator('button[data-decision="approve"]');
+  assert.equal(await approve.innerText(), "Apply 1 of 2 changes");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-hunks-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-hunks-dark.png` });
+  await approve.click();
+  await page.locator(".vault-agent-text", { hasText: "Done." }).waitFor();
+  assert.equal(await read(page, "Long.md"), old.replace("Line 28.", "Line twenty-eight."));
+  const sent = await requests(id);
+  assert.match(JSON.stringify(sent[2].body.messages), /Only 1 of the 2 changes were applied/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
