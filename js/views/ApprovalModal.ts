@@ -19,11 +19,15 @@ const CATEGORY_WORDS: Record<string, string> = {
 export class ApprovalModal extends Modal {
   private answered = false;
   private reason: HTMLInputElement | null = null;
+  /** The changes turned down, for a write with more than one (hunk indices). */
+  private readonly declined = new Set<number>();
+  private hunkCount = 0;
+  private approveButton: HTMLButtonElement | null = null;
 
   constructor(
     app: App,
     private readonly request: ApprovalRequest,
-    private readonly decide: (decision: ApprovalDecision, reason?: string) => void,
+    private readonly decide: (decision: ApprovalDecision, reason?: string, hunks?: number[]) => void,
   ) {
     super(app);
   }
@@ -48,7 +52,10 @@ export class ApprovalModal extends Modal {
         cls: "vault-agent-approval-stats",
         text: `${preview.old === null ? "New note" : "Changes"} ${preview.path}: +${added} −${removed}`,
       });
-      renderDiffRows(body, preview.rows, preview.diff);
+      this.hunkCount = preview.rows.filter((r) => r.kind === "hunk").length;
+      // A change to an existing note with several hunks: each can be turned down.
+      const perHunk = preview.old !== null && this.hunkCount > 1;
+      renderDiffRows(body, preview.rows, preview.diff, perHunk ? (index, kept) => this.toggleHunk(index, kept) : undefined);
     } else if (preview?.kind === "move") {
       paths(body, [
         ["From", preview.from],
@@ -78,7 +85,8 @@ export class ApprovalModal extends Modal {
       el.addEventListener("click", () => this.answer(decision, decision === "deny" ? this.reason?.value.trim() : undefined));
       return el;
     };
-    button("Approve", "approve", "mod-cta").focus();
+    this.approveButton = button("Approve", "approve", "mod-cta");
+    this.approveButton.focus();
     button(`Always allow ${CATEGORY_WORDS[request.category] ?? request.category}`, "always_allow");
     button("Skip", "skip");
     button("Deny", "deny", "mod-warning");
@@ -88,10 +96,21 @@ export class ApprovalModal extends Modal {
     this.contentEl.empty();
   }
 
+  private toggleHunk(index: number, kept: boolean): void {
+    if (kept) this.declined.delete(index);
+    else this.declined.add(index);
+    const applied = this.hunkCount - this.declined.size;
+    this.approveButton?.setText(this.declined.size === 0 ? "Approve" : `Apply ${applied} of ${this.hunkCount} changes`);
+  }
+
   private answer(decision: ApprovalDecision, reason?: string): void {
     if (this.answered) return;
     this.answered = true;
-    this.decide(decision, reason || undefined);
+    const kept =
+      decision === "approve" && this.declined.size > 0
+        ? [...Array(this.hunkCount).keys()].filter((i) => !this.declined.has(i))
+        : undefined;
+    this.decide(decision, reason || undefined, kept);
     this.close();
   }
 }

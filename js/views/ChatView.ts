@@ -495,8 +495,8 @@ export class ChatView extends ItemView {
   private review(request: ApprovalRequest, card: ToolCard): void {
     const chat = this.chat;
     if (!chat || this.modals.has(request.id) || !card.isWaiting(request.id)) return;
-    const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision, reason?: string) => {
-      detach(chat.respond(request.id, decision, reason));
+    const modal = new ApprovalModal(this.app, request, (decision: ApprovalDecision, reason?: string, hunks?: number[]) => {
+      detach(chat.respond(request.id, decision, reason, hunks));
     });
     this.modals.set(request.id, modal);
     const close = modal.onClose.bind(modal);

@@ -13,11 +13,31 @@ const ROW_SIGN: Record<DiffRow["kind"], string> = { hunk: "", context: " ", remo
  * changed inside a changed line marked. `diff` (the unified text) is for previews saved
  * before the core sent rows.
  */
-export function renderDiffRows(parent: HTMLElement, rows: DiffRow[] | undefined, diff: string): HTMLElement {
+export function renderDiffRows(
+  parent: HTMLElement,
+  rows: DiffRow[] | undefined,
+  diff: string,
+  onHunk?: (index: number, kept: boolean) => void,
+): HTMLElement {
   if (!rows?.length) return renderDiff(parent, diff);
   const table = parent.createDiv({ cls: "vault-agent-diff" });
+  let hunk = -1;
   for (const r of rows) {
     const el = table.createDiv({ cls: `vault-agent-diff-line ${ROW_CLASS[r.kind]}` });
+    if (r.kind === "hunk") hunk++;
+    if (r.kind === "hunk" && onHunk) {
+      // Each change of the note can be kept or turned down on its own.
+      const index = hunk;
+      const label = el.createEl("label", { cls: "vault-agent-hunk-toggle" });
+      const box = label.createEl("input", { type: "checkbox", attr: { "aria-label": `Apply change ${index + 1}` } });
+      box.checked = true;
+      box.dataset.hunk = String(index);
+      box.addEventListener("change", () => {
+        el.parentElement?.toggleClass("is-partial", true);
+        onHunk(index, box.checked);
+      });
+      label.appendText("Apply");
+    }
     el.createSpan({ cls: "vault-agent-diff-no", text: r.old_line ? String(r.old_line) : "" });
     el.createSpan({ cls: "vault-agent-diff-no", text: r.new_line ? String(r.new_line) : "" });
     el.createSpan({ cls: "vault-agent-diff-sign", text: ROW_SIGN[r.kind] });

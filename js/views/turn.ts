@@ -291,8 +291,31 @@ export class TurnView extends Component {
           const outcome = report?.outcome ?? (isError ? "failed" : "done");
           this.finishCard(block.id, isError, outcome, report?.label ?? undefined, result.content, null);
         }
+        if (report?.subtask) this.renderSubtask(block.id, report.subtask);
       }
     }
+  }
+
+  /**
+   * A finished sub-task from its report (a restored chat), folded in its call's card: its calls
+   * (the report keeps their labels and errors, not their arguments or results), its answer and
+   * its meter.
+   */
+  private renderSubtask(callId: string, report: RunReport): void {
+    const view = this.subtask(callId, report.task_id);
+    for (const call of report.steps.flatMap((step) => step.tool_calls)) {
+      const label = call.label ?? undefined;
+      view.card(call.call_id, call.tool, undefined, label);
+      const told = call.error ?? "Not kept in the saved chat.";
+      view.finishCard(call.call_id, call.error != null, call.outcome, label, told, call.latency_ms);
+      if (call.subtask) view.renderSubtask(call.call_id, call.subtask);
+    }
+    if (report.final_text?.trim()) {
+      view.appendText(report.final_text);
+      view.endText();
+    }
+    view.finish(report);
+    this.cards.get(callId)?.toggle(false);
   }
 
   /** The footer for a finished task: how it ended, the meter, retry and undo. */
@@ -682,8 +705,11 @@ export class ToolCard {
       const list = details.createDiv({ cls: "vault-agent-tool-notes" });
       for (const path of notes) noteLink(list.createDiv(), path, path, this.open).addClass("vault-agent-path");
     }
-    details.createDiv({ cls: "vault-agent-tool-section", text: "Arguments" });
-    details.createEl("pre", { cls: "vault-agent-tool-pre", text: JSON.stringify(this.input, null, 2) });
+    // A restored sub-task's calls have no arguments kept.
+    if (this.input !== undefined) {
+      details.createDiv({ cls: "vault-agent-tool-section", text: "Arguments" });
+      details.createEl("pre", { cls: "vault-agent-tool-pre", text: JSON.stringify(this.input, null, 2) });
+    }
     if (this.result !== null) {
       const took = this.durationMs === null ? "" : ` (${this.durationMs} ms)`;
       details.createDiv({ cls: "vault-agent-tool-section", text: `What the model was told${took}` });

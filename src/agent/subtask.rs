@@ -18,17 +18,13 @@ use async_trait::async_trait;
 
 use super::task::{AgentTask, TaskSetup};
 use super::{AgentConfig, Mode};
-use crate::cancel::CancelToken;
-use crate::host::{AgentHost, Clock};
-use crate::index::SharedIndex;
+use crate::guard::{Canary, DataMarkers, Guardrails};
+use crate::host::AgentHost;
 use crate::pipeline::{ApprovalPolicy, CheckpointStore};
-use crate::prompt::VaultInfo;
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, EndReason, Question, RunReport, SubtaskInfo, Usage,
 };
-use crate::provider::ModelProvider;
-use crate::tools::{subtask_title, Delegate, ToolContext, ToolError, ToolOutput, ToolRegistry};
-use crate::vault::Vault;
+use crate::tools::{subtask_title, Delegate, ToolContext, ToolError, ToolOutput};
 
 /// What the parent's loop gets back from one sub-task.
 #[derive(Debug, Clone, Default)]
@@ -41,68 +37,40 @@ pub(super) struct Delegation {
     pub report: Option<RunReport>,
 }
 
+/// What a sub-task shares with its parent: the checkpoint its writes go to (one undo reverts
+/// both), and the guard — guardrails with their counters (a write-rate limit counts the
+/// children's writes too), the canary and the data markers — for which the user's task is one
+/// task, whatever it delegates.
+#[derive(Clone)]
+pub(super) struct Shared {
+    pub checkpoints: Rc<CheckpointStore>,
+    pub guard: (Guardrails, Option<Canary>, Option<DataMarkers>),
+}
+
 /// The parent task's side of its sub-tasks: what a child is made from, and the children
 /// that ran since the loop last looked.
 pub(super) struct Subtasks {
-    /// The parent's config (a child's is derived from it).
-    config: AgentConfig,
-    provider: Rc<dyn ModelProvider>,
-    vault: Rc<dyn Vault>,
-    clock: Rc<dyn Clock>,
-    host: Rc<dyn AgentHost>,
-    cancel: CancelToken,
-    /// The tools a child is offered before its mode filters them (without the parent's own
-    /// `new_task` and `switch_mode`: each task makes its own).
-    tools: ToolRegistry,
-    modes: Vec<Mode>,
-    vault_info: VaultInfo,
-    search: SharedIndex,
-    checkpoints: Rc<CheckpointStore>,
+    /// The parent's setup: its config (a child's is derived from it), provider, vault, clock,
+    /// host, token, tools (without its own `new_task` and `switch_mode`: each task makes its
+    /// own), modes, vault info and index; no history, no hook.
+    parent: TaskSetup,
+    shared: Shared,
     /// The parent's mode and its automatic approval categories, as they stand at each turn.
-    parent: RefCell<(Mode, Vec<ApprovalCategory>)>,
+    state: RefCell<(Mode, Vec<ApprovalCategory>)>,
     delegations: RefCell<Vec<Rc<RefCell<Delegation>>>>,
 }
 
-/// What [`Subtasks::new`] takes from the parent task.
-pub(super) struct Parent {
-    pub config: AgentConfig,
-    pub provider: Rc<dyn ModelProvider>,
-    pub vault: Rc<dyn Vault>,
-    pub clock: Rc<dyn Clock>,
-    pub host: Rc<dyn AgentHost>,
-    pub cancel: CancelToken,
-    pub tools: ToolRegistry,
-    pub modes: Vec<Mode>,
-    pub vault_info: VaultInfo,
-    pub search: SharedIndex,
-    pub checkpoints: Rc<CheckpointStore>,
-    pub mode: Mode,
-}
-
 impl Subtasks {
-    pub(super) fn new(parent: Parent) -> Self {
+    /// Sub-tasks of the task set up as `parent`, in `mode`, sharing `shared` with it.
+    pub(super) fn new(parent: TaskSetup, shared: Shared, mode: Mode) -> Self {
         let auto = parent.config.auto_approve.clone();
-        Subtasks {
-            parent: RefCell::new((parent.mode, auto)),
-            config: parent.config,
-            provider: parent.provider,
-            vault: parent.vault,
-            clock: parent.clock,
-            host: parent.host,
-            cancel: parent.cancel,
-            tools: parent.tools,
-            modes: parent.modes,
-            vault_info: parent.vault_info,
-            search: parent.search,
-            checkpoints: parent.checkpoints,
-            delegations: RefCell::new(Vec::new()),
-        }
+        Subtasks { parent, shared, state: RefCell::new((mode, auto)), delegations: RefCell::new(Vec::new()) }
     }
 
     /// Tells the sub-tasks started from now on the parent's mode and approval policy (with its
     /// "always allow" answers).
     pub(super) fn sync(&self, mode: &Mode, policy: &ApprovalPolicy) {
-        *self.parent.borrow_mut() = (mode.clone(), policy.automatic().collect());
+        *self.state.borrow_mut() = (mode.clone(), policy.automatic().collect());
     }
 
     /// The sub-tasks that ran (or were stopped) since the last call, in the order they started.
@@ -114,9 +82,9 @@ impl Subtasks {
 #[async_trait(?Send)]
 impl Delegate for Subtasks {
     async fn delegate(&self, slug: &str, message: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let (parent_mode, auto_approve) = self.parent.borrow().clone();
-        let mode =
-            Mode::find(slug, &self.modes).ok_or_else(|| ToolError::model(format!("there is no mode {slug:?}")))?;
+        let (parent_mode, auto_approve) = self.state.borrow().clone();
+        let mode = Mode::find(slug, &self.parent.modes)
+            .ok_or_else(|| ToolError::model(format!("there is no mode {slug:?}")))?;
         // A child may not do what its parent may not: switching modes is approved by the user,
         // delegating is not.
         if let Some(group) = mode.groups.iter().find(|g| !parent_mode.groups.contains(g)) {
@@ -131,7 +99,7 @@ impl Delegate for Subtasks {
         if message.trim().is_empty() {
             return Err(ToolError::model("the sub-task's message is empty: say what it should do"));
         }
-        let depth = self.config.depth + 1;
+        let depth = self.parent.config.depth + 1;
         let info = SubtaskInfo {
             task_id: format!("{}.{}", ctx.task_id, ctx.call_index),
             mode: mode.slug.clone(),
@@ -149,27 +117,16 @@ impl Delegate for Subtasks {
             // The parent's deadline covers its children: it cancels the parent's token.
             deadline_ms: 0,
             auto_approve,
-            ..self.config.clone()
+            ..self.parent.config.clone()
         };
         let setup = TaskSetup {
             config,
-            provider: self.provider.clone(),
-            vault: self.vault.clone(),
-            clock: self.clock.clone(),
-            host: Rc::new(SubtaskHost::new(self.host.clone(), ctx.call_id, info.clone(), record)),
-            cancel: self.cancel.child(),
-            // The parent's tools already hold web_fetch when it has one.
-            tools: Some(self.tools.clone()),
-            web: None,
-            modes: self.modes.clone(),
-            vault_info: self.vault_info.clone(),
-            search: self.search.clone(),
-            condense_hook: None,
-            end_hook: None,
-            history: Vec::new(),
+            host: Rc::new(SubtaskHost::new(self.parent.host.clone(), ctx.call_id, info.clone(), record)),
+            cancel: self.parent.cancel.child(),
             task_id: Some(info.task_id.clone()),
+            ..self.parent.clone()
         };
-        let mut child = AgentTask::child(setup, self.checkpoints.clone())
+        let mut child = AgentTask::child(setup, self.shared.clone())
             .await
             .map_err(|e| ToolError::model(format!("the sub-task could not start: {e}")))?;
         let report = child.run(message).await;
@@ -288,6 +245,10 @@ impl AgentHost for SubtaskHost {
 
     fn denial_reason(&self, request_id: &str) -> Option<String> {
         self.parent.denial_reason(&self.outer(request_id))
+    }
+
+    fn accepted_hunks(&self, request_id: &str) -> Option<Vec<usize>> {
+        self.parent.accepted_hunks(&self.outer(request_id))
     }
 }
 

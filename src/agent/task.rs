@@ -10,7 +10,7 @@ use futures::StreamExt;
 
 use super::hooks::{CondenseHook, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
-use super::subtask::{was_denied, Parent, Subtasks};
+use super::subtask::{was_denied, Shared, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
@@ -35,6 +35,7 @@ use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Everything a task needs from its host.
+#[derive(Clone)]
 pub struct TaskSetup {
     pub config: AgentConfig,
     pub provider: Rc<dyn ModelProvider>,
@@ -136,11 +137,11 @@ impl AgentTask {
 
     /// Prepares a sub-task (`new_task`), whose writes are recorded in its parent's
     /// `checkpoints`.
-    pub(super) async fn child(setup: TaskSetup, checkpoints: Rc<CheckpointStore>) -> Result<Self> {
-        Self::build(setup, Some(checkpoints)).await
+    pub(super) async fn child(setup: TaskSetup, shared: Shared) -> Result<Self> {
+        Self::build(setup, Some(shared)).await
     }
 
-    async fn build(setup: TaskSetup, checkpoints: Option<Rc<CheckpointStore>>) -> Result<Self> {
+    async fn build(setup: TaskSetup, shared: Option<Shared>) -> Result<Self> {
         let TaskSetup {
             config,
             provider,
@@ -193,25 +194,35 @@ impl AgentTask {
         }
         let mut registry = tools.clone();
         registry.register(Rc::new(SwitchMode::new(&all_modes)));
-        let checkpoints = match checkpoints {
+        let Shared { checkpoints, guard } = match shared {
             Some(shared) => shared,
-            None => Rc::new(CheckpointStore::new(vault.clone(), &id, clock.now_ms())?),
+            None => Shared {
+                checkpoints: Rc::new(CheckpointStore::new(vault.clone(), &id, clock.now_ms())?),
+                guard: config.guard.for_task(),
+            },
         };
         let subtasks = (config.depth < config.max_subtask_depth).then(|| {
-            Rc::new(Subtasks::new(Parent {
+            // What a child is made from: this task's setup, less its history and hooks.
+            let parent = TaskSetup {
                 config: config.clone(),
                 provider: provider.clone(),
                 vault: vault.clone(),
                 clock: clock.clone(),
                 host: host.clone(),
                 cancel: cancel.clone(),
-                tools,
+                // The tools hold web_fetch already when this task has it.
+                tools: Some(tools),
+                web: None,
                 modes: modes.clone(),
                 vault_info: vault_info.clone(),
                 search: search.clone(),
-                checkpoints: checkpoints.clone(),
-                mode: mode.clone(),
-            }))
+                condense_hook: None,
+                end_hook: None,
+                history: Vec::new(),
+                task_id: None,
+            };
+            let shared = Shared { checkpoints: checkpoints.clone(), guard: guard.clone() };
+            Rc::new(Subtasks::new(parent, shared, mode.clone()))
         });
         if let Some(subtasks) = &subtasks {
             registry.register(Rc::new(NewTask::new(subtasks.clone(), &all_modes)));
@@ -232,7 +243,7 @@ impl AgentTask {
         };
         let mut pipeline =
             ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
-        let (guardrails, canary, markers) = config.guard.for_task();
+        let (guardrails, canary, markers) = guard;
         let task_security = [canary.as_ref().map(|c| c.prompt_line()), markers.as_ref().map(|m| m.rule())]
             .into_iter()
             .flatten()

@@ -33,6 +33,13 @@ pub trait AgentHost {
     fn denial_reason(&self, _request_id: &str) -> Option<String> {
         None
     }
+
+    /// The changes (the preview's hunks, from 0) the user kept when they approved
+    /// `request_id` with some turned down; `None`: all of them. Asked once, after
+    /// [`AgentHost::approve`] answered `Approve`.
+    fn accepted_hunks(&self, _request_id: &str) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// A host that drops every event and denies every approval.
@@ -54,6 +61,8 @@ pub struct ChannelHost {
     questions: RefCell<Pending<Option<String>>>,
     /// Reasons given with denials, by request id, until the task asks for them.
     reasons: RefCell<HashMap<String, String>>,
+    /// The hunks kept by approvals that turned some down, by request id.
+    hunks: RefCell<HashMap<String, Vec<usize>>>,
 }
 
 struct Pending<T> {
@@ -90,7 +99,19 @@ impl ChannelHost {
             approvals: RefCell::new(Pending::default()),
             questions: RefCell::new(Pending::default()),
             reasons: RefCell::new(HashMap::new()),
+            hunks: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Approves the request `id` with only the changes `hunks` (the preview's hunks, from 0);
+    /// the others are turned down. Returns false if no such request is waiting.
+    pub fn approve_hunks(&self, id: &str, hunks: Vec<usize>) -> bool {
+        self.hunks.borrow_mut().insert(id.to_string(), hunks);
+        let sent = self.respond(id, ApprovalDecision::Approve);
+        if !sent {
+            self.hunks.borrow_mut().remove(id);
+        }
+        sent
     }
 
     /// Answers the approval request `id`. Returns false if no such request is waiting.
@@ -145,6 +166,10 @@ impl AgentHost for ChannelHost {
 
     fn denial_reason(&self, request_id: &str) -> Option<String> {
         self.reasons.borrow_mut().remove(request_id)
+    }
+
+    fn accepted_hunks(&self, request_id: &str) -> Option<Vec<usize>> {
+        self.hunks.borrow_mut().remove(request_id)
     }
 
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {

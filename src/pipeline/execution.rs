@@ -525,7 +525,7 @@ impl ToolExecutionPipeline {
         let ctx = self.context(&call.id, index);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
-        let planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
+        let mut planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
             Err(staged) => return staged,
             Ok(Ok(planned)) => planned,
             Ok(Err(e)) => return refused_by_tool(e),
@@ -552,7 +552,26 @@ impl ToolExecutionPipeline {
             };
             self.env.host.emit(&AgentEvent::ApprovalResolved { request_id: request.id.clone(), decision });
             approval = match decision {
-                ApprovalDecision::Approve => "approved",
+                ApprovalDecision::Approve => match self.env.host.accepted_hunks(&request.id) {
+                    None => "approved",
+                    Some(hunks) if hunks.is_empty() => {
+                        let mut staged = Staged::refused(
+                            Skipped,
+                            "The user turned down every change of this call; it did not run. Continue the task without it.",
+                        );
+                        staged.approval = "skipped";
+                        return staged;
+                    }
+                    Some(hunks) => {
+                        if !planned.keep_hunks(&hunks) {
+                            return Staged::refused(
+                                Failed,
+                                "The approval named changes this call does not have; nothing was changed.",
+                            );
+                        }
+                        "approved_in_part"
+                    }
+                },
                 ApprovalDecision::AlwaysAllow => {
                     self.policy.borrow_mut().allow(category);
                     "always_allow"
@@ -727,15 +746,25 @@ async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) ->
     }
 }
 
-/// One line for the approval view: the tool and the paths (or the URL) it names.
+/// One line for the approval view, in words: what the call would do, and to which notes (or
+/// URL, or server).
 fn summarize(tool: &str, input: &Value) -> String {
-    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let field = |name: &str| input.get(name).and_then(Value::as_str).unwrap_or("?");
     if let Some((server, remote)) = crate::mcp::split_tool_name(tool) {
-        return format!("{remote} on the MCP server {server}: the arguments below leave the vault");
+        return format!("Call {remote} on the MCP server {server}: the arguments below leave the vault");
     }
-    match (field("path").or(field("url")), field("new_path")) {
-        (Some(path), Some(to)) => format!("{tool} {path} → {to}"),
-        (Some(path), None) => format!("{tool} {path}"),
+    let path = field("path");
+    match tool {
+        "write_file" => format!("Write {path}"),
+        "edit_file" => format!("Edit {path}"),
+        "append_to_file" => format!("Add to the end of {path}"),
+        "update_frontmatter" => format!("Change the properties of {path}"),
+        "move_file" => format!("Move {path} to {}", field("new_path")),
+        "delete_file" => format!("Move {path} to the trash"),
+        "create_folder" => format!("Create the folder {path}"),
+        "web_fetch" => format!("Fetch {}", field("url")),
+        "remember" => format!("Remember, as a {}: {}", field("kind"), field("text")),
+        _ if input.get("path").is_some() => format!("{tool} {path}"),
         _ => tool.to_string(),
     }
 }

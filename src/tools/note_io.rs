@@ -83,6 +83,44 @@ impl NoteWrite {
         write_preview(&self.path, self.old.as_deref(), &self.new)
     }
 
+    /// Keeps only the changes (the preview's hunks, numbered from 0 in order) in `accepted`:
+    /// the others leave the old lines as they were. The model is told what was left out.
+    /// `false` when the plan has nothing to narrow (a new note) or `accepted` names no hunk it
+    /// has.
+    pub fn keep_hunks(&mut self, accepted: &[usize]) -> bool {
+        let Some(old) = self.old.as_deref() else { return false };
+        let lines = TextDiff::from_lines(old, &self.new);
+        let groups = lines.grouped_ops(3);
+        if accepted.iter().any(|&h| h >= groups.len()) {
+            return false;
+        }
+        if accepted.len() == groups.len() {
+            return true;
+        }
+        // A changed op belongs to one hunk; it is known by where it starts in both texts.
+        let kept: std::collections::HashSet<(usize, usize)> = accepted
+            .iter()
+            .flat_map(|&h| &groups[h])
+            .filter(|op| op.tag() != similar::DiffTag::Equal)
+            .map(|op| (op.old_range().start, op.new_range().start))
+            .collect();
+        let (olds, news) = (lines.old_slices(), lines.new_slices());
+        let mut text = String::new();
+        for op in lines.ops() {
+            let take_new =
+                op.tag() != similar::DiffTag::Equal && kept.contains(&(op.old_range().start, op.new_range().start));
+            let slices = if take_new { &news[op.new_range()] } else { &olds[op.old_range()] };
+            slices.iter().for_each(|line| text.push_str(line));
+        }
+        let (n, total) = (accepted.len(), groups.len());
+        self.done = format!(
+            "{} Only {n} of the {total} changes were applied: the user turned the others down, so {} keeps its text there.",
+            self.done, self.path
+        );
+        self.new = text;
+        true
+    }
+
     /// Writes the planned text. If the note changed after the plan was made (the user edited it
     /// while the approval waited), nothing is written: what the user approved is no longer what
     /// would be written, and the model is told to start again from the current text.

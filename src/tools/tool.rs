@@ -279,6 +279,11 @@ pub trait ParsedCall<'a> {
 pub trait PlannedCall {
     /// What the call would change, for the approval view.
     fn preview(&self) -> Option<ChangePreview>;
+    /// Keeps only the changes `hunks` of the preview (the user turned the others down);
+    /// `false` when the plan cannot be narrowed so.
+    fn keep_hunks(&mut self, _hunks: &[usize]) -> bool {
+        false
+    }
     /// Carries out the plan.
     async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
 }
@@ -348,6 +353,12 @@ struct Planned<'a, T: Tool> {
 impl<T: Tool> PlannedCall for Planned<'_, T> {
     fn preview(&self) -> Option<ChangePreview> {
         self.tool.preview(&self.plan)
+    }
+    fn keep_hunks(&mut self, hunks: &[usize]) -> bool {
+        // Every tool that changes a note's text plans a `NoteWrite`; the hunks are its diff's.
+        (&mut self.plan as &mut dyn std::any::Any)
+            .downcast_mut::<super::note_io::NoteWrite>()
+            .is_some_and(|write| write.keep_hunks(hunks))
     }
     async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         self.tool.apply(self.plan, ctx).await

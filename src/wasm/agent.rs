@@ -118,13 +118,23 @@ impl Chat {
     }
 
     /// Answers the approval request `requestId` with `approve`, `always_allow`, `skip` or
-    /// `deny`; a `deny` with a `reason` tells the model why, and the task goes on. Returns
-    /// false if no such request is waiting.
-    pub fn respond(&self, request_id: &str, decision: &str, reason: Option<String>) -> Result<bool, JsValue> {
+    /// `deny`; a `deny` with a `reason` tells the model why, and the task goes on. An
+    /// `approve` with `hunks` (indices of the preview's hunks, from 0) applies only those
+    /// changes of a note. Returns false if no such request is waiting.
+    pub fn respond(
+        &self,
+        request_id: &str,
+        decision: &str,
+        reason: Option<String>,
+        hunks: JsValue,
+    ) -> Result<bool, JsValue> {
         let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
-        Ok(match (decision, reason) {
-            (ApprovalDecision::Deny, Some(reason)) => self.host.deny_with_reason(request_id, &reason),
-            (decision, _) => self.host.respond(request_id, decision),
+        let hunks: Option<Vec<usize>> =
+            if hunks.is_undefined() || hunks.is_null() { None } else { Some(from_js(hunks)?) };
+        Ok(match (decision, reason, hunks) {
+            (ApprovalDecision::Deny, Some(reason), _) => self.host.deny_with_reason(request_id, &reason),
+            (ApprovalDecision::Approve, _, Some(hunks)) => self.host.approve_hunks(request_id, hunks),
+            (decision, _, _) => self.host.respond(request_id, decision),
         })
     }
 

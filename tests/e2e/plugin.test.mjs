@@ -374,6 +374,85 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.close();
 });
 
+test("a sub-task shows as one card with its own steps; its approval says it asks; one undo reverts it", async () => {
+  const id = `e2e-subtask-${Date.now()}`;
+  await script(id, [
+    {
+      toolCalls: [{ id: "n1", name: "new_task", arguments: { mode: "agent", message: "Add the baking time to Cooking/Bread.md." } }],
+      usage: { input: 1000, output: 30 },
+    },
+    {
+      text: "Reading the bread note.",
+      toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }],
+      usage: { input: 600, output: 20 },
+    },
+    {
+      text: "Editing the bread note.",
+      toolCalls: [{
+        id: "e1",
+        name: "edit_file",
+        arguments: { path: "Cooking/Bread.md", old_string: "Sourdough at 230 °C.", new_string: "Sourdough at 230 °C for 40 minutes." },
+      }],
+      usage: { input: 800, output: 40 },
+    },
+    { text: "Added: 40 minutes.", usage: { input: 900, output: 10 } },
+    { text: "The sub-task added the baking time to **Bread**.", usage: { input: 1100, output: 20 } },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Have a sub-task add the baking time");
+
+  // The sub-task's approval reaches the user, saying who asks; its card waits inside the sub-task's.
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  assert.match(await modal.locator(".vault-agent-approval-subtask").innerText(), /sub-task \(agent mode\): Add the baking time to Cooking\/Bread\.md\./);
+  const card = page.locator('.vault-agent-tool-card[data-tool="new_task"]');
+  await card.locator(".vault-agent-tool-label", { hasText: "Sub-task in agent mode" }).waitFor();
+  const steps = card.locator(".vault-agent-subtask");
+  await steps.locator('.vault-agent-tool-card[data-tool="edit_file"].is-waiting').waitFor();
+  await steps.locator(".vault-agent-text", { hasText: "Editing the bread note." }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/subtask-approval-light.png` });
+  await modal.locator('button[data-decision="approve"]').click();
+  await modal.waitFor({ state: "detached" });
+
+  // Done: the note changed; the card folds to one line, and opens to the sub-task's steps and meter.
+  await page.locator(".vault-agent-undo").waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  await page.locator('.vault-agent-tool-card[data-tool="new_task"].is-done').waitFor();
+  assert.ok(!(await steps.isVisible()), "folded once done");
+  await card.locator(".vault-agent-tool-head").first().click();
+  await steps.locator('.vault-agent-tool-card[data-tool="edit_file"].is-done').waitFor();
+  assert.match(await steps.locator(".vault-agent-meter").innerText(), /2\.3k in · 70 out/);
+  assert.equal(await steps.locator(".vault-agent-undo").count(), 0, "undo is the task's, not the sub-task's");
+  // The task's meter counts the sub-task's calls: 1000 + 600 + 800 + 900 + 1100 in, 120 out.
+  assert.match(await page.locator(".vault-agent-meter").last().innerText(), /4\.4k in · 120 out/);
+  const sent = await requests(id);
+  assert.equal(sent.length, 5);
+  assert.match(JSON.stringify(sent[1].body.messages[0]), /Add the baking time to Cooking\/Bread\.md\./);
+  assert.equal(sent[1].body.messages.length, 1, "the sub-task starts from its message alone");
+  assert.doesNotMatch(JSON.stringify(sent[1].body.messages), /Have a sub-task/);
+
+  await shootLayouts(page, "subtask-card");
+
+  // One undo reverts what the sub-task wrote.
+  await page.locator(".vault-agent-undo").last().click();
+  await page.locator(".vault-agent-undo-report", { hasText: "Cooking/Bread.md" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"]);
+
+  // The chat from the history shows the sub-task folded in its card, with its calls and meter.
+  await page.locator(".vault-agent-new-chat").click();
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "Have a sub-task add the baking time" }).click();
+  const saved = page.locator('.vault-agent-tool-card[data-tool="new_task"]');
+  await saved.locator(".vault-agent-tool-label", { hasText: "Sub-task in agent mode" }).waitFor();
+  assert.ok(!(await saved.locator(".vault-agent-subtask").isVisible()), "folded");
+  await saved.locator(".vault-agent-tool-head").first().click();
+  await saved.locator('.vault-agent-subtask .vault-agent-tool-card[data-tool="edit_file"].is-done', { hasText: "Edited Bread" }).waitFor();
+  await saved.locator(".vault-agent-subtask .vault-agent-text", { hasText: "Added: 40 minutes." }).waitFor();
+  assert.match(await saved.locator(".vault-agent-subtask .vault-agent-meter").innerText(), /2\.3k in · 70 out/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 /** The user's own edit, through the vault as the editor makes it. */
 async function userWrites(page, path, text) {
   await page.evaluate(async ([p, t]) => {
@@ -508,7 +587,7 @@ test("a task waiting for approval survives a reload: Resume asks again, approve,
   const bar = page.locator(".vault-agent-interrupted");
   await bar.waitFor();
   assert.match(await bar.innerText(), /Add the baking time to my bread note/);
-  assert.match(await bar.innerText(), /Waiting for your approval: edit_file Cooking\/Bread\.md/);
+  assert.match(await bar.innerText(), /Waiting for your approval: Edit Cooking\/Bread\.md/);
   assert.equal(await read(page, "Cooking/Bread.md"), NOTES["Cooking/Bread.md"], "nothing written yet");
   await page.screenshot({ path: `${ARTIFACTS}/resume-light.png` });
   await setTheme(page, "dark");
@@ -1532,4 +1611,34 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
     await page.close();
     everything.kill();
   }
+});
+
+test("an approval can keep some changes of a note and turn the others down", async () => {
+  const id = `e2e-hunks-${Date.now()}`;
+  const old = Array.from({ length: 30 }, (_, i) => `Line ${i + 1}.`).join("\n") + "\n";
+  const changed = old.replace("Line 2.", "Line two.").replace("Line 28.", "Line twenty-eight.");
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "read_file", arguments: { path: "Long.md" } }] },
+    { toolCalls: [{ id: "w1", name: "write_file", arguments: { path: "Long.md", content: changed } }] },
+    { text: "Done." },
+  ]);
+  const page = await openHost({ mock: id, files: { ...NOTES, "Long.md": old } });
+  await send(page, "Spell out two of the numbers");
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  const boxes = modal.locator(".vault-agent-hunk-toggle input");
+  assert.equal(await boxes.count(), 2);
+  await boxes.nth(0).uncheck();
+  const approve = modal.locator('button[data-decision="approve"]');
+  assert.equal(await approve.innerText(), "Apply 1 of 2 changes");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-hunks-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/approval-hunks-dark.png` });
+  await approve.click();
+  await page.locator(".vault-agent-text", { hasText: "Done." }).waitFor();
+  assert.equal(await read(page, "Long.md"), old.replace("Line 28.", "Line twenty-eight."));
+  const sent = await requests(id);
+  assert.match(JSON.stringify(sent[2].body.messages), /Only 1 of the 2 changes were applied/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

@@ -45,6 +45,16 @@ function fakeModule(made) {
           return chat;
         },
         fetch: (url) => request({ method: "GET", url, headers: {} }),
+        // What the core's stdio transport does: start a command, write a line, read lines.
+        askCommand: async (command, args, line) => {
+          const id = await host.processStart(command, args, {});
+          await host.processSend(id, line);
+          let answer;
+          do answer = await host.processRead(id);
+          while (answer !== null && !answer.startsWith("{"));
+          await host.processClose(id);
+          return answer;
+        },
         bytes: (data) => data.length,
       });
       made.push(core);
@@ -135,4 +145,37 @@ test("requests go through the main thread's transport; a closed client fails eve
   client.close("the core was stopped");
   await assert.rejects(pending, /stopped/);
   await assert.rejects(core.echo(2), /stopped/);
+});
+
+test("a command the core starts runs on the main thread (desktop): lines cross both ways; without one, desktop only", async () => {
+  // The desktop app's window has Node's require; node's own stands in for it.
+  const { createRequire } = await import("node:module");
+  globalThis.window = { require: createRequire(import.meta.url), process, setTimeout };
+  const { Processes } = await load("js/host/processes.ts", "");
+  const processes = new Processes();
+  const host = {
+    ...memoryHost(),
+    processStart: (c, a, e) => processes.start(c, a, e),
+    processSend: (id, line) => processes.send(id, line),
+    processRead: (id) => processes.read(id),
+    processClose: (id) => processes.close(id),
+  };
+  const core = await connect(host).open();
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+  });
+  const everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+  const answer = JSON.parse(await core.askCommand(process.execPath, [everything, "stdio"], initialize));
+  assert.equal(answer.id, 1);
+  assert.equal(answer.result.serverInfo.name, "mcp-servers/everything");
+  // A command that cannot start says so.
+  await assert.rejects(core.askCommand("/no/such/program", [], "{}"), /cannot start \/no\/such\/program/);
+  // A host without processes (mobile) refuses.
+  const mobile = await connect(memoryHost()).open();
+  await assert.rejects(mobile.askCommand("node", [], "{}"), /desktop only|not a function/);
+  processes.closeAll();
+  delete globalThis.window;
 });

@@ -32,6 +32,30 @@ pub enum Answer {
     Page(&'static str, String),
 }
 
+/// Reads one request from `stream`: its line, lower-case headers and body (by
+/// `content-length`).
+pub fn read_request(stream: &std::net::TcpStream) -> Seen {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h).unwrap();
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (k, v) = h.split_once(':').unwrap();
+        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+    }
+    let length: usize =
+        headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    Seen { line: line.trim_end().to_string(), headers, body: String::from_utf8(body).unwrap() }
+}
+
 /// Serves one answer per connection, in order, on a thread; returns the base URL.
 pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -41,29 +65,7 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     std::thread::spawn(move || {
         for answer in answers {
             let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let mut headers = Vec::new();
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                let (k, v) = h.split_once(':').unwrap();
-                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
-            let length: usize =
-                headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            log.lock().unwrap().push(Seen {
-                line: line.trim_end().to_string(),
-                headers,
-                body: String::from_utf8(body).unwrap(),
-            });
+            log.lock().unwrap().push(read_request(&stream));
             let mut out = stream;
             match answer {
                 Answer::Status(status, body) => whole(

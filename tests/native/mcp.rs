@@ -3,7 +3,7 @@
 //! protocol's edges: version refusal, pagination, list changes and resumed streams.
 
 use std::cell::RefCell;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio as ProcessStdio};
 use std::rc::Rc;
@@ -243,28 +243,11 @@ pub(crate) fn scripted(answer: impl Fn(&Seen, usize) -> Reply + Send + 'static) 
     std::thread::spawn(move || {
         for (n, stream) in listener.incoming().enumerate() {
             let stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let mut headers = Vec::new();
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                let h = h.trim_end();
-                if h.is_empty() {
-                    break;
-                }
-                let (k, v) = h.split_once(':').unwrap();
-                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
-            let length: usize =
-                headers.iter().find(|(k, _)| k == "content-length").map(|(_, v)| v.parse().unwrap()).unwrap_or(0);
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let request = crate::local_server::read_request(&stream);
             let seen = Seen {
-                method: line.split(' ').next().unwrap().to_string(),
-                headers,
-                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                method: request.line.split(' ').next().unwrap().to_string(),
+                body: serde_json::from_str(&request.body).unwrap_or(Value::Null),
+                headers: request.headers,
             };
             let (status, headers, body) = answer(&seen, n);
             log.lock().unwrap().push(seen);

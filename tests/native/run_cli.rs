@@ -158,7 +158,7 @@ fn without_a_terminal_an_unapproved_write_is_denied_and_run_fails_clearly() {
     let output = run(vault.path(), &base, &[], "make a note");
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("denied: write_file New.md needs write approval"), "{stderr}");
+    assert!(stderr.contains("denied: Write New.md (needs write approval"), "{stderr}");
     assert!(stderr.contains("pass --approve read,write,delete or --yes"), "{stderr}");
     assert!(!vault.path().join("New.md").exists());
 }
@@ -197,7 +197,7 @@ fn resume_lists_interrupted_tasks_and_finishes_one_at_its_approval() {
     let listed = vault_agent(&["resume", "--vault", dir]);
     assert!(listed.status.success(), "{}", text(&listed.stderr));
     let listing = text(&listed.stdout);
-    assert!(listing.contains("waiting for approval: write_file Notes/Summary.md"), "{listing}");
+    assert!(listing.contains("waiting for approval: Write Notes/Summary.md"), "{listing}");
     let id = listing.split('\t').next().unwrap().to_string();
 
     let (base, _) = serve(vec![turn("I wrote the summary.", &[])]);

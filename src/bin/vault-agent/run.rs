@@ -320,7 +320,7 @@ impl AgentHost for TerminalHost {
         self.finish_line();
         if !self.interactive {
             self.asked_without_terminal.set(true);
-            eprintln!("denied: {} needs {} approval (no terminal to ask)", request.summary, request.category.as_str());
+            eprintln!("denied: {} (needs {} approval; no terminal to ask)", request.summary, request.category.as_str());
             return ApprovalDecision::Deny;
         }
         match &request.subtask {

@@ -51,16 +51,17 @@ fn remember_asks_in_its_own_category_and_a_later_task_sees_the_memory() {
     );
     let report = block_on(h.task(config()).run("From now on, write dates as YYYY-MM-DD."));
     assert_eq!(report.end, EndReason::Answered, "{report:?}");
-    let asked: Vec<(ApprovalCategory, String)> = h
+    let asked: Vec<(ApprovalCategory, String, String)> = h
         .host
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            AgentEvent::ApprovalRequired { request } => Some((request.category, request.tool)),
+            AgentEvent::ApprovalRequired { request } => Some((request.category, request.tool, request.summary)),
             _ => None,
         })
         .collect();
-    assert_eq!(asked, [(ApprovalCategory::Memory, "remember".to_string())]);
+    let said = "Remember, as a preference: Write dates as YYYY-MM-DD.".to_string();
+    assert_eq!(asked, [(ApprovalCategory::Memory, "remember".to_string(), said)]);
     assert_eq!(memories(&*h.vault), [(MemoryKind::Preference, "Write dates as YYYY-MM-DD.".to_string())]);
     let entry = block_on(MemoryStore::load(&*h.vault)).unwrap().entries()[0].clone();
     assert_eq!((entry.id.as_str(), entry.task_id.as_deref(), entry.created_ms), ("m1", Some("t1"), 1_795_392_000_000));

@@ -160,7 +160,7 @@ fn skip_goes_on_and_deny_stops_with_nothing_written() {
     assert_eq!(asked.borrow().len(), 1, "the second call was not even asked");
     let request = &asked.borrow()[0];
     assert_eq!(request.category, ApprovalCategory::Write);
-    assert_eq!(request.summary, "append_to_file Inbox/Idea.md");
+    assert_eq!(request.summary, "Add to the end of Inbox/Idea.md");
     match &request.preview {
         Some(ChangePreview::Write { diff, old, .. }) => {
             assert!(old.is_some());
@@ -446,4 +446,51 @@ fn edit_errors_reach_the_model_before_any_approval_is_asked() {
     block_on(h.task(config()).run("x"));
     assert_eq!(asked.get(), 0);
     assert!(last_user_text(&h.provider.requests()[2]).contains("old_string was not found"));
+}
+
+/// The user keeps some of a write's changes and turns the others down: only the kept hunks
+/// reach the note, and the model is told the rest were left out.
+#[test]
+fn an_approval_can_keep_some_hunks_of_a_change_and_turn_the_others_down() {
+    let old: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    let new = old.replace("line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n");
+    let vault = MemoryVault::with_notes([("Long.md", old.as_str())]).unwrap();
+    let turns = |new: &str| {
+        vec![
+            Turn::tools([("read_file", json!({"path": "Long.md"}))]),
+            Turn::tools([("write_file", json!({"path": "Long.md", "content": new}))]),
+            Turn::text("Done."),
+        ]
+    };
+    let h = Harness::new(vault, turns(&new));
+    h.host.keeping_hunks(&[1]);
+    let report = block_on(h.task(config()).run("Spell out two numbers"));
+    assert_eq!(report.end, EndReason::Answered);
+    // The preview had two hunks; only the second was written.
+    let hunks = h
+        .host
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            AgentEvent::ApprovalRequired { request } => match request.preview {
+                Some(ChangePreview::Write { rows, .. }) => {
+                    Some(rows.iter().filter(|r| r.kind == vault_agent::protocol::DiffRowKind::Hunk).count())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(hunks, 2);
+    let written = block_on(h.vault.read(&p("Long.md"))).unwrap();
+    assert_eq!(written, old.replace("line 28\n", "line twenty-eight\n"));
+    let told = last_user_text(&h.provider.requests()[2]);
+    assert!(told.contains("Only 1 of the 2 changes were applied"), "{told}");
+
+    // Turning every change down runs nothing, as a skip.
+    let vault = MemoryVault::with_notes([("Long.md", old.as_str())]).unwrap();
+    let h = Harness::new(vault, turns(&new));
+    h.host.keeping_hunks(&[]);
+    block_on(h.task(config()).run("Spell out two numbers"));
+    assert_eq!(block_on(h.vault.read(&p("Long.md"))).unwrap(), old);
 }

@@ -109,7 +109,7 @@ fn a_task_waiting_for_approval_resumes_at_that_approval_after_a_restart() {
     assert_eq!(task.chat_id.as_deref(), Some("chat-1"));
     assert_eq!(task.title, "Write a summary note");
     assert_eq!(task.steps, 2);
-    assert_eq!(task.waiting_for.as_deref(), Some("write_file Notes/Summary.md"));
+    assert_eq!(task.waiting_for.as_deref(), Some("Write Notes/Summary.md"));
     let snapshot = block_on(load_snapshot(&*vault, &task.task_id)).unwrap();
     let asked_before = first_events.borrow().iter().find_map(|e| match e {
         AgentEvent::ApprovalRequired { request } => Some(request.clone()),

@@ -405,3 +405,72 @@ fn children_run_without_condensing_and_without_power_steering() {
     let child_requests = &requests[1..10];
     assert!(child_requests.iter().all(|r| !last_user_text(r).contains("[Reminder]")));
 }
+
+#[test]
+fn a_grandchilds_approval_is_named_for_it_through_both_levels() {
+    let h = Harness::new(
+        notes(),
+        [
+            delegate("agent", "Add notes about rye."),
+            delegate("agent", "Write Cooking/Rye.md."),
+            Turn::tools([("write_file", json!({"path": "Cooking/Rye.md", "content": "# Rye\n"}))]),
+            Turn::text("Wrote it."),
+            Turn::text("Done below."),
+            Turn::text("Done."),
+        ],
+    );
+    let report = block_on(h.task(config()).run("x"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let events = h.host.events();
+    let asked: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ApprovalRequired { request } => Some(request.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "one request, at the top, not wrapped");
+    assert_eq!(asked[0].id, "t1.0.0/a0");
+    let who = asked[0].subtask.as_ref().unwrap();
+    assert_eq!((who.task_id.as_str(), who.depth, who.title.as_str()), ("t1.0.0", 2, "Write Cooking/Rye.md."));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, .. } if request_id == "t1.0.0/a0")));
+    // Its other events come wrapped twice: in the child's, in the task's.
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Subtask { task_id, event, .. } if task_id == "t1.0"
+        && matches!(&**event, AgentEvent::Subtask { task_id, event, .. } if task_id == "t1.0.0"
+            && matches!(&**event, AgentEvent::ToolFinished { tool, .. } if tool == "write_file")))));
+}
+
+#[test]
+fn a_sub_task_shares_its_parents_guard_so_delegating_does_not_reset_the_write_rate() {
+    let mut guarded = config();
+    guarded.guard.write_rate_limit = 2;
+    let h = Harness::new(
+        notes(),
+        [
+            Turn::tools([("write_file", json!({"path": "a.md", "content": "a"}))]),
+            delegate("agent", "Write b.md and c.md."),
+            Turn::tools([("write_file", json!({"path": "b.md", "content": "b"}))]),
+            Turn::tools([("write_file", json!({"path": "c.md", "content": "c"}))]),
+            Turn::text("The sub-task was stopped."),
+        ],
+    );
+    let report = block_on(h.task(guarded).run("x"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let child = subtask_call(&report).subtask.as_deref().unwrap();
+    assert!(
+        matches!(&child.end, EndReason::Guardrail { message } if message.contains("more than 2 writes")),
+        "{child:?}"
+    );
+    assert!(block_on(h.vault.read(&p("b.md"))).is_ok());
+    assert!(block_on(h.vault.read(&p("c.md"))).is_err(), "the parent's write counted: the third is stopped");
+    // One canary for the whole task: the child's prompt names the parent's.
+    let requests = h.provider.requests();
+    let canary = |r: &ModelRequest| {
+        let system: String = r.system.iter().map(|s| s.text.clone()).collect();
+        system.split_whitespace().find(|w| w.contains("VA-CANARY-")).map(str::to_string)
+    };
+    assert!(canary(&requests[0]).is_some());
+    assert_eq!(canary(&requests[2]), canary(&requests[0]));
+}

@@ -35,6 +35,8 @@ pub struct TestHost {
     listener: RefCell<Option<Listener>>,
     /// The reason given with the next denial.
     reason: RefCell<Option<String>>,
+    /// The hunks the next approval keeps (`None`: all).
+    hunks: RefCell<Option<Vec<usize>>>,
 }
 
 impl TestHost {
@@ -45,7 +47,13 @@ impl TestHost {
             answers: RefCell::new(VecDeque::new()),
             listener: RefCell::new(None),
             reason: RefCell::new(None),
+            hunks: RefCell::new(None),
         })
+    }
+
+    /// The next approval keeps only the changes `hunks` of its preview.
+    pub fn keeping_hunks(&self, hunks: &[usize]) {
+        *self.hunks.borrow_mut() = Some(hunks.to_vec());
     }
 
     pub fn deciding(&self, decide: impl Fn(&ApprovalRequest) -> ApprovalDecision + 'static) {
@@ -115,6 +123,10 @@ impl AgentHost for TestHost {
 
     fn denial_reason(&self, _request_id: &str) -> Option<String> {
         self.reason.borrow_mut().take()
+    }
+
+    fn accepted_hunks(&self, _request_id: &str) -> Option<Vec<usize>> {
+        self.hunks.borrow_mut().take()
     }
 }
 
