@@ -139,7 +139,20 @@ test("the agent's options and the user's price come from the settings", () => {
     rateLimitMs: 0,
     temperature: null,
     thinkingBudget: null,
+    memoryExtraction: true,
+    webAllow: [],
+    webDeny: [],
+    guard: {
+      untrustedMarking: true,
+      canary: true,
+      secrets: true,
+      writeRateLimit: 20,
+      writeRateWindowS: 60,
+      screening: false,
+      screeningModel: null,
+    },
   });
+  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { memoryExtraction: false } })).memoryExtraction, false);
   const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
   const set = agentConfig(migrateSettings({ version: 1, agent }));
   assert.deepEqual(
