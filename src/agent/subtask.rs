@@ -254,6 +254,14 @@ impl AgentHost for SubtaskHost {
 
 /// Whether a sub-task stopped because the user denied one of its calls: the parent stops too,
 /// as it would for its own call.
-pub(super) fn was_denied(delegation: &Delegation) -> bool {
-    delegation.report.as_ref().is_some_and(|r| r.end == EndReason::Denied)
+pub(super) fn stops_parent(delegation: &Delegation) -> Option<EndReason> {
+    match delegation.report.as_ref().map(|r| &r.end) {
+        Some(EndReason::Denied) => Some(EndReason::Denied),
+        // A sub-task steered by what it read is the whole task's problem: the parent does not
+        // carry on as if the child had merely failed.
+        Some(EndReason::Guardrail { message }) => {
+            Some(EndReason::Guardrail { message: format!("in a sub-task, {message}") })
+        }
+        _ => None,
+    }
 }

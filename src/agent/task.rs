@@ -10,7 +10,7 @@ use futures::StreamExt;
 
 use super::hooks::{CondenseHook, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
-use super::subtask::{was_denied, Shared, Subtasks};
+use super::subtask::{stops_parent, Shared, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
@@ -546,7 +546,7 @@ impl AgentTask {
             if let Some(report) = run.steps.last_mut() {
                 report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
             }
-            let subtask_denied = self.roll_up(&mut run);
+            let subtask_stop = self.roll_up(&mut run);
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),
@@ -568,13 +568,18 @@ impl AgentTask {
                     self.switch_mode(&mode);
                 }
             }
-            if subtask_denied || outcomes.iter().any(|o| o.status == CallStatus::Denied) {
+            if subtask_stop == Some(EndReason::Denied) || outcomes.iter().any(|o| o.status == CallStatus::Denied) {
                 break EndReason::Denied;
             }
-            if let Some(message) = outcomes.iter().find_map(|o| match &o.status {
+            let guardrail = outcomes.iter().find_map(|o| match &o.status {
                 CallStatus::Guardrail(m) => Some(m.clone()),
                 _ => None,
-            }) {
+            });
+            let guardrail = guardrail.or(match subtask_stop {
+                Some(EndReason::Guardrail { message }) => Some(message),
+                _ => None,
+            });
+            if let Some(message) = guardrail {
                 self.host.emit(&AgentEvent::error(format!("Stopped by a safety check: {message}.")));
                 break EndReason::Guardrail { message };
             }
@@ -690,20 +695,20 @@ impl AgentTask {
     }
 
     /// Adds what the turn's sub-tasks used to the run's usage, and nests each one's report
-    /// under the call that started it. Returns whether the user denied a call of one of them
-    /// (this task then stops too, as for a denial of its own call).
-    fn roll_up(&self, run: &mut RunProgress) -> bool {
-        let Some(subtasks) = &self.subtasks else { return false };
-        let mut denied = false;
+    /// under the call that started it. Returns how this task stops because of one of them: the
+    /// user denied a call of it, or a guardrail stopped it (as for a call of its own).
+    fn roll_up(&self, run: &mut RunProgress) -> Option<EndReason> {
+        let subtasks = self.subtasks.as_ref()?;
+        let mut stop = None;
         for delegation in subtasks.take() {
             run.usage += delegation.usage;
-            denied |= was_denied(&delegation);
+            stop = stop.or_else(|| stops_parent(&delegation));
             let calls = run.steps.last_mut().map(|s| &mut s.tool_calls);
             if let Some(call) = calls.and_then(|calls| calls.iter_mut().find(|c| c.index == delegation.index)) {
                 call.subtask = delegation.report.map(Box::new);
             }
         }
-        denied
+        stop
     }
 
     /// The turn for `calls`: those within the step's and the task's budgets run; the rest are

@@ -65,7 +65,7 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
         if get(&event, "type").as_string().as_deref() == Some("approval_required") {
             let request_id = get(&get(&event, "request"), "id").as_string().unwrap();
             let chat = slot.borrow().clone().unwrap();
-            assert!(chat.respond(&request_id, "approve", None).unwrap());
+            assert!(chat.respond(&request_id, "approve", None, wasm_bindgen::JsValue::UNDEFINED).unwrap());
         }
         log.borrow_mut().push(event);
     });

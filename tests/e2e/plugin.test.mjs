@@ -1642,3 +1642,28 @@ test("an approval can keep some changes of a note and turn the others down", asy
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test("web_fetch: a page is asked for, fetched through the host, and read as Markdown marked as data", async () => {
+  const id = `e2e-web-${Date.now()}`;
+  const url = `${origin}/pages/recipe`;
+  await script(id, [{ toolCalls: [{ id: "f1", name: "web_fetch", arguments: { url } }] }, { text: "Bake it at 250 °C." }]);
+  const page = await openHost({ mock: id });
+  await send(page, "What does the recipe page say?");
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  assert.equal(await modal.locator(".modal-title").innerText(), "Fetch this page?");
+  assert.equal(await modal.locator(".vault-agent-approval-summary").innerText(), `Fetch ${url}`);
+  await page.screenshot({ path: `${ARTIFACTS}/web-approval-light.png` });
+  await modal.locator('button[data-decision="approve"]').click();
+  await page.locator('.vault-agent-tool-card[data-tool="web_fetch"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Bake it at 250 °C." }).waitFor();
+  const told = JSON.stringify((await requests(id))[1].body.messages);
+  assert.match(told, /# Sourdough/);
+  assert.match(told, /Bake at \*\*250 °C\*\* for 40 minutes/);
+  assert.doesNotMatch(told, /track\(\)/);
+  assert.match(told, /<<<data [0-9a-f]{12}>>>/);
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/web-card-dark.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

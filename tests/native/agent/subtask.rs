@@ -453,11 +453,16 @@ fn a_sub_task_shares_its_parents_guard_so_delegating_does_not_reset_the_write_ra
             delegate("agent", "Write b.md and c.md."),
             Turn::tools([("write_file", json!({"path": "b.md", "content": "b"}))]),
             Turn::tools([("write_file", json!({"path": "c.md", "content": "c"}))]),
-            Turn::text("The sub-task was stopped."),
+            Turn::text("never asked: a guardrail in a sub-task stops the whole task"),
         ],
     );
     let report = block_on(h.task(guarded).run("x"));
-    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    assert!(
+        matches!(&report.end, EndReason::Guardrail { message } if message.starts_with("in a sub-task, write rate")),
+        "{:?}",
+        report.end
+    );
+    assert_eq!(h.provider.remaining(), 1, "the parent did not carry on after the child was stopped");
     let child = subtask_call(&report).subtask.as_deref().unwrap();
     assert!(
         matches!(&child.end, EndReason::Guardrail { message } if message.contains("more than 2 writes")),
