@@ -259,7 +259,9 @@ pub(super) fn stops_parent(delegation: &Delegation) -> Option<EndReason> {
         Some(EndReason::Denied) => Some(EndReason::Denied),
         // A sub-task steered by what it read is the whole task's problem: the parent does not
         // carry on as if the child had merely failed.
-        Some(EndReason::Guardrail { message }) => Some(EndReason::Guardrail { message: format!("in a sub-task, {message}") }),
+        Some(EndReason::Guardrail { message }) => {
+            Some(EndReason::Guardrail { message: format!("in a sub-task, {message}") })
+        }
         _ => None,
     }
 }
