@@ -49,9 +49,13 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
         }
     }
     match request.thinking_budget {
-        // Extended thinking needs the default temperature, and a budget below max_tokens.
+        // Extended thinking needs the default temperature, a budget of at least 1,024 tokens,
+        // and `max_tokens` above the budget: the answer keeps its own length on top of the
+        // thinking, so a budget never starves (or invalidates) the answer.
         Some(budget) => {
+            let budget = budget.max(MIN_THINKING_BUDGET);
             body.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": budget}));
+            body.insert("max_tokens".into(), json!(request.max_tokens.saturating_add(budget)));
         }
         None => {
             if let Some(t) = request.temperature {
@@ -61,6 +65,9 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
     }
     Value::Object(body)
 }
+
+/// The smallest thinking budget Anthropic accepts.
+const MIN_THINKING_BUDGET: u32 = 1024;
 
 fn cache_control() -> Value {
     json!({"type": "ephemeral"})

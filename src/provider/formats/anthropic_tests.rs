@@ -103,6 +103,13 @@ fn thinking_replaces_temperature() {
     let body = request_body("m", &r);
     assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
     assert!(body.get("temperature").is_none());
+    // The answer keeps its length on top of the budget (Anthropic wants max_tokens above it).
+    assert_eq!(body["max_tokens"], json!(r.max_tokens + 2048));
+    // A budget below Anthropic's least is raised to it rather than refused by the API.
+    r.thinking_budget = Some(100);
+    let body = request_body("m", &r);
+    assert_eq!(body["thinking"]["budget_tokens"], json!(1024));
+    assert_eq!(body["max_tokens"], json!(r.max_tokens + 1024));
 }
 
 #[test]
