@@ -52,7 +52,8 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     let core = VaultCore::new(host.unchecked_into(), None);
     let options = json!({
         "provider": {"kind": "openai-compatible", "model": "mock", "baseUrl": server_url(&format!("/mock/{id}/openai/v1"))},
-        "agent": {"autoApprove": ["read"], "maxIterations": 10},
+        // The script has no turn for the end-of-task memory extraction.
+        "agent": {"autoApprove": ["read"], "maxIterations": 10, "memoryExtraction": false},
         "vault": {"name": "Browser vault", "noteCount": 2}
     });
     let options = js_sys::JSON::parse(&options.to_string()).unwrap();
@@ -156,7 +157,7 @@ async fn when_fetch_cannot_reach_the_server_the_chat_falls_back_to_the_request_f
     let request = new_request_function(unreachable, &server_url(""));
     let core = VaultCore::new(new_memory_host().unchecked_into(), Some(request));
     let options = json!({"provider": {"kind": "openai-compatible", "model": "mock",
-        "baseUrl": format!("{unreachable}/mock/{id}/openai/v1")}});
+        "baseUrl": format!("{unreachable}/mock/{id}/openai/v1")}, "agent": {"memoryExtraction": false}});
     let texts: Rc<RefCell<String>> = Rc::default();
     let sink = texts.clone();
     let on_event = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
