@@ -1721,9 +1721,7 @@ test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a 
   const shown = page.locator(".vault-agent-user img.vault-agent-thumb");
   await shown.waitFor();
   await until(page, () => document.querySelector(".vault-agent-user img.vault-agent-thumb")?.naturalWidth > 0);
-  await page.screenshot({ path: `${ARTIFACTS}/chat-image-message-light.png` });
-  await setTheme(page, "dark");
-  await page.screenshot({ path: `${ARTIFACTS}/chat-image-message-dark.png` });
+  await shootLayouts(page, "image-message");
   assert.deepEqual(page.errors, []);
   await page.close();
 
