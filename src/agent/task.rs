@@ -107,6 +107,8 @@ pub struct AgentTask {
     /// What `new_task` starts sub-tasks with; `None` at `max_subtask_depth`, where the tool is
     /// not offered.
     subtasks: Option<Rc<Subtasks>>,
+    /// The screening model, when screening is on: its calls count as the task's overhead.
+    screener: Option<Rc<ModelScreener>>,
 }
 
 /// One streamed model response, assembled.
@@ -252,8 +254,12 @@ impl AgentTask {
             .collect::<Vec<_>>()
             .join("\n");
         pipeline.guard(guardrails.clone(), markers);
-        if config.guard.screening {
-            pipeline.screen_with(Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        let screener = config
+            .guard
+            .screening
+            .then(|| Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        if let Some(screener) = &screener {
+            pipeline.screen_with(screener.clone());
         }
         Ok(AgentTask {
             id,
@@ -285,6 +291,7 @@ impl AgentTask {
             deadline_hit: Cell::new(false),
             suspended: Rc::default(),
             subtasks,
+            screener,
         })
     }
 
@@ -555,6 +562,9 @@ impl AgentTask {
                 report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
             }
             let subtask_stop = self.roll_up(&mut run);
+            if let Some(screener) = &self.screener {
+                self.overhead += screener.take_used();
+            }
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),
