@@ -196,7 +196,14 @@ impl AgentTask {
             tools.register(Rc::new(WebFetch::new(http, sites)));
         }
         let mut registry = tools.clone();
-        registry.register(Rc::new(SwitchMode::new(&all_modes)));
+        // A sub-task may narrow its mode, never widen it: its parent chose what it may do (and
+        // read-only sub-tasks run in parallel on that promise).
+        let switchable: Vec<Mode> = if config.depth == 0 {
+            all_modes.clone()
+        } else {
+            all_modes.iter().filter(|m| m.groups.iter().all(|g| mode.groups.contains(g))).cloned().collect()
+        };
+        registry.register(Rc::new(SwitchMode::new(&switchable)));
         let Shared { checkpoints, guard } = match shared {
             Some(shared) => shared,
             None => Shared {
