@@ -202,6 +202,8 @@ export class CoreClient {
         return host.readBinary(call.path);
       case "readBatch":
         return host.readBatch ? host.readBatch(call.paths) : readBatch(host, call.paths);
+      case "pdfPages":
+        return host.pdfPages ? host.pdfPages(call.path) : Promise.reject(new Error("this host cannot read PDFs"));
       case "write":
         return host.write(call.path, call.content);
       case "writeBinary":

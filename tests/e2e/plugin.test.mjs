@@ -1739,4 +1739,26 @@ test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a 
   assert.match(sent.body.messages[0].content[0].text, /not shown, because this model cannot see images/);
   assert.deepEqual(blind.errors, []);
   await blind.close();
+
+  // A local model behind a compatible server reads no PDFs: it gets the PDF's text, read on the
+  // main thread with (Obsidian's) PDF.js.
+  const localId = `e2e-media-local-${Date.now()}`;
+  await script(localId, [{ text: "Revenue grew by twelve percent." }]);
+  const local = await openHost({
+    mock: localId,
+    data: { provider: { preset: "custom", model: "qwen2.5:7b", baseUrl: `${origin}/mock/${localId}/openai/v1` } },
+  });
+  await local.evaluate((bytes) => window.fakeObsidian.app.vault.createBinary("Reports/Q3 report.pdf", new Uint8Array(bytes).buffer), pdf);
+  await local.locator(".vault-agent-input").fill("What grew? ");
+  await local.locator(".vault-agent-input").pressSequentially("@");
+  await local.locator(".prompt-input").fill("q3 report");
+  await local.keyboard.press("Enter");
+  await local.locator(".vault-agent-send").click();
+  await local.locator(".vault-agent-text", { hasText: "twelve percent" }).waitFor();
+  const [asked] = await requests(localId);
+  const user = asked.body.messages.find((m) => m.role === "user");
+  assert.equal(typeof user.content, "string", "text only: no file part for a compatible server");
+  assert.match(user.content, /<note path="Reports\/Q3 report.pdf">\n--- page 1 ---\nQuarterly revenue grew by twelve percent.\n--- page 2 ---\nThe Kyoto office opens in March./);
+  assert.deepEqual(local.errors, []);
+  await local.close();
 });

@@ -598,7 +598,12 @@ fn snapshot_seeds() -> Vec<Vec<u8>> {
 
 /// A PDF from the vault, read for its text (for a model that reads no PDFs itself).
 fn pdf(input: &[u8]) {
-    let _ = vault_agent::media::pdf_text(input);
+    let vault = MemoryVault::new();
+    let path = VaultPath::parse("in.pdf").unwrap();
+    block_on(async {
+        vault.write_binary(&path, input).await.unwrap();
+        let _ = vault_agent::media::pdf_text(&vault, &path).await;
+    });
 }
 
 fn pdf_seeds() -> Vec<Vec<u8>> {

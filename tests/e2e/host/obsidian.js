@@ -365,4 +365,14 @@ for (const Cls of [ButtonComponent, ExtraButtonComponent]) {
   };
 }
 
+/**
+ * Obsidian's `loadPdfJs`: the real PDF.js (pdfjs-dist, bundled into the page), its worker served
+ * beside the page as Obsidian serves its own.
+ */
+export async function loadPdfJs() {
+  const pdfjs = await import("pdfjs-dist");
+  pdfjs.GlobalWorkerOptions.workerSrc = "/host/pdf.worker.mjs";
+  return pdfjs;
+}
+
 export * from "obsidian-test-mocks/obsidian";
