@@ -1070,7 +1070,7 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   const page = await openHost({ mock: id });
   await page.locator(".vault-agent-welcome").waitFor();
   await page.evaluate(() => {
-    window.fakeObsidian.selection = "Sourdough at 230 °C.\n\nLet the loaf cool for an hour.";
+    window.fakeObsidian.select("Sourdough at 230 °C.\n\nLet the loaf cool for an hour.");
     window.fakeObsidian.runCommand("ask-about-selection");
   });
   await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" }).waitFor();
@@ -1082,7 +1082,125 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   assert.match(await input.inputValue(), /hour\.\n\nWhy so long\?$/);
   assert.equal((await requests(id)).length, 0);
   // With nothing selected the command is not offered.
-  assert.equal(await page.evaluate(() => ((window.fakeObsidian.selection = ""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+  assert.equal(await page.evaluate(() => (window.fakeObsidian.select(""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** The open note alone on a phone (the sidebar drawer closed), or back to the wide window. */
+async function noteLayout(page, kind) {
+  await page.evaluate((phone) => {
+    document.getElementById("vault-agent-e2e-layout")?.remove();
+    if (phone) {
+      const style = document.createElement("style");
+      style.id = "vault-agent-e2e-layout";
+      style.textContent = ".workspace-ribbon, .mod-left-split, .mod-right-split { display: none !important; } .mod-root { display: flex !important; }";
+      document.head.appendChild(style);
+    }
+    document.body.classList.toggle("is-mobile", phone);
+  }, kind === "mobile");
+  await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
+}
+
+/** `name` in light and dark, wide and on a phone; ends light and wide. */
+async function shootNote(page, name) {
+  for (const kind of ["wide", "mobile"]) {
+    await noteLayout(page, kind);
+    for (const theme of ["light", "dark"]) {
+      await setTheme(page, theme);
+      await page.screenshot({ path: `${ARTIFACTS}/${name}-${kind}-${theme}.png` });
+    }
+  }
+  await setTheme(page, "light");
+  await noteLayout(page, "wide");
+}
+
+test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
+  const id = `e2e-inline-${Date.now()}`;
+  const original = NOTES["Cooking/Bread.md"];
+  await script(id, [
+    { text: "Sourdough at 250 °C for 40 minutes." },
+    { text: "Sourdough, very hot." },
+    { text: "Let the loaf rest for an hour." },
+  ]);
+  const page = await openHost({ mock: id });
+  const note = page.locator(".fake-host-note");
+  const prompt = page.locator(".vault-agent-inline-prompt");
+  const choices = note.locator(".vault-agent-inline-choices");
+  const ask = async (selected, instruction) => {
+    await page.evaluate((text) => {
+      window.fakeObsidian.select(text);
+      window.fakeObsidian.runCommand("edit-selection");
+    }, selected);
+    await prompt.locator("input").waitFor();
+    await until(page, () => document.activeElement?.classList.contains("vault-agent-inline-input"));
+    if (instruction) {
+      await page.keyboard.type(instruction);
+      await page.keyboard.press("Enter");
+    }
+  };
+
+  // With nothing selected the command is not offered.
+  assert.equal(await page.evaluate(() => (window.fakeObsidian.select(""), window.fakeObsidian.commands.get("edit-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+
+  // The prompt opens at the selection, focused; Escape closes it and nothing is asked.
+  await ask("Sourdough at 230 °C.");
+  await shootNote(page, "inline-edit-prompt");
+  await prompt.locator("input").focus();
+  await page.keyboard.press("Escape");
+  await prompt.waitFor({ state: "detached" });
+  assert.equal((await requests(id)).length, 0);
+
+  // The rewrite shows as a diff over the text: the old words struck through, the new line below
+  // with its new words marked. Nothing is written until it is accepted.
+  await ask("Sourdough at 230 °C.", "hotter, and say how long");
+  await choices.waitFor();
+  assert.equal(await prompt.count(), 0);
+  const struck = (await note.locator(".vault-agent-inline-removed").allInnerTexts()).join(" ");
+  assert.match(struck, /230/);
+  assert.doesNotMatch(struck, /Sourdough/);
+  assert.equal(await note.locator(".vault-agent-inline-added").innerText(), "Sourdough at 250 °C for 40 minutes.");
+  assert.match((await note.locator(".vault-agent-inline-added mark").allInnerTexts()).join(" "), /250.*40 minutes/);
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+  const sent = await requests(id);
+  assert.equal(sent.length, 1);
+  const asked = JSON.stringify(sent[0].body.messages);
+  assert.match(asked, /<selection>Sourdough at 230 °C.<\/selection>/);
+  assert.match(asked, /hotter, and say how long/);
+  assert.equal(sent[0].body.tools, undefined);
+  await shootNote(page, "inline-edit-diff");
+
+  // Accept writes it (a task with a checkpoint); the notice's Undo brings the old text back.
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).includes("250 °C for 40 minutes."));
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 250 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  await note.locator(".cm-content", { hasText: "Sourdough at 250 °C for 40 minutes." }).waitFor();
+  assert.equal(await note.locator(".vault-agent-inline-removed, .vault-agent-inline-added, .vault-agent-inline-choices").count(), 0);
+  await page.locator(".notice .vault-agent-inline-undo").click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")) === "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n");
+  await note.locator(".cm-content", { hasText: "Sourdough at 230 °C." }).waitFor();
+
+  // Escape on the diff rejects it: nothing is written.
+  await ask("Sourdough at 230 °C.", "make it vague");
+  await choices.waitFor();
+  await page.keyboard.press("Escape");
+  await choices.waitFor({ state: "detached" });
+  await page.waitForTimeout(300);
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+
+  // The note changes under the diff (another program wrote it): Accept writes nothing, and says so.
+  await ask("Let the loaf cool for an hour.", "say rest");
+  await choices.waitFor();
+  const changed = "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour. Or two.\n";
+  await page.evaluate((text) => {
+    const app = window.fakeObsidian.app;
+    return app.vault.modify(app.vault.getAbstractFileByPath("Cooking/Bread.md"), text);
+  }, changed);
+  await note.locator(".cm-content", { hasText: "Or two." }).waitFor();
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await page.locator(".notice", { hasText: "changed while the edit was shown" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), changed);
+  assert.equal((await requests(id)).length, 3);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
