@@ -1122,6 +1122,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
     { text: "Sourdough at 250 °C for 40 minutes." },
     { text: "Sourdough, very hot." },
     { text: "Let the loaf rest for an hour." },
+    { text: "Let the loaf rest for an hour." },
   ]);
   const page = await openHost({ mock: id });
   const note = page.locator(".fake-host-note");
@@ -1200,7 +1201,15 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   await choices.locator("button", { hasText: "Accept" }).click();
   await page.locator(".notice", { hasText: "changed while the edit was shown" }).waitFor();
   assert.equal(await read(page, "Cooking/Bread.md"), changed);
-  assert.equal((await requests(id)).length, 3);
+
+  // An accepted edit is the last task: "Undo the last task" reverts it too.
+  await ask("Let the loaf cool for an hour. Or two.", "say rest");
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("rest for an hour.\n"));
+  await page.evaluate(() => window.fakeObsidian.runCommand("undo-last-task"));
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("Or two.\n"));
+  assert.equal(await read(page, "Cooking/Bread.md"), changed);
+  assert.equal((await requests(id)).length, 4);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
