@@ -14,7 +14,8 @@ use super::subtask::{stops_parent, Shared, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
-    condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
+    condensed, drop_unseen_media, estimate_request, sanitize, split_point, summary_request, tool_ledger,
+    trim_tool_results, TokenEstimator,
 };
 use crate::guard::{Guardrails, ModelScreener, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
@@ -240,6 +241,7 @@ impl AgentTask {
             clock: clock.clone(),
             host: host.clone(),
             cancel: cancel.clone(),
+            media: provider.media(),
         };
         let mut pipeline =
             ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
@@ -328,11 +330,17 @@ impl AgentTask {
     /// ([`AgentTask::keep_snapshots`]) the task's state is saved after every step and at every
     /// approval wait. Every end produces a [`RunReport`], also sent to the host as the last event.
     pub async fn run(&mut self, request: &str) -> RunReport {
+        self.run_message(Message::user(request)).await
+    }
+
+    /// Runs the task for the user's `message`, which may carry images and documents after its
+    /// text (see [`AgentTask::run`]).
+    pub async fn run_message(&mut self, message: Message) -> RunReport {
         let progress =
             RunProgress { started_ms: self.clock.now_ms(), threshold: self.threshold, ..RunProgress::default() };
         self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
-        self.request = request.to_string();
-        self.history.push(Message::user(request));
+        self.request = message.text();
+        self.history.push(message);
         self.drive(progress, None).await
     }
 
@@ -754,6 +762,7 @@ impl AgentTask {
             call_id: call.id,
             tool: call.name,
             content: reason.clone(),
+            media: Vec::new(),
             is_error: true,
         };
         let refused = over
@@ -966,9 +975,11 @@ impl AgentTask {
             task_security: &self.task_security,
             now_ms: self.clock.now_ms(),
         });
+        let mut messages = sanitize(&self.history);
+        drop_unseen_media(&mut messages, self.provider.media());
         ModelRequest {
             system,
-            messages: sanitize(&self.history),
+            messages,
             tools,
             max_tokens: self.config.max_tokens,
             thinking_budget: self.config.thinking_budget,
@@ -1120,9 +1131,10 @@ fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
     registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()).collect()
 }
 
-/// The user message that answers a turn's tool calls, in call order.
+/// The user message that answers a turn's tool calls, in call order, then the images and
+/// documents the calls gave (Anthropic wants the results first).
 fn tool_results(outcomes: &[CallOutcome]) -> Message {
-    let content = outcomes
+    let mut content: Vec<ContentBlock> = outcomes
         .iter()
         .map(|o| ContentBlock::ToolResult {
             tool_use_id: o.call_id.clone(),
@@ -1130,6 +1142,7 @@ fn tool_results(outcomes: &[CallOutcome]) -> Message {
             is_error: o.is_error,
         })
         .collect();
+    content.extend(outcomes.iter().flat_map(|o| o.media.iter().cloned()));
     Message { role: Role::User, content }
 }
 

@@ -13,8 +13,9 @@ use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::media::MediaSupport;
 use crate::mode::ToolGroup;
-use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
+use crate::protocol::{ApprovalCategory, ChangePreview, ContentBlock, ToolSpec};
 use crate::vault::{PathRules, Vault, VaultPath};
 
 /// What a tool does to the vault, which decides how the pipeline schedules it.
@@ -80,6 +81,9 @@ pub struct ToolOutput {
     /// The result's entries, best first (search hits, listed files).
     pub items: Vec<OutputItem>,
     pub control: Option<Control>,
+    /// Images or documents that follow the results in the message the model gets (a tool
+    /// result itself is text only in Chat Completions).
+    pub media: Vec<ContentBlock>,
 }
 
 impl ToolOutput {
@@ -143,6 +147,8 @@ pub struct ToolContext<'a> {
     pub call_id: &'a str,
     /// The call's index within the task.
     pub call_index: u32,
+    /// What the model takes besides text (images, PDFs as documents).
+    pub media: MediaSupport,
 }
 
 impl ToolContext<'_> {

@@ -44,3 +44,6 @@ mod subtask;
 
 #[path = "agent/memory.rs"]
 mod memory;
+
+#[path = "agent/media.rs"]
+mod media;
