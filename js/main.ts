@@ -87,7 +87,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       editorCheckCallback: (checking, editor, ctx) => {
         const file = ctx.file;
         if (!file || file.extension !== "md" || !editor.getSelection() || !editorView(editor)) return false;
-        if (!checking) editSelection(this, editor, file, ctx);
+        if (!checking) editSelection(this, this.app.workspace, editor, file, ctx);
         return true;
       },
     });

@@ -1,4 +1,4 @@
-import { Notice, type Editor, type MarkdownFileInfo, type TFile } from "obsidian";
+import { Notice, setIcon, type Editor, type MarkdownFileInfo, type TFile, type Workspace } from "obsidian";
 import { Prec, StateEffect, StateField, type EditorState, type Extension, type Range } from "@codemirror/state";
 import { Decoration, EditorView, WidgetType, keymap, showTooltip, type DecorationSet, type Tooltip } from "@codemirror/view";
 import { detach } from "../core/client";
@@ -19,6 +19,8 @@ import { errorMessage } from "./turn";
 interface Prompt {
   pos: number;
   busy: boolean;
+  /** What the user typed (shown again while the model works). */
+  instruction: string;
   submit: (instruction: string) => void;
   cancel: () => void;
 }
@@ -87,21 +89,31 @@ function promptTooltip(prompt: Prompt | null): Tooltip | null {
     above: false,
     create: () => {
       const dom = createDiv({ cls: "vault-agent-inline-prompt" });
-      const input = dom.createEl("input", {
+      const row = dom.createDiv({ cls: "vault-agent-inline-row" });
+      const input = row.createEl("input", {
         type: "text",
         cls: "vault-agent-inline-input",
+        value: prompt.instruction,
         attr: { placeholder: "Edit the selection: make it shorter, fix the grammar…", "aria-label": "Edit instruction" },
       });
+      // Escape's twin, for a phone.
+      const close = row.createDiv({
+        cls: "clickable-icon vault-agent-inline-close",
+        attr: { "aria-label": prompt.busy ? "Stop" : "Cancel", role: "button" },
+      });
+      setIcon(close, "x");
+      close.addEventListener("click", () => prompt.cancel());
       const hint = dom.createDiv({ cls: "vault-agent-inline-hint" });
       if (prompt.busy) {
-        input.disabled = true;
+        // Read-only, not disabled: it keeps the focus, so Escape still reaches it.
+        input.readOnly = true;
         dom.addClass("is-busy");
         keys(hint, "Rewriting…", [["Esc", "to stop"]]);
       } else {
         keys(hint, "", [["Enter", "to send"], ["Esc", "to cancel"]]);
       }
       input.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" && !e.isComposing && input.value.trim()) {
+        if (e.key === "Enter" && !e.isComposing && !prompt.busy && input.value.trim()) {
           e.preventDefault();
           prompt.submit(input.value.trim());
         } else if (e.key === "Escape") {
@@ -110,12 +122,7 @@ function promptTooltip(prompt: Prompt | null): Tooltip | null {
           prompt.cancel();
         }
       });
-      return {
-        dom,
-        mount: () => {
-          if (!prompt.busy) input.focus();
-        },
-      };
+      return { dom, mount: () => input.focus() };
     },
   };
 }
@@ -230,7 +237,13 @@ export function diffDecorations(state: EditorState, rows: DiffRow[], accept: () 
  * Runs one inline edit of `editor`'s selection in `file`: the prompt, the core's rewrite, the
  * diff to accept or reject, and what happened in a notice (with Undo once applied).
  */
-export function editSelection(plugin: PluginContext, editor: Editor, file: TFile, ctx: MarkdownFileInfo): void {
+export function editSelection(
+  plugin: PluginContext,
+  workspace: Workspace,
+  editor: Editor,
+  file: TFile,
+  ctx: MarkdownFileInfo,
+): void {
   const view = editorView(editor);
   if (!view) {
     new Notice("Inline edit needs the editor in source or live preview mode.");
@@ -239,17 +252,32 @@ export function editSelection(plugin: PluginContext, editor: Editor, file: TFile
   const from = editor.posToOffset(editor.getCursor("from"));
   const to = editor.posToOffset(editor.getCursor("to"));
   const selection = editor.getSelection();
-  let cancel: () => void = () => void 0;
-  const close = () => view.dispatch({ effects: [setPrompt.of(null), setDiff.of(null)] });
-  const prompt = (busy: boolean): Prompt => ({
+  // Stops the core's edit once there is one: the model call ends, a waiting diff is denied.
+  let stopCore: (() => void) | null = null;
+  let stopped = false;
+  const close = () => {
+    workspace.offref(leaving);
+    view.dispatch({ effects: [setPrompt.of(null), setDiff.of(null)] });
+  };
+  const stop = () => {
+    stopped = true;
+    stopCore?.();
+    close();
+  };
+  // Another note in this editor: the prompt or the diff would be over its text.
+  const leaving = workspace.on("file-open", (opened) => {
+    if (opened?.path !== file.path) stop();
+  });
+  const prompt = (busy: boolean, instruction = ""): Prompt => ({
     pos: to,
     busy,
+    instruction,
     submit: (instruction) => void run(instruction),
-    cancel: () => (busy ? cancel() : close()),
+    cancel: stop,
   });
 
   const run = async (instruction: string) => {
-    view.dispatch({ effects: setPrompt.of(prompt(true)) });
+    view.dispatch({ effects: setPrompt.of(prompt(true, instruction)) });
     const config = providerConfig(plugin.settings, plugin.apiKey());
     if ("missing" in config) {
       close();
@@ -262,15 +290,16 @@ export function editSelection(plugin: PluginContext, editor: Editor, file: TFile
       const { vault } = await plugin.core();
       let edit: Awaited<ReturnType<typeof vault.newInlineEdit>> | null = null;
       const onEvent = (event: AgentEvent) => {
-        if (event.type === "approval_required" && edit) showDiff(event.request, edit);
+        if (event.type === "approval_required" && edit && !stopped) showDiff(event.request, edit);
       };
       edit = await vault.newInlineEdit(
         { provider: config, agent: agentConfig(plugin.settings), transport: plugin.transport() },
         onEvent,
       );
       const running = edit;
-      cancel = () => detach(running.cancel());
       try {
+        if (stopped) return;
+        stopCore = () => detach(running.cancel());
         const report = (await running.run({ path: file.path, from, to, selection, instruction })) as InlineEditReport;
         close();
         tell(plugin, report);

@@ -14,7 +14,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
 use crate::pipeline::{ApprovalPolicy, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline};
-use crate::protocol::{Message, ModelRequest, SystemPart, ToolChoice, Usage};
+use crate::protocol::{ErrorKind, Message, ModelRequest, SystemPart, ToolChoice, Usage};
 use crate::provider::{complete, ModelProvider};
 use crate::tools::{ReplaceSelection, ToolRegistry, REPLACE_SELECTION};
 use crate::vault::{PathRules, Vault, VaultPath};
@@ -142,7 +142,11 @@ impl InlineEdit {
 
         let model_request = self.model_request(&path, &text, start, end, &request.instruction);
         let answer = match with_cancel(&cancel, complete(&*self.provider, &model_request, &cancel)).await {
+            // The provider may see the stop first.
             Err(_) => return Ok(report(InlineEditOutcome::Rejected, "Stopped.", None, Usage::default())),
+            Ok(Err(error)) if error.kind == ErrorKind::Cancelled => {
+                return Ok(report(InlineEditOutcome::Rejected, "Stopped.", None, Usage::default()))
+            }
             Ok(Err(error)) => return Ok(report(InlineEditOutcome::Failed, &error.explain(), None, Usage::default())),
             Ok(Ok(answer)) => answer,
         };
@@ -169,6 +173,7 @@ impl InlineEdit {
             clock: self.clock.clone(),
             host: self.host.clone(),
             cancel: cancel.clone(),
+            media: self.provider.media(),
         };
         let pipeline = ToolExecutionPipeline::new(&task_id, env, registry, rules, settings)?;
         let call = ToolCall {

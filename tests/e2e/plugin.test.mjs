@@ -1119,6 +1119,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   const id = `e2e-inline-${Date.now()}`;
   const original = NOTES["Cooking/Bread.md"];
   await script(id, [
+    { text: "Sourdough at 300 °C, never shown.", hold: true },
     { text: "Sourdough at 250 °C for 40 minutes." },
     { text: "Sourdough, very hot." },
     { text: "Let the loaf rest for an hour." },
@@ -1152,6 +1153,17 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   await prompt.waitFor({ state: "detached" });
   assert.equal((await requests(id)).length, 0);
 
+  // While the model writes, the prompt keeps the instruction and says so; Escape stops it.
+  await ask("Sourdough at 230 °C.", "hotter");
+  await prompt.locator(".vault-agent-inline-status", { hasText: "Rewriting…" }).waitFor();
+  assert.equal(await prompt.locator("input").inputValue(), "hotter");
+  await until(page, () => document.activeElement?.classList.contains("vault-agent-inline-input"));
+  await page.keyboard.press("Escape");
+  await prompt.waitFor({ state: "detached" });
+  await page.waitForTimeout(300);
+  assert.equal(await choices.count(), 0);
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+
   // The rewrite shows as a diff over the text: the old words struck through, the new line below
   // with its new words marked. Nothing is written until it is accepted.
   await ask("Sourdough at 230 °C.", "hotter, and say how long");
@@ -1164,11 +1176,11 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   assert.match((await note.locator(".vault-agent-inline-added mark").allInnerTexts()).join(" "), /250.*40 minutes/);
   assert.equal(await read(page, "Cooking/Bread.md"), original);
   const sent = await requests(id);
-  assert.equal(sent.length, 1);
-  const asked = JSON.stringify(sent[0].body.messages);
+  assert.equal(sent.length, 2);
+  const asked = JSON.stringify(sent[1].body.messages);
   assert.match(asked, /<selection>Sourdough at 230 °C.<\/selection>/);
   assert.match(asked, /hotter, and say how long/);
-  assert.equal(sent[0].body.tools, undefined);
+  assert.equal(sent[1].body.tools, undefined);
   await shootNote(page, "inline-edit-diff");
 
   // Accept writes it (a task with a checkpoint); the notice's Undo brings the old text back.
@@ -1209,7 +1221,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   await page.evaluate(() => window.fakeObsidian.runCommand("undo-last-task"));
   await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("Or two.\n"));
   assert.equal(await read(page, "Cooking/Bread.md"), changed);
-  assert.equal((await requests(id)).length, 4);
+  assert.equal((await requests(id)).length, 5);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
