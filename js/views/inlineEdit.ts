@@ -17,6 +17,8 @@ import { errorMessage } from "./turn";
 
 /** The prompt at the selection: where it sits, whether the model is at work, and its answers. */
 interface Prompt {
+  /** The edit it belongs to. */
+  owner: object;
   pos: number;
   busy: boolean;
   /** What the user typed (shown again while the model works). */
@@ -27,17 +29,23 @@ interface Prompt {
 
 /** The diff shown: its decorations and what Escape does (reject). */
 interface Shown {
+  owner: object;
   decorations: DecorationSet;
   reject: () => void;
 }
 
 const setPrompt = StateEffect.define<Prompt | null>();
 const setDiff = StateEffect.define<Shown | null>();
+/** Takes away the prompt and the diff of one edit (a later edit's stay). */
+const clear = StateEffect.define<object>();
 
 const promptField = StateField.define<Prompt | null>({
   create: () => null,
   update(prompt, tr) {
-    for (const e of tr.effects) if (e.is(setPrompt)) prompt = e.value;
+    for (const e of tr.effects) {
+      if (e.is(setPrompt)) prompt = e.value;
+      if (e.is(clear) && prompt?.owner === e.value) prompt = null;
+    }
     if (prompt && tr.docChanged) prompt = { ...prompt, pos: tr.changes.mapPos(prompt.pos) };
     return prompt;
   },
@@ -47,7 +55,10 @@ const promptField = StateField.define<Prompt | null>({
 const diffField = StateField.define<Shown | null>({
   create: () => null,
   update(shown, tr) {
-    for (const e of tr.effects) if (e.is(setDiff)) shown = e.value;
+    for (const e of tr.effects) {
+      if (e.is(setDiff)) shown = e.value;
+      if (e.is(clear) && shown?.owner === e.value) shown = null;
+    }
     if (shown && tr.docChanged) shown = { ...shown, decorations: shown.decorations.map(tr.changes) };
     return shown;
   },
@@ -252,23 +263,29 @@ export function editSelection(
   const from = editor.posToOffset(editor.getCursor("from"));
   const to = editor.posToOffset(editor.getCursor("to"));
   const selection = editor.getSelection();
+  const owner = {};
   // Stops the core's edit once there is one: the model call ends, a waiting diff is denied.
   let stopCore: (() => void) | null = null;
   let stopped = false;
   const close = () => {
     workspace.offref(leaving);
-    view.dispatch({ effects: [setPrompt.of(null), setDiff.of(null)] });
+    if (current.get(view) === stop) current.delete(view);
+    view.dispatch({ effects: clear.of(owner) });
   };
   const stop = () => {
     stopped = true;
     stopCore?.();
     close();
   };
+  // One edit at a time in an editor: a new one ends the last (its diff is denied).
+  current.get(view)?.();
+  current.set(view, stop);
   // Another note in this editor: the prompt or the diff would be over its text.
   const leaving = workspace.on("file-open", (opened) => {
     if (opened?.path !== file.path) stop();
   });
   const prompt = (busy: boolean, instruction = ""): Prompt => ({
+    owner,
     pos: to,
     busy,
     instruction,
@@ -314,7 +331,7 @@ export function editSelection(
 
   const showDiff = (request: ApprovalRequest, edit: { respond(id: string, decision: string): Promise<boolean> }) => {
     const answer = (decision: "approve" | "deny") => () => {
-      view.dispatch({ effects: setDiff.of(null) });
+      view.dispatch({ effects: clear.of(owner) });
       detach(edit.respond(request.id, decision));
     };
     const preview = request.preview;
@@ -332,7 +349,7 @@ export function editSelection(
       selection: { anchor: Math.min(to, view.state.doc.length) },
       effects: [
         setPrompt.of(null),
-        setDiff.of({ decorations: diffDecorations(view.state, preview.rows, accept, reject), reject }),
+        setDiff.of({ owner, decorations: diffDecorations(view.state, preview.rows, accept, reject), reject }),
       ],
     });
     // Escape rejects from the editor, where the prompt leaves the focus.
@@ -341,6 +358,9 @@ export function editSelection(
 
   view.dispatch({ effects: [setDiff.of(null), setPrompt.of(prompt(false))] });
 }
+
+/** The edit running in each editor, by the function that stops it. */
+const current = new WeakMap<EditorView, () => void>();
 
 /** What the edit did, in a notice; an applied edit's notice offers Undo. */
 function tell(plugin: PluginContext, report: InlineEditReport): void {

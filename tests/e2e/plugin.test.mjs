@@ -1129,6 +1129,14 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   const note = page.locator(".fake-host-note");
   const prompt = page.locator(".vault-agent-inline-prompt");
   const choices = note.locator(".vault-agent-inline-choices");
+  const diffShown = async () => {
+    try {
+      await choices.waitFor({ timeout: 15_000 });
+    } catch (error) {
+      const state = { notices: await page.locator(".notice").allInnerTexts(), prompt: await prompt.count() ? await prompt.innerHTML() : null, requests: (await requests(id)).length, note: await note.innerText() };
+      throw new Error(`no diff: ${JSON.stringify(state)}`, { cause: error });
+    }
+  };
   const ask = async (selected, instruction) => {
     await page.evaluate((text) => {
       window.fakeObsidian.select(text);
@@ -1160,14 +1168,13 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   await until(page, () => document.activeElement?.classList.contains("vault-agent-inline-input"));
   await page.keyboard.press("Escape");
   await prompt.waitFor({ state: "detached" });
-  await page.waitForTimeout(300);
-  assert.equal(await choices.count(), 0);
   assert.equal(await read(page, "Cooking/Bread.md"), original);
+  // The next edit starts at once: the stopped one, ending meanwhile, leaves it alone.
 
   // The rewrite shows as a diff over the text: the old words struck through, the new line below
   // with its new words marked. Nothing is written until it is accepted.
   await ask("Sourdough at 230 °C.", "hotter, and say how long");
-  await choices.waitFor();
+  await diffShown();
   assert.equal(await prompt.count(), 0);
   const struck = (await note.locator(".vault-agent-inline-removed").allInnerTexts()).join(" ");
   assert.match(struck, /230/);
@@ -1195,7 +1202,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
 
   // Escape on the diff rejects it: nothing is written.
   await ask("Sourdough at 230 °C.", "make it vague");
-  await choices.waitFor();
+  await diffShown();
   await page.keyboard.press("Escape");
   await choices.waitFor({ state: "detached" });
   await page.waitForTimeout(300);
@@ -1203,7 +1210,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
 
   // The note changes under the diff (another program wrote it): Accept writes nothing, and says so.
   await ask("Let the loaf cool for an hour.", "say rest");
-  await choices.waitFor();
+  await diffShown();
   const changed = "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour. Or two.\n";
   await page.evaluate((text) => {
     const app = window.fakeObsidian.app;
