@@ -1,5 +1,15 @@
 import { Notice, setIcon, type Editor, type MarkdownFileInfo, type TFile, type Workspace } from "obsidian";
-import { Prec, StateEffect, StateField, type EditorState, type Extension, type Range } from "@codemirror/state";
+import {
+  Prec,
+  StateEffect,
+  StateField,
+  type ChangeDesc,
+  type EditorState,
+  type Extension,
+  type Range,
+  type StateEffectType,
+  type Transaction,
+} from "@codemirror/state";
 import { Decoration, EditorView, WidgetType, keymap, showTooltip, type DecorationSet, type Tooltip } from "@codemirror/view";
 import { detach } from "../core/client";
 import type { PluginContext } from "../context";
@@ -39,29 +49,29 @@ const setDiff = StateEffect.define<Shown | null>();
 /** Takes away the prompt and the diff of one edit (a later edit's stay). */
 const clear = StateEffect.define<object>();
 
+/**
+ * The update of a field holding one edit's `T`: set by `set`, taken away by `clear` for its
+ * owner, moved with the text by `map` as the document changes.
+ */
+function ownedUpdate<T extends { owner: object }>(set: StateEffectType<T | null>, map: (value: T, changes: ChangeDesc) => T) {
+  return (value: T | null, tr: Transaction): T | null => {
+    for (const e of tr.effects) {
+      if (e.is(set)) value = e.value;
+      if (e.is(clear) && value?.owner === e.value) value = null;
+    }
+    return value && tr.docChanged ? map(value, tr.changes) : value;
+  };
+}
+
 const promptField = StateField.define<Prompt | null>({
   create: () => null,
-  update(prompt, tr) {
-    for (const e of tr.effects) {
-      if (e.is(setPrompt)) prompt = e.value;
-      if (e.is(clear) && prompt?.owner === e.value) prompt = null;
-    }
-    if (prompt && tr.docChanged) prompt = { ...prompt, pos: tr.changes.mapPos(prompt.pos) };
-    return prompt;
-  },
+  update: ownedUpdate(setPrompt, (prompt, changes) => ({ ...prompt, pos: changes.mapPos(prompt.pos) })),
   provide: (field) => showTooltip.compute([field], (state) => promptTooltip(state.field(field))),
 });
 
 const diffField = StateField.define<Shown | null>({
   create: () => null,
-  update(shown, tr) {
-    for (const e of tr.effects) {
-      if (e.is(setDiff)) shown = e.value;
-      if (e.is(clear) && shown?.owner === e.value) shown = null;
-    }
-    if (shown && tr.docChanged) shown = { ...shown, decorations: shown.decorations.map(tr.changes) };
-    return shown;
-  },
+  update: ownedUpdate(setDiff, (shown, changes) => ({ ...shown, decorations: shown.decorations.map(changes) })),
   provide: (field) => EditorView.decorations.from(field, (shown) => shown?.decorations ?? Decoration.none),
 });
 
@@ -94,7 +104,6 @@ export function editorView(editor: Editor): EditorView | null {
 
 function promptTooltip(prompt: Prompt | null): Tooltip | null {
   if (!prompt) return null;
-  // Below the selection, which stays in sight.
   return {
     pos: prompt.pos,
     above: false,
@@ -284,9 +293,13 @@ export function editSelection(
   const leaving = workspace.on("file-open", (opened) => {
     if (opened?.path !== file.path) stop();
   });
+  // Under the selection's last line, at its start: the selection stays in sight, and the box
+  // stays over the note.
+  const doc = view.state.doc;
+  const below = doc.lineAt(to > from && doc.sliceString(to - 1, to) === "\n" ? to - 1 : to).from;
   const prompt = (busy: boolean, instruction = ""): Prompt => ({
     owner,
-    pos: to,
+    pos: below,
     busy,
     instruction,
     submit: (instruction) => void run(instruction),

@@ -1102,19 +1102,6 @@ async function noteLayout(page, kind) {
   await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
 }
 
-/** `name` in light and dark, wide and on a phone; ends light and wide. */
-async function shootNote(page, name) {
-  for (const kind of ["wide", "mobile"]) {
-    await noteLayout(page, kind);
-    for (const theme of ["light", "dark"]) {
-      await setTheme(page, theme);
-      await page.screenshot({ path: `${ARTIFACTS}/${name}-${kind}-${theme}.png` });
-    }
-  }
-  await setTheme(page, "light");
-  await noteLayout(page, "wide");
-}
-
 test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
   const id = `e2e-inline-${Date.now()}`;
   const original = NOTES["Cooking/Bread.md"];
@@ -1155,7 +1142,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
 
   // The prompt opens at the selection, focused; Escape closes it and nothing is asked.
   await ask("Sourdough at 230 °C.");
-  await shootNote(page, "inline-edit-prompt");
+  await shootLayouts(page, "inline-edit-prompt", { kinds: ["wide", "mobile"], arrange: noteLayout });
   await prompt.locator("input").focus();
   await page.keyboard.press("Escape");
   await prompt.waitFor({ state: "detached" });
@@ -1169,7 +1156,9 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   await page.keyboard.press("Escape");
   await prompt.waitFor({ state: "detached" });
   assert.equal(await read(page, "Cooking/Bread.md"), original);
-  // The next edit starts at once: the stopped one, ending meanwhile, leaves it alone.
+  // The held answer's connection is let go (as other stop tests do), then the next edit starts
+  // at once: the stopped one, ending meanwhile, leaves it alone.
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
 
   // The rewrite shows as a diff over the text: the old words struck through, the new line below
   // with its new words marked. Nothing is written until it is accepted.
@@ -1188,7 +1177,7 @@ test("inline edit: a prompt at the selection, the rewrite as a diff in the edito
   assert.match(asked, /<selection>Sourdough at 230 °C.<\/selection>/);
   assert.match(asked, /hotter, and say how long/);
   assert.equal(sent[1].body.tools, undefined);
-  await shootNote(page, "inline-edit-diff");
+  await shootLayouts(page, "inline-edit-diff", { kinds: ["wide", "mobile"], arrange: noteLayout });
 
   // Accept writes it (a task with a checkpoint); the notice's Undo brings the old text back.
   await choices.locator("button", { hasText: "Accept" }).click();
@@ -1367,17 +1356,20 @@ async function layout(page, kind) {
   await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
 }
 
-/** Screenshots of the chat, light and dark, in the three layouts; ends light and wide. */
-async function shootLayouts(page, name) {
-  for (const kind of ["wide", "narrow", "mobile"]) {
-    await layout(page, kind);
+/**
+ * Screenshots, light and dark, in `kinds` of `arrange`'s layouts (the chat's three by default);
+ * ends light and wide.
+ */
+async function shootLayouts(page, name, { kinds = ["wide", "narrow", "mobile"], arrange = layout } = {}) {
+  for (const kind of kinds) {
+    await arrange(page, kind);
     for (const theme of ["light", "dark"]) {
       await setTheme(page, theme);
       await page.screenshot({ path: `${ARTIFACTS}/${name}-${kind}-${theme}.png` });
     }
   }
   await setTheme(page, "light");
-  await layout(page, "wide");
+  await arrange(page, "wide");
 }
 
 /** Every button, picker and item to tap in the chat (and in `extra`: a modal's) is at least 44 px tall on a phone. */
