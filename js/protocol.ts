@@ -30,6 +30,7 @@ export type {
   InterruptedTask,
   MemoryEntry,
   MemoryKind,
+  MediaSupport,
   Message,
   ModelPrice,
   Question,

@@ -107,6 +107,8 @@ pub struct AgentTask {
     /// What `new_task` starts sub-tasks with; `None` at `max_subtask_depth`, where the tool is
     /// not offered.
     subtasks: Option<Rc<Subtasks>>,
+    /// The screening model, when screening is on: its calls count as the task's overhead.
+    screener: Option<Rc<ModelScreener>>,
 }
 
 /// One streamed model response, assembled.
@@ -194,7 +196,14 @@ impl AgentTask {
             tools.register(Rc::new(WebFetch::new(http, sites)));
         }
         let mut registry = tools.clone();
-        registry.register(Rc::new(SwitchMode::new(&all_modes)));
+        // A sub-task may narrow its mode, never widen it: its parent chose what it may do (and
+        // read-only sub-tasks run in parallel on that promise).
+        let switchable: Vec<Mode> = if config.depth == 0 {
+            all_modes.clone()
+        } else {
+            all_modes.iter().filter(|m| m.groups.iter().all(|g| mode.groups.contains(g))).cloned().collect()
+        };
+        registry.register(Rc::new(SwitchMode::new(&switchable)));
         let Shared { checkpoints, guard } = match shared {
             Some(shared) => shared,
             None => Shared {
@@ -252,8 +261,12 @@ impl AgentTask {
             .collect::<Vec<_>>()
             .join("\n");
         pipeline.guard(guardrails.clone(), markers);
-        if config.guard.screening {
-            pipeline.screen_with(Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        let screener = config
+            .guard
+            .screening
+            .then(|| Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        if let Some(screener) = &screener {
+            pipeline.screen_with(screener.clone());
         }
         Ok(AgentTask {
             id,
@@ -285,6 +298,7 @@ impl AgentTask {
             deadline_hit: Cell::new(false),
             suspended: Rc::default(),
             subtasks,
+            screener,
         })
     }
 
@@ -555,6 +569,9 @@ impl AgentTask {
                 report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
             }
             let subtask_stop = self.roll_up(&mut run);
+            if let Some(screener) = &self.screener {
+                self.overhead += screener.take_used();
+            }
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),

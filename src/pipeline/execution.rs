@@ -358,7 +358,7 @@ impl ToolExecutionPipeline {
     }
 
     fn is_parallel_safe(&self, call: &ToolCall) -> bool {
-        self.registry.get(&call.name).is_some_and(|t| t.kind() == ToolKind::Read)
+        self.registry.get(&call.name).is_some_and(|t| t.parallel_safe(&call.input))
     }
 
     fn context<'a>(&'a self, call_id: &'a str, index: u32) -> ToolContext<'a> {

@@ -223,6 +223,13 @@ pub trait Tool: 'static {
         false
     }
 
+    /// Whether a call with `args` (as the model sent them) may run at the same time as the
+    /// other such calls of its turn: reads may, anything that changes the vault or waits for
+    /// the user may not.
+    fn parallel_safe(&self, _args: &Value) -> bool {
+        Self::KIND == ToolKind::Read
+    }
+
     /// Works out what the call will do, before approval. An error here goes to the model
     /// without asking the user (an edit whose text is not found).
     async fn plan(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Self::Plan, ToolError>;
@@ -253,6 +260,10 @@ pub trait DynTool {
     fn category(&self) -> ApprovalCategory;
     /// Whether a large result may be externalized.
     fn externalizable(&self) -> bool;
+    /// Whether a call with `args` may run alongside the turn's other such calls.
+    fn parallel_safe(&self, _args: &Value) -> bool {
+        self.kind() == ToolKind::Read
+    }
 
     /// Parses schema-valid arguments, once, into a call.
     fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError>;
@@ -316,6 +327,9 @@ impl<T: Tool> DynTool for T {
     }
     fn externalizable(&self) -> bool {
         T::EXTERNALIZABLE
+    }
+    fn parallel_safe(&self, args: &Value) -> bool {
+        Tool::parallel_safe(self, args)
     }
 
     fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError> {

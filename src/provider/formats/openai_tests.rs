@@ -163,17 +163,7 @@ fn a_forced_answer_keeps_the_tools_but_disables_them() {
 #[test]
 fn a_pdf_goes_as_a_file_part_with_a_data_url() {
     let mut r = request();
-    r.messages = vec![Message {
-        role: Role::User,
-        content: vec![
-            ContentBlock::text("Summarise"),
-            ContentBlock::Document {
-                media_type: "application/pdf".into(),
-                data: "JVBERi0".into(),
-                name: "q3.pdf".into(),
-            },
-        ],
-    }];
+    r.messages = vec![crate::provider::formats::pdf_message()];
     let body = request_body("m", &r, &OpenAiOptions::default());
     let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap().clone();
     assert_eq!(
