@@ -664,6 +664,28 @@ waitingFor: string | null,
 problem: string | null, };
 
 /**
+ * What an inline edit did.
+ */
+export type InlineEditReport = { 
+/**
+ * The task the write belongs to (its checkpoint and log; undone like any task).
+ */
+task_id: string, outcome: InlineEditOutcome, 
+/**
+ * What to tell the user.
+ */
+message: string, 
+/**
+ * What the model wrote in place of the selection, when it answered.
+ */
+replacement?: string, usage: Usage, };
+
+/**
+ * How an inline edit ended.
+ */
+export type InlineEditOutcome = "applied" | "rejected" | "conflict" | "failed";
+
+/**
  * One result.
  */
 export type SearchHit = { 
@@ -1007,3 +1029,24 @@ chatId: string | null,
  * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
  */
 mcpServers: Array<McpServerConfig>, };
+
+/**
+ * An inline edit, as the editor asks for it.
+ */
+export type InlineEditRequest = { 
+/**
+ * The note's vault path.
+ */
+path: string, 
+/**
+ * Where the selection starts and ends, counted as the editor counts (UTF-16 code units).
+ */
+from: number, to: number, 
+/**
+ * The selected text, as the editor shows it: the note must hold it there.
+ */
+selection: string, 
+/**
+ * What to do with the selection ("make it shorter").
+ */
+instruction: string, };

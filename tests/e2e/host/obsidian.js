@@ -158,6 +158,11 @@ FuzzySuggestModal.prototype.renderSuggestion = function renderSuggestion(match, 
 export class Notice extends MockNotice {
   constructor(message, duration) {
     super(message, duration);
+    // Obsidian shows the fragment itself (the mocks show a copy, without its listeners).
+    if (typeof message !== "string") {
+      this.messageEl.empty();
+      this.messageEl.appendChild(message);
+    }
     let container = document.querySelector(".notice-container");
     if (!container) container = document.body.createDiv({ cls: "notice-container" });
     this.noticeEl.addClass("notice");
