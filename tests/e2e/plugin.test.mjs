@@ -1826,10 +1826,20 @@ async function pasteImage(page, name) {
 
 test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a model that cannot see is said so", async () => {
   const id = `e2e-media-${Date.now()}`;
-  await script(id, [{ text: "The chart shows blue ahead of red; the report says revenue grew 12 %." }]);
+  await script(id, [
+    { toolCalls: [{ id: "img1", name: "read_file", arguments: { path: "Charts/q2.png" } }] },
+    { text: "The chart shows blue ahead of red; the report says revenue grew 12 %." },
+  ]);
   const page = await openHost({ mock: id });
   const pdf = [...readFileSync("tests/fixtures/report.pdf")];
-  await page.evaluate((bytes) => window.fakeObsidian.app.vault.createBinary("Reports/Q3 report.pdf", new Uint8Array(bytes).buffer), pdf);
+  const png = [...readFileSync("tests/fixtures/chart.png")];
+  await page.evaluate(
+    ([pdf, png]) => {
+      window.fakeObsidian.app.vault.createBinary("Reports/Q3 report.pdf", new Uint8Array(pdf).buffer);
+      window.fakeObsidian.app.vault.createBinary("Charts/q2.png", new Uint8Array(png).buffer);
+    },
+    [pdf, png],
+  );
   // A pasted image is kept in the plugin's folder and shows as a thumbnail chip.
   await pasteImage(page, "chart.png");
   const imageChip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "chart.png" });
@@ -1855,6 +1865,11 @@ test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a 
   assert.equal(pdfBlock.title, "Q3 report.pdf");
   assert.equal(pdfBlock.source.data, readFileSync("tests/fixtures/report.pdf").toString("base64"));
   assert.match(content[0].text, /<note path="Reports\/Q3 report.pdf">\n\[A PDF: the document follows this text.\]/);
+  // read_file on an image gives the model the image, after the call's result.
+  const [, second] = await requests(id);
+  const results = second.body.messages.at(-1).content;
+  assert.deepEqual(results.map((b) => b.type), ["tool_result", "image"]);
+  assert.equal(results[1].source.data, readFileSync("tests/fixtures/chart.png").toString("base64"));
   // The sent message shows the image itself.
   const shown = page.locator(".vault-agent-user img.vault-agent-thumb");
   await shown.waitFor();
