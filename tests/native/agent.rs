@@ -41,3 +41,6 @@ mod subtask;
 
 #[path = "agent/memory.rs"]
 mod memory;
+
+#[path = "agent/recipes.rs"]
+mod recipes;
