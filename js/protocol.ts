@@ -31,6 +31,7 @@ export type {
   Message,
   ModelPrice,
   Question,
+  RecipeUse,
   RunReport,
   SavedChat,
   UndoChoice,

@@ -324,6 +324,11 @@ condensations: number,
 fast_path?: RecipeUse | null, };
 
 /**
+ * A recipe as the chat names it: which one, the request it was learned from, its record.
+ */
+export type RecipeUse = { id: string, request: string, successes: number, failures: number, };
+
+/**
  * One iteration: a model call and the tool calls it asked for.
  */
 export type StepReport = { step: number, 
