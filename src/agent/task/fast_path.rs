@@ -25,8 +25,8 @@ use super::{AgentTask, PendingTurn, RunProgress};
 use crate::memory::{Recipe, RecipeStep, RecipeStore, RequestVector, FAST_PATH_SUCCESSES};
 use crate::pipeline::{CallOutcome, CallStatus, ToolCall};
 use crate::protocol::{
-    AgentEvent, ContentBlock, EndReason, ErrorKind, Message, ModelRequest, RecipeUse, Role, StepReport, SystemPart,
-    ToolChoice,
+    AgentEvent, ApprovalCategory, ContentBlock, EndReason, ErrorKind, Message, ModelRequest, RecipeUse, Role,
+    StepReport, SystemPart, ToolChoice,
 };
 use crate::tools::{ToolKind, ATTEMPT_COMPLETION};
 
@@ -358,8 +358,9 @@ impl AgentTask {
         }
     }
 
-    /// This run's calls that worked, in order, as recipe steps (control tools left out: the
-    /// final answer, questions, mode switches, sub-tasks).
+    /// This run's calls that worked, in order, as recipe steps. Left out: control tools (the
+    /// final answer, questions, mode switches, sub-tasks) and `remember` (what the user told
+    /// this conversation, not what the kind of task takes).
     fn recipe_steps(&self) -> Vec<RecipeStep> {
         let run = &self.history[self.start.min(self.history.len())..];
         let failed: BTreeSet<&str> = run
@@ -375,7 +376,11 @@ impl AgentTask {
             .flat_map(|m| m.tool_uses())
             .filter(|(id, name, _)| {
                 !failed.contains(id)
-                    && self.pipeline.registry().get(name).is_some_and(|t| t.kind() != ToolKind::Control)
+                    && self
+                        .pipeline
+                        .registry()
+                        .get(name)
+                        .is_some_and(|t| t.kind() != ToolKind::Control && t.category() != ApprovalCategory::Memory)
             })
             .map(|(_, name, input)| RecipeStep::new(name, input))
             .collect()
