@@ -194,7 +194,7 @@ export class TurnView extends Component {
         this.line("vault-agent-warning", "alert-triangle", event.message);
         break;
       case "fast_path":
-        this.line("vault-agent-fast-path", "zap", `Following a learned recipe: ${recipeName(event.recipe)}.`);
+        this.line("vault-agent-fast-path", "zap", `Fast path: following ${recipeName(event.recipe)}.`);
         break;
       case "fast_path_fallback":
         this.line("vault-agent-warning", "alert-triangle", `The fast path gave up (${event.reason}); going on step by step.`);
@@ -337,7 +337,7 @@ export class TurnView extends Component {
     if (report.fast_path) {
       const recipe = this.actions.createSpan({ cls: "vault-agent-recipe-label" });
       setIcon(recipe.createSpan({ cls: "vault-agent-recipe-icon" }), "zap");
-      recipe.createSpan({ text: `Recipe ${report.fast_path.id}` });
+      recipe.createSpan({ text: `Fast path · recipe ${report.fast_path.id}` });
       recipe.setAttr("title", `Answered by the fast path of ${recipeName(report.fast_path)}`);
     }
     // A sub-task's answer is its parent's to use; its changes are undone with the parent's.
