@@ -28,6 +28,7 @@ export type {
   InterruptedTask,
   MemoryEntry,
   MemoryKind,
+  MediaSupport,
   Message,
   ModelPrice,
   Question,

@@ -91,6 +91,8 @@ export interface VaultAgentSettings {
     baseUrl: string;
     maxTokens: number;
     textToolDialect: "" | NonNullable<ProviderConfig["textToolDialect"]>;
+    /** Whether the model sees images; "auto": the core knows it from the model's name. */
+    vision: "auto" | "yes" | "no";
   };
   /**
    * API keys by preset, only where Obsidian has no secret storage (before 1.11.4); otherwise
@@ -167,7 +169,7 @@ export const SETTINGS_VERSION = 1;
 
 export const DEFAULT_SETTINGS: VaultAgentSettings = {
   version: SETTINGS_VERSION,
-  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "" },
+  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "", vision: "auto" },
   apiKeys: {},
   transport: "auto",
   agent: {
@@ -313,6 +315,7 @@ export function providerConfig(settings: VaultAgentSettings, apiKey: string): Pr
   if (apiKey) config.apiKey = apiKey;
   if (preset.headers) config.headers = { ...preset.headers };
   if (settings.provider.textToolDialect) config.textToolDialect = settings.provider.textToolDialect;
+  if (settings.provider.vision !== "auto") config.vision = settings.provider.vision === "yes";
   return config;
 }
 

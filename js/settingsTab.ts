@@ -149,6 +149,21 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       );
 
     new Setting(el)
+      .setName("Images")
+      .setDesc("Whether the model sees images you attach or it reads. Automatic knows it from the model's name (Claude, GPT-4o and later, Gemini, LLaVA…); a model that does not gets the image's name only, and the chat says so.")
+      .addDropdown((d) =>
+        d
+          .addOption("auto", "Automatic")
+          .addOption("yes", "The model sees images")
+          .addOption("no", "Text only")
+          .setValue(provider.vision)
+          .onChange(async (value) => {
+            provider.vision = value as typeof provider.vision;
+            await this.save();
+          }),
+      );
+
+    new Setting(el)
       .setName("Connection")
       .setDesc("Streaming shows the answer as it is written. Without streaming, Obsidian's own request function is used: it works where a server refuses requests from the app (CORS), on desktop and mobile alike.")
       .addDropdown((d) =>

@@ -44,6 +44,7 @@ pub mod hash;
 pub mod host;
 pub mod index;
 pub mod mcp;
+pub mod media;
 pub mod memory;
 pub mod mode;
 pub mod pipeline;

@@ -49,7 +49,7 @@ export type Role = "user" | "assistant";
 /**
  * One block of a message.
  */
-export type ContentBlock = { "type": "text", text: string, } | { "type": "image", media_type: string, data: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", media_type: string, data: string, } | { "type": "document", media_type: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
 
 /**
  * A message in the history.
@@ -379,6 +379,11 @@ subtask?: RunReport | null, };
  * Why the model stopped.
  */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
+
+/**
+ * How the model gets media: whether it sees images and reads PDFs itself.
+ */
+export type MediaSupport = { images: boolean, documents: boolean, };
 
 /**
  * One server. In JSON the fields are camelCase, like the plugin's other settings.
@@ -780,7 +785,12 @@ textToolDialect?: TextToolDialect | null,
 /**
  * OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
  */
-echoReasoning: boolean, retry: RetryPolicy, };
+echoReasoning: boolean, 
+/**
+ * Whether the model sees images; when absent, known from the model's name
+ * ([`ProviderConfig::sees_images`]).
+ */
+vision?: boolean | null, retry: RetryPolicy, };
 
 /**
  * How tool calls are written in text.

@@ -10,6 +10,7 @@ import {
   type ChatSummary,
   type ChatTask,
   type InterruptedTask,
+  type MediaSupport,
   type Message,
   type ModelPrice,
   type ProviderConfig,
@@ -25,6 +26,7 @@ import { agentConfig, mcpServers, PRESETS, providerConfig, userPrice } from "../
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
+import { attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
@@ -33,7 +35,7 @@ import { describeUndo, UndoModal } from "./UndoModal";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
 
-const PLACEHOLDER = "Ask about your notes… (@ attaches a note, / picks a prompt)";
+const PLACEHOLDER = "Ask about your notes… (@ attaches a note, image or PDF; paste an image; / picks a prompt)";
 
 /**
  * The sidebar chat. It renders the core's events and sends the user's answers back; the
@@ -151,6 +153,12 @@ export class ChatView extends ItemView {
       }
     });
     this.inputEl.addEventListener("input", () => this.onInput());
+    // A pasted or dropped image is kept in the plugin's folder and attached to the message.
+    this.inputEl.addEventListener("paste", (e) => this.takeImages(e, e.clipboardData?.files));
+    composer.addEventListener("dragover", (e) => {
+      if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+    });
+    composer.addEventListener("drop", (e) => this.takeImages(e, e.dataTransfer?.files));
     const bar = composer.createDiv({ cls: "vault-agent-composer-bar" });
     this.iconButton(bar, "paperclip", "Attach a note", () => this.pickNote()).addClass("vault-agent-attach");
     this.modeSelect = bar.createEl("select", { cls: "dropdown vault-agent-mode" });
@@ -204,9 +212,28 @@ export class ChatView extends ItemView {
 
   /** Attaches `file` to the next message and focuses the input. */
   attach(file: TFile): void {
-    if (!this.attachments.includes(file.path)) this.attachments.push(file.path);
+    this.attachPath(file.path);
+  }
+
+  private attachPath(path: string): void {
+    if (!this.attachments.includes(path)) this.attachments.push(path);
     this.renderChips();
     this.inputEl.focus();
+  }
+
+  private takeImages(event: Event, files: FileList | null | undefined): void {
+    const images = imageFiles(files);
+    if (!images.length) return;
+    event.preventDefault();
+    void (async () => {
+      for (const image of images) {
+        try {
+          this.attachPath(await keepPastedImage(this.app, image));
+        } catch (error) {
+          new Notice(`Vault Agent: could not keep the image: ${errorMessage(error)}`);
+        }
+      }
+    })();
   }
 
   /** The open chat's tasks (their checkpoints are never pruned). */
@@ -807,8 +834,16 @@ export class ChatView extends ItemView {
     el.createDiv({ cls: "vault-agent-user-text", text });
     if (attachments.length) {
       const chips = el.createDiv({ cls: "vault-agent-chips" });
-      for (const path of attachments) chips.createSpan({ cls: "vault-agent-chip", text: path });
+      for (const path of attachments) this.chip(chips, path);
     }
+  }
+
+  /** A chip for an attached `path`: an image's thumbnail or a PDF's icon, then the path. */
+  private chip(parent: HTMLElement, path: string): HTMLElement {
+    const chip = parent.createSpan({ cls: "vault-agent-chip", attr: { title: path } });
+    showMedia(this.app, chip, path);
+    chip.createSpan({ cls: "vault-agent-chip-path", text: attachmentLabel(path) });
+    return chip;
   }
 
   private showWelcome(): void {
@@ -851,8 +886,7 @@ export class ChatView extends ItemView {
   private renderChips(): void {
     this.chipsEl.empty();
     for (const path of this.attachments) {
-      const chip = this.chipsEl.createSpan({ cls: "vault-agent-chip" });
-      chip.createSpan({ text: path });
+      const chip = this.chip(this.chipsEl, path);
       const remove = chip.createSpan({ cls: "vault-agent-chip-remove", attr: { "aria-label": `Remove ${path}` } });
       setIcon(remove, "x");
       remove.addEventListener("click", () => {
@@ -860,6 +894,19 @@ export class ChatView extends ItemView {
         this.renderChips();
       });
     }
+    if (this.attachments.some(isImage)) void this.sayIfBlind();
+  }
+
+  /** Says, under the chips, when the chat's model will not see the images attached. */
+  private async sayIfBlind(): Promise<void> {
+    const chat = await this.ensureChat();
+    const media = (await chat?.mediaSupport()) as MediaSupport | undefined;
+    if (!media || media.images || !this.attachments.some(isImage)) return;
+    if (this.chipsEl.querySelector(".vault-agent-media-note")) return;
+    this.chipsEl.createDiv({
+      cls: "vault-agent-media-note vault-agent-muted",
+      text: "This model cannot see images: it gets their names only. Choose a model that can, or set Images in the settings.",
+    });
   }
 
   private setRunning(running: boolean): void {

@@ -1,18 +1,19 @@
 import { FuzzySuggestModal, SuggestModal, TFile, type App } from "obsidian";
+import { isAttachable } from "./media";
 import type { ChatSummary } from "../protocol";
 
-/** Picks a note to attach to the message (`@`). */
+/** Picks a note, an image or a PDF to attach to the message (`@`). */
 export class NotePickerModal extends FuzzySuggestModal<TFile> {
   constructor(
     app: App,
     private readonly onPick: (file: TFile) => void,
   ) {
     super(app);
-    this.setPlaceholder("Attach a note…");
+    this.setPlaceholder("Attach a note, an image or a PDF…");
   }
 
   getItems(): TFile[] {
-    return this.app.vault.getMarkdownFiles();
+    return this.app.vault.getFiles().filter((f) => isAttachable(f.path));
   }
 
   getItemText(file: TFile): string {

@@ -11,6 +11,7 @@ use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::mcp::McpToolset;
+use crate::media::{attach_media, MediaKind, MediaSupport};
 use crate::prompt::VaultInfo;
 use crate::protocol::{AgentEvent, ContentBlock, EndReason, Message, Role, RunReport};
 use crate::provider::ModelProvider;
@@ -38,7 +39,7 @@ pub struct Conversation {
     cancel: RefCell<CancelToken>,
     running: Cell<bool>,
     /// Where the last task began in the history, and its request (for [`Conversation::retry_last`]).
-    last_request: RefCell<Option<(usize, String)>>,
+    last_request: RefCell<Option<(usize, Message)>>,
     /// How the last task run here ended (for [`Conversation::continue_last`]).
     last_end: RefCell<Option<EndReason>>,
     /// The saved chat this conversation is, named in its tasks' snapshots.
@@ -151,11 +152,17 @@ impl Conversation {
         self.cancel();
     }
 
+    /// What the chat's model takes besides text (the chat tells the user when an image it is
+    /// given will not be seen).
+    pub fn media(&self) -> MediaSupport {
+        self.provider.media()
+    }
+
     /// Runs `message` as a new task and returns its report. An error means the task could not
     /// start (a task is already running, an unknown mode, an unreadable rules file); what goes
     /// wrong once it runs is in the report.
     pub async fn send(&self, message: &str) -> Result<RunReport> {
-        self.one_at_a_time(self.run(message)).await
+        self.one_at_a_time(self.run(Message::user(message))).await
     }
 
     /// Runs `task` unless one is running already.
@@ -171,14 +178,13 @@ impl Conversation {
     /// Runs `message` with the notes at `attachments` (the user's `@`-mentions) attached: the
     /// notes' current text follows the message, each in a `<note path="…">` block inside one
     /// `<attached_notes>` block, so the model has them without a tool call. A note longer than
-    /// [`ATTACHMENT_CHARS`] is cut, with a line saying so. A path that is invalid, ignored by
-    /// the vault's rules, missing or not text is an error before the task starts.
+    /// [`ATTACHMENT_CHARS`] is cut, with a line saying so. An image or a PDF goes as the model
+    /// takes it (see [`attach_media`]): its block says what follows the text, and the image or
+    /// document follows. A path that is invalid, ignored by the vault's rules, missing, too
+    /// large or neither text nor media is an error before the task starts.
     pub async fn send_with_attachments(&self, message: &str, attachments: &[String]) -> Result<RunReport> {
-        if attachments.is_empty() {
-            return self.send(message).await;
-        }
-        let text = self.attach(message, attachments).await?;
-        self.send(&text).await
+        let message = self.attach(message, attachments).await?;
+        self.one_at_a_time(self.run(message)).await
     }
 
     /// Runs the last request again from where the conversation stood before it — after a
@@ -186,9 +192,9 @@ impl Conversation {
     /// everything after it leave the history first, so the model does not see the failed
     /// attempt. Changes the failed attempt made stay in the vault, undoable with its task id.
     pub async fn retry_last(&self) -> Result<RunReport> {
-        let (index, text) = self.last_request()?;
+        let (index, message) = self.last_request()?;
         self.history.borrow_mut().truncate(index);
-        self.send(&text).await
+        self.one_at_a_time(self.run(message)).await
     }
 
     /// Runs `message` (with `attachments`) in place of the last request: the last request and
@@ -198,14 +204,14 @@ impl Conversation {
         let (index, _) = self.last_request()?;
         // Attachments are read before the history changes: one that cannot be read leaves
         // the conversation as it was.
-        let text = if attachments.is_empty() { message.to_string() } else { self.attach(message, attachments).await? };
+        let message = self.attach(message, attachments).await?;
         self.history.borrow_mut().truncate(index);
-        self.send(&text).await
+        self.one_at_a_time(self.run(message)).await
     }
 
     /// Where the last request is in the history, and its text: the request of the last task
     /// run here, or for a restored conversation its last user message that is not tool results.
-    fn last_request(&self) -> Result<(usize, String)> {
+    fn last_request(&self) -> Result<(usize, Message)> {
         if self.running.get() {
             return Err(Error::Invalid("a task is already running in this conversation".into()));
         }
@@ -215,7 +221,7 @@ impl Conversation {
         let history = self.history.borrow();
         let found = history.iter().enumerate().rev().find(|(_, m)| is_request(m));
         let (index, message) = found.ok_or_else(|| Error::Invalid("there is no earlier request to retry".into()))?;
-        Ok((index, message.text()))
+        Ok((index, message.clone()))
     }
 
     /// Goes on after a task stopped at a limit a fresh budget lifts (the step limit, the tool
@@ -241,7 +247,8 @@ impl Conversation {
 
     async fn resume_task(&self, snapshot: &TaskSnapshot) -> Result<RunReport> {
         let start = snapshot.history.iter().rposition(is_request).unwrap_or(0);
-        *self.last_request.borrow_mut() = Some((start, snapshot.request.clone()));
+        let request = snapshot.history.get(start).cloned().unwrap_or_else(|| Message::user(&snapshot.request));
+        *self.last_request.borrow_mut() = Some((start, request));
         if snapshot.chat_id.is_some() {
             self.set_chat_id(snapshot.chat_id.clone());
         }
@@ -301,31 +308,45 @@ impl Conversation {
         *self.last_end.borrow_mut() = Some(report.end.clone());
     }
 
-    async fn attach(&self, message: &str, paths: &[String]) -> Result<String> {
+    /// The user's message with `paths` attached (see [`Conversation::send_with_attachments`]).
+    async fn attach(&self, message: &str, paths: &[String]) -> Result<Message> {
+        if paths.is_empty() {
+            return Ok(Message::user(message));
+        }
         let rules = PathRules::load(&*self.vault).await?;
         let mut text = format!("{message}\n\n{ATTACHMENTS_OPEN}\n");
+        let mut media = Vec::new();
         for raw in paths {
             let path = VaultPath::parse(raw)?;
             if rules.is_ignored(&path) {
                 return Err(Error::NotFound(raw.clone()));
             }
-            let content = self.vault.read(&path).await?;
-            let mut body: String = content.chars().take(ATTACHMENT_CHARS).collect();
-            if body.len() < content.len() {
-                body.push_str(&format!("\n[… cut at {ATTACHMENT_CHARS} characters; read_file has the rest]"));
-            }
+            let body = if MediaKind::of(&path).is_some() {
+                let attached = attach_media(&*self.vault, &path, self.provider.media()).await?;
+                media.extend(attached.blocks);
+                attached.body
+            } else {
+                let content = self.vault.read(&path).await?;
+                let mut body: String = content.chars().take(ATTACHMENT_CHARS).collect();
+                if body.len() < content.len() {
+                    body.push_str(&format!("\n[… cut at {ATTACHMENT_CHARS} characters; read_file has the rest]"));
+                }
+                body
+            };
             text.push_str(&format!("<note path=\"{path}\">\n{body}\n</note>\n"));
         }
         text.push_str("</attached_notes>");
-        Ok(text)
+        let mut content = vec![ContentBlock::text(text)];
+        content.extend(media);
+        Ok(Message { role: Role::User, content })
     }
 
-    async fn run(&self, message: &str) -> Result<RunReport> {
-        *self.last_request.borrow_mut() = Some((self.history.borrow().len(), message.to_string()));
+    async fn run(&self, message: Message) -> Result<RunReport> {
+        *self.last_request.borrow_mut() = Some((self.history.borrow().len(), message.clone()));
         let config = self.config.borrow().clone();
         let history = self.history.borrow().clone();
         let mut task = self.task(config, history, None).await?;
-        let report = task.run(message).await;
+        let report = task.run_message(message).await;
         self.finished(&task, &report);
         Ok(report)
     }

@@ -17,7 +17,7 @@ use ts_rs::TS;
 use super::AgentConfig;
 use crate::host::AgentHost;
 use crate::pipeline::{CallOutcome, CallStatus, PipelineState, ToolCall, TurnJournal};
-use crate::protocol::{AgentEvent, ApprovalRequest, Message, StepReport, ToolCallReport, Usage};
+use crate::protocol::{AgentEvent, ApprovalRequest, ContentBlock, Message, StepReport, ToolCallReport, Usage};
 use crate::vault::{read_atomic, remove_atomic, write_atomic, Vault, VaultPath, TEMP_SUFFIX};
 use crate::{Error, Result};
 
@@ -105,6 +105,8 @@ pub struct DoneCall {
     pub call_id: String,
     pub tool: String,
     pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<ContentBlock>,
     pub is_error: bool,
     pub report: ToolCallReport,
 }
@@ -115,6 +117,7 @@ impl DoneCall {
             call_id: outcome.call_id.clone(),
             tool: outcome.tool.clone(),
             content: outcome.content.clone(),
+            media: outcome.media.clone(),
             is_error: outcome.is_error,
             report: outcome.report.clone(),
         }
@@ -126,6 +129,7 @@ impl DoneCall {
             call_id: self.call_id.clone(),
             tool: self.tool.clone(),
             content: self.content.clone(),
+            media: self.media.clone(),
             is_error: self.is_error,
             status: if self.is_error { CallStatus::Failed } else { CallStatus::Ok },
             control: None,

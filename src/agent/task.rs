@@ -18,7 +18,8 @@ use super::subtask::{stops_parent, Shared, Subtasks};
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
-    condensed, estimate_request, sanitize, split_point, summary_request, tool_ledger, trim_tool_results, TokenEstimator,
+    condensed, drop_unseen_media, estimate_request, sanitize, split_point, summary_request, tool_ledger,
+    trim_tool_results, TokenEstimator,
 };
 use crate::guard::{Guardrails, ModelScreener, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
@@ -120,6 +121,8 @@ pub struct AgentTask {
     pending_note: Option<String>,
     /// Whether this run was already counted against a recipe (a fast path fell back).
     recipe_charged: bool,
+    /// The screening model, when screening is on: its calls count as the task's overhead.
+    screener: Option<Rc<ModelScreener>>,
 }
 
 /// One streamed model response, assembled.
@@ -207,7 +210,14 @@ impl AgentTask {
             tools.register(Rc::new(WebFetch::new(http, sites)));
         }
         let mut registry = tools.clone();
-        registry.register(Rc::new(SwitchMode::new(&all_modes)));
+        // A sub-task may narrow its mode, never widen it: its parent chose what it may do (and
+        // read-only sub-tasks run in parallel on that promise).
+        let switchable: Vec<Mode> = if config.depth == 0 {
+            all_modes.clone()
+        } else {
+            all_modes.iter().filter(|m| m.groups.iter().all(|g| mode.groups.contains(g))).cloned().collect()
+        };
+        registry.register(Rc::new(SwitchMode::new(&switchable)));
         let Shared { checkpoints, guard } = match shared {
             Some(shared) => shared,
             None => Shared {
@@ -254,6 +264,7 @@ impl AgentTask {
             clock: clock.clone(),
             host: host.clone(),
             cancel: cancel.clone(),
+            media: provider.media(),
         };
         let mut pipeline =
             ToolExecutionPipeline::new(&id, env, registry, rules, settings)?.with_checkpoints(checkpoints);
@@ -264,8 +275,12 @@ impl AgentTask {
             .collect::<Vec<_>>()
             .join("\n");
         pipeline.guard(guardrails.clone(), markers);
-        if config.guard.screening {
-            pipeline.screen_with(Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        let screener = config
+            .guard
+            .screening
+            .then(|| Rc::new(ModelScreener::new(provider.clone(), config.guard.screening_model.clone())));
+        if let Some(screener) = &screener {
+            pipeline.screen_with(screener.clone());
         }
         Ok(AgentTask {
             id,
@@ -302,6 +317,7 @@ impl AgentTask {
             fast: None,
             pending_note: None,
             recipe_charged: false,
+            screener,
         })
     }
 
@@ -347,12 +363,18 @@ impl AgentTask {
     /// ([`AgentTask::keep_snapshots`]) the task's state is saved after every step and at every
     /// approval wait. Every end produces a [`RunReport`], also sent to the host as the last event.
     pub async fn run(&mut self, request: &str) -> RunReport {
+        self.run_message(Message::user(request)).await
+    }
+
+    /// Runs the task for the user's `message`, which may carry images and documents after its
+    /// text (see [`AgentTask::run`]).
+    pub async fn run_message(&mut self, message: Message) -> RunReport {
         let progress =
             RunProgress { started_ms: self.clock.now_ms(), threshold: self.threshold, ..RunProgress::default() };
         self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
-        self.request = request.to_string();
+        self.request = message.text();
         self.start = self.history.len();
-        self.history.push(Message::user(request));
+        self.history.push(message);
         self.drive(progress, None, true).await
     }
 
@@ -573,6 +595,9 @@ impl AgentTask {
             }
             let subtask_stop = self.roll_up(&mut run);
             self.after_fast_turn(&outcomes).await;
+            if let Some(screener) = &self.screener {
+                self.overhead += screener.take_used();
+            }
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),
@@ -788,6 +813,7 @@ impl AgentTask {
             call_id: call.id,
             tool: call.name,
             content: reason.clone(),
+            media: Vec::new(),
             is_error: true,
         };
         let refused = over
@@ -1004,9 +1030,11 @@ impl AgentTask {
             task_security: &self.task_security,
             now_ms: self.clock.now_ms(),
         });
+        let mut messages = sanitize(&self.history);
+        drop_unseen_media(&mut messages, self.provider.media());
         ModelRequest {
             system,
-            messages: sanitize(&self.history),
+            messages,
             tools,
             max_tokens: self.config.max_tokens,
             thinking_budget: self.config.thinking_budget,
@@ -1158,9 +1186,10 @@ fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
     registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()).collect()
 }
 
-/// The user message that answers a turn's tool calls, in call order.
+/// The user message that answers a turn's tool calls, in call order, then the images and
+/// documents the calls gave (Anthropic wants the results first).
 fn tool_results(outcomes: &[CallOutcome]) -> Message {
-    let content = outcomes
+    let mut content: Vec<ContentBlock> = outcomes
         .iter()
         .map(|o| ContentBlock::ToolResult {
             tool_use_id: o.call_id.clone(),
@@ -1168,6 +1197,7 @@ fn tool_results(outcomes: &[CallOutcome]) -> Message {
             is_error: o.is_error,
         })
         .collect();
+    content.extend(outcomes.iter().flat_map(|o| o.media.iter().cloned()));
     Message { role: Role::User, content }
 }
 

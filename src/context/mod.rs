@@ -7,6 +7,6 @@ pub mod tokens;
 pub mod trim;
 
 pub use condense::{condensed, split_point, summary_request, tool_ledger, SUMMARY_MARKER, SUMMARY_SECTIONS};
-pub use sanitize::sanitize;
+pub use sanitize::{drop_unseen_media, sanitize};
 pub use tokens::{estimate_request, TokenEstimator};
 pub use trim::trim_tool_results;

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use crate::media::MediaSupport;
 use crate::protocol::{ContentBlock, Message, Role};
 
 /// What a tool call without a result gets, so the provider accepts the history.
@@ -100,3 +101,23 @@ fn result_ids(message: &Message) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 #[path = "sanitize_tests.rs"]
 mod tests;
+
+/// What stands in for an image or a document the model cannot take.
+pub const UNSEEN_MEDIA: &str = "[An image or document was here; this model cannot take it.]";
+
+/// Replaces, in `messages`, the images and documents a model that takes only what `media`
+/// says would refuse, with a line saying so: a chat may have begun with another model.
+pub fn drop_unseen_media(messages: &mut [Message], media: MediaSupport) {
+    for message in messages {
+        for block in &mut message.content {
+            let unseen = match block {
+                ContentBlock::Image { .. } => !media.images,
+                ContentBlock::Document { .. } => !media.documents,
+                _ => false,
+            };
+            if unseen {
+                *block = ContentBlock::text(UNSEEN_MEDIA);
+            }
+        }
+    }
+}

@@ -87,3 +87,17 @@ fn orphan_results_empty_messages_and_repeated_roles_are_cleaned() {
     assert!(matches!(&clean[2].content[0], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "a"));
     assert_eq!(clean[2].content.len(), 2, "the orphan result is gone, the text kept after the result");
 }
+
+#[test]
+fn media_a_model_cannot_take_become_a_line_saying_so() {
+    let image = ContentBlock::Image { media_type: "image/png".into(), data: "iVBOR".into() };
+    let document =
+        ContentBlock::Document { media_type: "application/pdf".into(), data: "JVBE".into(), name: "a.pdf".into() };
+    let history = vec![user(vec![ContentBlock::text("look"), image.clone(), document.clone()])];
+    let mut all = history.clone();
+    drop_unseen_media(&mut all, MediaSupport { images: true, documents: true });
+    assert_eq!(all, history);
+    let mut text_only = history.clone();
+    drop_unseen_media(&mut text_only, MediaSupport { images: false, documents: true });
+    assert_eq!(text_only[0].content, [ContentBlock::text("look"), ContentBlock::text(UNSEEN_MEDIA), document]);
+}

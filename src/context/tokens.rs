@@ -24,6 +24,9 @@ pub fn estimate_block(block: &ContentBlock) -> u64 {
     match block {
         ContentBlock::Text { text } => estimate_text(text),
         ContentBlock::Image { .. } => IMAGE_TOKENS,
+        // Providers count a PDF page as its text plus an image of it; a page is about 3 KB of
+        // base64 in a text PDF. Over-counting keeps the window safe.
+        ContentBlock::Document { data, .. } => (data.len() as u64 / 3_000 + 1) * (IMAGE_TOKENS + 500),
         ContentBlock::ToolUse { name, input, .. } => estimate_text(name) + estimate_text(&input.to_string()),
         ContentBlock::ToolResult { content, .. } => estimate_text(content),
         ContentBlock::Thinking { thinking, .. } => estimate_text(thinking),

@@ -3,12 +3,13 @@
 //! instructions aimed at an AI. A flagged result is withheld: the main model is told only that
 //! it was, and why.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
 
 use crate::cancel::CancelToken;
-use crate::protocol::{Message, ModelRequest, SystemPart, ToolChoice};
+use crate::protocol::{Message, ModelRequest, SystemPart, ToolChoice, Usage};
 use crate::provider::{complete, ModelProvider};
 
 /// Reads a result for injected instructions.
@@ -33,11 +34,19 @@ INJECTION: followed by a few words saying what it asks for.";
 pub struct ModelScreener {
     provider: Rc<dyn ModelProvider>,
     model: Option<String>,
+    /// What the screening calls used since [`ModelScreener::take_used`] last asked.
+    used: Cell<Usage>,
 }
 
 impl ModelScreener {
     pub fn new(provider: Rc<dyn ModelProvider>, model: Option<String>) -> ModelScreener {
-        ModelScreener { provider, model: model.filter(|m| !m.trim().is_empty()) }
+        ModelScreener { provider, model: model.filter(|m| !m.trim().is_empty()), used: Cell::default() }
+    }
+
+    /// What the screening calls used since the last time this was asked (the task counts it
+    /// in its meter).
+    pub fn take_used(&self) -> Usage {
+        self.used.take()
     }
 }
 
@@ -57,7 +66,9 @@ impl Screener for ModelScreener {
         };
         // A screening call that fails lets the result through, marked as data like any other:
         // the other layers still stand, and a flaky cheap model must not stop the user's work.
-        let answer = complete(&*self.provider, &request, cancel).await.ok()?.message.text();
+        let completion = complete(&*self.provider, &request, cancel).await.ok()?;
+        self.used.set(self.used.get() + completion.usage);
+        let answer = completion.message.text();
         let answer = answer.trim();
         answer
             .strip_prefix("INJECTION")

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{json_file, MemoryEntry, MemoryKind};
+use crate::guard::Secrets;
 use crate::vault::{Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -139,6 +140,10 @@ fn clean(text: &str) -> Result<String> {
     }
     if text.chars().count() > MAX_CHARS {
         return Err(Error::Invalid(format!("a memory is at most {MAX_CHARS} characters; say it shorter")));
+    }
+    // Memories go into every later prompt: a key kept here would leave the vault again and again.
+    if let Some(kind) = Secrets::find(&text) {
+        return Err(Error::Invalid(format!("that looks like a secret ({kind}…); memory never keeps secrets")));
     }
     Ok(text)
 }

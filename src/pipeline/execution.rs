@@ -17,8 +17,10 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::guard::{DataMarkers, GuardedCall, Guardrails, Screener, Verdict};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::media::MediaSupport;
 use crate::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ToolCallReport, ToolOutcome, ToolSpec,
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ContentBlock, ToolCallReport, ToolOutcome,
+    ToolSpec,
 };
 use crate::tools::{
     call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry,
@@ -65,6 +67,8 @@ pub struct CallOutcome {
     pub tool: String,
     /// What the model is told.
     pub content: String,
+    /// Images or documents that follow the turn's results.
+    pub media: Vec<ContentBlock>,
     pub is_error: bool,
     pub status: CallStatus,
     pub control: Option<Control>,
@@ -106,6 +110,8 @@ pub struct PipelineHost {
     pub clock: Rc<dyn Clock>,
     pub host: Rc<dyn AgentHost>,
     pub cancel: CancelToken,
+    /// What the model takes besides text.
+    pub media: MediaSupport,
 }
 
 /// Runs a task's tool calls. No tool is reached except through [`ToolExecutionPipeline::run`].
@@ -149,6 +155,7 @@ struct Staged {
     summary: Option<String>,
     /// A successful result's entries (what the card lists).
     items: Vec<OutputItem>,
+    media: Vec<ContentBlock>,
 }
 
 impl Staged {
@@ -180,6 +187,7 @@ impl Staged {
             approval: "none",
             summary: None,
             items: Vec::new(),
+            media: Vec::new(),
         }
     }
 }
@@ -361,7 +369,7 @@ impl ToolExecutionPipeline {
     }
 
     fn is_parallel_safe(&self, call: &ToolCall) -> bool {
-        self.registry.get(&call.name).is_some_and(|t| t.kind() == ToolKind::Read)
+        self.registry.get(&call.name).is_some_and(|t| t.parallel_safe(&call.input))
     }
 
     fn context<'a>(&'a self, call_id: &'a str, index: u32) -> ToolContext<'a> {
@@ -376,6 +384,7 @@ impl ToolExecutionPipeline {
             task_id: &self.task_id,
             call_id,
             call_index: index,
+            media: self.env.media,
         }
     }
 
@@ -692,6 +701,7 @@ impl ToolExecutionPipeline {
             approval,
             summary,
             items,
+            media: output.media,
         }
     }
 }
@@ -752,6 +762,7 @@ fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> Cal
             subtask: None,
         },
         content: staged.content,
+        media: staged.media,
         is_error,
         status: staged.status,
         control: staged.control,

@@ -45,6 +45,13 @@ pub enum ContentBlock {
         media_type: String,
         data: String,
     },
+    /// A base64-encoded document (a PDF), for providers that read documents themselves;
+    /// `name` is the file's name, which the model sees as its title.
+    Document {
+        media_type: String,
+        data: String,
+        name: String,
+    },
     /// The model asks for a tool call.
     ToolUse {
         id: String,

@@ -8,6 +8,7 @@ use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
 use crate::host::HttpRequest;
+use crate::media::MediaSupport;
 use crate::protocol::ModelRequest;
 
 /// Claude through `POST {base_url}/v1/messages`.
@@ -17,6 +18,7 @@ pub struct AnthropicProvider {
     api_key: String,
     model: String,
     extra_headers: Vec<(String, String)>,
+    media: MediaSupport,
 }
 
 impl AnthropicProvider {
@@ -33,7 +35,14 @@ impl AnthropicProvider {
             api_key,
             model,
             extra_headers,
+            media: MediaSupport { images: true, documents: true },
         }
+    }
+
+    /// Sets what the model takes besides text.
+    pub(crate) fn with_media(mut self, media: MediaSupport) -> Self {
+        self.media = media;
+        self
     }
 
     /// The HTTP request for `request`, as sent.
@@ -63,6 +72,10 @@ impl ModelProvider for AnthropicProvider {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn media(&self) -> MediaSupport {
+        self.media
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

@@ -13,7 +13,7 @@ use super::formats::openai::OpenAiOptions;
 use super::openai::OpenAiProvider;
 use super::retry::RetryPolicy;
 use super::transport::Transport;
-use super::ModelProvider;
+use super::{MediaSupport, ModelProvider};
 use crate::host::{Clock, HttpClient};
 use crate::{Error, Result};
 
@@ -82,6 +82,10 @@ pub struct ProviderConfig {
     /// OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
     #[serde(default)]
     pub echo_reasoning: bool,
+    /// Whether the model sees images; when absent, known from the model's name
+    /// ([`ProviderConfig::sees_images`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
     #[serde(default)]
     pub retry: RetryPolicy,
 }
@@ -105,8 +109,62 @@ impl ProviderConfig {
             headers: BTreeMap::new(),
             text_tool_dialect: None,
             echo_reasoning: false,
+            vision: None,
             retry: RetryPolicy::default(),
         }
+    }
+
+    /// Whether the model sees images: the `vision` setting when given, else what its name says.
+    /// Every Claude from 3 on does; of OpenAI's, the 4o, 4.1, 4.5 and 5 families and the full o1,
+    /// o3 and o4 models; of others, names that say so (`vision`, `-vl`, `llava`, Gemma 3,
+    /// Pixtral, Gemini, Llama 4…). An unknown model is taken not to, so the user is told
+    /// rather than the image silently ignored.
+    pub fn sees_images(&self) -> bool {
+        if let Some(vision) = self.vision {
+            return vision;
+        }
+        let model = self.model.to_ascii_lowercase();
+        let name = model.rsplit('/').next().unwrap_or(&model);
+        if name.starts_with("claude") {
+            return !name.starts_with("claude-2") && !name.starts_with("claude-instant");
+        }
+        const BLIND_OPENAI: [&str; 4] = ["o1-mini", "o3-mini", "gpt-3.5", "gpt-4-0"];
+        const SEEING: [&str; 24] = [
+            "gpt-4o",
+            "gpt-4.1",
+            "gpt-4.5",
+            "gpt-4-turbo",
+            "gpt-5",
+            "chatgpt-4o",
+            "o1",
+            "o3",
+            "o4",
+            "vision",
+            "-vl",
+            "vl-",
+            "llava",
+            "bakllava",
+            "gemma3",
+            "gemma-3",
+            "pixtral",
+            "gemini",
+            "llama4",
+            "llama-4",
+            "moondream",
+            "minicpm-v",
+            "mistral-small-3",
+            "qvq",
+        ];
+        if BLIND_OPENAI.iter().any(|p| name.starts_with(p)) || name == "gpt-4" {
+            return false;
+        }
+        SEEING.iter().any(|p| if p.len() <= 2 { name.starts_with(p) } else { name.contains(p) })
+    }
+
+    /// Whether a PDF can go to the model as a document: Anthropic's and OpenAI's own APIs
+    /// read PDFs themselves; compatible servers get the PDF's text instead.
+    pub fn reads_documents(&self) -> bool {
+        matches!(self.kind, ProviderKind::Anthropic | ProviderKind::OpenAi)
     }
 
     /// Anthropic with `api_key`.
@@ -175,10 +233,11 @@ pub fn build(
     let api_key = config.api_key.clone().filter(|k| !k.trim().is_empty());
     let headers: Vec<(String, String)> = config.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let transport = Transport::new(http, clock, config.retry.clone());
+    let media = MediaSupport { images: config.sees_images(), documents: config.reads_documents() };
     let provider: Box<dyn ModelProvider> = match config.kind {
         ProviderKind::Anthropic => {
             let key = api_key.ok_or_else(|| Error::Invalid("Anthropic needs an API key".into()))?;
-            Box::new(AnthropicProvider::new(transport, base_url, key, config.model.clone(), headers))
+            Box::new(AnthropicProvider::new(transport, base_url, key, config.model.clone(), headers).with_media(media))
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             let official = config.kind == ProviderKind::OpenAi;
@@ -187,7 +246,10 @@ pub fn build(
             }
             let options = OpenAiOptions { max_completion_tokens: official, echo_reasoning: config.echo_reasoning };
             let name = if official { "openai" } else { "openai-compatible" };
-            Box::new(OpenAiProvider::new(transport, name, base_url, api_key, config.model.clone(), options, headers))
+            Box::new(
+                OpenAiProvider::new(transport, name, base_url, api_key, config.model.clone(), options, headers)
+                    .with_media(media),
+            )
         }
     };
     Ok(match config.text_tool_dialect {

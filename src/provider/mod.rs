@@ -43,6 +43,7 @@ use async_trait::async_trait;
 use futures::stream::{LocalBoxStream, StreamExt};
 
 use crate::cancel::CancelToken;
+pub use crate::media::MediaSupport;
 use crate::protocol::{
     ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, StopReason, StreamEvent, Usage,
 };
@@ -61,6 +62,10 @@ pub trait ModelProvider {
     fn model(&self) -> &str;
     /// Starts one model call.
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream;
+    /// Whether the model sees images and reads PDFs itself (by default it does both).
+    fn media(&self) -> MediaSupport {
+        MediaSupport { images: true, documents: true }
+    }
 }
 
 /// A finished, non-streamed model response.

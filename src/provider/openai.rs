@@ -9,6 +9,7 @@ use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
 use crate::host::HttpRequest;
+use crate::media::MediaSupport;
 use crate::protocol::ModelRequest;
 
 /// A chat model through `POST {base_url}/chat/completions`.
@@ -24,6 +25,7 @@ pub struct OpenAiProvider {
     model: String,
     options: OpenAiOptions,
     extra_headers: Vec<(String, String)>,
+    media: MediaSupport,
 }
 
 impl OpenAiProvider {
@@ -37,7 +39,14 @@ impl OpenAiProvider {
         extra_headers: Vec<(String, String)>,
     ) -> Self {
         let base_url = base_url.trim_end_matches('/').to_string();
-        OpenAiProvider { transport, name, base_url, api_key, model, options, extra_headers }
+        let media = MediaSupport { images: true, documents: true };
+        OpenAiProvider { transport, name, base_url, api_key, model, options, extra_headers, media }
+    }
+
+    /// Sets what the model takes besides text.
+    pub(crate) fn with_media(mut self, media: MediaSupport) -> Self {
+        self.media = media;
+        self
     }
 
     /// The HTTP request for `request`, as sent.
@@ -63,6 +72,10 @@ impl ModelProvider for OpenAiProvider {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn media(&self) -> MediaSupport {
+        self.media
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

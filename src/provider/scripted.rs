@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::{EventStream, ModelProvider};
+use super::{EventStream, MediaSupport, ModelProvider};
 use crate::cancel::CancelToken;
 use crate::context::tokens::{estimate_message, estimate_request, estimate_text};
 use crate::hash::content_hash;
@@ -70,6 +70,7 @@ pub struct ScriptedProvider {
     calls: Cell<u32>,
     /// With a prompt cache, the prefixes (by hash) written so far.
     cache: Option<RefCell<HashSet<u64>>>,
+    media: MediaSupport,
 }
 
 impl ScriptedProvider {
@@ -81,7 +82,14 @@ impl ScriptedProvider {
             chunk_chars: 8,
             calls: Cell::new(0),
             cache: None,
+            media: MediaSupport { images: true, documents: true },
         }
+    }
+
+    /// Answers as a model that takes only what `media` says besides text.
+    pub fn with_media(mut self, media: MediaSupport) -> Self {
+        self.media = media;
+        self
     }
 
     /// Reports usage as a provider with Anthropic-style prompt caching would: the request is
@@ -125,6 +133,10 @@ impl ModelProvider for ScriptedProvider {
 
     fn model(&self) -> &str {
         "scripted"
+    }
+
+    fn media(&self) -> MediaSupport {
+        self.media
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

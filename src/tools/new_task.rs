@@ -26,6 +26,9 @@ pub trait Delegate {
 pub struct NewTask {
     delegate: std::rc::Rc<dyn Delegate>,
     slugs: Vec<String>,
+    /// The modes whose sub-tasks only read (no edits, web or MCP tools): those run in
+    /// parallel, like reads.
+    read_only: Vec<String>,
     description: String,
 }
 
@@ -39,7 +42,12 @@ impl NewTask {
              all it needs in the message. Modes: {}.",
             list.join("; ")
         );
-        NewTask { delegate, slugs: modes.iter().map(|m| m.slug.clone()).collect(), description }
+        let read_only = modes
+            .iter()
+            .filter(|m| m.groups.iter().all(|g| matches!(g, ToolGroup::Read | ToolGroup::Search | ToolGroup::Agent)))
+            .map(|m| m.slug.clone())
+            .collect();
+        NewTask { delegate, slugs: modes.iter().map(|m| m.slug.clone()).collect(), read_only, description }
     }
 }
 
@@ -72,6 +80,12 @@ impl Tool for NewTask {
         let mut schema = args_schema::<Args>();
         schema["properties"]["mode"]["enum"] = json!(self.slugs);
         schema
+    }
+
+    /// A sub-task in a read-only mode runs alongside the turn's reads and other such sub-tasks
+    /// (it cannot widen its mode: see `switch_mode` in a sub-task); one that may write runs alone.
+    fn parallel_safe(&self, args: &Value) -> bool {
+        args.get("mode").and_then(Value::as_str).is_some_and(|mode| self.read_only.iter().any(|m| m == mode))
     }
 
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {

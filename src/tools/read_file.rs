@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::note_io::plural;
 use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::media::{attach_media, MediaKind};
 use crate::vault::VaultPath;
 
 /// Lines returned when the model gives no `limit`.
@@ -41,7 +42,8 @@ impl Tool for ReadFile {
         "Read a note (or any text file) in the vault. Returns the lines from `offset` (1-based, default 1), \
          at most `limit` lines (default 2000), under a header that gives the line range and the total. \
          For long files, read the next window with a larger offset. Also opens the result files that \
-         other tools saved under .obsidian-agent/tmp/."
+         other tools saved under .obsidian-agent/tmp/. An image (png, jpg, gif, webp) or a PDF comes back \
+         as the image or document itself where you can take it (a PDF otherwise as its text)."
     }
 
     fn paths(&self, args: &Args) -> Vec<VaultPath> {
@@ -53,6 +55,15 @@ impl Tool for ReadFile {
     }
 
     async fn apply(&self, args: Args, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        if let Some(kind) = MediaKind::of(&args.path) {
+            let attached = attach_media(ctx.vault, &args.path, ctx.media).await?;
+            let summary = match kind {
+                MediaKind::Image(_) => "image",
+                MediaKind::Pdf => "PDF",
+            };
+            let output = ToolOutput::text(format!("{}: {}", args.path, attached.body)).with_summary(summary);
+            return Ok(ToolOutput { media: attached.blocks, ..output });
+        }
         let text = ctx.vault.read(&args.path).await?;
         ctx.ledger.record(&args.path, text.as_bytes());
 

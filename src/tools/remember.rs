@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::guard::Secrets;
 use crate::memory::{MemoryKind, MemoryStore};
 use crate::protocol::ApprovalCategory;
 
@@ -44,6 +45,12 @@ impl Tool for Remember {
     async fn plan(&self, args: Args, _ctx: &ToolContext<'_>) -> Result<Args, ToolError> {
         if args.text.trim().is_empty() {
             return Err(ToolError::model("remember needs the text to save"));
+        }
+        // Refused before the approval: the user is never asked to store a key.
+        if let Some(kind) = Secrets::find(&args.text) {
+            return Err(ToolError::model(format!(
+                "that looks like a secret ({kind}…); memory never keeps secrets. Remember where it is kept instead."
+            )));
         }
         Ok(args)
     }

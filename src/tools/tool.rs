@@ -13,8 +13,9 @@ use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::media::MediaSupport;
 use crate::mode::ToolGroup;
-use crate::protocol::{ApprovalCategory, ChangePreview, ToolSpec};
+use crate::protocol::{ApprovalCategory, ChangePreview, ContentBlock, ToolSpec};
 use crate::vault::{PathRules, Vault, VaultPath};
 
 /// What a tool does to the vault, which decides how the pipeline schedules it.
@@ -80,6 +81,9 @@ pub struct ToolOutput {
     /// The result's entries, best first (search hits, listed files).
     pub items: Vec<OutputItem>,
     pub control: Option<Control>,
+    /// Images or documents that follow the results in the message the model gets (a tool
+    /// result itself is text only in Chat Completions).
+    pub media: Vec<ContentBlock>,
 }
 
 impl ToolOutput {
@@ -143,6 +147,8 @@ pub struct ToolContext<'a> {
     pub call_id: &'a str,
     /// The call's index within the task.
     pub call_index: u32,
+    /// What the model takes besides text (images, PDFs as documents).
+    pub media: MediaSupport,
 }
 
 impl ToolContext<'_> {
@@ -217,6 +223,13 @@ pub trait Tool: 'static {
         false
     }
 
+    /// Whether a call with `args` (as the model sent them) may run at the same time as the
+    /// other such calls of its turn: reads may, anything that changes the vault or waits for
+    /// the user may not.
+    fn parallel_safe(&self, _args: &Value) -> bool {
+        Self::KIND == ToolKind::Read
+    }
+
     /// Works out what the call will do, before approval. An error here goes to the model
     /// without asking the user (an edit whose text is not found).
     async fn plan(&self, args: Self::Args, ctx: &ToolContext<'_>) -> Result<Self::Plan, ToolError>;
@@ -247,6 +260,10 @@ pub trait DynTool {
     fn category(&self) -> ApprovalCategory;
     /// Whether a large result may be externalized.
     fn externalizable(&self) -> bool;
+    /// Whether a call with `args` may run alongside the turn's other such calls.
+    fn parallel_safe(&self, _args: &Value) -> bool {
+        self.kind() == ToolKind::Read
+    }
 
     /// Parses schema-valid arguments, once, into a call.
     fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError>;
@@ -310,6 +327,9 @@ impl<T: Tool> DynTool for T {
     }
     fn externalizable(&self) -> bool {
         T::EXTERNALIZABLE
+    }
+    fn parallel_safe(&self, args: &Value) -> bool {
+        Tool::parallel_safe(self, args)
     }
 
     fn parse<'a>(&'a self, args: &Value) -> Result<Box<dyn ParsedCall<'a> + 'a>, ToolError> {

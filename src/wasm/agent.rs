@@ -72,6 +72,12 @@ impl Chat {
         to_js(&report)
     }
 
+    /// What the chat's model takes besides text: `{images, documents}` (a `MediaSupport`).
+    #[wasm_bindgen(js_name = mediaSupport)]
+    pub fn media_support(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.conversation.media())
+    }
+
     /// Runs the last request again from where the chat stood before it (after a provider error,
     /// a stop or a denial); resolves with the new `RunReport`.
     pub async fn retry(&self) -> Result<JsValue, JsValue> {

@@ -8,7 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { chromium } from "playwright-core";
 
@@ -79,7 +79,12 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
   const pluginData = { version: 1, ...data, agent: { memoryExtraction: false, ...(data.agent ?? {}) } };
   const secrets = {};
   if (mock) {
-    pluginData.provider = { preset: "anthropic", model: "claude-sonnet-4-5", baseUrl: baseUrl ?? `${origin}/mock/${mock}/anthropic` };
+    pluginData.provider = {
+      preset: "anthropic",
+      model: "claude-sonnet-4-5",
+      baseUrl: baseUrl ?? `${origin}/mock/${mock}/anthropic`,
+      ...(data.provider ?? {}),
+    };
     secrets["vault-agent-anthropic-key"] = "test-key";
   }
   if (transport) pluginData.transport = transport;
@@ -1726,4 +1731,72 @@ test("web_fetch: a page is asked for, fetched through the host, and read as Mark
   await page.screenshot({ path: `${ARTIFACTS}/web-card-dark.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+/** Pastes the image file `name` (from tests/fixtures/) into the chat's input, as a user would. */
+async function pasteImage(page, name) {
+  const bytes = [...readFileSync(`tests/fixtures/${name}`)];
+  await page.evaluate(
+    ({ bytes, name }) => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], name, { type: "image/png" }));
+      document.querySelector(".vault-agent-input").dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    },
+    { bytes, name },
+  );
+}
+
+test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a model that cannot see is said so", async () => {
+  const id = `e2e-media-${Date.now()}`;
+  await script(id, [{ text: "The chart shows blue ahead of red; the report says revenue grew 12 %." }]);
+  const page = await openHost({ mock: id });
+  const pdf = [...readFileSync("tests/fixtures/report.pdf")];
+  await page.evaluate((bytes) => window.fakeObsidian.app.vault.createBinary("Reports/Q3 report.pdf", new Uint8Array(bytes).buffer), pdf);
+  // A pasted image is kept in the plugin's folder and shows as a thumbnail chip.
+  await pasteImage(page, "chart.png");
+  const imageChip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "chart.png" });
+  await imageChip.locator("img.vault-agent-thumb").waitFor();
+  const kept = await imageChip.getAttribute("title");
+  assert.match(kept, /^\.obsidian-agent\/attachments\/\d{8}-\d{6}-chart\.png$/);
+  assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), kept));
+  // @ lists PDFs and images next to the notes.
+  await page.locator(".vault-agent-input").fill("What do these say? ");
+  await page.locator(".vault-agent-input").pressSequentially("@");
+  await page.locator(".prompt-input").fill("q3 report");
+  await page.keyboard.press("Enter");
+  await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Reports/Q3 report.pdf" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-media-note").count(), 0);
+  await page.locator(".vault-agent-send").click();
+  await page.locator(".vault-agent-text", { hasText: "revenue grew" }).waitFor();
+  const [request] = await requests(id);
+  const content = request.body.messages[0].content;
+  const image = content.find((b) => b.type === "image");
+  assert.equal(image.source.media_type, "image/png");
+  assert.equal(image.source.data, readFileSync("tests/fixtures/chart.png").toString("base64"));
+  const pdfBlock = content.find((b) => b.type === "document");
+  assert.equal(pdfBlock.title, "Q3 report.pdf");
+  assert.equal(pdfBlock.source.data, readFileSync("tests/fixtures/report.pdf").toString("base64"));
+  assert.match(content[0].text, /<note path="Reports\/Q3 report.pdf">\n\[A PDF: the document follows this text.\]/);
+  // The sent message shows the image itself.
+  const shown = page.locator(".vault-agent-user img.vault-agent-thumb");
+  await shown.waitFor();
+  await until(page, () => document.querySelector(".vault-agent-user img.vault-agent-thumb")?.naturalWidth > 0);
+  await shootLayouts(page, "image-message");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // A model set to text only: the chat says so before sending, and the model is told, not sent, the image.
+  const blindId = `e2e-media-blind-${Date.now()}`;
+  await script(blindId, [{ text: "I cannot see images." }]);
+  const blind = await openHost({ mock: blindId, data: { provider: { vision: "no" } }, mobile: true });
+  await pasteImage(blind, "chart.png");
+  await blind.locator(".vault-agent-media-note", { hasText: "cannot see images" }).waitFor();
+  await blind.screenshot({ path: `${ARTIFACTS}/chat-image-blind-mobile-light.png` });
+  await send(blind, "What is in it?");
+  await blind.locator(".vault-agent-text", { hasText: "cannot see" }).waitFor();
+  const [sent] = await requests(blindId);
+  assert.ok(!sent.body.messages[0].content.some((b) => b.type === "image"));
+  assert.match(sent.body.messages[0].content[0].text, /not shown, because this model cannot see images/);
+  assert.deepEqual(blind.errors, []);
+  await blind.close();
 });

@@ -44,3 +44,6 @@ mod memory;
 
 #[path = "agent/recipes.rs"]
 mod recipes;
+
+#[path = "agent/media.rs"]
+mod media;

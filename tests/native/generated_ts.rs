@@ -80,6 +80,7 @@ fn generate() -> String {
         StepReport,
         ToolCallReport,
         StopReason,
+        vault_agent::media::MediaSupport,
         // MCP servers, as the settings configure and list them.
         vault_agent::mcp::McpServerConfig,
         vault_agent::mcp::McpServerTransport,

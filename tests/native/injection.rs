@@ -414,5 +414,8 @@ fn screening_withholds_a_page_that_instructs_the_agent() {
         let told = tool_results(&requests[2]).join("\n");
         assert_eq!(told.contains("[Withheld"), withheld, "{told}");
         assert_eq!(told.contains("Bake at 230"), !withheld, "{told}");
+        // The screening call counts in the task's meter with the main model's.
+        let used: u64 = requests[..3].iter().map(vault_agent::context::tokens::estimate_request).sum();
+        assert_eq!(report.usage.input_tokens, used);
     }
 }

@@ -14,7 +14,9 @@ use vault_agent::protocol::{
 use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
 use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
-use vault_agent::provider::{build, complete, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
+use vault_agent::provider::{
+    build, complete, MediaSupport, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
+};
 
 use crate::provider_support::*;
 
@@ -771,4 +773,40 @@ fn a_refused_connection_fails_at_once_without_retries() {
     assert!(error.message.to_ascii_lowercase().contains("refused"), "the cause is kept: {}", error.message);
     assert_eq!(error.setting(), Some(vault_agent::protocol::ProviderSetting::BaseUrl));
     assert!(error.explain().contains("Is the server running"), "{}", error.explain());
+}
+
+#[test]
+fn which_models_see_images_and_read_pdfs_comes_from_the_model_or_the_setting() {
+    let seeing = |kind, model: &str| ProviderConfig::new(kind, model).sees_images();
+    assert!(seeing(ProviderKind::Anthropic, "claude-sonnet-4-5"));
+    assert!(seeing(ProviderKind::Anthropic, "claude-3-haiku-20240307"));
+    assert!(!seeing(ProviderKind::Anthropic, "claude-2.1"));
+    assert!(seeing(ProviderKind::OpenAi, "gpt-4o-mini"));
+    assert!(seeing(ProviderKind::OpenAi, "gpt-5"));
+    assert!(seeing(ProviderKind::OpenAi, "o3"));
+    assert!(!seeing(ProviderKind::OpenAi, "o3-mini"));
+    assert!(!seeing(ProviderKind::OpenAi, "gpt-3.5-turbo"));
+    assert!(!seeing(ProviderKind::OpenAi, "gpt-4"));
+    assert!(seeing(ProviderKind::OpenAiCompatible, "llava:13b"));
+    assert!(
+        seeing(ProviderKind::OpenAiCompatible, "qwen2.5vl:7b")
+            || seeing(ProviderKind::OpenAiCompatible, "qwen2.5-vl:7b")
+    );
+    assert!(seeing(ProviderKind::OpenAiCompatible, "google/gemini-2.5-flash"));
+    assert!(seeing(ProviderKind::OpenAiCompatible, "anthropic/claude-sonnet-4.5"));
+    assert!(!seeing(ProviderKind::OpenAiCompatible, "qwen2.5:7b"));
+    assert!(!seeing(ProviderKind::OpenAiCompatible, "llama3.1"));
+    // The setting wins over the name.
+    let told = ProviderConfig { vision: Some(true), ..ProviderConfig::new(ProviderKind::OpenAiCompatible, "my-model") };
+    assert!(told.sees_images());
+    let blind = ProviderConfig { vision: Some(false), ..ProviderConfig::new(ProviderKind::Anthropic, "claude-opus-4") };
+    assert!(!blind.sees_images());
+    // PDFs go as documents to Anthropic and OpenAI only; the built provider says the same.
+    assert!(ProviderConfig::new(ProviderKind::Anthropic, "claude-x").reads_documents());
+    assert!(!ProviderConfig::new(ProviderKind::OpenAiCompatible, "llava").reads_documents());
+    let http = FakeHttp::new(Vec::new());
+    let (built, _) = make(ProviderConfig::ollama("qwen2.5:7b"), &http);
+    assert_eq!(built.media(), MediaSupport { images: false, documents: false });
+    let (built, _) = make(anthropic(), &http);
+    assert_eq!(built.media(), MediaSupport { images: true, documents: true });
 }

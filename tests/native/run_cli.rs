@@ -430,3 +430,35 @@ fn run_learns_a_recipe_over_three_runs_and_the_fourth_takes_the_fast_path() {
     assert!(text(&forgot.stdout).contains(&format!("forgot r1: {request}")), "{}", text(&forgot.stderr));
     assert_eq!(text(&vault_agent(&["memory", "list", "--vault", dir]).stdout), "no memories\n");
 }
+
+#[test]
+fn run_attaches_an_image_and_a_pdf_as_the_model_takes_them() {
+    let vault = sample_vault();
+    std::fs::write(vault.path().join("chart.png"), include_bytes!("../fixtures/chart.png")).unwrap();
+    std::fs::write(vault.path().join("q3.pdf"), include_bytes!("../fixtures/report.pdf")).unwrap();
+    let (base, seen) = serve(vec![turn("Blue is ahead.", &[])]);
+    let dir = vault.path().to_str().unwrap();
+    let url = format!("{base}/v1");
+    // gpt-4o is a model that sees images.
+    let run_gpt4o = |extra: &[&str]| {
+        let mut args = vec!["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "gpt-4o"];
+        args.push("--no-memory-extraction");
+        args.extend_from_slice(extra);
+        vault_agent(&args)
+    };
+    let output = run_gpt4o(&["--attach", "chart.png", "--attach", "q3.pdf", "what do these show?"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let body: Value = serde_json::from_str(&seen.lock().unwrap()[0].body).unwrap();
+    let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
+    let kinds: Vec<&str> = user["content"].as_array().unwrap().iter().map(|p| p["type"].as_str().unwrap()).collect();
+    // gpt-4o sees the image; a compatible server (this one) gets the PDF's text.
+    assert_eq!(kinds, ["text", "image_url"]);
+    assert!(user["content"][1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,iVBORw0KGgo"));
+    let message = user["content"][0]["text"].as_str().unwrap();
+    assert!(message.contains("<note path=\"q3.pdf\">\n--- page 1 ---\nQuarterly revenue grew"), "{message}");
+    // A missing attachment stops before any request.
+    let missing = run_gpt4o(&["--attach", "nope.png", "x"]);
+    assert!(!missing.status.success());
+    assert!(text(&missing.stderr).contains("nope.png"), "{}", text(&missing.stderr));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}

@@ -22,6 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{AgentTask, PendingTurn, RunProgress};
+use crate::agent::ATTACHMENTS_OPEN;
 use crate::memory::{Recipe, RecipeStep, RecipeStore, RequestVector, FAST_PATH_SUCCESSES};
 use crate::pipeline::{CallOutcome, CallStatus, ToolCall};
 use crate::protocol::{
@@ -97,7 +98,7 @@ impl AgentTask {
                 return None;
             }
         };
-        let recipe = store.fast_path(&self.request, as_request_vector(&vector))?.clone();
+        let recipe = store.fast_path(self.kind_of_request(), as_request_vector(&vector))?.clone();
         debug_assert!(recipe.net() >= FAST_PATH_SUCCESSES);
         self.host.emit(&AgentEvent::FastPath { recipe: recipe_use(&recipe) });
 
@@ -324,7 +325,7 @@ impl AgentTask {
                 return;
             }
             let vector = self.request_vector().await;
-            let request = self.request.clone();
+            let request = self.kind_of_request().to_string();
             RecipeStore::update(&*self.vault, |store| {
                 store.learn(&request, as_request_vector(&vector), steps, &task_id, now);
                 true
@@ -341,7 +342,7 @@ impl AgentTask {
         self.recipe_charged = true;
         let now = self.clock.now_ms();
         let vector = if id.is_none() { self.request_vector().await } else { None };
-        let request = self.request.clone();
+        let request = self.kind_of_request().to_string();
         let result = RecipeStore::update(&*self.vault, |store| {
             let id = match id {
                 Some(id) => id.to_string(),
@@ -386,10 +387,16 @@ impl AgentTask {
             .collect()
     }
 
+    /// The request as recipes know it: the user's words, without the notes attached to them.
+    fn kind_of_request(&self) -> &str {
+        let request = self.request.as_str();
+        request.find(ATTACHMENTS_OPEN).map_or(request, |at| &request[..at]).trim_end()
+    }
+
     /// The request's vector, where the vault's index has an embedder.
     async fn request_vector(&self) -> Option<(String, Vec<f32>)> {
         let embedder = self.search.semantic().embedder()?;
-        let vector = embedder.embed(&[self.request.as_str()]).await.ok()?.pop()?;
+        let vector = embedder.embed(&[self.kind_of_request()]).await.ok()?.pop()?;
         Some((embedder.id().to_string(), vector))
     }
 }

@@ -64,6 +64,10 @@ pub struct Args {
     /// A domain web_fetch never reads; repeatable.
     #[arg(long, value_name = "DOMAIN")]
     web_deny: Vec<String>,
+    /// A note, image or PDF (vault path) to attach to the request; repeatable. Images and PDFs
+    /// go as the model takes them.
+    #[arg(long, value_name = "PATH")]
+    attach: Vec<String>,
     /// What to do.
     task: String,
 }
@@ -93,7 +97,7 @@ pub async fn run(args: Args) -> Result<()> {
         Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
     let conversation =
         open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
-    let outcome = interruptible(&conversation, conversation.send(&args.task)).await;
+    let outcome = interruptible(&conversation, conversation.send_with_attachments(&args.task, &args.attach)).await;
     mcp.close().await;
     let (report, suspended) = outcome?;
     finish(&report, &host, &args.vault.vault, suspended)

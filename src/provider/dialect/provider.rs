@@ -11,7 +11,7 @@ use super::parse::{parse_block, CallSplitter, Piece};
 use super::{render_result, TextToolDialect};
 use crate::cancel::CancelToken;
 use crate::protocol::{ContentBlock, Message, ModelRequest, StopReason, StreamEvent, SystemPart, ToolChoice, ToolSpec};
-use crate::provider::{EventStream, ModelProvider};
+use crate::provider::{EventStream, MediaSupport, ModelProvider};
 
 /// Wraps `inner` so that tools are described in the prompt and called in text (see the
 /// [module docs](super)).
@@ -80,6 +80,10 @@ impl ModelProvider for TextToolProvider {
 
     fn model(&self) -> &str {
         self.inner.model()
+    }
+
+    fn media(&self) -> MediaSupport {
+        self.inner.media()
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

@@ -124,6 +124,9 @@ fn block(block: &ContentBlock) -> Option<Value> {
         ContentBlock::Image { media_type, data } => {
             json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
         }
+        ContentBlock::Document { media_type, data, name } => json!({
+            "type": "document", "title": name,
+            "source": {"type": "base64", "media_type": media_type, "data": data}}),
         ContentBlock::ToolUse { id, name, input } => {
             // Arguments that were not a JSON object (kept as a string by the assembler) cannot
             // be sent as `input`; the tool result already told the model what was wrong.

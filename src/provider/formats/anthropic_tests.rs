@@ -169,3 +169,15 @@ fn a_forced_answer_keeps_the_tools_but_disables_them() {
     assert_eq!(body["tool_choice"], json!({"type": "none"}));
     assert!(!body["tools"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_pdf_goes_as_a_document_block_with_its_name_as_title() {
+    let mut r = request();
+    r.messages = vec![crate::provider::formats::pdf_message()];
+    let body = request_body("m", &r);
+    assert_eq!(
+        body["messages"][0]["content"][1],
+        json!({"type": "document", "title": "q3.pdf", "cache_control": {"type": "ephemeral"},
+            "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0"}})
+    );
+}

@@ -54,3 +54,20 @@ pub fn decode_events(decoder: &mut dyn StreamDecoder, events: impl IntoIterator<
     }
     out
 }
+
+/// A user message with a PDF after its text, for the wire-format tests.
+#[cfg(test)]
+pub(crate) fn pdf_message() -> crate::protocol::Message {
+    use crate::protocol::{ContentBlock, Message, Role};
+    Message {
+        role: Role::User,
+        content: vec![
+            ContentBlock::text("Summarise"),
+            ContentBlock::Document {
+                media_type: "application/pdf".into(),
+                data: "JVBERi0".into(),
+                name: "q3.pdf".into(),
+            },
+        ],
+    }
+}

@@ -87,6 +87,8 @@ fn user_messages(content: &[ContentBlock], out: &mut Vec<Value>) {
             ContentBlock::Text { text } if !text.is_empty() => parts.push(json!({"type": "text", "text": text})),
             ContentBlock::Image { media_type, data } => parts.push(json!({
                 "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})),
+            ContentBlock::Document { media_type, data, name } => parts.push(json!({
+                "type": "file", "file": {"filename": name, "file_data": format!("data:{media_type};base64,{data}")}})),
             _ => {}
         }
     }

@@ -159,3 +159,15 @@ fn a_forced_answer_keeps_the_tools_but_disables_them() {
     assert_eq!(body["tool_choice"], json!("none"));
     assert!(!body["tools"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_pdf_goes_as_a_file_part_with_a_data_url() {
+    let mut r = request();
+    r.messages = vec![crate::provider::formats::pdf_message()];
+    let body = request_body("m", &r, &OpenAiOptions::default());
+    let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap().clone();
+    assert_eq!(
+        user["content"][1],
+        json!({"type": "file", "file": {"filename": "q3.pdf", "file_data": "data:application/pdf;base64,JVBERi0"}})
+    );
+}

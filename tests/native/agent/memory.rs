@@ -86,6 +86,30 @@ fn a_skipped_remember_saves_nothing() {
     assert!(block_on(h.vault.stat(&p(MEMORY_FILE))).unwrap().is_none());
 }
 
+#[test]
+fn memory_never_keeps_a_secret_and_the_user_is_never_asked_to_store_one() {
+    let key = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let h = Harness::new(
+        vault(),
+        [
+            Turn::tools([("remember", json!({"kind": "fact", "text": format!("The Anthropic key is {key}")}))]),
+            Turn::text("I will not keep it."),
+        ],
+    );
+    block_on(h.task(config()).run("remember my key"));
+    let asked = h.host.events().into_iter().any(|e| matches!(e, AgentEvent::ApprovalRequired { .. }));
+    assert!(!asked, "refused before the approval");
+    let told = h.provider.requests()[1].messages.last().unwrap().clone();
+    assert!(format!("{told:?}").contains("memory never keeps secrets"), "{told:?}");
+    assert!(memories(&*h.vault).is_empty());
+    // The flush, the extraction and the settings' editor go through the same store.
+    let mut store = MemoryStore::default();
+    assert!(store.add(MemoryKind::Fact, &format!("key {key}"), 0, None).is_err());
+    let id = store.add(MemoryKind::Fact, "The key is in Settings/Keys.md", 0, None).unwrap();
+    assert!(store.edit(&id, MemoryKind::Fact, &format!("key {key}")).is_err());
+    assert_eq!(store.entries()[0].text, "The key is in Settings/Keys.md");
+}
+
 /// 200 facts on eight hobbies, and one about the user's bees.
 fn many_facts() -> MemoryVault {
     let vault = vault();

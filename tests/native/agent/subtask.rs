@@ -479,3 +479,82 @@ fn a_sub_task_shares_its_parents_guard_so_delegating_does_not_reset_the_write_ra
     assert!(canary(&requests[0]).is_some());
     assert_eq!(canary(&requests[2]), canary(&requests[0]));
 }
+
+/// When each sub-task of a turn started and ended, by its message, in event order.
+fn subtask_timeline(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Subtask { task_id, event, .. } => match event.as_ref() {
+                AgentEvent::TaskStarted { .. } => Some(format!("start {task_id}")),
+                AgentEvent::Done { .. } => Some(format!("end {task_id}")),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn read_only_sub_tasks_run_in_parallel_and_writing_ones_one_at_a_time() {
+    for (mode, parallel) in [("ask", true), ("agent", false)] {
+        let h = Harness::new(
+            notes(),
+            [
+                Turn::tools([
+                    ("new_task", json!({"mode": mode, "message": "What does Bread say?"})),
+                    ("new_task", json!({"mode": mode, "message": "What does Pizza say?"})),
+                ]),
+                Turn::text("Bake at 230 °C."),
+                Turn::text("The dough rests 48 hours."),
+                Turn::text("Both answered."),
+            ],
+        );
+        let report = block_on(h.task(config()).run("Ask about both notes at once"));
+        assert_eq!(report.end, EndReason::Answered, "{report:?}");
+        let timeline = subtask_timeline(&h.host.events());
+        let id = &report.task_id;
+        let expected: Vec<String> = if parallel {
+            vec![format!("start {id}.0"), format!("start {id}.1"), format!("end {id}.0"), format!("end {id}.1")]
+        } else {
+            vec![format!("start {id}.0"), format!("end {id}.0"), format!("start {id}.1"), format!("end {id}.1")]
+        };
+        assert_eq!(timeline, expected, "{mode}");
+        // Each child's answer is its own call's result, and both children's usage rolls up.
+        let requests = h.provider.requests();
+        let results = format!("{:?}", requests[3].messages.last().unwrap());
+        assert!(results.contains("Bake at 230") && results.contains("48 hours"), "{results}");
+        let children: Usage = report
+            .steps
+            .iter()
+            .flat_map(|s| &s.tool_calls)
+            .filter_map(|c| c.subtask.as_ref())
+            .fold(Usage::default(), |sum, r| sum + r.usage);
+        assert_eq!(report.usage, steps_usage(&report) + children);
+    }
+}
+
+#[test]
+fn a_sub_task_may_narrow_its_mode_but_never_widen_it() {
+    let h = Harness::new(
+        notes(),
+        [
+            delegate("ask", "Look around."),
+            Turn::tools([("switch_mode", json!({"mode": "agent", "reason": "to write"}))]),
+            Turn::text("Stayed in ask mode."),
+            Turn::text("Done."),
+        ],
+    );
+    let report = block_on(h.task(config()).run("go"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let requests = h.provider.requests();
+    let switch = requests[1].tools.iter().find(|t| t.name == "switch_mode").expect("offered");
+    assert_eq!(switch.input_schema["properties"]["mode"]["enum"], json!(["ask"]));
+    // The call is refused by the schema, before any approval, and the child stays read-only.
+    assert!(!h.host.events().iter().any(|e| matches!(e, AgentEvent::ApprovalRequired { .. })));
+    assert!(!tool_names(&requests[2]).contains(&"write_file".to_string()));
+    // The parent (depth 0) may switch to any mode.
+    let modes =
+        &requests[0].tools.iter().find(|t| t.name == "switch_mode").unwrap().input_schema["properties"]["mode"]["enum"];
+    assert!(modes.as_array().unwrap().len() >= 2, "{modes}");
+}
