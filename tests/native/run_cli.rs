@@ -412,7 +412,7 @@ fn run_learns_a_recipe_over_three_runs_and_the_fourth_takes_the_fast_path() {
     }
     let dir = vault.path().to_str().unwrap();
     let listed = text(&vault_agent(&["memory", "list", "--vault", dir]).stdout);
-    assert!(listed.starts_with(&format!("r1\trecipe\t")), "{listed}");
+    assert!(listed.starts_with("r1\trecipe\t"), "{listed}");
     assert!(listed.contains(&format!("\t{request}\t3 successes, 0 failures\tread_file, write_file")), "{listed}");
 
     let output = run(vault.path(), &base, &flags, request);
