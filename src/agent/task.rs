@@ -134,6 +134,20 @@ struct ModelTurn {
     first_token_ms: Option<u64>,
 }
 
+impl ModelTurn {
+    /// The report of step `step`, made by this call (its tool calls are added once they ran).
+    fn step_report(&self, step: u32) -> StepReport {
+        StepReport {
+            step,
+            model_latency_ms: self.latency_ms,
+            first_token_ms: self.first_token_ms,
+            usage: self.usage,
+            stop_reason: Some(self.stop_reason.clone()),
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
 /// The salvage call's note: the final answer had no prose.
 const SALVAGE_NOTE: &str = "Your last reply had no text for the user. Write your answer now as plain prose: what you \
                             found, what you did, and what is left undone. Do not call tools.";
@@ -549,14 +563,7 @@ impl AgentTask {
                         usage: turn.usage,
                         total: run.usage + self.overhead,
                     });
-                    run.steps.push(StepReport {
-                        step,
-                        model_latency_ms: turn.latency_ms,
-                        first_token_ms: turn.first_token_ms,
-                        usage: turn.usage,
-                        stop_reason: Some(turn.stop_reason.clone()),
-                        tool_calls: Vec::new(),
-                    });
+                    run.steps.push(turn.step_report(step));
                     let calls: Vec<ToolCall> = turn
                         .message
                         .tool_uses()
@@ -1154,6 +1161,7 @@ impl AgentTask {
         };
         match self.within_deadline(self.call_model(&request, true)).await {
             Ok(turn) => {
+                let report = turn.step_report(step);
                 // Tools were disabled: any call the model made anyway is dropped, so the history
                 // never holds a call without a result.
                 let content: Vec<ContentBlock> =
@@ -1163,14 +1171,6 @@ impl AgentTask {
                 if !message.content.is_empty() {
                     self.history.push(message);
                 }
-                let report = StepReport {
-                    step,
-                    model_latency_ms: turn.latency_ms,
-                    first_token_ms: turn.first_token_ms,
-                    usage: turn.usage,
-                    stop_reason: Some(turn.stop_reason),
-                    tool_calls: Vec::new(),
-                };
                 (Some(text), Some(report))
             }
             Err(e) => {

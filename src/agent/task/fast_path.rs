@@ -27,7 +27,7 @@ use crate::memory::{Recipe, RecipeStep, RecipeStore, RequestVector, FAST_PATH_SU
 use crate::pipeline::{CallOutcome, CallStatus, ToolCall};
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ContentBlock, EndReason, ErrorKind, Message, ModelRequest, RecipeUse, Role,
-    StepReport, SystemPart, ToolChoice,
+    SystemPart, ToolChoice,
 };
 use crate::tools::{ToolKind, ATTEMPT_COMPLETION};
 
@@ -119,14 +119,7 @@ impl AgentTask {
         };
         run.usage += turn.usage;
         self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: run.usage + self.overhead });
-        run.steps.push(StepReport {
-            step,
-            model_latency_ms: turn.latency_ms,
-            first_token_ms: turn.first_token_ms,
-            usage: turn.usage,
-            stop_reason: Some(turn.stop_reason),
-            tool_calls: Vec::new(),
-        });
+        run.steps.push(turn.step_report(step));
         let calls = match self.parse_plan(&turn.message.text()) {
             Ok(calls) => calls,
             Err(reason) => {
