@@ -12,6 +12,7 @@ import { requestWithObsidian } from "./transport";
 import { describeUndo } from "./views/UndoModal";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
 import { SearchModal } from "./views/SearchModal";
+import { editSelection, editorView, inlineEditExtension } from "./views/inlineEdit";
 import { errorMessage } from "./views/turn";
 
 /**
@@ -75,6 +76,18 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
             view?.fillInput(`${quote(selection)}\n\n`);
           });
         }
+        return true;
+      },
+    });
+    this.registerEditorExtension(inlineEditExtension());
+    // No default hotkey: users bind one under Settings → Hotkeys.
+    this.addCommand({
+      id: "edit-selection",
+      name: "Edit the selection",
+      editorCheckCallback: (checking, editor, ctx) => {
+        const file = ctx.file;
+        if (!file || file.extension !== "md" || !editor.getSelection() || !editorView(editor)) return false;
+        if (!checking) editSelection(this, this.app.workspace, editor, file, ctx);
         return true;
       },
     });

@@ -25,6 +25,8 @@ export type {
   ContentBlock,
   EndReason,
   ErrorKind,
+  InlineEditReport,
+  InlineEditRequest,
   InterruptedTask,
   MemoryEntry,
   MemoryKind,

@@ -30,7 +30,7 @@ cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnin
 step "cargo test (native)"
 cargo test --locked
 
-step "fuzz every parser of outside input briefly: 9 targets x 2 s (long runs: RELIABILITY.md)"
+step "fuzz every parser of outside input briefly: 10 targets x 2 s (long runs: RELIABILITY.md)"
 FUZZ_SECONDS=2 cargo test --locked --test fuzz
 
 step "tests in headless Chrome (wasm-pack test)"

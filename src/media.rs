@@ -86,25 +86,23 @@ pub async fn attach_media(vault: &dyn Vault, path: &VaultPath, support: MediaSup
         }
         MediaKind::Pdf => {
             too_large(path, size, MAX_PDF_BYTES)?;
-            MediaAttachment { body: pdf_text(&vault.read_binary(path).await?)?, blocks: Vec::new() }
+            MediaAttachment { body: pdf_text(vault, path).await?, blocks: Vec::new() }
         }
     })
 }
 
-/// The text of a PDF, page by page (`--- page N ---` before each), cut at
-/// [`MAX_PDF_CHARS`] with a line saying so. A PDF with no text layer (a scan) is an error that
-/// says so.
-pub fn pdf_text(bytes: &[u8]) -> Result<String> {
-    let document = lopdf::Document::load_mem(bytes).map_err(|e| Error::Invalid(format!("not a readable PDF: {e}")))?;
+/// The text of the PDF at `path` for the model, page by page (`--- page N ---` before each),
+/// cut at [`MAX_PDF_CHARS`] with a line saying so. A PDF with no text layer (a scan) is an
+/// error that says so.
+pub async fn pdf_text(vault: &dyn Vault, path: &VaultPath) -> Result<String> {
+    let pages = vault.pdf_pages(path).await?;
     let mut text = String::new();
-    for (number, _) in document.get_pages() {
-        // A page whose text cannot be decoded is skipped, not the whole file.
-        let Ok(page) = document.extract_text(&[number]) else { continue };
+    for (number, page) in pages.iter().enumerate() {
         let page = page.trim();
         if page.is_empty() {
             continue;
         }
-        text.push_str(&format!("--- page {number} ---\n{page}\n"));
+        text.push_str(&format!("--- page {} ---\n{page}\n", number + 1));
         if text.chars().count() > MAX_PDF_CHARS {
             text = text.chars().take(MAX_PDF_CHARS).collect();
             text.push_str(&format!("\n[… cut at {MAX_PDF_CHARS} characters]"));
@@ -112,9 +110,25 @@ pub fn pdf_text(bytes: &[u8]) -> Result<String> {
         }
     }
     if text.is_empty() {
-        return Err(Error::Invalid("the PDF has no text layer (a scan?), and this model reads no PDFs".into()));
+        return Err(Error::Invalid(format!("{path} has no text layer (a scan?), and this model reads no PDFs")));
     }
     Ok(text)
+}
+
+/// [`Vault::pdf_pages`] as native builds do it: the file's bytes through lopdf. A page whose
+/// text cannot be decoded is an empty page, not a failed file.
+#[cfg(not(target_arch = "wasm32"))]
+pub async fn read_pdf_pages<V: Vault + ?Sized>(vault: &V, path: &VaultPath) -> Result<Vec<String>> {
+    let bytes = vault.read_binary(path).await?;
+    let document =
+        lopdf::Document::load_mem(&bytes).map_err(|e| Error::Invalid(format!("{path} is not a readable PDF: {e}")))?;
+    Ok(document.get_pages().into_keys().map(|number| document.extract_text(&[number]).unwrap_or_default()).collect())
+}
+
+/// [`Vault::pdf_pages`] where the host has no PDF reader of its own.
+#[cfg(target_arch = "wasm32")]
+pub async fn read_pdf_pages<V: Vault + ?Sized>(_vault: &V, path: &VaultPath) -> Result<Vec<String>> {
+    Err(Error::Invalid(format!("{path}: this host cannot read PDFs")))
 }
 
 fn too_large(path: &VaultPath, size: usize, limit: usize) -> Result<()> {
@@ -147,10 +161,18 @@ mod tests {
 
     #[test]
     fn a_pdf_gives_its_text_page_by_page() {
-        let text = pdf_text(REPORT).unwrap();
+        let vault = MemoryVault::new();
+        let path = VaultPath::parse("q3.pdf").unwrap();
+        let pdf = |bytes: &[u8]| {
+            futures::executor::block_on(async {
+                vault.write_binary(&path, bytes).await.unwrap();
+                pdf_text(&vault, &path).await
+            })
+        };
+        let text = pdf(REPORT).unwrap();
         assert!(text.starts_with("--- page 1 ---\nQuarterly revenue grew by twelve percent."), "{text}");
         assert!(text.contains("--- page 2 ---\nThe Kyoto office opens in March."), "{text}");
-        assert!(pdf_text(b"%PDF-1.4 not really").is_err());
+        assert!(pdf(b"%PDF-1.4 not really").is_err());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-import type { Chat, SearchEngine, VaultCore } from "../../pkg/vault_agent.js";
+import type { Chat, InlineEdit, SearchEngine, VaultCore } from "../../pkg/vault_agent.js";
 import type { CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import { readBatch, type VaultHost } from "../host/VaultHost";
 import type { CoreRequest, CoreResponse } from "../transport";
@@ -15,11 +15,18 @@ export type Remote<T> = {
   free(): void;
 };
 
-type Remoted<R> = R extends SearchEngine ? RemoteSearchEngine : R extends Chat ? RemoteChat : R;
+type Remoted<R> = R extends SearchEngine
+  ? RemoteSearchEngine
+  : R extends Chat
+    ? RemoteChat
+    : R extends InlineEdit
+      ? RemoteInlineEdit
+      : R;
 
 export type RemoteVaultCore = Remote<VaultCore>;
 export type RemoteSearchEngine = Remote<SearchEngine>;
 export type RemoteChat = Remote<Chat>;
+export type RemoteInlineEdit = Remote<InlineEdit>;
 
 type Callback = (...args: unknown[]) => unknown;
 
@@ -202,6 +209,8 @@ export class CoreClient {
         return host.readBinary(call.path);
       case "readBatch":
         return host.readBatch ? host.readBatch(call.paths) : readBatch(host, call.paths);
+      case "pdfPages":
+        return host.pdfPages ? host.pdfPages(call.path) : Promise.reject(new Error("this host cannot read PDFs"));
       case "write":
         return host.write(call.path, call.content);
       case "writeBinary":

@@ -26,7 +26,7 @@ export type Reply = { "outcome": "value", value: unknown, } | { "outcome": "hand
  * A call the core makes to the main thread: the `VaultHost` methods (`js/host/VaultHost.ts`)
  * and the `request` transport, by name (`op`), with their arguments.
  */
-export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", path: string, } | { "op": "readBatch", paths: Array<string>, } | { "op": "write", path: string, content: string, } | { "op": "writeBinary", path: string, data: Uint8Array, } | { "op": "list", path: string, } | { "op": "stat", path: string, } | { "op": "mkdir", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "trash", path: string, } | { "op": "remove", path: string, } | { "op": "request", request: HttpRequest, } | { "op": "processStart", command: string, args: Array<string>, env: { [key in string]: string }, } | { "op": "processSend", id: number, line: string, } | { "op": "processRead", id: number, } | { "op": "processClose", id: number, };
+export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", path: string, } | { "op": "readBatch", paths: Array<string>, } | { "op": "pdfPages", path: string, } | { "op": "write", path: string, content: string, } | { "op": "writeBinary", path: string, data: Uint8Array, } | { "op": "list", path: string, } | { "op": "stat", path: string, } | { "op": "mkdir", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "trash", path: string, } | { "op": "remove", path: string, } | { "op": "request", request: HttpRequest, } | { "op": "processStart", command: string, args: Array<string>, env: { [key in string]: string }, } | { "op": "processSend", id: number, line: string, } | { "op": "processRead", id: number, } | { "op": "processClose", id: number, };
 
 /**
  * A request as `JsRequestClient` sends it (`src/wasm/request_client.rs`).
@@ -673,6 +673,28 @@ waitingFor: string | null,
 problem: string | null, };
 
 /**
+ * What an inline edit did.
+ */
+export type InlineEditReport = { 
+/**
+ * The task the write belongs to (its checkpoint and log; undone like any task).
+ */
+task_id: string, outcome: InlineEditOutcome, 
+/**
+ * What to tell the user.
+ */
+message: string, 
+/**
+ * What the model wrote in place of the selection, when it answered.
+ */
+replacement?: string, usage: Usage, };
+
+/**
+ * How an inline edit ended.
+ */
+export type InlineEditOutcome = "applied" | "rejected" | "conflict" | "failed";
+
+/**
  * One result.
  */
 export type SearchHit = { 
@@ -1021,3 +1043,24 @@ chatId: string | null,
  * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
  */
 mcpServers: Array<McpServerConfig>, };
+
+/**
+ * An inline edit, as the editor asks for it.
+ */
+export type InlineEditRequest = { 
+/**
+ * The note's vault path.
+ */
+path: string, 
+/**
+ * Where the selection starts and ends, counted as the editor counts (UTF-16 code units).
+ */
+from: number, to: number, 
+/**
+ * The selected text, as the editor shows it: the note must hold it there.
+ */
+selection: string, 
+/**
+ * What to do with the selection ("make it shorter").
+ */
+instruction: string, };

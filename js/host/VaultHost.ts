@@ -37,6 +37,11 @@ export interface VaultHost {
    */
   readBatch?(paths: string[]): Promise<BatchRead[]>;
   /**
+   * Optional: the text of the PDF at `path`, one string a page (Obsidian's PDF.js). Without it
+   * the core cannot give a PDF's text to a model that reads no PDFs itself.
+   */
+  pdfPages?(path: string): Promise<string[]>;
+  /**
    * Optional, desktop only: starts a child process (an MCP server that is a command) and
    * resolves with its id. With it come {@link processSend}, {@link processRead} and
    * {@link processClose}.

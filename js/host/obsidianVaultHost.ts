@@ -1,5 +1,6 @@
 import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
 import type { BatchRead } from "../generated/protocol";
+import { pdfPages } from "./pdfText";
 import type { Processes } from "./processes";
 import { readBatch, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
 
@@ -51,6 +52,11 @@ export class ObsidianVaultHost implements VaultHost {
     if (!stat) throw new VaultHostError("ENOENT", path);
     if (stat.kind === "folder") throw new VaultHostError("EISDIR", path);
     return this.adapter.readBinary(adapterPath(path));
+  }
+
+  /** A PDF's text, one string a page, read with Obsidian's PDF.js. */
+  async pdfPages(path: string): Promise<string[]> {
+    return pdfPages(await this.readBinary(path));
   }
 
   async write(path: string, content: string): Promise<void> {

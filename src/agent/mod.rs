@@ -6,6 +6,7 @@ mod chat_store;
 mod config;
 mod conversation;
 mod hooks;
+mod inline_edit;
 mod snapshot;
 mod subtask;
 mod task;
@@ -16,6 +17,7 @@ pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary,
 pub use config::{AgentConfig, GuardConfig};
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
 pub use hooks::{CondenseHook, EndHook, HookContext, MemoryExtraction, MemoryFlush};
+pub use inline_edit::{InlineEdit, InlineEditOutcome, InlineEditReport, InlineEditRequest, CONTEXT_CHARS};
 pub use snapshot::{
     discard_snapshot, list_interrupted, load_snapshot, parse_snapshot, snapshot_path, InterruptedTask, RunProgress,
     TaskSnapshot, SNAPSHOT_VERSION, TASK_FOLDER,

@@ -100,6 +100,10 @@ pub enum HostCall {
     ReadBatch {
         paths: Vec<String>,
     },
+    /// A PDF's text, one string a page (read on the main thread, with Obsidian's PDF.js).
+    PdfPages {
+        path: String,
+    },
     Write {
         path: String,
         content: String,

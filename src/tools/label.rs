@@ -41,6 +41,7 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
         }
         "write_file" => label.text("Wrote ").note(path).group("Wrote {n} notes"),
         "edit_file" => label.text("Edited ").note(path).group("Edited {n} notes"),
+        "replace_selection" => label.text("Edited the selection in ").note(path),
         "append_to_file" => label.text("Added to ").note(path).group("Added to {n} notes"),
         "update_frontmatter" => {
             label.text("Updated the properties of ").note(path).group("Updated the properties of {n} notes")

@@ -111,6 +111,13 @@ pub trait Vault {
     async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
         read_one_by_one(self, paths).await
     }
+
+    /// The text of the PDF at `path`, one string a page. The default reads it with lopdf
+    /// (native builds); the plugin's host reads it with Obsidian's own PDF.js, which keeps a
+    /// PDF parser out of the wasm. A file that is not a readable PDF is an error.
+    async fn pdf_pages(&self, path: &VaultPath) -> Result<Vec<String>> {
+        crate::media::read_pdf_pages(self, path).await
+    }
 }
 
 /// [`Vault::read_batch`] as `read` and `stat` one path at a time.

@@ -40,15 +40,7 @@ impl Chat {
         let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
         let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
         let mcp = Rc::new(McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher));
-        let host = Rc::new(ChannelHost::new(move |event| {
-            // A listener that throws must not stop the task; the error is reported where JS
-            // errors go.
-            if let Ok(value) = to_js(event) {
-                if let Err(e) = on_event.call1(&JsValue::NULL, &value) {
-                    web_sys::console::error_2(&"Vault Agent: the event listener threw".into(), &e);
-                }
-            }
-        }));
+        let host = event_host(on_event);
         let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
             .with_history(options.history)
             .with_modes(options.modes)
@@ -59,6 +51,19 @@ impl Chat {
         conversation.set_chat_id(options.chat_id);
         Ok(Chat { conversation, host, vault: core.vault.clone(), mcp })
     }
+}
+
+/// The host whose events go to `on_event` and whose answers come from JS later.
+pub(crate) fn event_host(on_event: js_sys::Function) -> Rc<ChannelHost> {
+    Rc::new(ChannelHost::new(move |event| {
+        // A listener that throws must not stop the task; the error is reported where JS
+        // errors go.
+        if let Ok(value) = to_js(event) {
+            if let Err(e) = on_event.call1(&JsValue::NULL, &value) {
+                web_sys::console::error_2(&"Vault Agent: the event listener threw".into(), &e);
+            }
+        }
+    }))
 }
 
 #[wasm_bindgen]

@@ -6,6 +6,7 @@
 mod agent;
 mod clock;
 mod http;
+mod inline_edit;
 mod process;
 mod request_client;
 mod search;
@@ -22,6 +23,7 @@ use wasm_bindgen::prelude::*;
 pub use agent::Chat;
 pub use clock::JsClock;
 pub use http::FetchClient;
+pub use inline_edit::InlineEdit;
 pub use process::{JsLauncher, ProcessHost};
 pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
@@ -173,6 +175,14 @@ impl VaultCore {
     #[wasm_bindgen(js_name = newChat)]
     pub fn new_chat(&self, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
         Chat::new(self, options, on_event)
+    }
+
+    /// An inline editor for the note editor's selections: `options` as `newChat`'s (the
+    /// provider, agent settings and transport are used); `onEvent` receives the write's events,
+    /// its `approval_required` among them (answered with `InlineEdit.respond`).
+    #[wasm_bindgen(js_name = newInlineEdit)]
+    pub fn new_inline_edit(&self, options: JsValue, on_event: js_sys::Function) -> Result<InlineEdit, JsValue> {
+        InlineEdit::new(self, options, on_event)
     }
 
     /// Sends one tiny request with `provider` (a `ProviderConfig`), a single attempt, and

@@ -40,6 +40,9 @@ extern "C" {
     /// Optional: several notes in one call, answering a `BatchRead` per path.
     #[wasm_bindgen(method, catch, js_name = readBatch)]
     fn read_batch(this: &VaultHost, paths: js_sys::Array) -> std::result::Result<Promise, JsValue>;
+    /// Optional: a PDF's text, one string a page (Obsidian's PDF.js).
+    #[wasm_bindgen(method, catch, js_name = pdfPages)]
+    fn pdf_pages(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
 }
 
 /// A vault whose storage is the JS host's.
@@ -172,6 +175,15 @@ impl Vault for JsVault {
 
     async fn remove(&self, path: &VaultPath) -> Result<()> {
         call("remove", path, self.host.remove(path.as_str())).await.map(drop)
+    }
+
+    async fn pdf_pages(&self, path: &VaultPath) -> Result<Vec<String>> {
+        let readable = Reflect::get(&self.host, &JsValue::from_str("pdfPages")).is_ok_and(|f| f.is_function());
+        if !readable {
+            return Err(Error::Invalid(format!("{path}: this host cannot read PDFs")));
+        }
+        let value = call("pdfPages", path, self.host.pdf_pages(path.as_str())).await?;
+        host_value("pdfPages", path, value)
     }
 
     async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {

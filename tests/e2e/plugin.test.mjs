@@ -1135,7 +1135,7 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   const page = await openHost({ mock: id });
   await page.locator(".vault-agent-welcome").waitFor();
   await page.evaluate(() => {
-    window.fakeObsidian.selection = "Sourdough at 230 °C.\n\nLet the loaf cool for an hour.";
+    window.fakeObsidian.select("Sourdough at 230 °C.\n\nLet the loaf cool for an hour.");
     window.fakeObsidian.runCommand("ask-about-selection");
   });
   await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" }).waitFor();
@@ -1147,7 +1147,142 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   assert.match(await input.inputValue(), /hour\.\n\nWhy so long\?$/);
   assert.equal((await requests(id)).length, 0);
   // With nothing selected the command is not offered.
-  assert.equal(await page.evaluate(() => ((window.fakeObsidian.selection = ""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+  assert.equal(await page.evaluate(() => (window.fakeObsidian.select(""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/** The open note alone on a phone (the sidebar drawer closed), or back to the wide window. */
+async function noteLayout(page, kind) {
+  await page.evaluate((phone) => {
+    document.getElementById("vault-agent-e2e-layout")?.remove();
+    if (phone) {
+      const style = document.createElement("style");
+      style.id = "vault-agent-e2e-layout";
+      style.textContent = ".workspace-ribbon, .mod-left-split, .mod-right-split { display: none !important; } .mod-root { display: flex !important; }";
+      document.head.appendChild(style);
+    }
+    document.body.classList.toggle("is-mobile", phone);
+  }, kind === "mobile");
+  await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
+}
+
+test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
+  const id = `e2e-inline-${Date.now()}`;
+  const original = NOTES["Cooking/Bread.md"];
+  await script(id, [
+    { text: "Sourdough at 300 °C, never shown.", hold: true },
+    { text: "Sourdough at 250 °C for 40 minutes." },
+    { text: "Sourdough, very hot." },
+    { text: "Let the loaf rest for an hour." },
+    { text: "Let the loaf rest for an hour." },
+  ]);
+  const page = await openHost({ mock: id });
+  const note = page.locator(".fake-host-note");
+  const prompt = page.locator(".vault-agent-inline-prompt");
+  const choices = note.locator(".vault-agent-inline-choices");
+  const diffShown = async () => {
+    try {
+      await choices.waitFor({ timeout: 15_000 });
+    } catch (error) {
+      const state = { notices: await page.locator(".notice").allInnerTexts(), prompt: await prompt.count() ? await prompt.innerHTML() : null, requests: (await requests(id)).length, note: await note.innerText() };
+      throw new Error(`no diff: ${JSON.stringify(state)}`, { cause: error });
+    }
+  };
+  const ask = async (selected, instruction) => {
+    await page.evaluate((text) => {
+      window.fakeObsidian.select(text);
+      window.fakeObsidian.runCommand("edit-selection");
+    }, selected);
+    await prompt.locator("input").waitFor();
+    await until(page, () => document.activeElement?.classList.contains("vault-agent-inline-input"));
+    if (instruction) {
+      await page.keyboard.type(instruction);
+      await page.keyboard.press("Enter");
+    }
+  };
+
+  // With nothing selected the command is not offered.
+  assert.equal(await page.evaluate(() => (window.fakeObsidian.select(""), window.fakeObsidian.commands.get("edit-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
+
+  // The prompt opens at the selection, focused; Escape closes it and nothing is asked.
+  await ask("Sourdough at 230 °C.");
+  await shootLayouts(page, "inline-edit-prompt", { kinds: ["wide", "mobile"], arrange: noteLayout });
+  await prompt.locator("input").focus();
+  await page.keyboard.press("Escape");
+  await prompt.waitFor({ state: "detached" });
+  assert.equal((await requests(id)).length, 0);
+
+  // While the model writes, the prompt keeps the instruction and says so; Escape stops it.
+  await ask("Sourdough at 230 °C.", "hotter");
+  await prompt.locator(".vault-agent-inline-status", { hasText: "Rewriting…" }).waitFor();
+  assert.equal(await prompt.locator("input").inputValue(), "hotter");
+  await until(page, () => document.activeElement?.classList.contains("vault-agent-inline-input"));
+  await page.keyboard.press("Escape");
+  await prompt.waitFor({ state: "detached" });
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+  // The held answer's connection is let go (as other stop tests do), then the next edit starts
+  // at once: the stopped one, ending meanwhile, leaves it alone.
+  await fetch(`${origin}/mock/${id}/release`, { method: "POST" });
+
+  // The rewrite shows as a diff over the text: the old words struck through, the new line below
+  // with its new words marked. Nothing is written until it is accepted.
+  await ask("Sourdough at 230 °C.", "hotter, and say how long");
+  await diffShown();
+  assert.equal(await prompt.count(), 0);
+  const struck = (await note.locator(".vault-agent-inline-removed").allInnerTexts()).join(" ");
+  assert.match(struck, /230/);
+  assert.doesNotMatch(struck, /Sourdough/);
+  assert.equal(await note.locator(".vault-agent-inline-added").innerText(), "Sourdough at 250 °C for 40 minutes.");
+  assert.match((await note.locator(".vault-agent-inline-added mark").allInnerTexts()).join(" "), /250.*40 minutes/);
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+  const sent = await requests(id);
+  assert.equal(sent.length, 2);
+  const asked = JSON.stringify(sent[1].body.messages);
+  assert.match(asked, /<selection>Sourdough at 230 °C.<\/selection>/);
+  assert.match(asked, /hotter, and say how long/);
+  assert.equal(sent[1].body.tools, undefined);
+  await shootLayouts(page, "inline-edit-diff", { kinds: ["wide", "mobile"], arrange: noteLayout });
+
+  // Accept writes it (a task with a checkpoint); the notice's Undo brings the old text back.
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).includes("250 °C for 40 minutes."));
+  assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 250 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
+  await note.locator(".cm-content", { hasText: "Sourdough at 250 °C for 40 minutes." }).waitFor();
+  assert.equal(await note.locator(".vault-agent-inline-removed, .vault-agent-inline-added, .vault-agent-inline-choices").count(), 0);
+  await page.locator(".notice .vault-agent-inline-undo").click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")) === "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n");
+  await note.locator(".cm-content", { hasText: "Sourdough at 230 °C." }).waitFor();
+
+  // Escape on the diff rejects it: nothing is written.
+  await ask("Sourdough at 230 °C.", "make it vague");
+  await diffShown();
+  await page.keyboard.press("Escape");
+  await choices.waitFor({ state: "detached" });
+  await page.waitForTimeout(300);
+  assert.equal(await read(page, "Cooking/Bread.md"), original);
+
+  // The note changes under the diff (another program wrote it): Accept writes nothing, and says so.
+  await ask("Let the loaf cool for an hour.", "say rest");
+  await diffShown();
+  const changed = "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour. Or two.\n";
+  await page.evaluate((text) => {
+    const app = window.fakeObsidian.app;
+    return app.vault.modify(app.vault.getAbstractFileByPath("Cooking/Bread.md"), text);
+  }, changed);
+  await note.locator(".cm-content", { hasText: "Or two." }).waitFor();
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await page.locator(".notice", { hasText: "changed while the edit was shown" }).waitFor();
+  assert.equal(await read(page, "Cooking/Bread.md"), changed);
+
+  // An accepted edit is the last task: "Undo the last task" reverts it too.
+  await ask("Let the loaf cool for an hour. Or two.", "say rest");
+  await choices.locator("button", { hasText: "Accept" }).click();
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("rest for an hour.\n"));
+  await page.evaluate(() => window.fakeObsidian.runCommand("undo-last-task"));
+  await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("Or two.\n"));
+  assert.equal(await read(page, "Cooking/Bread.md"), changed);
+  assert.equal((await requests(id)).length, 5);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -1286,17 +1421,20 @@ async function layout(page, kind) {
   await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
 }
 
-/** Screenshots of the chat, light and dark, in the three layouts; ends light and wide. */
-async function shootLayouts(page, name) {
-  for (const kind of ["wide", "narrow", "mobile"]) {
-    await layout(page, kind);
+/**
+ * Screenshots, light and dark, in `kinds` of `arrange`'s layouts (the chat's three by default);
+ * ends light and wide.
+ */
+async function shootLayouts(page, name, { kinds = ["wide", "narrow", "mobile"], arrange = layout } = {}) {
+  for (const kind of kinds) {
+    await arrange(page, kind);
     for (const theme of ["light", "dark"]) {
       await setTheme(page, theme);
       await page.screenshot({ path: `${ARTIFACTS}/${name}-${kind}-${theme}.png` });
     }
   }
   await setTheme(page, "light");
-  await layout(page, "wide");
+  await arrange(page, "wide");
 }
 
 /** Every button, picker and item to tap in the chat (and in `extra`: a modal's) is at least 44 px tall on a phone. */
@@ -1799,4 +1937,26 @@ test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a 
   assert.match(sent.body.messages[0].content[0].text, /not shown, because this model cannot see images/);
   assert.deepEqual(blind.errors, []);
   await blind.close();
+
+  // A local model behind a compatible server reads no PDFs: it gets the PDF's text, read on the
+  // main thread with (Obsidian's) PDF.js.
+  const localId = `e2e-media-local-${Date.now()}`;
+  await script(localId, [{ text: "Revenue grew by twelve percent." }]);
+  const local = await openHost({
+    mock: localId,
+    data: { provider: { preset: "custom", model: "qwen2.5:7b", baseUrl: `${origin}/mock/${localId}/openai/v1` } },
+  });
+  await local.evaluate((bytes) => window.fakeObsidian.app.vault.createBinary("Reports/Q3 report.pdf", new Uint8Array(bytes).buffer), pdf);
+  await local.locator(".vault-agent-input").fill("What grew? ");
+  await local.locator(".vault-agent-input").pressSequentially("@");
+  await local.locator(".prompt-input").fill("q3 report");
+  await local.keyboard.press("Enter");
+  await local.locator(".vault-agent-send").click();
+  await local.locator(".vault-agent-text", { hasText: "twelve percent" }).waitFor();
+  const [asked] = await requests(localId);
+  const user = asked.body.messages.find((m) => m.role === "user");
+  assert.equal(typeof user.content, "string", "text only: no file part for a compatible server");
+  assert.match(user.content, /<note path="Reports\/Q3 report.pdf">\n--- page 1 ---\nQuarterly revenue grew by twelve percent.\n--- page 2 ---\nThe Kyoto office opens in March./);
+  assert.deepEqual(local.errors, []);
+  await local.close();
 });

@@ -42,6 +42,7 @@ pub fn all() -> Vec<Target> {
         Target { name: "static_model", run: static_model, seeds: static_model_seeds, dictionary: JSON_TOKENS },
         Target { name: "vectors", run: vectors, seeds: vector_seeds, dictionary: JSON_TOKENS },
         Target { name: "snapshot", run: snapshot, seeds: snapshot_seeds, dictionary: JSON_TOKENS },
+        Target { name: "pdf", run: pdf, seeds: pdf_seeds, dictionary: PDF_TOKENS },
     ]
 }
 
@@ -594,3 +595,45 @@ fn snapshot_seeds() -> Vec<Vec<u8>> {
     };
     [running, waiting].iter().filter_map(|s| serde_json::to_vec_pretty(s).ok()).collect()
 }
+
+/// A PDF from the vault, read for its text (for a model that reads no PDFs itself).
+fn pdf(input: &[u8]) {
+    let vault = MemoryVault::new();
+    let path = VaultPath::parse("in.pdf").unwrap();
+    block_on(async {
+        vault.write_binary(&path, input).await.unwrap();
+        let _ = vault_agent::media::pdf_text(&vault, &path).await;
+    });
+}
+
+fn pdf_seeds() -> Vec<Vec<u8>> {
+    vec![include_bytes!("../fixtures/report.pdf").to_vec(), b"%PDF-1.4\n%%EOF".to_vec()]
+}
+
+const PDF_TOKENS: &[&[u8]] = &[
+    b"obj",
+    b"endobj",
+    b"stream\n",
+    b"\nendstream",
+    b"<<",
+    b">>",
+    b"/Length 9",
+    b"/Filter /FlateDecode",
+    b"/Type /Page",
+    b"/Contents 4 0 R",
+    b"BT",
+    b"ET",
+    b"Tj",
+    b"TJ",
+    b"(",
+    b")",
+    b"xref",
+    b"trailer",
+    b"startxref",
+    b"/ToUnicode 6 0 R",
+    b"beginbfchar",
+    b"/Encrypt",
+    b"R",
+    b"[",
+    b"]",
+];

@@ -12,6 +12,9 @@ mod pipeline;
 #[path = "agent/undo.rs"]
 mod undo;
 
+#[path = "agent/inline_edit.rs"]
+mod inline_edit;
+
 #[path = "agent/conversation.rs"]
 mod conversation;
 

@@ -101,6 +101,8 @@ fn generate() -> String {
         ChatTask,
         ChatSummary,
         InterruptedTask,
+        vault_agent::agent::InlineEditReport,
+        vault_agent::agent::InlineEditOutcome,
         SearchHit,
         RelatedNote,
         Signals,
@@ -118,6 +120,7 @@ fn generate() -> String {
         Transport,
         VaultInfo,
         ChatOptions,
+        vault_agent::agent::InlineEditRequest,
     );
     out.truncate(out.trim_end().len());
     out.push('\n');

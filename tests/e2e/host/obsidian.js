@@ -158,6 +158,11 @@ FuzzySuggestModal.prototype.renderSuggestion = function renderSuggestion(match, 
 export class Notice extends MockNotice {
   constructor(message, duration) {
     super(message, duration);
+    // Obsidian shows the fragment itself (the mocks show a copy, without its listeners).
+    if (typeof message !== "string") {
+      this.messageEl.empty();
+      this.messageEl.appendChild(message);
+    }
     let container = document.querySelector(".notice-container");
     if (!container) container = document.body.createDiv({ cls: "notice-container" });
     this.noticeEl.addClass("notice");
@@ -363,6 +368,16 @@ for (const Cls of [ButtonComponent, ExtraButtonComponent]) {
     }
     return this;
   };
+}
+
+/**
+ * Obsidian's `loadPdfJs`: the real PDF.js (pdfjs-dist, bundled into the page), its worker served
+ * beside the page as Obsidian serves its own.
+ */
+export async function loadPdfJs() {
+  const pdfjs = await import("pdfjs-dist");
+  pdfjs.GlobalWorkerOptions.workerSrc = "/host/pdf.worker.mjs";
+  return pdfjs;
 }
 
 export * from "obsidian-test-mocks/obsidian";

@@ -10,6 +10,8 @@
 //     mobile: true | undefined — Obsidian's phone app: `Platform.isMobileApp`, `is-mobile` on the
 //     body, the sidebar as a full-width drawer }
 import { setup } from "obsidian-test-mocks/setup";
+import * as cmState from "@codemirror/state";
+import * as cmView from "@codemirror/view";
 import * as obsidian from "./obsidian.js";
 
 setup();
@@ -63,6 +65,7 @@ async function boot() {
   for (const [id, secret] of Object.entries(cfg.secrets ?? {})) app.secretStorage.setSecret(id, secret);
 
   const notes = noteView(app, parts.root);
+  host.notes = notes;
   fileList(app, parts.left, notes);
   workspaceGlue(app, parts.right, notes);
   themeToggle(parts.ribbon);
@@ -106,6 +109,14 @@ host.runCommand = (id) => {
   const view = host.app.workspace.activeEditor;
   if (command.editorCheckCallback && view) return command.editorCheckCallback(false, view.editor, view);
   throw new Error(`command ${id} cannot run here`);
+};
+
+/** Selects the first `text` in the open note's editor (an empty `text`: the cursor at its start). */
+host.select = (text) => {
+  const { cm } = host.app.workspace.activeEditor.editor;
+  const from = cm.state.doc.toString().indexOf(text);
+  if (from < 0) throw new Error(`the note has no ${JSON.stringify(text)}`);
+  cm.dispatch({ selection: { anchor: from, head: from + text.length } });
 };
 
 /** A note's current text in the vault (for tests). */
@@ -158,39 +169,118 @@ function gate(adapter, path) {
   };
 }
 
-/** The open note in the middle: its title and rendered text, updated when the vault changes. */
+/**
+ * The open note in the middle: its title and a CodeMirror 6 editor (Obsidian's editor, in source
+ * mode) holding its text. What is typed is saved to the vault at once; when the vault changes
+ * under it (the agent wrote), the editor takes the new text, keeping the cursor where it was (at
+ * the end if it was there). A note opens with the cursor at its end. Plugins' editor extensions
+ * (`registerEditorExtension`) are part of it.
+ */
 function noteView(app, root) {
+  const { EditorState, Compartment, Annotation } = cmState;
+  const { EditorView, drawSelection } = cmView;
   const header = root.createDiv({ cls: "view-header" });
   const title = header.createDiv({ cls: "view-header-title" });
-  const body = root.createDiv({ cls: "markdown-preview-view markdown-rendered fake-host-note" });
+  const body = root.createDiv({ cls: "markdown-source-view mod-cm6 fake-host-note" });
+  const fromVault = Annotation.define();
+  const plugins = new Compartment();
   let current = null;
-  const render = async () => {
-    body.empty();
+  let saving = null;
+  const save = async () => {
     if (!current) return;
-    title.setText(current.path);
-    // Obsidian shows frontmatter as properties, not as text.
-    const text = (await app.vault.read(current)).replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, "");
-    await obsidian.MarkdownRenderer.render(app, text, body, current.path, null);
+    const text = view.state.doc.toString();
+    if ((await app.vault.read(current)) !== text) await app.vault.modify(current, text);
   };
-  app.vault.on("modify", (file) => file === current && void render());
+  const view = new EditorView({
+    parent: body,
+    state: EditorState.create({
+      doc: "",
+      extensions: [
+        drawSelection(),
+        EditorView.lineWrapping,
+        plugins.of([]),
+        EditorView.updateListener.of((update) => {
+          if (!current || !update.docChanged || update.transactions.some((tr) => tr.annotation(fromVault))) return;
+          saving = save();
+        }),
+      ],
+    }),
+  });
+  body.hide();
+  // A note opened: its text, the cursor at its end. A note changed under the editor: only the
+  // stretch that differs is replaced (as Obsidian merges), so the cursor and decorations around
+  // it stay; a cursor at the end stays at the end.
+  const load = (text, merge) => {
+    const doc = view.state.doc.toString();
+    if (!merge) {
+      view.dispatch({ changes: { from: 0, to: doc.length, insert: text }, selection: { anchor: text.length }, annotations: fromVault.of(true) });
+      return;
+    }
+    let start = 0;
+    while (start < doc.length && start < text.length && doc[start] === text[start]) start++;
+    let end = 0;
+    while (end < doc.length - start && end < text.length - start && doc[doc.length - 1 - end] === text[text.length - 1 - end]) end++;
+    const atEnd = view.state.selection.main.head === doc.length;
+    const changes = { from: start, to: doc.length - end, insert: text.slice(start, text.length - end) };
+    view.dispatch({ changes, ...(atEnd ? { selection: { anchor: text.length } } : {}), annotations: fromVault.of(true) });
+  };
+  app.vault.on("modify", async (file) => {
+    if (file !== current) return;
+    const text = await app.vault.read(file);
+    if (text !== view.state.doc.toString()) load(text, true);
+  });
   app.vault.on("delete", (file) => {
     if (file === current) {
       current = null;
       title.setText("");
-      body.empty();
+      body.hide();
     }
   });
+  // Obsidian's `Editor`, over the view: positions are {line, ch} from 0, offsets UTF-16 units.
+  const toPos = (offset) => {
+    const line = view.state.doc.lineAt(offset);
+    return { line: line.number - 1, ch: offset - line.from };
+  };
+  const toOffset = (pos) => view.state.doc.line(pos.line + 1).from + pos.ch;
+  const editor = {
+    cm: view,
+    getValue: () => view.state.doc.toString(),
+    getSelection: () => {
+      const { from, to } = view.state.selection.main;
+      return view.state.sliceDoc(from, to);
+    },
+    getCursor: (which = "head") => {
+      const range = view.state.selection.main;
+      return toPos({ from: range.from, to: range.to, anchor: range.anchor, head: range.head }[which] ?? range.head);
+    },
+    setSelection: (anchor, head) => view.dispatch({ selection: { anchor: toOffset(anchor), head: toOffset(head ?? anchor) } }),
+    replaceSelection: (text) => view.dispatch(view.state.replaceSelection(text)),
+    posToOffset: toOffset,
+    offsetToPos: toPos,
+    focus: () => view.focus(),
+  };
   return {
     open: async (file) => {
       current = file;
-      await render();
+      title.setText(file.path);
+      root.querySelector(".fake-host-hint")?.remove();
+      body.show();
+      load(await app.vault.read(file), false);
       app.workspace.trigger("file-open", file);
       app.workspace.trigger("active-leaf-change", null);
     },
     file: () => current,
+    editor: () => (current ? editor : null),
+    /** Writes what the editor holds to the note now (`MarkdownView.save`). */
+    save: async () => {
+      await saving;
+      await save();
+    },
+    /** The editor extensions of the loaded plugin, in place of the last ones. */
+    useExtensions: (extensions) => view.dispatch({ effects: plugins.reconfigure(extensions) }),
     placeholder: () => {
       title.setText("No note open");
-      body.createDiv({ cls: "fake-host-hint", text: "Pick a note on the left, or open Vault Agent from the ribbon." });
+      root.createDiv({ cls: "fake-host-hint", text: "Pick a note on the left, or open Vault Agent from the ribbon." });
     },
   };
 }
@@ -245,18 +335,12 @@ function workspaceGlue(app, right, notes) {
     return leaf;
   };
   ws.getActiveFile = () => notes.file();
-  // The open note's editor, with the cursor at its end (what "insert at the cursor" meets) and
-  // `fakeObsidian.selection` selected.
+  // The open note's view: its file, its editor and `save()`, as Obsidian's MarkdownView.
   Object.defineProperty(ws, "activeEditor", {
     configurable: true,
     get: () => {
       const file = notes.file();
-      if (!file) return null;
-      const editor = {
-        getSelection: () => host.selection ?? "",
-        replaceSelection: (text) => void app.vault.process(file, (data) => data + text),
-      };
-      return { file, editor };
+      return file ? { file, editor: notes.editor(), save: notes.save } : null;
     },
   });
   ws.openLinkText = async (linktext, _source) => {
@@ -283,6 +367,9 @@ async function loadPlugin(app, parts, store) {
   const module = { exports: {} };
   const require = (name) => {
     if (name === "obsidian") return obsidian;
+    // Obsidian's editor packages, the very modules its editor is made of.
+    if (name === "@codemirror/state") return cmState;
+    if (name === "@codemirror/view") return cmView;
     throw new Error(`main.js asked for ${name}, which Obsidian does not provide`);
   };
   new Function("module", "exports", "require", source)(module, module.exports, require);
@@ -310,6 +397,7 @@ async function loadPlugin(app, parts, store) {
   host.onloadStart = performance.now();
   await plugin.onload();
   host.onloadMs = performance.now() - host.onloadStart;
+  host.notes.useExtensions(plugin.editorExtensions__);
 }
 
 /**

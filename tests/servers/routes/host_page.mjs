@@ -16,6 +16,7 @@ const files = {
   "/host/index.html": ["tests/e2e/host/index.html", "text/html; charset=utf-8"],
   "/host/host.css": ["tests/e2e/host/host.css", "text/css; charset=utf-8"],
   "/host/host.js": ["target/host-page/host.js", "text/javascript; charset=utf-8"],
+  "/host/pdf.worker.mjs": ["target/host-page/pdf.worker.mjs", "text/javascript; charset=utf-8"],
   // VAULT_AGENT_MAIN_JS: another build to serve (bench/ui.mjs compares two).
   "/host/main.js": [process.env.VAULT_AGENT_MAIN_JS || "main.js", "text/javascript; charset=utf-8"],
   "/host/styles.css": ["styles.css", "text/css; charset=utf-8"],
