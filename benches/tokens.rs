@@ -28,6 +28,7 @@ mod native {
     use vault_agent::cancel::CancelToken;
     use vault_agent::host::{ManualClock, SilentHost};
     use vault_agent::index::SharedIndex;
+    use vault_agent::memory::RECIPE_FILE;
     use vault_agent::protocol::{ApprovalCategory, EndReason, RunReport, Usage};
     use vault_agent::provider::{ScriptedProvider, Turn};
     use vault_agent::search::SearchIndex;
@@ -123,10 +124,49 @@ mod native {
     }
 
     fn run(vault: Rc<MemoryVault>, index: &SharedIndex, everything_on: bool) -> RunReport {
-        run_script(vault, index, everything_on, script())
+        let id = if everything_on { "bench-on" } else { "bench-naive" };
+        run_script(vault, index, everything_on, script(), id)
     }
 
-    fn run_script(vault: Rc<MemoryVault>, index: &SharedIndex, everything_on: bool, script: Vec<Turn>) -> RunReport {
+    /// (d), run `n` of five: the research in the normal loop (its note at a path of its own:
+    /// replacing an existing note would need a read first), or — `fast` — the fast path's
+    /// turns: the plan (every read of the research as JSON, as a planner would answer from the
+    /// recipe), then one final turn that writes the note from the digest and completes.
+    fn repeated_script(n: usize, fast: bool) -> Vec<Turn> {
+        let mut turns = script();
+        let mut plan = Vec::new();
+        let mut write = None;
+        for turn in &mut turns {
+            let Turn::Reply { calls, .. } = turn else { continue };
+            for call in calls {
+                if call.name == "write_file" {
+                    call.input["path"] = json!(format!("Research/Canvas, graph and backlinks {n}.md"));
+                    write = Some(call.clone());
+                } else if call.name != "attempt_completion" {
+                    plan.push(json!({"tool": call.name, "args": call.input}));
+                }
+            }
+        }
+        if !fast {
+            return turns;
+        }
+        let write = write.expect("the research writes a note");
+        vec![
+            Turn::text(json!({ "calls": plan }).to_string()),
+            Turn::tools([
+                (write.name.as_str(), write.input.clone()),
+                ("attempt_completion", json!({"result": format!("Wrote [[Canvas, graph and backlinks {n}]].")})),
+            ]),
+        ]
+    }
+
+    fn run_script(
+        vault: Rc<MemoryVault>,
+        index: &SharedIndex,
+        everything_on: bool,
+        script: Vec<Turn>,
+        id: &str,
+    ) -> RunReport {
         let provider = ScriptedProvider::new(script);
         let provider = if everything_on { provider.with_prompt_cache() } else { provider };
         let config = AgentConfig {
@@ -152,7 +192,7 @@ mod native {
             condense_hook: None,
             end_hook: None,
             history: Vec::new(),
-            task_id: Some(if everything_on { "bench-on" } else { "bench-naive" }.into()),
+            task_id: Some(id.into()),
         };
         futures::executor::block_on(async {
             let mut task = AgentTask::new(setup).await.unwrap();
@@ -174,7 +214,7 @@ mod native {
 
         let naive = run(vault.clone(), &index, false);
         let on = run(vault.clone(), &index, true);
-        let delegated = run_script(vault, &index, true, delegated_script());
+        let delegated = run_script(vault.clone(), &index, true, delegated_script(), "bench-on");
         for report in [&naive, &on] {
             assert_eq!(report.end, EndReason::Completed, "{:?}", report.end);
             assert_eq!(report.steps.len(), 8);
@@ -218,6 +258,56 @@ mod native {
             on.steps.iter().flat_map(|s| &s.tool_calls).filter_map(|c| c.externalized.as_deref()).collect();
         println!("\nExternalized in (b): {externalized:?}");
         delegation(&delegated);
+        repeated(vault, &index, &naive);
+    }
+
+    /// (d): the research five times in a row, everything on, on one vault (the recipes persist
+    /// between runs; what (a)–(c) taught is removed first), each run with a fresh scripted
+    /// model and so a cold prompt cache. Runs 1–3 teach the recipe in the normal loop; 4 and 5
+    /// take its fast path. Checks the targets: ≤ 3 model calls and ≤ 10 % of (a)'s uncached
+    /// input tokens.
+    fn repeated(vault: Rc<MemoryVault>, index: &SharedIndex, naive: &RunReport) {
+        let recipes = VaultPath::parse(RECIPE_FILE).unwrap();
+        let _ = futures::executor::block_on(vault.remove(&recipes));
+        let uncached = |u: &Usage| u.input_tokens + u.cache_write_tokens;
+        println!("\n(d) the research five times in a row (everything on):\n");
+        println!(
+            "| run | path | model calls | input tokens (all) | uncached input | cache writes | cache reads | output | cost | uncached vs (a) |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for n in 1..=5 {
+            let fast = n >= 4;
+            let report = run_script(vault.clone(), index, true, repeated_script(n, fast), &format!("bench-run-{n}"));
+            assert_eq!(report.end, EndReason::Completed, "run {n}: {:?}", report.end);
+            assert_eq!(report.fast_path.is_some(), fast, "run {n}");
+            let u = &report.usage;
+            let share = 100.0 * uncached(u) as f64 / uncached(&naive.usage) as f64;
+            println!(
+                "| {n} | {} | {} | {} | {} | {} | {} | {} | ${:.4} | {share:.1} % |",
+                if fast { "fast path" } else { "normal loop" },
+                report.steps.len(),
+                u.total_input(),
+                uncached(u),
+                u.cache_write_tokens,
+                u.cache_read_tokens,
+                u.output_tokens,
+                cost(u)
+            );
+            if fast {
+                for (i, step) in report.steps.iter().enumerate() {
+                    println!(
+                        "    run {n} call {}: {} input ({} uncached), {} output, {} tool calls",
+                        i + 1,
+                        step.usage.total_input(),
+                        uncached(&step.usage),
+                        step.usage.output_tokens,
+                        step.tool_calls.len()
+                    );
+                }
+                assert!(report.steps.len() <= 3, "run {n}: {} model calls", report.steps.len());
+                assert!(share <= 10.0, "run {n}: {share:.1} % of (a)'s uncached input");
+            }
+        }
     }
 
     /// The report of the sub-task the first `new_task` call of `report` started.

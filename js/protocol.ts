@@ -34,6 +34,7 @@ export type {
   Message,
   ModelPrice,
   Question,
+  RecipeUse,
   RunReport,
   SavedChat,
   UndoChoice,

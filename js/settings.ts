@@ -123,6 +123,8 @@ export interface VaultAgentSettings {
     thinkingBudget: number;
     /** After a task that completed, save what is worth remembering (`memoryExtraction`). */
     memoryExtraction: boolean;
+    /** A request that matches a recipe learned from earlier tasks takes its fast path (`fastPath`). */
+    fastPath: boolean;
   };
   /** Checkpoints and audit logs of finished tasks: kept this many days and this many tasks. */
   retention: { days: number; tasks: number };
@@ -184,6 +186,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
     temperature: null,
     thinkingBudget: 0,
     memoryExtraction: true,
+    fastPath: true,
   },
   retention: { days: 30, tasks: 200 },
   customModes: [],
@@ -335,6 +338,7 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     temperature: typeof agent.temperature === "number" ? agent.temperature : null,
     thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
     memoryExtraction: agent.memoryExtraction,
+    fastPath: agent.fastPath,
     webAllow: [...settings.safety.webAllow],
     webDeny: [...settings.safety.webDeny],
     guard: {

@@ -23,6 +23,17 @@ export function memorySection(el: HTMLElement, ctx: PluginContext): void {
         await ctx.saveSettings();
       }),
     );
+  new Setting(el)
+    .setName("Fast path for repeated tasks")
+    .setDesc(
+      "A task that completed leaves a recipe. A request like one that worked three times is planned in one call, its steps still approved and checkpointed, and answered in one or two more.",
+    )
+    .addToggle((t) =>
+      t.setValue(agent.fastPath).onChange(async (on) => {
+        agent.fastPath = on;
+        await ctx.saveSettings();
+      }),
+    );
   const list = el.createDiv({ cls: "vault-agent-memory" });
   void showEntries(list, ctx);
 }

@@ -222,7 +222,7 @@ tokens_before: number, tokens_after: number,
 /**
  * How many messages the summary replaced.
  */
-messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
 /**
  * The attempt that failed, from 1.
  */
@@ -317,7 +317,16 @@ changed_paths: Array<string>,
 /**
  * How many times the history was condensed.
  */
-condensations: number, };
+condensations: number, 
+/**
+ * The recipe whose fast path answered, when one did (the chat marks the answer with it).
+ */
+fast_path?: RecipeUse | null, };
+
+/**
+ * A recipe as the chat names it: which one, the request it was learned from, its record.
+ */
+export type RecipeUse = { id: string, request: string, successes: number, failures: number, };
 
 /**
  * One iteration: a model call and the tool calls it asked for.
@@ -915,6 +924,11 @@ memoryFlush: boolean,
  * preferences of the conversation to memory.
  */
 memoryExtraction: boolean, 
+/**
+ * A request that matches a recipe with enough successes takes its fast path: one planning
+ * call, the plan through the pipeline, one or two final turns.
+ */
+fastPath: boolean, 
 /**
  * Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
  * after one last answer. 0: no budget.

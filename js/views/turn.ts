@@ -9,6 +9,7 @@ import type {
   ProviderProblem,
   ProviderSetting,
   Question,
+  RecipeUse,
   RunReport,
   ToolCallReport,
   ToolOutcome,
@@ -192,6 +193,12 @@ export class TurnView extends Component {
       case "warning":
         this.line("vault-agent-warning", "alert-triangle", event.message);
         break;
+      case "fast_path":
+        this.line("vault-agent-fast-path", "zap", `Fast path: following ${recipeName(event.recipe)}.`);
+        break;
+      case "fast_path_fallback":
+        this.line("vault-agent-warning", "alert-triangle", `The fast path gave up (${event.reason}); going on step by step.`);
+        break;
       case "error":
         this.endText();
         this.errorLine(event.kind === "cancelled", event.message, event.detail ?? undefined, event.setting ?? undefined);
@@ -327,6 +334,12 @@ export class TurnView extends Component {
     this.actions.empty();
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
+    if (report.fast_path) {
+      const recipe = this.actions.createSpan({ cls: "vault-agent-recipe-label" });
+      setIcon(recipe.createSpan({ cls: "vault-agent-recipe-icon" }), "zap");
+      recipe.createSpan({ text: `Fast path · recipe ${report.fast_path.id}` });
+      recipe.setAttr("title", `Answered by the fast path of ${recipeName(report.fast_path)}`);
+    }
     // A sub-task's answer is its parent's to use; its changes are undone with the parent's.
     if (this.nested) return;
     if (canContinue(report.end)) {
@@ -914,4 +927,10 @@ function endLabel(report: RunReport): string {
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A recipe as the chat names it: its id, the request it was learned from, how often it worked. */
+function recipeName(recipe: RecipeUse): string {
+  const times = recipe.successes === 1 ? "once" : `${recipe.successes} times`;
+  return `recipe ${recipe.id} (“${recipe.request}”, worked ${times})`;
 }

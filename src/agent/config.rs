@@ -50,6 +50,9 @@ pub struct AgentConfig {
     /// After a task that completed, one short model call saves the durable facts and
     /// preferences of the conversation to memory.
     pub memory_extraction: bool,
+    /// A request that matches a recipe with enough successes takes its fast path: one planning
+    /// call, the plan through the pipeline, one or two final turns.
+    pub fast_path: bool,
     /// Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
     /// after one last answer. 0: no budget.
     pub max_tool_calls: u32,
@@ -150,6 +153,7 @@ impl Default for AgentConfig {
             custom_instructions: String::new(),
             memory_flush: true,
             memory_extraction: true,
+            fast_path: true,
             max_tool_calls: 40,
             max_tool_calls_per_step: 10,
             deadline_ms: 0,

@@ -8,6 +8,10 @@ use std::rc::Rc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 
+mod fast_path;
+
+use fast_path::{recipe_use, FastPath};
+
 use super::hooks::{CondenseHook, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
 use super::subtask::{stops_parent, Shared, Subtasks};
@@ -107,6 +111,16 @@ pub struct AgentTask {
     /// What `new_task` starts sub-tasks with; `None` at `max_subtask_depth`, where the tool is
     /// not offered.
     subtasks: Option<Rc<Subtasks>>,
+    /// The vault's index (its embedder gives recipes their vectors).
+    search: SharedIndex,
+    /// Where this run's request is in the history.
+    start: usize,
+    /// The fast path under way, if the task took one.
+    fast: Option<FastPath>,
+    /// Text for the model to read with the next turn's results (the fast path's note).
+    pending_note: Option<String>,
+    /// Whether this run was already counted against a recipe (a fast path fell back).
+    recipe_charged: bool,
     /// The screening model, when screening is on: its calls count as the task's overhead.
     screener: Option<Rc<ModelScreener>>,
 }
@@ -118,6 +132,20 @@ struct ModelTurn {
     stop_reason: StopReason,
     latency_ms: u64,
     first_token_ms: Option<u64>,
+}
+
+impl ModelTurn {
+    /// The report of step `step`, made by this call (its tool calls are added once they ran).
+    fn step_report(&self, step: u32) -> StepReport {
+        StepReport {
+            step,
+            model_latency_ms: self.latency_ms,
+            first_token_ms: self.first_token_ms,
+            usage: self.usage,
+            stop_reason: Some(self.stop_reason.clone()),
+            tool_calls: Vec::new(),
+        }
+    }
 }
 
 /// The salvage call's note: the final answer had no prose.
@@ -246,7 +274,7 @@ impl AgentTask {
         };
         let env = PipelineHost {
             vault: vault.clone(),
-            search,
+            search: search.clone(),
             clock: clock.clone(),
             host: host.clone(),
             cancel: cancel.clone(),
@@ -298,6 +326,11 @@ impl AgentTask {
             deadline_hit: Cell::new(false),
             suspended: Rc::default(),
             subtasks,
+            search,
+            start: 0,
+            fast: None,
+            pending_note: None,
+            recipe_charged: false,
             screener,
         })
     }
@@ -354,8 +387,9 @@ impl AgentTask {
             RunProgress { started_ms: self.clock.now_ms(), threshold: self.threshold, ..RunProgress::default() };
         self.host.emit(&AgentEvent::TaskStarted { task_id: self.id.clone(), mode: self.mode.slug.clone() });
         self.request = message.text();
+        self.start = self.history.len();
         self.history.push(message);
-        self.drive(progress, None).await
+        self.drive(progress, None, true).await
     }
 
     /// Goes on with a task stopped by a restart, from its snapshot (make the task with the
@@ -392,7 +426,7 @@ impl AgentTask {
                 }
             }
         }
-        self.drive(progress, pending).await
+        self.drive(progress, pending, false).await
     }
 
     /// Saves a snapshot of the task after every step and at every approval wait, under
@@ -427,14 +461,18 @@ impl AgentTask {
         Ok(())
     }
 
-    /// The loop, from `run`'s progress (and the turn whose calls were running, on a resume).
-    async fn drive(&mut self, mut run: RunProgress, mut pending: Option<PendingTurn>) -> RunReport {
+    /// The loop, from `run`'s progress (and the turn whose calls were running, on a resume);
+    /// a `fresh` run may take a recipe's fast path first.
+    async fn drive(&mut self, mut run: RunProgress, mut pending: Option<PendingTurn>, fresh: bool) -> RunReport {
         let mut final_text = None;
         let mut last_request_ms: Option<u64> = None;
         let mut prepared_step = run.steps.len() as u32;
         let mut overflow_retried = false;
         self.deadline_at = (self.config.deadline_ms > 0).then(|| self.clock.now_ms() + self.config.deadline_ms);
         self.recall_memory().await;
+        if fresh {
+            pending = self.start_fast_path(&mut run).await;
+        }
 
         let end = loop {
             let turn = match pending.take() {
@@ -470,7 +508,8 @@ impl AgentTask {
                     if let Some(reason) = self.past_deadline() {
                         break reason;
                     }
-                    let request = match self.fit_request(ToolChoice::Auto).await {
+                    let tool_choice = self.fast_tool_choice().await;
+                    let request = match self.fit_request(tool_choice).await {
                         Ok(request) => request,
                         Err(e) if e.kind == ErrorKind::Cancelled => break self.cancelled(),
                         Err(e) => {
@@ -524,14 +563,7 @@ impl AgentTask {
                         usage: turn.usage,
                         total: run.usage + self.overhead,
                     });
-                    run.steps.push(StepReport {
-                        step,
-                        model_latency_ms: turn.latency_ms,
-                        first_token_ms: turn.first_token_ms,
-                        usage: turn.usage,
-                        stop_reason: Some(turn.stop_reason.clone()),
-                        tool_calls: Vec::new(),
-                    });
+                    run.steps.push(turn.step_report(step));
                     let calls: Vec<ToolCall> = turn
                         .message
                         .tool_uses()
@@ -569,6 +601,7 @@ impl AgentTask {
                 report.tool_calls = outcomes.iter().map(|o| o.report.clone()).collect();
             }
             let subtask_stop = self.roll_up(&mut run);
+            self.after_fast_turn(&outcomes).await;
             if let Some(screener) = &self.screener {
                 self.overhead += screener.take_used();
             }
@@ -579,6 +612,9 @@ impl AgentTask {
                 is_error: true,
             }));
             self.history.push(results);
+            if let Some(note) = self.pending_note.take() {
+                self.append_user_text(note);
+            }
 
             let controls: Vec<Control> = outcomes.iter().filter_map(|o| o.control.clone()).collect();
             if let Some(result) = controls.iter().find_map(|c| match c {
@@ -659,7 +695,10 @@ impl AgentTask {
             _ => end,
         };
 
-        if end.is_success() && !self.cancel.is_cancelled() {
+        self.learn_recipe(&end).await;
+        // A fast path repeats a kind of task whose earlier runs were extracted already: it
+        // makes no extraction call of its own.
+        if end.is_success() && !self.cancel.is_cancelled() && self.fast.is_none() {
             self.after_completion().await;
         }
 
@@ -670,6 +709,7 @@ impl AgentTask {
             Some(snapshots) if !suspended => snapshots.discard().await,
             _ => {}
         }
+        let fast_path = self.fast.as_ref().filter(|_| end.is_success()).map(|f| recipe_use(&f.recipe));
         let report = RunReport {
             task_id: self.id.clone(),
             ended: end.describe(),
@@ -682,6 +722,7 @@ impl AgentTask {
             duration_ms: self.clock.now_ms().saturating_sub(run.started_ms),
             changed_paths: self.pipeline.changed_paths().iter().map(|p| p.to_string()).collect(),
             condensations: self.condensations,
+            fast_path,
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
@@ -982,7 +1023,11 @@ impl AgentTask {
     }
 
     fn request(&self, tool_choice: ToolChoice) -> ModelRequest {
-        let tools = self.pipeline.specs();
+        let mut tools = self.pipeline.specs();
+        // The fast path's final turns are offered the recipe's tools only.
+        if let Some(fast) = &self.fast {
+            tools.retain(|t| fast.tools.contains(&t.name));
+        }
         let system = self.prompt.assemble(&PromptInputs {
             mode: &self.mode,
             tools: &tools,
@@ -1116,6 +1161,7 @@ impl AgentTask {
         };
         match self.within_deadline(self.call_model(&request, true)).await {
             Ok(turn) => {
+                let report = turn.step_report(step);
                 // Tools were disabled: any call the model made anyway is dropped, so the history
                 // never holds a call without a result.
                 let content: Vec<ContentBlock> =
@@ -1125,14 +1171,6 @@ impl AgentTask {
                 if !message.content.is_empty() {
                     self.history.push(message);
                 }
-                let report = StepReport {
-                    step,
-                    model_latency_ms: turn.latency_ms,
-                    first_token_ms: turn.first_token_ms,
-                    usage: turn.usage,
-                    stop_reason: Some(turn.stop_reason),
-                    tool_calls: Vec::new(),
-                };
                 (Some(text), Some(report))
             }
             Err(e) => {

@@ -84,3 +84,82 @@ fn past_the_budget_only_matching_entries_and_preferences_are_recalled() {
     assert!(used <= 30 && !chosen.is_empty(), "{used}");
     assert_eq!(chosen[0].text, "Project number 7 notes live in the folder Area7/.");
 }
+
+fn recipe_store(requests: &[&str]) -> RecipeStore {
+    let mut store = RecipeStore::default();
+    for (i, request) in requests.iter().enumerate() {
+        let steps = vec![RecipeStep::new(&format!("tool_{i}"), &serde_json::json!({}))];
+        store.learn(request, None, steps, &format!("t{i}"), 0);
+    }
+    store
+}
+
+#[test]
+fn a_request_matches_a_recipe_of_its_kind_and_never_an_unrelated_one() {
+    let store = recipe_store(&[
+        "Research how Canvas, Graph view and Backlinks work in Obsidian and write a summary note.",
+        "Summarise my meeting notes from Monday into the weekly review",
+        "Tag every note in Inbox/ with #todo",
+        "Delete the empty notes in Archive/",
+    ]);
+    let found = |request: &str| store.find(request, None).map(|r| r.id.clone());
+    // The same request, and the same kind with other details.
+    assert_eq!(
+        found("Research how Canvas, Graph view and Backlinks work in Obsidian and write a summary note."),
+        Some("r1".into())
+    );
+    assert_eq!(found("Summarise my meeting notes from Tuesday into the weekly review"), Some("r2".into()));
+    assert_eq!(found("tag every note in Inbox/ with #later"), Some("r3".into()));
+    // Unrelated requests, including ones sharing a word or two, match nothing.
+    for unrelated in [
+        "What is the capital of France?",
+        "Write a poem about bees",
+        "Move my Canvas note to Archive/",
+        "Summarise this note",
+        "Delete everything",
+        "Research how Canvas works and then delete all the notes in Archive/ and tag Inbox/",
+        "",
+    ] {
+        assert_eq!(found(unrelated), None, "{unrelated:?}");
+    }
+    let similarity = term_similarity(&["Tag every note in Inbox/ with #todo"], "Write a poem about bees");
+    assert_eq!(similarity, [0.0]);
+}
+
+#[test]
+fn a_close_vector_matches_only_with_some_words_in_common() {
+    let mut store = RecipeStore::default();
+    let steps = vec![RecipeStep::new("read_file", &serde_json::json!({"path": "a.md"}))];
+    let theirs = RequestVector { embedder: "static", vector: &[1.0, 0.0] };
+    store.learn("Summarise my meeting notes from Monday", Some(theirs), steps, "t1", 0);
+    let near = [0.95_f32, (1.0_f32 - 0.95 * 0.95).sqrt()];
+    let vector = |embedder| Some(RequestVector { embedder, vector: &near });
+    // Fewer shared words than a match by words needs, but a close vector of the same embedder.
+    let request = "Condense the meeting notes, please";
+    assert!(term_similarity(&["Summarise my meeting notes from Monday"], request)[0] < TERM_MATCH);
+    assert!(store.find(request, None).is_none());
+    assert_eq!(store.find(request, vector("static")).map(|r| r.id.as_str()), Some("r1"));
+    assert!(store.find(request, vector("minilm")).is_none(), "another embedder's vectors do not compare");
+    // A close vector alone, no word in common: no match.
+    assert!(store.find("Condense what was decided", vector("static")).is_none());
+}
+
+#[test]
+fn the_fast_path_needs_three_net_successes_and_templates_elide_long_texts() {
+    let mut store = RecipeStore::default();
+    let long = "x".repeat(300);
+    let steps = vec![RecipeStep::new("write_file", &serde_json::json!({"path": "A.md", "content": long}))];
+    assert!(steps[0].depends_on_results());
+    assert_eq!(steps[0].args["path"], "A.md");
+    for task in ["t1", "t2"] {
+        store.learn("Tag every note in Inbox/", None, steps.clone(), task, 0);
+    }
+    assert!(store.fast_path("Tag every note in Inbox/", None).is_none(), "two successes");
+    store.learn("Tag every note in Inbox/", None, steps.clone(), "t3", 0);
+    assert_eq!(store.fast_path("Tag every note in Inbox/", None).map(|r| r.successes), Some(3));
+    store.count_against("r1", 1);
+    assert!(store.fast_path("Tag every note in Inbox/", None).is_none(), "3 successes, 1 failure");
+    // Other tools for the same kind of request: a recipe of their own.
+    let other = vec![RecipeStep::new("search_by_tag", &serde_json::json!({"tag": "inbox"}))];
+    assert_eq!(store.learn("Tag every note in Inbox/", None, other, "t4", 0), "r2");
+}

@@ -2,7 +2,10 @@
 //! that share words with the request (BM25-scored, with the search index's analyser, so
 //! "gardening" finds "garden") and then preferences, which bear on most requests.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+
+use tantivy::tokenizer::TextAnalyzer;
 
 use super::{MemoryEntry, MemoryKind};
 use crate::search::{tokens, vault_analyzer};
@@ -68,40 +71,73 @@ fn render_line(entry: &MemoryEntry) -> String {
 
 /// Each entry's BM25 score against the request's terms (0 for no shared term).
 fn scores(entries: &[MemoryEntry], request: &str) -> Vec<f64> {
-    let mut analyzer = vault_analyzer();
-    let mut terms = |text: &str| -> Vec<String> {
-        tokens(&mut analyzer, text).into_iter().filter(|t| !STOP_WORDS.contains(&t.as_str())).collect()
-    };
-    let query: HashSet<String> = terms(request).into_iter().collect();
-    let docs: Vec<Vec<String>> = entries.iter().map(|e| terms(&e.text)).collect();
-    let n = docs.len() as f64;
-    let mut df: HashMap<&str, f64> = HashMap::new();
-    for doc in &docs {
-        for term in doc.iter().map(String::as_str).collect::<HashSet<_>>() {
-            *df.entry(term).or_default() += 1.0;
+    let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+    let ranker = TermRanker::new(&texts);
+    let query = ranker.terms(request);
+    (0..texts.len()).map(|doc| ranker.score(&query, doc)).collect()
+}
+
+/// BM25 over a handful of short texts (memories, recipes' requests), with the search index's
+/// analyser (so "gardening" finds "garden"); stop words, and from eight texts on words in more
+/// than half of them, do not count.
+pub(crate) struct TermRanker {
+    analyzer: RefCell<TextAnalyzer>,
+    docs: Vec<Vec<String>>,
+    df: HashMap<String, f64>,
+    average: f64,
+}
+
+impl TermRanker {
+    pub(crate) fn new(texts: &[&str]) -> Self {
+        let mut analyzer = vault_analyzer();
+        let docs: Vec<Vec<String>> = texts.iter().map(|t| terms(&mut analyzer, t)).collect();
+        let mut df: HashMap<String, f64> = HashMap::new();
+        for doc in &docs {
+            for term in doc.iter().collect::<HashSet<_>>() {
+                *df.entry(term.clone()).or_default() += 1.0;
+            }
         }
+        let n = docs.len() as f64;
+        let average = (docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
+        TermRanker { analyzer: RefCell::new(analyzer), docs, df, average }
     }
-    let average = (docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
-    let (k1, b) = (1.2, 0.75);
-    docs.iter()
-        .map(|doc| {
-            let len = doc.len() as f64;
-            query
-                .iter()
-                .map(|term| {
-                    let tf = doc.iter().filter(|t| *t == term).count() as f64;
-                    if tf == 0.0 {
-                        return 0.0;
-                    }
-                    let d = df.get(term.as_str()).copied().unwrap_or(0.0);
-                    // A word in most memories tells none of them apart ("note", "user").
-                    if n >= COMMON_FROM && d * 2.0 > n {
-                        return 0.0;
-                    }
-                    let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
-                    idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / average))
-                })
-                .sum()
-        })
-        .collect()
+
+    /// `text`'s distinct terms, as the ranker counts them.
+    pub(crate) fn terms(&self, text: &str) -> HashSet<String> {
+        terms(&mut self.analyzer.borrow_mut(), text).into_iter().collect()
+    }
+
+    /// The terms of text `doc` (as given to [`TermRanker::new`]).
+    pub(crate) fn doc_terms(&self, doc: usize) -> HashSet<String> {
+        self.docs[doc].iter().cloned().collect()
+    }
+
+    /// Text `doc`'s BM25 score for `query` (0 when they share no term that counts).
+    pub(crate) fn score(&self, query: &HashSet<String>, doc: usize) -> f64 {
+        let doc = &self.docs[doc];
+        let n = self.docs.len() as f64;
+        let len = doc.len() as f64;
+        let (k1, b) = (1.2, 0.75);
+        query
+            .iter()
+            .map(|term| {
+                let tf = doc.iter().filter(|t| *t == term).count() as f64;
+                if tf == 0.0 {
+                    return 0.0;
+                }
+                let d = self.df.get(term.as_str()).copied().unwrap_or(0.0);
+                // A word in most texts tells none of them apart ("note", "user").
+                if n >= COMMON_FROM && d * 2.0 > n {
+                    return 0.0;
+                }
+                let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
+                idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / self.average))
+            })
+            .sum()
+    }
+}
+
+/// `text`'s terms through the index's analyser, less stop words.
+fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    tokens(analyzer, text).into_iter().filter(|t| !STOP_WORDS.contains(&t.as_str())).collect()
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{MemoryEntry, MemoryKind};
+use super::{json_file, MemoryEntry, MemoryKind};
 use crate::guard::Secrets;
 use crate::vault::{Vault, VaultPath};
 use crate::{Error, Result};
@@ -43,15 +43,11 @@ impl MemoryStore {
     /// facts). Missing files are an empty memory; a store that does not parse is an error, so
     /// a later save never overwrites entries it could not read.
     pub async fn load(vault: &dyn Vault) -> Result<Self> {
-        let mut entries = match read_optional(vault, MEMORY_FILE).await? {
-            Some(text) => {
-                let file: StoreFile = serde_json::from_str(&text)
-                    .map_err(|e| Error::Invalid(format!("{MEMORY_FILE} is not a memory store: {e}")))?;
-                file.entries
-            }
-            None => Vec::new(),
-        };
-        let legacy = read_optional(vault, LEGACY_FILE).await?;
+        let mut entries = json_file::load::<StoreFile>(vault, MEMORY_FILE, "a memory store")
+            .await?
+            .map(|file| file.entries)
+            .unwrap_or_default();
+        let legacy = json_file::read_optional(vault, LEGACY_FILE).await?;
         let mut store = MemoryStore { entries: Vec::new(), legacy: legacy.is_some() };
         store.entries.append(&mut entries);
         for line in legacy.iter().flat_map(|text| text.lines()) {
@@ -111,8 +107,7 @@ impl MemoryStore {
     /// Writes the store, whole, then removes the legacy file, whose facts it now holds.
     pub async fn save(&mut self, vault: &dyn Vault) -> Result<()> {
         let file = StoreFile { version: VERSION, entries: self.entries.clone() };
-        let json = serde_json::to_string_pretty(&file).map_err(|e| Error::Invalid(e.to_string()))?;
-        vault.write(&VaultPath::parse(MEMORY_FILE)?, &json).await?;
+        json_file::save(vault, MEMORY_FILE, &file).await?;
         if self.legacy {
             let legacy = VaultPath::parse(LEGACY_FILE)?;
             match vault.remove(&legacy).await {
@@ -134,14 +129,6 @@ impl MemoryStore {
         let id = format!("m{next}");
         self.entries.push(MemoryEntry { id: id.clone(), kind, text: text.to_string(), created_ms, task_id });
         id
-    }
-}
-
-async fn read_optional(vault: &dyn Vault, path: &str) -> Result<Option<String>> {
-    match vault.read(&VaultPath::parse(path)?).await {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(e),
     }
 }
 

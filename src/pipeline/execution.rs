@@ -138,6 +138,9 @@ pub struct ToolExecutionPipeline {
     markers: Option<DataMarkers>,
     /// Reads web and MCP results for injected instructions first; `None`: off.
     screener: Option<Rc<dyn Screener>>,
+    /// While set (a fast path's plan runs), results are cut to this many characters instead
+    /// of being externalized.
+    digest_chars: Cell<Option<usize>>,
 }
 
 /// The result of the stages, before reporting.
@@ -219,6 +222,7 @@ impl ToolExecutionPipeline {
             guardrails: Guardrails::default(),
             markers: None,
             screener: None,
+            digest_chars: Cell::new(None),
         })
     }
 
@@ -239,6 +243,13 @@ impl ToolExecutionPipeline {
     pub fn with_checkpoints(mut self, checkpoints: Rc<CheckpointStore>) -> Self {
         self.checkpoints = checkpoints;
         self
+    }
+
+    /// With `Some(chars)`, results are no longer externalized: each is cut to `chars`
+    /// characters, saying so (the fast path's plan, whose results go to the final turn as a
+    /// digest); with `None`, large results are externalized again.
+    pub fn set_digest(&self, chars: Option<usize>) {
+        self.digest_chars.set(chars);
     }
 
     /// The checkpoint this task's writes are recorded in.
@@ -657,7 +668,9 @@ impl ToolExecutionPipeline {
         let summary = output.summary.clone();
         let items = output.items.clone();
         let mut externalized = None;
-        let content = if tool.externalizable() {
+        let content = if let Some(limit) = self.digest_chars.get() {
+            digest(output.content, tool.name(), limit)
+        } else if tool.externalizable() {
             match self.externalizer.externalize(tool.name(), index, &output).await {
                 Ok(Some(ext)) => {
                     self.env.host.emit(&AgentEvent::Externalized {
@@ -691,6 +704,18 @@ impl ToolExecutionPipeline {
             media: output.media,
         }
     }
+}
+
+/// `content` cut to `limit` characters, saying so.
+fn digest(content: String, tool: &str, limit: usize) -> String {
+    let chars = content.chars().count();
+    if chars <= limit {
+        return content;
+    }
+    let cut: String = content.chars().take(limit).collect();
+    format!(
+        "{cut}\n[… {tool}'s result cut at {limit} of {chars} characters for the fast path; call it again for the rest]"
+    )
 }
 
 /// Whether a tool of `category` hands the model words the user did not write this turn:

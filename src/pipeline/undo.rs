@@ -17,6 +17,7 @@ use ts_rs::TS;
 
 use super::checkpoint::{checkpoint_folder, load_manifest, save_manifest, state_of, Entry, Manifest, Prior, State};
 use super::{list_checkpoints, CheckpointStore};
+use crate::memory::RecipeStore;
 use crate::vault::{EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -495,6 +496,10 @@ pub async fn apply_undo(vault: Rc<dyn Vault>, task_id: &str, choices: &UndoChoic
 
     manifest.undone_ms = Some(now_ms);
     save_manifest(&*vault, &folder, &manifest).await?;
+    // The task's run no longer stands: the recipe that counted it as a success takes it back.
+    // A recipe store that cannot be read is left alone (it is never overwritten); the undo
+    // stands either way.
+    let _ = RecipeStore::update(&*vault, |store| store.undone(task_id, now_ms).is_some()).await;
     Ok(report)
 }
 

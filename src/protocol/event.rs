@@ -5,8 +5,8 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::{
-    ApprovalDecision, ApprovalRequest, CallLabel, ErrorKind, ProviderError, ProviderSetting, Question, RunReport,
-    ToolOutcome, Usage,
+    ApprovalDecision, ApprovalRequest, CallLabel, ErrorKind, ProviderError, ProviderSetting, Question, RecipeUse,
+    RunReport, ToolOutcome, Usage,
 };
 
 /// One event of a running task, in the order things happened. The host renders them; it
@@ -86,6 +86,17 @@ pub enum AgentEvent {
     /// The task moved to another mode (`switch_mode`).
     ModeChanged {
         mode: String,
+    },
+    /// The request matched a recipe that worked often enough: the task takes its fast path
+    /// (one planning call, the planned calls through the pipeline, one or two final turns).
+    FastPath {
+        recipe: RecipeUse,
+    },
+    /// The fast path gave up (a plan that is not JSON, an unknown tool, a failed step…); the
+    /// task goes on in the normal loop.
+    FastPathFallback {
+        recipe: RecipeUse,
+        reason: String,
     },
     /// Something the user should know that does not stop the task (the soft iteration limit,
     /// a failed audit-log write, a blocked repetition).

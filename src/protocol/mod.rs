@@ -17,7 +17,7 @@ pub use approval::{
 pub use assemble::MessageAssembler;
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
-pub use report::{EndReason, RunReport, StepReport, ToolCallReport};
+pub use report::{EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};
 pub use subtask::SubtaskInfo;
 pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
 

@@ -145,4 +145,16 @@ pub struct RunReport {
     /// How many times the history was condensed.
     #[serde(default)]
     pub condensations: u32,
+    /// The recipe whose fast path answered, when one did (the chat marks the answer with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_path: Option<RecipeUse>,
+}
+
+/// A recipe as the chat names it: which one, the request it was learned from, its record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RecipeUse {
+    pub id: String,
+    pub request: String,
+    pub successes: u32,
+    pub failures: u32,
 }

@@ -1069,6 +1069,66 @@ test("memory: a finished task teaches the agent; the settings list, edit and for
   await page.close();
 });
 
+test("recipes: the fourth time the same kind of request takes the fast path, its answer marked with the recipe; a bad plan falls back, saying so", async () => {
+  const id = `e2e-recipes-${Date.now()}`;
+  const request = "What does my bread note say about baking?";
+  const normal = (n) => [
+    { toolCalls: [{ id: `r${n}`, name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    { text: `Sourdough bakes at 230 °C (${n}).` },
+  ];
+  await script(id, [
+    ...normal(1),
+    ...normal(2),
+    ...normal(3),
+    // The fourth run: the plan, then the final turn's answer.
+    { text: '{"calls": [{"tool": "read_file", "args": {"path": "Cooking/Bread.md"}}]}' },
+    { text: "Sourdough bakes at 230 °C, then cools for an hour." },
+    // The fifth: a plan that is not JSON, then the normal loop.
+    { text: "I would read the bread note." },
+    { text: "It bakes at 230 °C." },
+  ]);
+  const page = await openHost({ mock: id });
+  await page.locator(".vault-agent-welcome").waitFor();
+  const answered = async (n) => {
+    await page.locator(".vault-agent-meter").nth(n - 1).waitFor();
+    await until(page, () => document.querySelector(".vault-agent-send")?.textContent.trim() === "Send");
+  };
+  for (let n = 1; n <= 3; n++) {
+    await send(page, request);
+    await page.locator(".vault-agent-text", { hasText: `(${n})` }).waitFor();
+    await answered(n);
+  }
+  assert.equal(await page.locator(".vault-agent-recipe-label").count(), 0, "no fast path before three successes");
+  const recipes = JSON.parse(await read(page, ".obsidian-agent/memory/recipes.json")).recipes;
+  assert.deepEqual(recipes.map((r) => [r.id, r.successes, r.steps.map((s) => s.tool)]), [["r1", 3, ["read_file"]]]);
+
+  await send(page, request);
+  const label = page.locator(".vault-agent-recipe-label", { hasText: "Fast path · recipe r1" });
+  await label.waitFor();
+  await page.locator(".vault-agent-text", { hasText: "then cools for an hour" }).waitFor();
+  await page.locator(".vault-agent-fast-path", { hasText: "Fast path: following recipe r1" }).waitFor();
+  assert.match(await label.getAttribute("title"), /What does my bread note say about baking\?.*worked 3 times/);
+  const sent = await requests(id);
+  assert.equal(sent.length, 8, "the fourth run made two model calls");
+  assert.ok(!sent[6].body.tools?.length, "the planning call offers no tools");
+  assert.deepEqual(sent[7].body.tools.map((t) => t.name), ["read_file", "attempt_completion"]);
+  // The planned read still went through the pipeline: its card, and its line in the audit log.
+  assert.equal(await page.locator('.vault-agent-tool-card[data-tool="read_file"]').count(), 4);
+  const taskId = await page.locator("[data-task-id]").last().getAttribute("data-task-id");
+  assert.match(await read(page, `.obsidian-agent/logs/${taskId}.jsonl`), /"read_file"/);
+  await label.scrollIntoViewIfNeeded();
+  await shootLayouts(page, "recipe-fast-path");
+
+  await answered(4);
+  await send(page, request);
+  await page.locator(".vault-agent-warning", { hasText: "The fast path gave up (the plan was not JSON); going on step by step." }).waitFor();
+  await page.locator(".vault-agent-text", { hasText: "It bakes at 230 °C." }).waitFor();
+  await answered(5);
+  assert.equal(await page.locator(".vault-agent-recipe-label").count(), 1, "only the fast path's answer is marked");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("Ask about the selection puts the selection, quoted, in the input with its note attached; nothing is sent", async () => {
   const id = `e2e-selection-${Date.now()}`;
   await script(id, [{ text: "unused" }]);

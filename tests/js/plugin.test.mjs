@@ -140,6 +140,7 @@ test("the agent's options and the user's price come from the settings", () => {
     temperature: null,
     thinkingBudget: null,
     memoryExtraction: true,
+    fastPath: true,
     webAllow: [],
     webDeny: [],
     guard: {
@@ -153,6 +154,7 @@ test("the agent's options and the user's price come from the settings", () => {
     },
   });
   assert.equal(agentConfig(migrateSettings({ version: 1, agent: { memoryExtraction: false } })).memoryExtraction, false);
+  assert.equal(agentConfig(migrateSettings({ version: 1, agent: { fastPath: false } })).fastPath, false);
   const agent = { temperature: 0.4, thinkingBudget: 2048, rateLimitSeconds: 1.5, powerSteeringFrequency: 3, customInstructions: "Be brief." };
   const set = agentConfig(migrateSettings({ version: 1, agent }));
   assert.deepEqual(

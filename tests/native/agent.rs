@@ -45,5 +45,8 @@ mod subtask;
 #[path = "agent/memory.rs"]
 mod memory;
 
+#[path = "agent/recipes.rs"]
+mod recipes;
+
 #[path = "agent/media.rs"]
 mod media;

@@ -13,8 +13,8 @@ use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
     ContentBlock, DiffPart, DiffRow, DiffRowKind, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, LabelPart,
-    Message, ProviderError, ProviderProblem, ProviderSetting, Question, Reply, Role, RunReport, StepReport, StopReason,
-    SubtaskInfo, ToCore, ToolCallReport, ToolOutcome, Usage,
+    Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport,
+    StopReason, SubtaskInfo, ToCore, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
 use vault_agent::search::{RelatedNote, SearchHit};
@@ -76,6 +76,7 @@ fn generate() -> String {
         ToolOutcome,
         EndReason,
         RunReport,
+        RecipeUse,
         StepReport,
         ToolCallReport,
         StopReason,

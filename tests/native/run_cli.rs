@@ -380,6 +380,58 @@ fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
 }
 
 #[test]
+fn run_learns_a_recipe_over_three_runs_and_the_fourth_takes_the_fast_path() {
+    let vault = sample_vault();
+    let request = "Summarise Projects/Plan.md into a note in Summaries/";
+    let normal = |n: usize| {
+        vec![
+            turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]),
+            turn(
+                "",
+                &[("write_file", json!({"path": format!("Summaries/Plan {n}.md"), "content": "- ship search\n"}))],
+            ),
+            turn("", &[("attempt_completion", json!({"result": format!("Wrote Summaries/Plan {n}.md.")}))]),
+        ]
+    };
+    let mut turns: Vec<Answer> = (1..=3).flat_map(normal).collect();
+    turns.push(turn(r#"{"calls": [{"tool": "read_file", "args": {"path": "Projects/Plan.md"}}]}"#, &[]));
+    turns.push(turn(
+        "",
+        &[
+            ("write_file", json!({"path": "Summaries/Plan 4.md", "content": "- ship search\n"})),
+            ("attempt_completion", json!({"result": "Wrote Summaries/Plan 4.md."})),
+        ],
+    ));
+    let (base, seen) = serve(turns);
+    let flags = ["--approve", "read,write", "--no-memory-extraction"];
+    for n in 1..=3 {
+        let output = run(vault.path(), &base, &flags, request);
+        assert!(output.status.success(), "run {n}: {}", text(&output.stderr));
+        assert!(!text(&output.stderr).contains("fast path"), "run {n}");
+        assert_eq!(seen.lock().unwrap().len(), 3 * n, "run {n}: three model calls");
+    }
+    let dir = vault.path().to_str().unwrap();
+    let listed = text(&vault_agent(&["memory", "list", "--vault", dir]).stdout);
+    assert!(listed.starts_with("r1\trecipe\t"), "{listed}");
+    assert!(listed.contains(&format!("\t{request}\t3 successes, 0 failures\tread_file, write_file")), "{listed}");
+
+    let output = run(vault.path(), &base, &flags, request);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("fast path: recipe r1 (\"{request}\", 3 successes, 0 failures)")), "{stderr}");
+    assert_eq!(seen.lock().unwrap().len(), 11, "the fourth run made two model calls");
+    assert_eq!(text(&output.stdout).trim(), "Wrote Summaries/Plan 4.md.");
+    assert_eq!(std::fs::read_to_string(vault.path().join("Summaries/Plan 4.md")).unwrap(), "- ship search\n");
+    let planner: Value = serde_json::from_str(&seen.lock().unwrap()[9].body).unwrap();
+    assert!(planner.get("tools").is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)), "{planner}");
+    assert!(text(&vault_agent(&["memory", "list", "--vault", dir]).stdout).contains("4 successes, 0 failures"));
+
+    let forgot = vault_agent(&["memory", "forget", "--vault", dir, "r1"]);
+    assert!(text(&forgot.stdout).contains(&format!("forgot r1: {request}")), "{}", text(&forgot.stderr));
+    assert_eq!(text(&vault_agent(&["memory", "list", "--vault", dir]).stdout), "no memories\n");
+}
+
+#[test]
 fn run_attaches_an_image_and_a_pdf_as_the_model_takes_them() {
     let vault = sample_vault();
     std::fs::write(vault.path().join("chart.png"), include_bytes!("../fixtures/chart.png")).unwrap();

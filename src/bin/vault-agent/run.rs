@@ -53,6 +53,9 @@ pub struct Args {
     /// After the task, do not ask the model for facts and preferences to remember.
     #[arg(long)]
     no_memory_extraction: bool,
+    /// Do not take a learned recipe's fast path; always run the normal loop.
+    #[arg(long)]
+    no_fast_path: bool,
     #[command(flatten)]
     mcp: crate::mcp::McpArgs,
     /// A domain web_fetch may read without asking (with its subdomains); repeatable.
@@ -85,6 +88,7 @@ pub async fn run(args: Args) -> Result<()> {
         web_allow: args.web_allow.clone(),
         web_deny: args.web_deny.clone(),
         memory_extraction: !args.no_memory_extraction,
+        fast_path: !args.no_fast_path,
         ..AgentConfig::default()
     };
     let host = Rc::new(TerminalHost::new());
@@ -280,6 +284,20 @@ impl TerminalHost {
             AgentEvent::Warning { message } => {
                 self.finish_line();
                 eprintln!("{indent}warning: {message}");
+            }
+            AgentEvent::FastPath { recipe } => {
+                self.finish_line();
+                eprintln!(
+                    "{indent}fast path: recipe {} (\"{}\", {} successes, {} failures)",
+                    recipe.id, recipe.request, recipe.successes, recipe.failures
+                );
+            }
+            AgentEvent::FastPathFallback { recipe, reason } => {
+                self.finish_line();
+                eprintln!(
+                    "{indent}fast path of recipe {} given up: {reason}; going on with the normal loop",
+                    recipe.id
+                );
             }
             AgentEvent::Retrying { attempt, max_attempts, delay_ms, problem } => {
                 self.finish_line();

@@ -227,6 +227,11 @@ impl Harness {
     }
 
     pub fn task(&self, config: AgentConfig) -> AgentTask {
+        self.task_named(config, "t1")
+    }
+
+    /// A task with the id `id` (tasks of one harness that must be told apart: undo, recipes).
+    pub fn task_named(&self, config: AgentConfig, id: &str) -> AgentTask {
         block_on(AgentTask::new(TaskSetup {
             config,
             provider: self.provider.clone(),
@@ -242,7 +247,7 @@ impl Harness {
             condense_hook: self.condense_hook.clone(),
             end_hook: self.end_hook.clone(),
             history: Vec::new(),
-            task_id: Some("t1".into()),
+            task_id: Some(id.into()),
         }))
         .unwrap()
     }
