@@ -474,6 +474,50 @@ async function approve(page) {
   await modal.waitFor({ state: "detached" });
 }
 
+test("sub-tasks: at the depth limit new_task is neither offered nor run; Stop cancels a running sub-task", async () => {
+  const id = `e2e-subtask-depth-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "d1", name: "new_task", arguments: { mode: "ask", message: "Level one: look at Bread." } }] },
+    { toolCalls: [{ id: "d2", name: "new_task", arguments: { mode: "ask", message: "Level two: read Bread." } }] },
+    { toolCalls: [{ id: "d3", name: "new_task", arguments: { mode: "ask", message: "Level three: one too deep." } }] },
+    { text: "Level two done." },
+    { text: "Level one done." },
+    { text: "All levels done." },
+    // The second task: its sub-task's answer is held until the user stops.
+    { toolCalls: [{ id: "c1", name: "new_task", arguments: { mode: "ask", message: "A long look at Pizza." } }] },
+    { text: "A sub-task answer the user will not wait for.", hold: true },
+  ]);
+  const page = await openHost({ mock: id });
+  await send(page, "Delegate three levels deep");
+  await page.locator(".vault-agent-text", { hasText: "All levels done." }).waitFor();
+  const sent = await requests(id);
+  const offered = (request) => request.body.tools.map((t) => t.name);
+  // Depth 0 and 1 may delegate; depth 2 (max_subtask_depth) is not offered new_task…
+  assert.ok(offered(sent[0]).includes("new_task"));
+  assert.ok(offered(sent[1]).includes("new_task"));
+  assert.ok(!offered(sent[2]).includes("new_task"), offered(sent[2]).join());
+  assert.doesNotMatch(JSON.stringify(sent[2].body.system), /new_task/);
+  // …and its call anyway is not run: the grandchild is told why.
+  const refused = sent[3].body.messages.at(-1).content.find((b) => b.type === "tool_result");
+  assert.equal(refused.is_error, true);
+  assert.match(JSON.stringify(refused.content), /Not run: new_task is not available here/);
+  // Each level is a card in its parent's steps (the grandchild's refused call is not run, so no card).
+  await page.locator('.vault-agent-tool-card[data-tool="new_task"].is-done').first().waitFor();
+  assert.equal(await page.locator('.vault-agent-subtask-turn .vault-agent-tool-card[data-tool="new_task"]').count(), 1);
+
+  // Stop while a sub-task is streaming: the parent's cancel reaches the child, whose held
+  // answer would otherwise keep the task waiting.
+  await send(page, "Delegate and wait");
+  // The held stream has shown its first piece inside the sub-task's steps.
+  await page.locator(".vault-agent-subtask-turn .vault-agent-text", { hasText: "A sub" }).waitFor({ state: "attached" });
+  await page.locator(".vault-agent-send", { hasText: "Stop" }).click();
+  await page.locator(".vault-agent-end", { hasText: "Stopped" }).last().waitFor();
+  assert.equal(await page.locator(".vault-agent-send").innerText().then((t) => t.trim()), "Send");
+  assert.equal((await requests(id)).length, 8, "nothing is asked after the stop");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("undo keeps what the user typed after the task unless they choose to restore it; redo applies it again", async () => {
   const id = `e2e-undo-typed-${Date.now()}`;
   await script(id, [
