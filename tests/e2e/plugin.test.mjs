@@ -1050,6 +1050,29 @@ test("the settings reach the core: temperature, custom instructions, rules, a mo
   await page.close();
 });
 
+test("memory: among 201 remembered facts, the prompt gets the one the request is about", async () => {
+  const id = `e2e-recall-${Date.now()}`;
+  await script(id, [{ text: "Your log is Hives/Log.md." }]);
+  const topics = ["astronomy", "cycling", "pottery", "chess", "sailing", "baking", "birding", "knitting"];
+  const entries = Array.from({ length: 200 }, (_, i) => ({
+    id: `m${i + 1}`,
+    kind: "fact",
+    text: `The ${topics[i % topics.length]} notes of year ${1800 + i} are kept in Archive/${topics[i % topics.length]}-${i}/.`,
+    createdMs: 1790000000000 + i,
+  }));
+  entries.push({ id: "m201", kind: "fact", text: "The user's beekeeping log is Hives/Log.md; one entry per inspection.", createdMs: 1791000000000 });
+  const files = { ...NOTES, ".obsidian-agent/memory/memory.json": JSON.stringify({ version: 1, entries }) };
+  const page = await openHost({ mock: id, files });
+  await send(page, "When did I last inspect the hives? Check my beekeeping log.");
+  await page.locator(".vault-agent-text", { hasText: "Hives/Log.md" }).waitFor();
+  const [request] = await requests(id);
+  const system = JSON.stringify(request.body.system);
+  assert.match(system, /The user's beekeeping log is Hives\/Log.md/);
+  assert.doesNotMatch(system, /Archive\//, "unrelated facts stay out of the prompt");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("memory: a finished task teaches the agent; the settings list, edit and forget what it remembers", async () => {
   const id = `e2e-memory-${Date.now()}`;
   // The task's answer, then the extraction's.
