@@ -2042,3 +2042,21 @@ test("images and PDFs: a pasted image and an @-mentioned PDF reach the model; a 
   assert.deepEqual(local.errors, []);
   await local.close();
 });
+
+test("stopping a streaming answer ends its request: eight stops in a row, then a ninth answer still comes", async () => {
+  const id = `e2e-stops-${Date.now()}`;
+  const held = Array.from({ length: 8 }, (_, i) => ({ text: `Held answer ${i} goes on and on.`, hold: true }));
+  await script(id, [...held, { text: "The ninth answer arrives." }]);
+  const page = await openHost({ mock: id });
+  for (let i = 0; i < 8; i++) {
+    await send(page, `question ${i}`);
+    await page.locator(".vault-agent-text", { hasText: `Held a` }).nth(i).waitFor();
+    await page.locator(".vault-agent-send", { hasText: "Stop" }).click();
+    await page.locator(".vault-agent-end", { hasText: "Stopped" }).nth(i).waitFor();
+  }
+  // A browser keeps six connections a host: had the stopped requests stayed open, this one would wait.
+  await send(page, "one more");
+  await page.locator(".vault-agent-text", { hasText: "The ninth answer arrives." }).waitFor({ timeout: 15_000 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
