@@ -1,5 +1,5 @@
 import type { Core, VaultCore } from "./core";
-import type { ModelPrice, ProviderConfig, Transport, Usage } from "./protocol";
+import type { Transport } from "./protocol";
 import type { SearchService } from "./search";
 import type { SemanticService } from "./semantic";
 import type { ApiKeys, VaultAgentSettings } from "./settings";
@@ -21,9 +21,6 @@ export interface PluginContext {
   apiKeyStore(): ApiKeys;
   /** How model requests travel on this device. */
   transport(): Transport;
-  /** The list price of the model `provider` names (the core's table), or null when unknown. */
-  modelPrice(provider: ProviderConfig): Promise<ModelPrice | null>;
-  costOf(price: ModelPrice, usage: Usage): number;
   openSettings(): void;
   openSearch(): void;
   /** The vault's search index (search, related notes, indexing progress). */

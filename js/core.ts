@@ -1,7 +1,6 @@
 import workerSource from "vault-agent:worker";
 import type { FromCore, ToCore } from "./generated/protocol";
 import type { VaultHost } from "./host/VaultHost";
-import type { ModelPrice, ProviderConfig } from "./protocol";
 import type { CoreRequest, CoreResponse } from "./transport";
 import { CoreClient, type RemoteVaultCore } from "./core/client";
 import { directPorts, type Port } from "./core/port";
@@ -22,8 +21,6 @@ export interface Core {
    * (Obsidian's `requestUrl`), used when `fetch` cannot reach a server or when asked for.
    */
   open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): Promise<RemoteVaultCore>;
-  /** The list price of the model `provider` names, or null when unknown. */
-  modelPrice(provider: ProviderConfig): Promise<ModelPrice | null>;
   /** Ends the core (its worker, and the memory it holds): calls not answered yet fail. */
   close(): void;
 }
@@ -97,7 +94,6 @@ async function connect(
     version,
     thread,
     open: (host, request) => client.open({ host, request }),
-    modelPrice: (provider) => client.callModule("modelPrice", [provider]) as Promise<ModelPrice | null>,
     close: () => {
       client.close("the core was stopped");
       end();

@@ -3,7 +3,7 @@ import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import { Processes } from "./host/processes";
-import type { CheckpointSummary, ModelPrice, ProviderConfig, Transport, Usage, UndoReport } from "./protocol";
+import type { CheckpointSummary, Transport, UndoReport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
@@ -230,21 +230,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     return this.keys;
   }
 
-  async modelPrice(provider: ProviderConfig): Promise<ModelPrice | null> {
-    return (await this.core()).core.modelPrice(provider);
-  }
 
-  costOf(price: ModelPrice, usage: Usage): number {
-    // ModelPrice::cost's sum, here because the meter asks synchronously and the core is
-    // across a worker's channel.
-    const perMillion = (tokens: number, dollars: number) => (tokens * dollars) / 1_000_000;
-    return (
-      perMillion(usage.input_tokens, price.input) +
-      perMillion(usage.output_tokens, price.output) +
-      perMillion(usage.cache_read_tokens, price.cacheRead) +
-      perMillion(usage.cache_write_tokens, price.cacheWrite)
-    );
-  }
 
   openSettings(): void {
     // Obsidian has no public call to open a plugin's tab; this is the one every plugin uses.

@@ -338,6 +338,8 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
     temperature: typeof agent.temperature === "number" ? agent.temperature : null,
     thinkingBudget: agent.thinkingBudget > 0 ? agent.thinkingBudget : null,
     memoryExtraction: agent.memoryExtraction,
+    // The user's price; without one the core prices the meter from its list for the model.
+    price: userPrice(settings),
     fastPath: agent.fastPath,
     webAllow: [...settings.safety.webAllow],
     webDeny: [...settings.safety.webDeny],

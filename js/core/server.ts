@@ -9,8 +9,6 @@ export interface CoreModule {
   start(wasm: Uint8Array | WebAssembly.Module): Promise<string>;
   /** A core bound to `host`, with `request` as its transport without CORS. */
   open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): object;
-  modelPrice(provider: unknown): unknown;
-  costOf(price: unknown, usage: unknown): number;
 }
 
 /** An object the core hands out (a wasm-bindgen class instance) rather than a plain value. */
@@ -70,8 +68,6 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): voi
   const root: Record<string, unknown> = {
     open: (withRequest: boolean, withProcesses = false) =>
       module.open(withProcesses ? { ...host, ...processes } : host, withRequest ? request : undefined),
-    modelPrice: (provider: unknown) => module.modelPrice(provider),
-    costOf: (price: unknown, usage: unknown) => module.costOf(price, usage),
   };
 
   const reply = (id: number, value: Reply) => port.post({ kind: "reply", id, reply: value });

@@ -1,4 +1,4 @@
-import init, { costOf, modelPrice, VaultCore, version } from "../../pkg/vault_agent.js";
+import init, { VaultCore, version } from "../../pkg/vault_agent.js";
 import type { CoreModule } from "./server";
 
 /** The wasm core as {@link CoreModule}: what the worker (or the in-thread fallback) serves. */
@@ -8,6 +8,4 @@ export const wasmModule: CoreModule = {
     return version();
   },
   open: (host, request) => new VaultCore(host, request),
-  modelPrice: (provider): unknown => modelPrice(provider),
-  costOf: (price, usage) => costOf(price, usage),
 };

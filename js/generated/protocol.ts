@@ -194,7 +194,11 @@ title: string, };
  * One event of a running task, in the order things happened. The host renders them; it
  * answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
  */
-export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, 
+export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, 
+/**
+ * What `total` costs in US dollars, when the model's price is known.
+ */
+cost: number | null, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, 
 /**
  * The call as the user reads it, from its arguments.
  */
@@ -309,7 +313,11 @@ final_text?: string | null, steps: Array<StepReport>,
 /**
  * Summed over every model call, the sub-tasks' included.
  */
-usage: Usage, duration_ms: number, tool_calls: number, tool_errors: number, 
+usage: Usage, 
+/**
+ * What `usage` cost in US dollars, when the model's price was known.
+ */
+cost: number | null, duration_ms: number, tool_calls: number, tool_errors: number, 
 /**
  * Vault paths the task changed (the ones `undo_task` restores).
  */
@@ -929,6 +937,11 @@ memoryExtraction: boolean,
  * call, the plan through the pipeline, one or two final turns.
  */
 fastPath: boolean, 
+/**
+ * What the model costs, for the meter (`StepFinished.cost`, `RunReport.cost`): the user's
+ * price, or the core's list price for the model (the plugin's chat fills it in), or none.
+ */
+price: ModelPrice | null, 
 /**
  * Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
  * after one last answer. 0: no budget.

@@ -12,7 +12,6 @@ import {
   type InterruptedTask,
   type MediaSupport,
   type Message,
-  type ModelPrice,
   type ProviderConfig,
   type RunReport,
   type SavedChat,
@@ -20,9 +19,8 @@ import {
   type UndoChoices,
   type UndoPlan,
   type UndoReport,
-  type Usage,
 } from "../protocol";
-import { agentConfig, mcpServers, PRESETS, providerConfig, userPrice } from "../settings";
+import { agentConfig, mcpServers, PRESETS, providerConfig } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
@@ -60,7 +58,6 @@ export class ChatView extends ItemView {
   private running = false;
   /** The settings changed while a task ran: make the chat again before the next message. */
   private stale = false;
-  private price: ModelPrice | null = null;
   private modals = new Map<string, ApprovalModal>();
   /** The view is closing: the running task is suspended, to resume next time. */
   private suspending = false;
@@ -480,7 +477,6 @@ export class ChatView extends ItemView {
         return file !== null && !("children" in file);
       },
       openResult: (path) => new ResultModal(this.app, path).open(),
-      cost: (usage) => this.cost(usage),
       scroll: () => this.scroll(),
     };
   }
@@ -556,10 +552,6 @@ export class ChatView extends ItemView {
     return message;
   }
 
-  private cost(usage: Usage): number | null {
-    return this.price ? this.plugin.costOf(this.price, usage) : null;
-  }
-
   /** The chat, created on first use from the current settings (continuing the history). */
   private async ensureChat(): Promise<Chat | null> {
     if (this.chat) {
@@ -614,7 +606,6 @@ export class ChatView extends ItemView {
       return null;
     }
     this.chat = chat;
-    this.price = userPrice(settings) ?? (await this.plugin.modelPrice(config));
     return this.chat;
   }
 
@@ -1054,6 +1045,7 @@ function notStarted(message: string): RunReport {
     ended: message,
     steps: [],
     usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    cost: null,
     duration_ms: 0,
     tool_calls: 0,
     tool_errors: 0,

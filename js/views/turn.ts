@@ -47,8 +47,6 @@ export interface TurnContext {
   answerAction(action: AnswerAction, text: string): void;
   /** Shows a large result the core saved while the task runs. */
   openResult(path: string): void;
-  /** The cost of `usage` in US dollars, or null when the model's price is unknown. */
-  cost(usage: Usage): number | null;
   scroll(): void;
 }
 
@@ -144,7 +142,7 @@ export class TurnView extends Component {
         this.appendThinking(event.text);
         break;
       case "step_finished":
-        this.showMeter(event.total);
+        this.showMeter(event.total, event.cost);
         break;
       case "tool_started":
         this.endText();
@@ -330,7 +328,7 @@ export class TurnView extends Component {
     this.taskId = report.task_id;
     this.el.dataset.taskId = report.task_id;
     this.setRunning(false);
-    this.showMeter(report.usage, report.duration_ms);
+    this.showMeter(report.usage, report.cost, report.duration_ms);
     this.actions.empty();
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
@@ -413,11 +411,11 @@ export class TurnView extends Component {
     }
   }
 
-  private showMeter(usage: Usage, durationMs?: number): void {
+  /** Tokens, the core's cost (none when the model's price is unknown) and the time taken. */
+  private showMeter(usage: Usage, cost: number | null | undefined, durationMs?: number): void {
     const input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
     const parts = [`${tokens(input)} in`, `${tokens(usage.output_tokens)} out`];
-    const cost = this.ctx.cost(usage);
-    if (cost !== null) parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
+    if (typeof cost === "number") parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
     if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
     this.meter.setText(parts.join(" · "));
   }

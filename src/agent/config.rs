@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::protocol::ApprovalCategory;
+use crate::provider::ModelPrice;
 
 /// How a task runs. Every field has a default (the reference design's), so hosts may pass a
 /// partial object. In JSON the fields are camelCase, like the plugin's other settings.
@@ -53,6 +54,9 @@ pub struct AgentConfig {
     /// A request that matches a recipe with enough successes takes its fast path: one planning
     /// call, the plan through the pipeline, one or two final turns.
     pub fast_path: bool,
+    /// What the model costs, for the meter (`StepFinished.cost`, `RunReport.cost`): the user's
+    /// price, or the core's list price for the model (the plugin's chat fills it in), or none.
+    pub price: Option<ModelPrice>,
     /// Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
     /// after one last answer. 0: no budget.
     pub max_tool_calls: u32,
@@ -154,6 +158,7 @@ impl Default for AgentConfig {
             memory_flush: true,
             memory_extraction: true,
             fast_path: true,
+            price: None,
             max_tool_calls: 40,
             max_tool_calls_per_step: 10,
             deadline_ms: 0,

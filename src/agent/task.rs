@@ -558,11 +558,7 @@ impl AgentTask {
                     };
                     self.estimator.record(&request, &turn.usage);
                     run.usage += turn.usage;
-                    self.host.emit(&AgentEvent::StepFinished {
-                        step,
-                        usage: turn.usage,
-                        total: run.usage + self.overhead,
-                    });
+                    self.host.emit(&self.step_finished(step, turn.usage, run.usage + self.overhead));
                     run.steps.push(turn.step_report(step));
                     let calls: Vec<ToolCall> = turn
                         .message
@@ -719,6 +715,7 @@ impl AgentTask {
             tool_errors: run.steps.iter().flat_map(|s| &s.tool_calls).filter(|c| c.error.is_some()).count() as u32,
             steps: run.steps,
             usage: run.usage + self.overhead,
+            cost: self.cost(&(run.usage + self.overhead)),
             duration_ms: self.clock.now_ms().saturating_sub(run.started_ms),
             changed_paths: self.pipeline.changed_paths().iter().map(|p| p.to_string()).collect(),
             condensations: self.condensations,
@@ -726,6 +723,16 @@ impl AgentTask {
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
+    }
+
+    /// What `usage` costs at the configured price, if there is one.
+    fn cost(&self, usage: &Usage) -> Option<f64> {
+        self.config.price.map(|price| price.cost(usage))
+    }
+
+    /// The meter's event after a model call: the call's usage, the task's so far, and its cost.
+    fn step_finished(&self, step: u32, usage: Usage, total: Usage) -> AgentEvent {
+        AgentEvent::StepFinished { step, usage, total, cost: self.cost(&total) }
     }
 
     /// Puts the memories relevant to the request into the prompt's context part (once per
@@ -912,11 +919,7 @@ impl AgentTask {
             let (answer, step_report) = self.force_answer(note, run.steps.len() as u32 + 1).await;
             if let Some(step_report) = step_report {
                 run.usage += step_report.usage;
-                self.host.emit(&AgentEvent::StepFinished {
-                    step: step_report.step,
-                    usage: step_report.usage,
-                    total: run.usage + self.overhead,
-                });
+                self.host.emit(&self.step_finished(step_report.step, step_report.usage, run.usage + self.overhead));
                 run.steps.push(step_report);
             }
             match answer {

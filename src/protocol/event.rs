@@ -27,6 +27,9 @@ pub enum AgentEvent {
         step: u32,
         usage: Usage,
         total: Usage,
+        /// What `total` costs in US dollars, when the model's price is known.
+        #[serde(default)]
+        cost: Option<f64>,
     },
     TextDelta {
         text: String,

@@ -136,6 +136,9 @@ pub struct RunReport {
     pub steps: Vec<StepReport>,
     /// Summed over every model call, the sub-tasks' included.
     pub usage: Usage,
+    /// What `usage` cost in US dollars, when the model's price was known.
+    #[serde(default)]
+    pub cost: Option<f64>,
     pub duration_ms: u64,
     pub tool_calls: u32,
     pub tool_errors: u32,

@@ -39,7 +39,7 @@ use crate::pipeline::{
     ORPHAN_AGE_MS,
 };
 use crate::protocol::{ErrorKind, ProviderError, Usage};
-use crate::provider::{build, check_connection, price_for, ModelPrice, ProviderConfig, RetryPolicy};
+use crate::provider::{build, check_connection, ProviderConfig, RetryPolicy};
 use crate::vault::Vault;
 
 #[wasm_bindgen(start)]
@@ -51,24 +51,6 @@ fn start() {
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_string()
-}
-
-/// The list price of the model `provider` (a `ProviderConfig`) names, in US dollars per
-/// million tokens (`{input, output, cacheRead, cacheWrite}`), or `null` when unknown. Servers on
-/// this machine are free.
-#[wasm_bindgen(js_name = modelPrice)]
-pub fn model_price(provider: JsValue) -> Result<JsValue, JsValue> {
-    let config: ProviderConfig = from_js(provider)?;
-    to_js(&price_for(&config))
-}
-
-/// What `usage` (a `Usage`, as in `step_finished`) costs in US dollars at `price` (a
-/// `ModelPrice`, e.g. from `modelPrice` or the user's own).
-#[wasm_bindgen(js_name = costOf)]
-pub fn cost_of(price: JsValue, usage: JsValue) -> Result<f64, JsValue> {
-    let price: ModelPrice = from_js(price)?;
-    let usage: Usage = from_js(usage)?;
-    Ok(price.cost(&usage))
 }
 
 /// The one place where a core error becomes a JS `Error`.

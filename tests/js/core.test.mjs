@@ -60,8 +60,6 @@ function fakeModule(made) {
       made.push(core);
       return core;
     },
-    modelPrice: () => null,
-    costOf: () => 0,
   };
 }
 

@@ -140,6 +140,8 @@ test("the agent's options and the user's price come from the settings", () => {
     temperature: null,
     thinkingBudget: null,
     memoryExtraction: true,
+    // The user's price reaches the core, which prices the meter with it.
+    price: { input: 2, output: 8, cacheRead: 0.2, cacheWrite: 2.5 },
     fastPath: true,
     webAllow: [],
     webDeny: [],

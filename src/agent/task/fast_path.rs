@@ -118,7 +118,7 @@ impl AgentTask {
             }
         };
         run.usage += turn.usage;
-        self.host.emit(&AgentEvent::StepFinished { step, usage: turn.usage, total: run.usage + self.overhead });
+        self.host.emit(&self.step_finished(step, turn.usage, run.usage + self.overhead));
         run.steps.push(turn.step_report(step));
         let calls = match self.parse_plan(&turn.message.text()) {
             Ok(calls) => calls,

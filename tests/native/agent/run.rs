@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use vault_agent::agent::AgentConfig;
-use vault_agent::protocol::{AgentEvent, ContentBlock, EndReason, ErrorKind, Role, ToolChoice};
+use vault_agent::protocol::{AgentEvent, ContentBlock, EndReason, ErrorKind, Role, ToolChoice, Usage};
 use vault_agent::provider::Turn;
 use vault_agent::vault::MemoryVault;
 
@@ -256,4 +256,39 @@ fn a_subtask_deeper_than_allowed_is_refused() {
     .err()
     .unwrap();
     assert!(setup_err.to_string().contains("depth 3"), "{setup_err}");
+}
+
+#[test]
+fn the_meter_cost_comes_from_the_core_at_the_configured_price() {
+    let price = vault_agent::provider::ModelPrice { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
+    let h = Harness::new(MemoryVault::new(), [Turn::text("Priced.")]);
+    let report = block_on(h.task(AgentConfig { price: Some(price), ..config() }).run("hi"));
+    let steps: Vec<(Usage, Option<f64>)> = h
+        .host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::StepFinished { total, cost, .. } => Some((total, cost)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0].1, Some(price.cost(&steps[0].0)));
+    assert!(steps[0].1.unwrap() > 0.0);
+    assert_eq!(report.cost, Some(price.cost(&report.usage)));
+    // Without a price there is no cost, not a zero.
+    let h = Harness::new(MemoryVault::new(), [Turn::text("Unpriced.")]);
+    assert_eq!(block_on(h.task(config()).run("hi")).cost, None);
+    // A chat without the user's price takes the core's list price for its model.
+    let options: vault_agent::agent::ChatOptions = serde_json::from_value(serde_json::json!({
+        "provider": {"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "k"}
+    }))
+    .unwrap();
+    assert_eq!(options.priced_agent().price.map(|p| p.input), Some(3.0));
+    let own: vault_agent::agent::ChatOptions = serde_json::from_value(serde_json::json!({
+        "provider": {"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "k"},
+        "agent": {"price": {"input": 1.0, "output": 2.0, "cacheRead": 0.1, "cacheWrite": 1.25}}
+    }))
+    .unwrap();
+    assert_eq!(own.priced_agent().price.map(|p| p.input), Some(1.0));
 }
