@@ -14,7 +14,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
 use crate::pipeline::{ApprovalPolicy, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline};
-use crate::protocol::{ErrorKind, Message, ModelRequest, SystemPart, ToolChoice, Usage};
+use crate::protocol::{ErrorKind, ModelRequest, Usage};
 use crate::provider::{complete, ModelProvider};
 use crate::tools::{ReplaceSelection, ToolRegistry, REPLACE_SELECTION};
 use crate::vault::{PathRules, Vault, VaultPath};
@@ -213,14 +213,8 @@ impl InlineEdit {
             &text[start..end]
         );
         ModelRequest {
-            system: vec![SystemPart { text: SYSTEM.into(), cache_breakpoint: false }],
-            messages: vec![Message::user(prompt)],
-            tools: Vec::new(),
-            max_tokens: self.config.max_tokens,
-            thinking_budget: None,
             temperature: self.config.temperature,
-            tool_choice: ToolChoice::None,
-            model: None,
+            ..ModelRequest::one_shot(SYSTEM, prompt, self.config.max_tokens)
         }
     }
 }

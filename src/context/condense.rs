@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::sanitize::sanitize;
 use super::tokens::estimate_message;
-use crate::protocol::{ContentBlock, Message, ModelRequest, Role, SystemPart, ToolChoice};
+use crate::protocol::{ContentBlock, Message, ModelRequest, Role};
 
 /// The sections every summary has, in order.
 pub const SUMMARY_SECTIONS: [&str; 5] = ["User goal", "What was done", "Current state", "Pending", "Key context"];
@@ -39,24 +39,12 @@ pub fn split_point(messages: &[Message], keep_tokens: u64) -> Option<usize> {
 /// The request that asks the model for the summary of `older`: the task's own tools stay
 /// defined (the history holds calls) but are disabled.
 pub fn summary_request(base: &ModelRequest, older: &[Message]) -> ModelRequest {
-    let mut messages = sanitize(older);
-    let ask = ContentBlock::text(summary_instruction());
-    match messages.last_mut() {
-        Some(last) if last.role == Role::User => last.content.push(ask),
-        _ => messages.push(Message { role: Role::User, content: vec![ask] }),
-    }
-    ModelRequest {
-        system: vec![SystemPart {
-            text: "You summarise an AI agent's work on a user's Obsidian vault so that the agent can continue \
-                   from the summary alone."
-                .into(),
-            cache_breakpoint: false,
-        }],
-        messages,
-        tool_choice: ToolChoice::None,
-        thinking_budget: None,
-        ..base.clone()
-    }
+    base.answer_about(
+        "You summarise an AI agent's work on a user's Obsidian vault so that the agent can continue from the \
+         summary alone.",
+        sanitize(older),
+        summary_instruction(),
+    )
 }
 
 fn summary_instruction() -> String {

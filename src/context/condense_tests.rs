@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::protocol::ToolSpec;
+use crate::protocol::{ToolChoice, ToolSpec};
 
 fn turn(i: usize, size: usize) -> [Message; 2] {
     [

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 
 use crate::cancel::CancelToken;
-use crate::protocol::{Message, ModelRequest, SystemPart, ToolChoice, Usage};
+use crate::protocol::{ModelRequest, Usage};
 use crate::provider::{complete, ModelProvider};
 
 /// Reads a result for injected instructions.
@@ -54,16 +54,14 @@ impl ModelScreener {
 impl Screener for ModelScreener {
     async fn screen(&self, source: &str, content: &str, cancel: &CancelToken) -> Option<String> {
         let shown: String = content.chars().take(SCREENED_CHARS).collect();
-        let request = ModelRequest {
-            system: vec![SystemPart { text: SCREEN_PROMPT.into(), cache_breakpoint: true }],
-            messages: vec![Message::user(format!("Source: {source}\n-----\n{shown}\n-----\nSAFE or INJECTION?"))],
-            tools: Vec::new(),
-            max_tokens: 60,
-            thinking_budget: None,
+        let ask = format!("Source: {source}\n-----\n{shown}\n-----\nSAFE or INJECTION?");
+        let mut request = ModelRequest {
             temperature: Some(0.0),
-            tool_choice: ToolChoice::None,
             model: self.model.clone(),
+            ..ModelRequest::one_shot(SCREEN_PROMPT, ask, 60)
         };
+        // The same prompt screens every result: worth caching.
+        request.system[0].cache_breakpoint = true;
         // A screening call that fails lets the result through, marked as data like any other:
         // the other layers still stand, and a flaky cheap model must not stop the user's work.
         let completion = complete(&*self.provider, &request, cancel).await.ok()?;

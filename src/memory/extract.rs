@@ -3,7 +3,7 @@
 
 use super::MemoryKind;
 use crate::cancel::CancelToken;
-use crate::protocol::{ContentBlock, Message, ModelRequest, ProviderError, Role, SystemPart, ToolChoice, Usage};
+use crate::protocol::{Message, ModelRequest, ProviderError, Usage};
 use crate::provider::{complete, ModelProvider};
 
 /// The system line of a memory call (tests and reports tell these calls apart by it).
@@ -21,25 +21,14 @@ pub async fn ask_for_memories(
     situation: &str,
     cancel: &CancelToken,
 ) -> Result<(Vec<(MemoryKind, String)>, Usage), ProviderError> {
-    let mut messages = crate::context::sanitize(messages);
-    let ask = ContentBlock::text(format!(
+    let ask = format!(
         "{situation} List the facts in this conversation worth remembering in later, unrelated tasks — how the \
          user's vault is organised, facts about the user, decisions they made — and the user's preferences about \
          how things are done. One a line, each starting with \"- \"; start a preference's line with \
          \"- Preference: \". Not the task's own progress, nothing already obvious from the notes. If there is \
          nothing like that, answer {NOTHING}."
-    ));
-    match messages.last_mut() {
-        Some(last) if last.role == Role::User => last.content.push(ask),
-        _ => messages.push(Message { role: Role::User, content: vec![ask] }),
-    }
-    let request = ModelRequest {
-        system: vec![SystemPart { text: SYSTEM.into(), cache_breakpoint: false }],
-        messages,
-        tool_choice: ToolChoice::None,
-        thinking_budget: None,
-        ..base.clone()
-    };
+    );
+    let request = base.answer_about(SYSTEM, crate::context::sanitize(messages), ask);
     let answer = complete(provider, &request, cancel).await?;
     Ok((parse_memories(&answer.message.text()), answer.usage))
 }

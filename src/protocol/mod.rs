@@ -211,6 +211,42 @@ pub struct ModelRequest {
     pub model: Option<String>,
 }
 
+impl ModelRequest {
+    /// A request for one answer in text: `system`, one user message, no tools, the provider's
+    /// model at its default temperature. Callers change what differs with struct update syntax.
+    pub fn one_shot(system: &str, user: String, max_tokens: u32) -> Self {
+        ModelRequest {
+            system: vec![SystemPart { text: system.into(), cache_breakpoint: false }],
+            messages: vec![Message::user(user)],
+            tools: Vec::new(),
+            max_tokens,
+            thinking_budget: None,
+            temperature: None,
+            tool_choice: ToolChoice::None,
+            model: None,
+        }
+    }
+
+    /// This request turned into one answer in text about `history`, with `ask` added to its
+    /// last user message (or as one): the model, limits and tools stay (both APIs refuse a
+    /// history with tool calls when no tools are defined), but the tools may not be called, and
+    /// `system` replaces the system prompt.
+    pub fn answer_about(&self, system: &str, mut history: Vec<Message>, ask: String) -> Self {
+        let ask = ContentBlock::text(ask);
+        match history.last_mut() {
+            Some(last) if last.role == Role::User => last.content.push(ask),
+            _ => history.push(Message { role: Role::User, content: vec![ask] }),
+        }
+        ModelRequest {
+            system: vec![SystemPart { text: system.into(), cache_breakpoint: false }],
+            messages: history,
+            tool_choice: ToolChoice::None,
+            thinking_budget: None,
+            ..self.clone()
+        }
+    }
+}
+
 /// Whether the model may call tools. The tools stay in the request either way: both APIs
 /// refuse a history with tool calls when no tools are defined.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,7 +27,7 @@ use crate::memory::{Recipe, RecipeStep, RecipeStore, RequestVector, FAST_PATH_SU
 use crate::pipeline::{CallOutcome, CallStatus, ToolCall};
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ContentBlock, EndReason, ErrorKind, Message, ModelRequest, RecipeUse, Role,
-    SystemPart, ToolChoice,
+    ToolChoice,
 };
 use crate::tools::{ToolKind, ATTEMPT_COMPLETION};
 
@@ -210,14 +210,9 @@ impl AgentTask {
             schemas = schemas.join("\n"),
         );
         ModelRequest {
-            system: vec![SystemPart { text: PLANNER_SYSTEM.into(), cache_breakpoint: false }],
-            messages: vec![Message::user(ask)],
-            tools: Vec::new(),
-            max_tokens: self.config.max_tokens,
-            thinking_budget: None,
             temperature: self.config.temperature,
-            tool_choice: ToolChoice::None,
             model: self.mode.model.clone(),
+            ..ModelRequest::one_shot(PLANNER_SYSTEM, ask, self.config.max_tokens)
         }
     }
 
