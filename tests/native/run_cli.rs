@@ -43,10 +43,20 @@ fn vault_agent(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `vault-agent run` against the scripted server, without the end-of-task memory extraction
+/// (whose request the scripts do not answer); [`run_extracting`] keeps it.
 fn run(vault: &Path, base: &str, extra: &[&str], task: &str) -> Output {
+    run_with(vault, base, "local", &[&["--no-memory-extraction"], extra].concat(), task)
+}
+
+fn run_extracting(vault: &Path, base: &str, extra: &[&str], task: &str) -> Output {
+    run_with(vault, base, "local", extra, task)
+}
+
+fn run_with(vault: &Path, base: &str, model: &str, extra: &[&str], task: &str) -> Output {
     let dir = vault.to_str().unwrap();
     let url = format!("{base}/v1");
-    let mut args = vec!["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "local"];
+    let mut args = vec!["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", model];
     args.extend_from_slice(extra);
     args.push(task);
     vault_agent(&args)
@@ -353,7 +363,8 @@ fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
         // The end-of-task extraction.
         turn("- Projects live in Projects/.", &[]),
     ]);
-    let output = run(vault.path(), &base, &["--approve", "read,memory"], "remember that my plans are bullet lists");
+    let output =
+        run_extracting(vault.path(), &base, &["--approve", "read,memory"], "remember that my plans are bullet lists");
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(seen.lock().unwrap().len(), 3);
 
@@ -403,7 +414,7 @@ fn run_learns_a_recipe_over_three_runs_and_the_fourth_takes_the_fast_path() {
         ],
     ));
     let (base, seen) = serve(turns);
-    let flags = ["--approve", "read,write", "--no-memory-extraction"];
+    let flags = ["--approve", "read,write"];
     for n in 1..=3 {
         let output = run(vault.path(), &base, &flags, request);
         assert!(output.status.success(), "run {n}: {}", text(&output.stderr));
@@ -437,16 +448,10 @@ fn run_attaches_an_image_and_a_pdf_as_the_model_takes_them() {
     std::fs::write(vault.path().join("chart.png"), include_bytes!("../fixtures/chart.png")).unwrap();
     std::fs::write(vault.path().join("q3.pdf"), include_bytes!("../fixtures/report.pdf")).unwrap();
     let (base, seen) = serve(vec![turn("Blue is ahead.", &[])]);
-    let dir = vault.path().to_str().unwrap();
-    let url = format!("{base}/v1");
     // gpt-4o is a model that sees images.
-    let run_gpt4o = |extra: &[&str]| {
-        let mut args = vec!["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "gpt-4o"];
-        args.push("--no-memory-extraction");
-        args.extend_from_slice(extra);
-        vault_agent(&args)
-    };
-    let output = run_gpt4o(&["--attach", "chart.png", "--attach", "q3.pdf", "what do these show?"]);
+    let run_gpt4o = |extra: &[&str], task: &str| run_with(vault.path(), &base, "gpt-4o", extra, task);
+    let output =
+        run_gpt4o(&["--no-memory-extraction", "--attach", "chart.png", "--attach", "q3.pdf"], "what do these show?");
     assert!(output.status.success(), "{}", text(&output.stderr));
     let body: Value = serde_json::from_str(&seen.lock().unwrap()[0].body).unwrap();
     let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
@@ -457,7 +462,7 @@ fn run_attaches_an_image_and_a_pdf_as_the_model_takes_them() {
     let message = user["content"][0]["text"].as_str().unwrap();
     assert!(message.contains("<note path=\"q3.pdf\">\n--- page 1 ---\nQuarterly revenue grew"), "{message}");
     // A missing attachment stops before any request.
-    let missing = run_gpt4o(&["--attach", "nope.png", "x"]);
+    let missing = run_gpt4o(&["--attach", "nope.png"], "x");
     assert!(!missing.status.success());
     assert!(text(&missing.stderr).contains("nope.png"), "{}", text(&missing.stderr));
     assert_eq!(seen.lock().unwrap().len(), 1);
