@@ -74,7 +74,10 @@ export class ObsidianVaultHost implements VaultHost {
 
   async writeBinary(path: string, data: Uint8Array): Promise<void> {
     await this.prepareWrite(path);
-    const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    // The core's bytes arrive as a fresh buffer of their own: hand it over as it is (copying a
+    // saved index's tens of MB held the UI thread for a long task).
+    const whole = data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+    const buffer = whole ? data.buffer : data.slice().buffer;
     await this.adapter.writeBinary(adapterPath(path), buffer);
   }
 
