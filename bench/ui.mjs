@@ -8,12 +8,18 @@
 //   - the plugin's onload (the fake host times `plugin.onload()`);
 //   - the plugin reloaded (as after an app restart): from its onload to the first search
 //     answered from the saved index;
+//   - keystroke to painted results in the search modal (the reloaded plugin, saved index): from
+//     each key's `keydown` to the first animation frame after the results list changed for the
+//     text that key made (and to the results in the DOM, before that frame), over eight queries typed a key at a time (keys whose answer was
+//     overtaken by a newer one are counted apart);
 //   - memory: the proportional set size (PSS, /proc) of this browser's renderer processes — the
 //     page, and its worker, which lives in the page's renderer — with a blank page open, and
 //     once the index is ready; and the host page alone (`?noplugin`) in a page of its own, so
 //     the plugin's share is the growth less the host's.
 // Prints a table and writes target/bench/ui.json.
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
+//                     [--corpus real|gen50k]
+// gen50k is bench/corpus.mjs's 50,000 generated notes, written once to target/bench/gen50k/.
 // Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
 import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
@@ -31,7 +37,26 @@ const option = (name, fallback) => {
 const builds = option("--main", ["main.js"]).map((m) => path.resolve(m));
 const runs = Number(option("--runs", ["3"])[0]);
 const query = option("--query", ["links"])[0];
-const vault = process.env.VAULT_AGENT_VAULT || path.resolve(repo, "../shared/vaults/obsidian-help");
+const corpus = option("--corpus", ["real"])[0];
+const vault = corpus === "gen50k" ? await writeGen50k() : process.env.VAULT_AGENT_VAULT || path.resolve(repo, "../shared/vaults/obsidian-help");
+// What is typed into the search modal, a key at a time: titles, words, a question, a typo.
+const typed = ["canvas", "internal links", "daily notes", "sync settings", "how do I publish a site", "graph vew", "templates", "embed files"];
+
+/** Writes bench/corpus.mjs's 50k notes under target/bench/gen50k/ (once) and returns the folder. */
+async function writeGen50k() {
+  const dir = path.join(repo, "target/bench/gen50k");
+  const done = path.join(dir, ".complete");
+  if (!(await readFile(done, "utf8").catch(() => ""))) {
+    const { generate, loadReal } = await import("./corpus.mjs");
+    const files = generate(await loadReal());
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+      await writeFile(path.join(dir, rel), text);
+    }
+    await writeFile(done, String(Object.keys(files).length));
+  }
+  return dir;
+}
 
 async function freePort() {
   return new Promise((resolve) => {
@@ -154,9 +179,61 @@ async function once(browser, origin) {
       await pause();
     }
   }, query);
+  const keys = await keystrokes(page);
   await page.close();
   const growthPssMb = indexedPssMb - blankPssMb;
-  return { ...build, firstSearchMs, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb: growthPssMb - hostPssMb };
+  return { ...build, firstSearchMs, keyP50Ms: keys.p50, keyP90Ms: keys.p90, keyDomP50Ms: keys.domP50, searchCallP50Ms: keys.callP50, keysPainted: keys.painted, keysOvertaken: keys.overtaken, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb: growthPssMb - hostPssMb };
+}
+
+/**
+ * Opens the search modal and types each of `typed` a key at a time (120 ms apart, about a fast
+ * typist's pace), timing each key from its `keydown` to the first animation frame after the
+ * results list changed for the text it made.
+ */
+async function keystrokes(page) {
+  // The status bar item opens search (the plugin's own click handler).
+  await page.locator(".vault-agent-index-status").click();
+  const input = page.locator(".vault-agent-search-modal .prompt-input");
+  await input.waitFor();
+  await page.evaluate(() => {
+    const modal = document.querySelector(".vault-agent-search-modal");
+    const input = modal.querySelector(".prompt-input");
+    const m = (window.benchKeys = { painted: [], inDom: [], pending: new Map() });
+    input.addEventListener("keydown", (e) => (m.down = e.timeStamp), { capture: true });
+    input.addEventListener("input", () => {
+      m.pending.set(input.value, m.down);
+    });
+    new MutationObserver(() => {
+      const start = m.pending.get(input.value);
+      if (start === undefined) return;
+      m.pending.delete(input.value);
+      m.inDom.push(performance.now() - start);
+      requestAnimationFrame(() => m.painted.push(performance.now() - start));
+    }).observe(modal.querySelector(".prompt-results"), { childList: true, subtree: true });
+  });
+  for (const q of typed) {
+    await input.fill("");
+    await page.waitForTimeout(300);
+    await page.evaluate(() => window.benchKeys.pending.clear());
+    await input.pressSequentially(q, { delay: 120 });
+    await page.waitForTimeout(400);
+  }
+  // The same texts asked of the plugin's search directly: the core's answer through the
+  // worker, without the modal's rendering.
+  const calls = await page.evaluate(async (texts) => {
+    const times = [];
+    for (const text of texts) {
+      const start = performance.now();
+      await window.fakeObsidian.plugin.search.search(text, 30);
+      times.push(performance.now() - start);
+    }
+    return times;
+  }, typed.flatMap((q) => [...q].map((_, i) => q.slice(0, i + 1))));
+  const { painted, inDom } = await page.evaluate(() => window.benchKeys);
+  const at = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
+  // Typed keys only: clearing the box between queries counts as a key of its own.
+  const typedKeys = typed.reduce((n, q) => n + q.length, 0);
+  return { p50: at(painted, 0.5), p90: at(painted, 0.9), domP50: at(inDom, 0.5), callP50: at(calls, 0.5), painted: painted.length, overtaken: Math.max(0, typedKeys - painted.length) };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -183,9 +260,9 @@ try {
   await browser.close();
 }
 
-const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb"];
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "keyP50Ms", "keyP90Ms", "keyDomP50Ms", "searchCallP50Ms", "keysPainted", "keysOvertaken", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb"];
 console.log(`\nmedian of ${runs} runs, ms (…PssMb: MB) (vault: ${vault})`);
 console.log(["build", ...keys].join("\t"));
 for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));
 await mkdir(path.join(repo, "target/bench"), { recursive: true });
-await writeFile(path.join(repo, "target/bench/ui.json"), JSON.stringify({ vault, query, results }, null, 2));
+await writeFile(path.join(repo, `target/bench/ui${corpus === "real" ? "" : `-${corpus}`}.json`), JSON.stringify({ vault, query, typed, results }, null, 2));
