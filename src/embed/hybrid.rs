@@ -18,16 +18,16 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use tantivy::tokenizer::TextAnalyzer;
 use ts_rs::TS;
 
 use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
 use super::semantic::relevance_floor;
 use super::vector_index::VectorIndex;
 use crate::search::{
-    apply_factors, parse_note, query_terms, read_note, tokens, vault_analyzer, LanguagePreference, NoteRead,
-    SearchIndex, SearchQuery,
+    apply_factors, parse_note, query_terms, tokens, vault_analyzer, LanguagePreference, SearchIndex, SearchQuery,
 };
-use crate::vault::{Vault, VaultPath};
+use crate::vault::{is_note, Vault, VaultPath};
 use crate::Result;
 
 /// Hits taken from each signal before fusing.
@@ -247,25 +247,39 @@ pub const MEANING_SNIPPET_CHARS: usize = 200;
 /// what follows it ([`meaning_snippet`]). A note that cannot be read keeps an empty snippet.
 pub(crate) async fn add_meaning_snippets(vault: &dyn Vault, hits: &mut [HybridHit], query: &str) {
     let terms = query_terms(query);
-    for hit in hits.iter_mut().filter(|h| h.snippet.is_empty() && h.found_by.semantic.is_some()) {
-        let Ok(path) = VaultPath::parse(&hit.path) else { continue };
-        let Ok(NoteRead::Text { text, .. }) = read_note(vault, &path).await else { continue };
+    let wanted: Vec<(usize, VaultPath)> = hits
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.snippet.is_empty() && h.found_by.semantic.is_some())
+        .filter_map(|(i, h)| VaultPath::parse(&h.path).ok().filter(is_note).map(|p| (i, p)))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    // One read for them all: in the plugin every read is a round trip to the UI thread, and
+    // thirty of them one after another made a search by meaning several times slower.
+    let paths: Vec<VaultPath> = wanted.iter().map(|(_, p)| p.clone()).collect();
+    let reads = vault.read_batch(&paths).await;
+    let mut analyzer = vault_analyzer();
+    for ((i, _), read) in wanted.iter().zip(reads) {
+        let Ok((text, _)) = read else { continue };
+        let hit = &mut hits[*i];
         let chunks = embed_chunks(&parse_note(&hit.path, &text), MAX_CHUNK_CHARS);
         let in_section: Vec<&str> =
             chunks.iter().filter(|c| c.heading == hit.heading).map(|c| c.text.as_str()).collect();
         let candidates =
             if in_section.is_empty() { chunks.iter().map(|c| c.text.as_str()).collect() } else { in_section };
-        let best = candidates.iter().max_by_key(|c| overlap(&terms, c).0).copied();
+        let best = candidates.iter().max_by_key(|c| overlap(&mut analyzer, &terms, c)).copied();
         if let Some(chunk) = best {
-            hit.snippet = meaning_snippet(chunk, &terms);
+            hit.snippet = snippet_of(&mut analyzer, chunk, &terms);
         }
     }
 }
 
-/// How many of `terms` a text holds, and its analysed words.
-fn overlap(terms: &[String], text: &str) -> (usize, Vec<String>) {
-    let words = tokens(&mut vault_analyzer(), text);
-    (terms.iter().filter(|t| words.contains(t)).count(), words)
+/// How many of `terms` a text holds.
+fn overlap(analyzer: &mut TextAnalyzer, terms: &[String], text: &str) -> usize {
+    let words = tokens(analyzer, text);
+    terms.iter().filter(|t| words.contains(t)).count()
 }
 
 /// The snippet of an embedded chunk (its first line is the title and heading path, which the
@@ -273,9 +287,13 @@ fn overlap(terms: &[String], text: &str) -> (usize, Vec<String>) {
 /// the sentences after it, on one line, up to about [`MEANING_SNIPPET_CHARS`] characters, cut at a
 /// word with `…` when longer. `…` in front says the section starts earlier.
 pub fn meaning_snippet(chunk: &str, terms: &[String]) -> String {
+    snippet_of(&mut vault_analyzer(), chunk, terms)
+}
+
+fn snippet_of(analyzer: &mut TextAnalyzer, chunk: &str, terms: &[String]) -> String {
     let body = chunk.split_once('\n').map_or("", |x| x.1);
     let sentences = sentences(body);
-    let Some(start) = (0..sentences.len()).rev().max_by_key(|&i| overlap(terms, sentences[i]).0) else {
+    let Some(start) = (0..sentences.len()).rev().max_by_key(|&i| overlap(analyzer, terms, sentences[i])) else {
         return String::new();
     };
     let mut out = String::new();

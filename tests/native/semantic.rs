@@ -521,6 +521,77 @@ fn hits_found_by_meaning_carry_a_snippet_from_their_best_section() {
     assert!(hits[0].snippet.contains("**"), "{:?}", hits[0].snippet);
 }
 
+/// A vault that counts the calls the plugin would send to the UI thread (its `JsVault` makes
+/// each `read`, `stat` and `read_batch` one round trip).
+struct RoundTrips(MemoryVault, Cell<usize>);
+
+impl RoundTrips {
+    fn count(&self) -> vault_agent::Result<()> {
+        self.1.set(self.1.get() + 1);
+        Ok(())
+    }
+}
+
+#[async_trait(?Send)]
+impl Vault for RoundTrips {
+    async fn read(&self, path: &VaultPath) -> vault_agent::Result<String> {
+        self.count()?;
+        self.0.read(path).await
+    }
+    async fn read_binary(&self, path: &VaultPath) -> vault_agent::Result<Vec<u8>> {
+        self.count()?;
+        self.0.read_binary(path).await
+    }
+    async fn write(&self, path: &VaultPath, content: &str) -> vault_agent::Result<()> {
+        self.0.write(path, content).await
+    }
+    async fn write_binary(&self, path: &VaultPath, data: &[u8]) -> vault_agent::Result<()> {
+        self.0.write_binary(path, data).await
+    }
+    async fn list(&self, dir: &VaultPath) -> vault_agent::Result<vault_agent::vault::Listing> {
+        self.count()?;
+        self.0.list(dir).await
+    }
+    async fn stat(&self, path: &VaultPath) -> vault_agent::Result<Option<vault_agent::vault::Stat>> {
+        self.count()?;
+        self.0.stat(path).await
+    }
+    async fn mkdir(&self, path: &VaultPath) -> vault_agent::Result<()> {
+        self.0.mkdir(path).await
+    }
+    async fn rename(&self, from: &VaultPath, to: &VaultPath) -> vault_agent::Result<()> {
+        self.0.rename(from, to).await
+    }
+    async fn trash(&self, path: &VaultPath) -> vault_agent::Result<()> {
+        self.0.trash(path).await
+    }
+    async fn remove(&self, path: &VaultPath) -> vault_agent::Result<()> {
+        self.0.remove(path).await
+    }
+    async fn read_batch(&self, paths: &[VaultPath]) -> Vec<vault_agent::Result<(String, u64)>> {
+        self.1.set(self.1.get() + 1);
+        self.0.read_batch(paths).await
+    }
+}
+
+#[test]
+fn the_snippets_of_hits_found_by_meaning_cost_one_read_of_the_vault() {
+    let vault = english_vault(usize::MAX);
+    let shared = indexed_with_static_model(&vault);
+    let counted = RoundTrips(vault, Cell::new(0));
+    let query = HybridQuery {
+        text: "whiteboard for spatial brainstorming".into(),
+        limit: 10,
+        mode: SearchMode::Semantic,
+        ..HybridQuery::default()
+    };
+    let hits = block_on(hybrid_search(&shared, Some(&counted), &query, &|_| true)).unwrap();
+    assert!(hits.len() >= 5 && hits.iter().all(|h| !h.snippet.is_empty()), "{hits:?}");
+    // In the plugin each call crosses to the UI thread: ten hits read one by one (read and
+    // stat) made a search by meaning wait for twenty of them.
+    assert_eq!(counted.1.get(), 1);
+}
+
 #[test]
 fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
     let vault = english_vault(20);
