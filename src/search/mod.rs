@@ -35,6 +35,7 @@
 //! [`SearchHit::snippet`] is one line of plain text with matched words wrapped in `**…**`.
 
 mod catalog;
+mod coordination;
 mod frontmatter;
 mod index;
 mod language;

@@ -28,6 +28,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Searcher, Term};
 
+use super::coordination::CoordinationQuery;
 use super::schema::Fields;
 use super::tokenizer::tokens;
 
@@ -442,27 +443,14 @@ impl QueryBuilder<'_> {
         }
     }
 
-    /// A question's content words, ORed, plus one clause per further word matched that adds
-    /// [`COORDINATION`] / (n − 1) of the matched words' score again: a note matching all n words
-    /// scores (1 + COORDINATION) × its BM25, one matching one word its BM25 alone.
+    /// A question's content words, ORed, each further word matched adding [`COORDINATION`] /
+    /// (n − 1) of the matched words' score again: a note matching all n words scores
+    /// (1 + COORDINATION) × its BM25, one matching one word its BM25 alone.
     fn question(&mut self, items: &[Expr]) -> Box<dyn Query> {
         let content: Vec<&Expr> = items.iter().filter(|e| !is_stop_word(e)).collect();
         let words: Vec<&Expr> = if content.is_empty() { items.iter().collect() } else { content };
         let queries: Vec<Box<dyn Query>> = words.iter().map(|e| self.build(e)).collect();
-        let n = queries.len();
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            queries.iter().map(|q| (Occur::Should, q.box_clone())).collect();
-        if n >= 2 && COORDINATION > 0.0 {
-            let share = COORDINATION / (n - 1) as f32;
-            for k in 2..=n {
-                let level = BooleanQuery::with_minimum_required_clauses(
-                    queries.iter().map(|q| (Occur::Should, q.box_clone())).collect(),
-                    k,
-                );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(level), share))));
-            }
-        }
-        Box::new(BooleanQuery::new(clauses))
+        Box::new(CoordinationQuery::new(queries, COORDINATION))
     }
 
     /// The query for an excluded expression. tantivy 0.27's phrase scorer asserts (in debug
