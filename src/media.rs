@@ -50,6 +50,11 @@ pub struct MediaSupport {
     pub documents: bool,
 }
 
+impl MediaSupport {
+    /// Images seen and PDFs read: what a provider takes unless told otherwise.
+    pub const ALL: MediaSupport = MediaSupport { images: true, documents: true };
+}
+
 /// A media file as the model gets it: a text body (in place of a note's text) and the blocks
 /// that follow the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,7 +188,7 @@ mod tests {
             vault.write_binary(&png, &[0x89, b'P', b'N', b'G']).await.unwrap();
             let pdf = VaultPath::parse("doc.pdf").unwrap();
             vault.write_binary(&pdf, REPORT).await.unwrap();
-            let all = MediaSupport { images: true, documents: true };
+            let all = MediaSupport::ALL;
             let image = attach_media(&vault, &png, all).await.unwrap();
             assert_eq!(image.blocks, [ContentBlock::Image { media_type: "image/png".into(), data: "iVBORw==".into() }]);
             let blind = attach_media(&vault, &png, MediaSupport { images: false, documents: false }).await.unwrap();

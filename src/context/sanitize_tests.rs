@@ -95,7 +95,7 @@ fn media_a_model_cannot_take_become_a_line_saying_so() {
         ContentBlock::Document { media_type: "application/pdf".into(), data: "JVBE".into(), name: "a.pdf".into() };
     let history = vec![user(vec![ContentBlock::text("look"), image.clone(), document.clone()])];
     let mut all = history.clone();
-    drop_unseen_media(&mut all, MediaSupport { images: true, documents: true });
+    drop_unseen_media(&mut all, MediaSupport::ALL);
     assert_eq!(all, history);
     let mut text_only = history.clone();
     drop_unseen_media(&mut text_only, MediaSupport { images: false, documents: true });

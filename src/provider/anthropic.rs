@@ -35,7 +35,7 @@ impl AnthropicProvider {
             api_key,
             model,
             extra_headers,
-            media: MediaSupport { images: true, documents: true },
+            media: MediaSupport::ALL,
         }
     }
 

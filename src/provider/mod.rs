@@ -64,7 +64,7 @@ pub trait ModelProvider {
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream;
     /// Whether the model sees images and reads PDFs itself (by default it does both).
     fn media(&self) -> MediaSupport {
-        MediaSupport { images: true, documents: true }
+        MediaSupport::ALL
     }
 }
 

@@ -39,8 +39,7 @@ impl OpenAiProvider {
         extra_headers: Vec<(String, String)>,
     ) -> Self {
         let base_url = base_url.trim_end_matches('/').to_string();
-        let media = MediaSupport { images: true, documents: true };
-        OpenAiProvider { transport, name, base_url, api_key, model, options, extra_headers, media }
+        OpenAiProvider { transport, name, base_url, api_key, model, options, extra_headers, media: MediaSupport::ALL }
     }
 
     /// Sets what the model takes besides text.

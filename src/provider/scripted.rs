@@ -82,7 +82,7 @@ impl ScriptedProvider {
             chunk_chars: 8,
             calls: Cell::new(0),
             cache: None,
-            media: MediaSupport { images: true, documents: true },
+            media: MediaSupport::ALL,
         }
     }
 

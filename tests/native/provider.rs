@@ -808,5 +808,5 @@ fn which_models_see_images_and_read_pdfs_comes_from_the_model_or_the_setting() {
     let (built, _) = make(ProviderConfig::ollama("qwen2.5:7b"), &http);
     assert_eq!(built.media(), MediaSupport { images: false, documents: false });
     let (built, _) = make(anthropic(), &http);
-    assert_eq!(built.media(), MediaSupport { images: true, documents: true });
+    assert_eq!(built.media(), MediaSupport::ALL);
 }

@@ -31,12 +31,11 @@ fn conversation(h: &Harness) -> Conversation {
     Conversation::new(config, h.provider.clone(), h.vault.clone(), h.clock.clone(), h.host.clone())
 }
 
-const ALL: MediaSupport = MediaSupport { images: true, documents: true };
 const TEXT_ONLY: MediaSupport = MediaSupport { images: false, documents: false };
 
 #[test]
 fn an_attached_image_and_pdf_follow_the_message_as_blocks() {
-    let h = harness(ALL, [Turn::text("A bar chart.")]);
+    let h = harness(MediaSupport::ALL, [Turn::text("A bar chart.")]);
     let chat = conversation(&h);
     let paths = ["Charts/q3.png".to_string(), "Reports/q3.pdf".to_string(), "Notes.md".to_string()];
     let report = block_on(chat.send_with_attachments("What does this show?", &paths)).unwrap();
@@ -74,7 +73,7 @@ fn a_model_that_cannot_take_media_is_told_what_it_misses_and_gets_the_pdf_text()
 #[test]
 fn read_file_on_an_image_gives_the_model_the_image_after_the_results() {
     let h = harness(
-        ALL,
+        MediaSupport::ALL,
         [
             Turn::tools([("read_file", json!({"path": "Charts/q3.png"})), ("read_file", json!({"path": "Notes.md"}))]),
             Turn::text("Blue beats red."),
