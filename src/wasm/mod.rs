@@ -53,6 +53,11 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
+/// Whether the JS `object` has a method `name` (the host's optional calls).
+pub(crate) fn has_method(object: &JsValue, name: &str) -> bool {
+    js_sys::Reflect::get(object, &JsValue::from_str(name)).is_ok_and(|f| f.is_function())
+}
+
 /// The one place where a core error becomes a JS `Error`.
 pub(crate) fn js_error(error: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&error.to_string()).into()

@@ -9,6 +9,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::has_method;
 use super::vault::js_message;
 use crate::host::{LineProcess, ProcessLauncher};
 use crate::{Error, Result};
@@ -46,8 +47,7 @@ pub struct JsLauncher {
 impl JsLauncher {
     /// A launcher over `host`, if it can start processes (Obsidian on desktop).
     pub fn of(host: &JsValue) -> Option<JsLauncher> {
-        let can = js_sys::Reflect::get(host, &JsValue::from_str("processStart")).is_ok_and(|f| f.is_function());
-        can.then(|| JsLauncher { host: Rc::new(host.clone().unchecked_into()) })
+        has_method(host, "processStart").then(|| JsLauncher { host: Rc::new(host.clone().unchecked_into()) })
     }
 }
 

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::has_method;
 use crate::protocol::BatchRead;
 use crate::vault::{read_one_by_one, EntryKind, Listing, Stat, Vault, VaultPath};
 use crate::{Error, Result};
@@ -178,8 +179,7 @@ impl Vault for JsVault {
     }
 
     async fn pdf_pages(&self, path: &VaultPath) -> Result<Vec<String>> {
-        let readable = Reflect::get(&self.host, &JsValue::from_str("pdfPages")).is_ok_and(|f| f.is_function());
-        if !readable {
+        if !has_method(&self.host, "pdfPages") {
             return Err(Error::Invalid(format!("{path}: this host cannot read PDFs")));
         }
         let value = call("pdfPages", path, self.host.pdf_pages(path.as_str())).await?;
@@ -188,8 +188,7 @@ impl Vault for JsVault {
 
     async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
         // A host without `readBatch` (a test's) is read one path at a time.
-        let batched = Reflect::get(&self.host, &JsValue::from_str("readBatch")).is_ok_and(|f| f.is_function());
-        let Some(first) = paths.first().filter(|_| batched) else {
+        let Some(first) = paths.first().filter(|_| has_method(&self.host, "readBatch")) else {
             return read_one_by_one(self, paths).await;
         };
         let array: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p.as_str())).collect();
