@@ -230,8 +230,6 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     return this.keys;
   }
 
-
-
   openSettings(): void {
     // Obsidian has no public call to open a plugin's tab; this is the one every plugin uses.
     const setting = (this.app as unknown as { setting?: { open(): void; openTabById(id: string): void } }).setting;
