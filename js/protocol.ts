@@ -1,6 +1,6 @@
 /**
  * The shapes of what crosses between the plugin and its core. What the core answers and emits
- * (events, reports, plans, saved chats) is generated from the Rust types
+ * (events, reports, plans, chats' transcripts) is generated from the Rust types
  * (`js/generated/protocol.ts`, checked by `tests/native/generated_ts.rs`); events and reports
  * are snake_case as Rust writes them. The option objects JS writes (camelCase) are the generated
  * ones with what the core defaults made optional.
@@ -14,6 +14,9 @@ export type {
   ProviderSetting,
   ToolCallReport,
   ToolOutcome,
+  Transcript,
+  TranscriptStep,
+  TranscriptTurn,
   ApprovalCategory,
   ApprovalDecision,
   ApprovalRequest,
@@ -78,6 +81,3 @@ export type ChatOptions = Partial<Omit<CoreChatOptions, "provider" | "agent" | "
 
 /** Per path, the choice for a conflict (a path not named keeps what is there). */
 export type UndoChoices = Record<string, UndoChoice>;
-
-/** The block of attached notes after a user's message (`ATTACHMENTS_OPEN` in Rust). */
-export const ATTACHMENTS_OPEN = "<attached_notes>";

@@ -226,7 +226,7 @@ tokens_before: number, tokens_after: number,
 /**
  * How many messages the summary replaced.
  */
-messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "chat_saved", chat_id: string, title: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
 /**
  * The attempt that failed, from 1.
  */
@@ -664,6 +664,68 @@ undone: boolean, };
 export type ChatSummary = { id: string, title: string, updatedMs: number, messages: number, };
 
 /**
+ * A chat, turn by turn.
+ */
+export type Transcript = { 
+/**
+ * The saved chat's id; empty for a chat not saved.
+ */
+chat_id: string, title: string, turns: Array<TranscriptTurn>, };
+
+/**
+ * A request and what the agent did for it.
+ */
+export type TranscriptTurn = { 
+/**
+ * None only for steps before any request (a history that starts with an answer).
+ */
+request: ChatRequest | null, 
+/**
+ * The answer's text, thinking and tool calls, in order.
+ */
+steps: Array<TranscriptStep>, 
+/**
+ * The tasks run for the request, oldest first: a retried request lists its earlier
+ * attempts (their changes stay undoable) before the one whose steps these are.
+ */
+tasks: Array<ChatTask>, 
+/**
+ * The steps are a task's that stopped before it ended (the app closed) and is to be
+ * resumed: every task listed is an earlier attempt.
+ */
+interrupted: boolean, };
+
+/**
+ * What the user asked: the text they typed and the notes they attached.
+ */
+export type ChatRequest = { text: string, 
+/**
+ * Vault paths of the attached notes, images and PDFs.
+ */
+attachments: Array<string>, };
+
+/**
+ * One piece of an answer.
+ */
+export type TranscriptStep = { "type": "text", text: string, } | { "type": "thinking", thinking: string, } | { "type": "tool", call_id: string, name: string, input: unknown, 
+/**
+ * The call in words ("Read *Bread*"), when the task's report kept it.
+ */
+label: CallLabel | null, 
+/**
+ * None while the call has no result (the task stopped before it ran).
+ */
+outcome: ToolOutcome | null, 
+/**
+ * What the model was told.
+ */
+result: string | null, is_error: boolean, 
+/**
+ * The sub-task a `new_task` call ran.
+ */
+subtask: RunReport | null, };
+
+/**
  * A line of the list of interrupted tasks.
  */
 export type InterruptedTask = { taskId: string, chatId: string | null, 
@@ -1032,14 +1094,10 @@ activeNote: string | null, };
 
 /**
  * What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
- * settings, the vault, an earlier conversation, the user's modes, the transport and the saved
- * chat's id (each left out takes its default).
+ * settings, the vault, the user's modes, the transport and the saved chat to continue (each
+ * left out takes its default; without a chat id, the chat is saved as a new one).
  */
 export type ChatOptions = { provider: ProviderConfig, agent: AgentConfig, vault: VaultInfo, 
-/**
- * An earlier conversation to continue.
- */
-history: Array<Message>, 
 /**
  * The user's own modes; `agent.mode` may name one of them.
  */
@@ -1049,7 +1107,7 @@ modes: Array<Mode>,
  */
 transport: Transport, 
 /**
- * The saved chat this is (named in its tasks' snapshots, to resume them in it).
+ * The saved chat this continues: the core reads its history and saves it after every task.
  */
 chatId: string | null, 
 /**

@@ -47,7 +47,7 @@ export class ApprovalModal extends Modal {
     body.createDiv({ cls: "vault-agent-approval-summary", text: request.summary });
     const preview = request.preview;
     if (preview?.kind === "write") {
-      const { added, removed } = diffStats(preview.diff);
+      const { added, removed } = diffStats(preview.rows);
       body.createDiv({
         cls: "vault-agent-approval-stats",
         text: `${preview.old === null ? "New note" : "Changes"} ${preview.path}: +${added} −${removed}`,
@@ -55,7 +55,7 @@ export class ApprovalModal extends Modal {
       this.hunkCount = preview.rows.filter((r) => r.kind === "hunk").length;
       // A change to an existing note with several hunks: each can be turned down.
       const perHunk = preview.old !== null && this.hunkCount > 1;
-      renderDiffRows(body, preview.rows, preview.diff, perHunk ? (index, kept) => this.toggleHunk(index, kept) : undefined);
+      renderDiffRows(body, preview.rows, perHunk ? (index, kept) => this.toggleHunk(index, kept) : undefined);
     } else if (preview?.kind === "move") {
       paths(body, [
         ["From", preview.from],

@@ -2,23 +2,20 @@ import { ItemView, Notice, Platform, setIcon, TFile, type WorkspaceLeaf } from "
 import type { CoreHandle, PluginContext } from "../context";
 import type { Chat } from "../core";
 import { detach } from "../core/client";
-import {
-  ATTACHMENTS_OPEN,
-  type AgentEvent,
-  type ApprovalDecision,
-  type ApprovalRequest,
-  type ChatSummary,
-  type ChatTask,
-  type InterruptedTask,
-  type MediaSupport,
-  type Message,
-  type ProviderConfig,
-  type RunReport,
-  type SavedChat,
-  type ToolCallReport,
-  type UndoChoices,
-  type UndoPlan,
-  type UndoReport,
+import type {
+  AgentEvent,
+  ApprovalDecision,
+  ApprovalRequest,
+  ChatSummary,
+  InterruptedTask,
+  MediaSupport,
+  ProviderConfig,
+  RunReport,
+  Transcript,
+  TranscriptTurn,
+  UndoChoices,
+  UndoPlan,
+  UndoReport,
 } from "../protocol";
 import { agentConfig, mcpServers, PRESETS, providerConfig } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
@@ -47,9 +44,8 @@ export class ChatView extends ItemView {
   private sending = false;
   /** Counts `dropChat` calls: a chat created across one is freed, not kept. */
   private drops = 0;
-  /** The conversation so far (what a re-created chat continues from). */
-  private history: Message[] = [];
-  private saved: { id: string; title: string; tasks: ChatTask[] } = { id: "", title: "", tasks: [] };
+  /** The saved chat shown (the core saves it; empty until its first save). */
+  private saved = { id: "", title: "" };
   /** The last request is being edited: the next send replaces it (and its answer). */
   private editing = false;
   private attachments: string[] = [];
@@ -59,8 +55,6 @@ export class ChatView extends ItemView {
   /** The settings changed while a task ran: make the chat again before the next message. */
   private stale = false;
   private modals = new Map<string, ApprovalModal>();
-  /** The view is closing: the running task is suspended, to resume next time. */
-  private suspending = false;
   private deadlineEl!: HTMLElement;
   private deadlineTimer: number | null = null;
 
@@ -171,10 +165,8 @@ export class ChatView extends ItemView {
   async onClose(): Promise<void> {
     // Closing the view (or the app) stops its task for now: its snapshot stays, and the next
     // time the chat opens it offers to resume it.
-    if (this.running) {
-      this.suspending = true;
-      detach(this.chat?.suspend());
-    }
+    // The core does not record a suspended task in the saved chat.
+    if (this.running) detach(this.chat?.suspend());
     void this.releaseResults();
     for (const modal of this.modals.values()) modal.close();
     this.modals.clear();
@@ -235,7 +227,7 @@ export class ChatView extends ItemView {
 
   /** The open chat's tasks (their checkpoints are never pruned). */
   taskIds(): string[] {
-    return this.saved.tasks.map((t) => t.report.task_id);
+    return this.turns.flatMap((turn) => (turn.taskId ? [turn.taskId] : []));
   }
 
   /** Stops the running task. */
@@ -287,13 +279,7 @@ export class ChatView extends ItemView {
       return;
     }
     this.renderUser(text, attachments);
-    if (!this.saved.id) {
-      // Saved before the task runs, so the chat exists (with its id in the task's snapshot)
-      // if the app closes mid-task.
-      await this.save([...this.history, { role: "user", content: [{ type: "text", text }] }]);
-      detach(chat.setChatId(this.saved.id || undefined));
-    }
-    await this.run(chat, this.history.length, () => chat.send(text, attachments));
+    await this.run(() => chat.send(text, attachments));
   }
 
   /** Puts the last request back in the input, to edit and send again in its place. */
@@ -327,11 +313,8 @@ export class ChatView extends ItemView {
       this.removeChild(turn);
       return false;
     });
-    // The request's tasks (a regenerated answer is a second one) leave the saved chat.
-    const start = this.saved.tasks.at(-1)?.messageIndex ?? this.history.length;
-    this.saved.tasks = this.saved.tasks.filter((t) => t.messageIndex < start);
     this.renderUser(text, attachments);
-    await this.run(chat, start, () => chat.editLast(text, attachments));
+    await this.run(() => chat.editLast(text, attachments));
   }
 
   /** Goes on after a task stopped at a limit: a new task with a fresh budget. */
@@ -340,7 +323,7 @@ export class ChatView extends ItemView {
     const chat = await this.ensureChat();
     if (!chat) return;
     this.renderUser("Continue", []);
-    await this.run(chat, this.history.length, () => chat.continueTask());
+    await this.run(() => chat.continueTask());
   }
 
   // ---- interrupted tasks -----------------------------------------------------------------------
@@ -375,34 +358,22 @@ export class ChatView extends ItemView {
       new Notice("Stop the running task first.");
       return;
     }
-    let snapshot: { history: Message[]; chatId?: string | null };
+    let transcript: Transcript;
     try {
       const { vault } = await this.plugin.core();
-      snapshot = (await vault.loadTask(task.taskId)) as typeof snapshot;
+      transcript = (await vault.taskTranscript(task.taskId)) as Transcript;
     } catch (error) {
       new Notice(`The task cannot be resumed: ${errorMessage(error)}`);
       return;
     }
     const others = [...this.messagesEl.querySelectorAll(".vault-agent-interrupted")].filter((el) => el !== bar);
     bar.remove();
-    if (snapshot.chatId) {
-      await this.openChat(snapshot.chatId).catch(() => this.newChat());
-    } else {
-      this.newChat();
-    }
+    // The task's chat as it stood, then the task goes on in its last turn.
+    const open = this.showTranscript(transcript);
     for (const el of others) this.messagesEl.prepend(el);
-    this.messagesEl.querySelector(".vault-agent-welcome")?.remove();
-    const start = lastRequest(snapshot.history);
-    if (this.history.length <= start) {
-      const [request, paths] = splitAttachments(messageText(snapshot.history[start]));
-      this.renderUser(request, paths);
-    }
-    this.history = snapshot.history.slice(0, start);
     const chat = await this.ensureChat();
     if (!chat) return;
-    // What the task did before the app closed, then what it does now.
-    const done = snapshot.history.slice(start + 1);
-    await this.run(chat, start, () => chat.resume(task.taskId), done);
+    await this.run(() => chat.resume(task.taskId), open ?? undefined);
   }
 
   /** Runs the last request again (after an error, a stop or a denial). */
@@ -410,29 +381,20 @@ export class ChatView extends ItemView {
     if (this.running) return;
     const chat = await this.ensureChat();
     if (!chat) return;
-    const last = this.saved.tasks.at(-1);
-    const start = last?.messageIndex ?? 0;
-    await this.run(chat, start, () => chat.retry());
+    await this.run(() => chat.retry());
   }
 
-  private async run(
-    chat: Chat,
-    messageIndex: number,
-    start: () => Promise<unknown>,
-    done: Message[] = [],
-  ): Promise<void> {
+  /**
+   * Runs a task of the chat, its events shown in a new turn (or in `turn`, a resumed task's).
+   * The core saves the chat with the task's report.
+   */
+  private async run(start: () => Promise<unknown>, turn?: TurnView): Promise<void> {
     this.setRunning(true);
     this.messagesEl.querySelectorAll(".vault-agent-regenerate").forEach((el) => el.remove());
-    this.turn = this.addTurn();
-    this.renderDone(this.turn, done);
+    this.turn = turn ?? this.addTurn();
     this.scroll(true);
     try {
-      const report = (await start()) as RunReport;
-      // Suspended as the view closed: the task is to be resumed, not recorded as stopped.
-      if (this.suspending) return;
-      this.history = (await chat.history()) as Message[];
-      this.saved.tasks.push({ messageIndex, report, undone: false });
-      await this.save();
+      await start();
     } catch (error) {
       // The task did not start (an attachment that cannot be read, another task running).
       this.turn.handle({ type: "error", message: errorMessage(error) });
@@ -444,21 +406,17 @@ export class ChatView extends ItemView {
   }
 
   private onEvent(event: AgentEvent): void {
+    if (event.type === "chat_saved") {
+      this.saved = { id: event.chat_id, title: event.title };
+      this.showTitle();
+      return;
+    }
     this.turn?.handle(event);
     if (event.type === "approval_resolved") {
       const modal = this.modals.get(event.request_id);
       this.modals.delete(event.request_id);
       modal?.close();
     }
-  }
-
-  /** Renders the assistant's part of `messages` (a resumed task's steps before the restart). */
-  private renderDone(turn: TurnView, messages: Message[]): void {
-    const results = new Map<string, { content: string; is_error?: boolean }>();
-    for (const message of messages) {
-      for (const block of message.content) if (block.type === "tool_result") results.set(block.tool_use_id, block);
-    }
-    for (const message of messages) if (message.role === "assistant") turn.renderBlocks(message.content, results);
   }
 
   private turnContext(): TurnContext {
@@ -544,9 +502,10 @@ export class ChatView extends ItemView {
       choices = chosen;
     }
     const report = (await (redo ? vault.redoTask(taskId, choices) : vault.applyUndo(taskId, choices))) as UndoReport;
-    const task = this.saved.tasks.find((t) => t.report.task_id === taskId);
-    if (task) task.undone = !redo;
-    await this.save();
+    // The chat's footer shows it undone when the chat is opened again.
+    if (this.saved.id) {
+      await vault.markUndone(this.saved.id, taskId, !redo).catch((error: unknown) => console.error("Vault Agent:", error));
+    }
     const message = describeUndo(report, redo);
     if (report.kept.length > 0 || report.copies.length > 0) new Notice(message);
     return message;
@@ -588,7 +547,6 @@ export class ChatView extends ItemView {
           provider: config,
           agent: agentConfig(settings),
           vault: this.vaultInfo(),
-          history: this.history,
           modes: settings.customModes,
           transport: this.plugin.transport(),
           chatId: this.saved.id || undefined,
@@ -638,25 +596,6 @@ export class ChatView extends ItemView {
     this.dropChatWhenIdle();
   }
 
-  private async save(messages: Message[] = this.history): Promise<void> {
-    const { vault } = await this.plugin.core();
-    const chat: Partial<SavedChat> = {
-      id: this.saved.id,
-      title: this.saved.title,
-      mode: this.plugin.settings.agent.mode,
-      messages,
-      tasks: this.saved.tasks,
-    };
-    try {
-      const saved = (await vault.saveChat(chat)) as SavedChat;
-      this.saved.id = saved.id;
-      this.saved.title = saved.title;
-      this.showTitle();
-    } catch (error) {
-      console.error("Vault Agent: the chat could not be saved", error);
-    }
-  }
-
   // ---- chats -----------------------------------------------------------------------------------
 
   /** The header names the open chat (its first request, or the name the user gave it). */
@@ -672,8 +611,16 @@ export class ChatView extends ItemView {
   private renameChat(): void {
     new TextPromptModal(this.app, "Rename the chat", this.saved.title, (title) => {
       if (title === null) return;
-      this.saved.title = title;
-      void this.save();
+      const id = this.saved.id;
+      void this.plugin
+        .core()
+        .then(({ vault }) => vault.renameChat(id, title))
+        .then((renamed) => {
+          if (this.saved.id !== id) return;
+          this.saved.title = renamed;
+          this.showTitle();
+        })
+        .catch((error: unknown) => new Notice(`The chat could not be renamed: ${errorMessage(error)}`));
     }).open();
   }
 
@@ -702,7 +649,7 @@ export class ChatView extends ItemView {
         .core()
         .then(({ vault }) => vault.deleteChat(id))
         .then(() => {
-          this.saved = { id: "", title: "", tasks: [] };
+          this.saved = { id: "", title: "" };
           this.newChat();
         })
         .catch((error: unknown) => new Notice(`The chat could not be deleted: ${errorMessage(error)}`));
@@ -716,8 +663,7 @@ export class ChatView extends ItemView {
     }
     this.dropChat();
     void this.releaseResults();
-    this.history = [];
-    this.saved = { id: "", title: "", tasks: [] };
+    this.saved = { id: "", title: "" };
     this.showTitle();
     this.attachments = [];
     this.renderChips();
@@ -736,18 +682,42 @@ export class ChatView extends ItemView {
     new ChatHistoryModal(this.app, chats, (summary) => void this.openChat(summary.id)).open();
   }
 
-  /** Shows a saved chat and continues it from its history. */
+  /** Shows a saved chat; the next message continues it. */
   async openChat(id: string): Promise<void> {
     const { vault } = await this.plugin.core();
-    const chat = (await vault.loadChat(id)) as SavedChat;
+    const transcript = (await vault.chatTranscript(id)) as Transcript;
+    this.showTranscript(transcript);
+    this.scroll(true);
+  }
+
+  /**
+   * Shows `transcript` in place of the open chat (whose chat in the core is dropped, made again
+   * for this one at the next message). Returns the turn of a task that stopped before it ended
+   * (a restart), for it to go on in.
+   */
+  private showTranscript(transcript: Transcript): TurnView | null {
     this.dropChat();
-    if (chat.id !== this.saved.id) void this.releaseResults();
-    this.history = chat.messages;
-    this.saved = { id: chat.id, title: chat.title, tasks: chat.tasks };
+    if (transcript.chat_id !== this.saved.id) void this.releaseResults();
+    this.saved = { id: transcript.chat_id, title: transcript.title };
     this.showTitle();
     this.clearMessages();
-    this.renderSaved(chat);
-    this.scroll(true);
+    let open: TurnView | null = null;
+    for (const turn of transcript.turns) open = this.renderTurn(turn) ?? open;
+    return open;
+  }
+
+  /** A turn of a transcript: the request, earlier attempts' footers, then the steps and the footer of its task. */
+  private renderTurn(turn: TranscriptTurn): TurnView | null {
+    if (turn.request) this.renderUser(turn.request.text, turn.request.attachments);
+    // An interrupted turn's steps are its running task's: every task listed is an earlier attempt.
+    const last = turn.interrupted ? undefined : turn.tasks.at(-1);
+    for (const task of turn.tasks) if (task !== last) this.addTurn().finish(task.report, task.undone);
+    if (!turn.steps.length && !last && !turn.interrupted) return null;
+    const view = this.addTurn();
+    view.renderSteps(turn.steps);
+    if (!last) return view;
+    view.finish(last.report, last.undone);
+    return null;
   }
 
   /** The chat is closed: its tasks' large results (the "Full result" links) are removed. */
@@ -760,41 +730,6 @@ export class ChatView extends ItemView {
     } catch (error) {
       console.error("Vault Agent: could not remove the chat's temporary results", error);
     }
-  }
-
-  private renderSaved(chat: SavedChat): void {
-    const results = new Map<string, { content: string; is_error?: boolean }>();
-    for (const message of chat.messages) {
-      for (const block of message.content) if (block.type === "tool_result") results.set(block.tool_use_id, block);
-    }
-    const reports = callReports(chat.tasks.map((t) => t.report));
-    const pending = [...chat.tasks].sort((a, b) => a.messageIndex - b.messageIndex);
-    let turn: TurnView | null = null;
-    const current = (): TurnView => (turn ??= this.addTurn());
-    // The footers (meter, undo) of the tasks that began before `index`.
-    const finishBefore = (index: number) => {
-      while (pending.length && pending[0].messageIndex < index) {
-        const task = pending.shift() as ChatTask;
-        current().finish(task.report, task.undone);
-        turn = null;
-      }
-    };
-    chat.messages.forEach((message, index) => {
-      const isRequest =
-        message.role === "user" &&
-        message.content.some((b) => b.type === "text") &&
-        !message.content.some((b) => b.type === "tool_result");
-      if (isRequest) {
-        finishBefore(index);
-        const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-        const [request, paths] = splitAttachments(text);
-        this.renderUser(request, paths);
-        turn = null;
-      } else if (message.role === "assistant") {
-        current().renderBlocks(message.content, results, reports);
-      }
-    });
-    finishBefore(Number.MAX_SAFE_INTEGER);
   }
 
   private addTurn(): TurnView {
@@ -1003,38 +938,6 @@ export class ChatView extends ItemView {
 function describe(config: ProviderConfig): string {
   const preset = Object.values(PRESETS).find((p) => p.baseUrl === config.baseUrl);
   return `${config.model}${preset ? ` (${preset.name})` : ` at ${config.baseUrl}`}`;
-}
-
-/** Where the last request (a user's text, not tool results) is in `messages`. */
-function lastRequest(messages: Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    const isRequest =
-      m.role === "user" && m.content.some((b) => b.type === "text") && !m.content.some((b) => b.type === "tool_result");
-    if (isRequest) return i;
-  }
-  return 0;
-}
-
-function messageText(message: Message | undefined): string {
-  return message?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
-}
-
-/** A user's message and the paths of the notes attached to it. */
-export function splitAttachments(text: string): [string, string[]] {
-  const at = text.indexOf(`\n\n${ATTACHMENTS_OPEN}`);
-  if (at < 0) return [text, []];
-  const paths = [...text.slice(at).matchAll(/<note path="([^"]*)">/g)].map((m) => m[1]);
-  return [text.slice(0, at), paths];
-}
-
-/** The tool calls of `reports` by call id (their labels and how they ended). */
-function callReports(reports: RunReport[]): Map<string, ToolCallReport> {
-  const calls = new Map<string, ToolCallReport>();
-  for (const report of reports) {
-    for (const step of report.steps ?? []) for (const call of step.tool_calls ?? []) calls.set(call.call_id, call);
-  }
-  return calls;
 }
 
 /** A report for a task that never started. */

@@ -4,15 +4,14 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   CallLabel,
-  ContentBlock,
   EndReason,
   ProviderProblem,
   ProviderSetting,
   Question,
   RecipeUse,
   RunReport,
-  ToolCallReport,
   ToolOutcome,
+  TranscriptStep,
   Usage,
 } from "../protocol";
 
@@ -275,28 +274,20 @@ export class TurnView extends Component {
   }
 
   /** Renders a finished part of a restored chat (no streaming). */
-  renderBlocks(
-    blocks: ContentBlock[],
-    results: Map<string, { content: string; is_error?: boolean }>,
-    reports: Map<string, ToolCallReport> = new Map(),
-  ): void {
-    for (const block of blocks) {
-      if (block.type === "text" && block.text.trim()) {
-        this.appendText(block.text);
+  /** Renders the steps of a turn from a chat's transcript (a saved chat, a task before its restart). */
+  renderSteps(steps: TranscriptStep[]): void {
+    for (const step of steps) {
+      if (step.type === "text") {
+        this.appendText(step.text);
         this.endText();
-      } else if (block.type === "thinking" && block.thinking.trim()) {
-        this.appendThinking(block.thinking);
+      } else if (step.type === "thinking") {
+        this.appendThinking(step.thinking);
         this.closeThinking();
-      } else if (block.type === "tool_use") {
-        const report = reports.get(block.id);
-        this.card(block.id, block.name, block.input, report?.label ?? undefined);
-        const result = results.get(block.id);
-        if (result) {
-          const isError = result.is_error ?? false;
-          const outcome = report?.outcome ?? (isError ? "failed" : "done");
-          this.finishCard(block.id, isError, outcome, report?.label ?? undefined, result.content, null);
-        }
-        if (report?.subtask) this.renderSubtask(block.id, report.subtask);
+      } else {
+        const label = step.label ?? undefined;
+        this.card(step.call_id, step.name, step.input, label);
+        if (step.outcome) this.finishCard(step.call_id, step.is_error, step.outcome, label, step.result ?? "", null);
+        if (step.subtask) this.renderSubtask(step.call_id, step.subtask);
       }
     }
   }

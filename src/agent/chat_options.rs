@@ -6,12 +6,11 @@ use ts_rs::TS;
 use super::{AgentConfig, Mode};
 use crate::host::Transport;
 use crate::prompt::VaultInfo;
-use crate::protocol::Message;
 use crate::provider::{price_for, ProviderConfig};
 
 /// What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
-/// settings, the vault, an earlier conversation, the user's modes, the transport and the saved
-/// chat's id (each left out takes its default).
+/// settings, the vault, the user's modes, the transport and the saved chat to continue (each
+/// left out takes its default; without a chat id, the chat is saved as a new one).
 #[derive(Debug, Clone, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatOptions {
@@ -20,16 +19,13 @@ pub struct ChatOptions {
     pub agent: AgentConfig,
     #[serde(default)]
     pub vault: VaultInfo,
-    /// An earlier conversation to continue.
-    #[serde(default)]
-    pub history: Vec<Message>,
     /// The user's own modes; `agent.mode` may name one of them.
     #[serde(default)]
     pub modes: Vec<Mode>,
     /// How model requests travel (`auto`, `fetch`, `request`).
     #[serde(default)]
     pub transport: Transport,
-    /// The saved chat this is (named in its tasks' snapshots, to resume them in it).
+    /// The saved chat this continues: the core reads its history and saves it after every task.
     #[serde(default)]
     pub chat_id: Option<String>,
     /// MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).

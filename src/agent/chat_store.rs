@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::transcript::{is_request, split_request, transcript_turns, Transcript};
 use crate::host::utc_datetime;
 use crate::pipeline::release_results;
 use crate::protocol::{ContentBlock, Message, Role, RunReport};
@@ -18,7 +19,7 @@ const TITLE_CHARS: usize = 60;
 
 /// A conversation as saved: its history (what the model sees when it continues) and the tasks
 /// it ran (for their reports and undo buttons).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SavedChat {
     /// Empty for a chat not saved yet: [`save_chat`] gives it one.
@@ -107,6 +108,23 @@ pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
     Ok(chats)
 }
 
+/// Gives the saved chat `id` the title `title` (empty: its first request's first line);
+/// returns the title it has now.
+pub async fn rename_chat(vault: &dyn Vault, id: &str, title: &str, now_ms: u64) -> Result<String> {
+    let mut chat = load_chat(vault, id).await?;
+    chat.title = title.trim().to_string();
+    Ok(save_chat(vault, chat, now_ms).await?.title)
+}
+
+/// Marks the task `task_id` of the saved chat `id` as undone (or redone), for its footer.
+pub async fn mark_undone(vault: &dyn Vault, id: &str, task_id: &str, undone: bool, now_ms: u64) -> Result<()> {
+    let mut chat = load_chat(vault, id).await?;
+    let task = chat.tasks.iter_mut().find(|t| t.report.task_id == task_id);
+    let task = task.ok_or_else(|| Error::NotFound(format!("task {task_id} in chat {id}")))?;
+    task.undone = undone;
+    save_chat(vault, chat, now_ms).await.map(drop)
+}
+
 /// Deletes the saved chat `id` (the agent's own file: removed, not trashed), and its tasks'
 /// externalized results, which nothing points to any more.
 pub async fn delete_chat(vault: &dyn Vault, id: &str) -> Result<()> {
@@ -117,6 +135,15 @@ pub async fn delete_chat(vault: &dyn Vault, id: &str) -> Result<()> {
 }
 
 impl SavedChat {
+    /// The chat turn by turn, as the chat view shows it.
+    pub fn transcript(&self) -> Transcript {
+        Transcript {
+            chat_id: self.id.clone(),
+            title: self.title.clone(),
+            turns: transcript_turns(&self.messages, &self.tasks),
+        }
+    }
+
     /// The ids of the tasks the chat ran.
     pub fn task_ids(&self) -> Vec<String> {
         self.tasks.iter().map(|t| t.report.task_id.clone()).collect()
@@ -134,13 +161,8 @@ impl SavedChat {
             .collect();
         let mut out = format!("# {}\n", self.title);
         for message in &self.messages {
-            let is_request = message.role == Role::User && !message.content.iter().any(is_tool_result);
-            if is_request {
-                let text = message.text();
-                let (request, attached) = match text.split_once(super::ATTACHMENTS_OPEN) {
-                    Some((request, rest)) => (request, attached_paths(rest)),
-                    None => (text.as_str(), Vec::new()),
-                };
+            if is_request(message) {
+                let (request, attached) = split_request(&message.text());
                 out.push_str("\n## You\n\n");
                 out.push_str(request.trim());
                 out.push('\n');
@@ -175,19 +197,6 @@ impl SavedChat {
     }
 }
 
-fn is_tool_result(block: &ContentBlock) -> bool {
-    matches!(block, ContentBlock::ToolResult { .. })
-}
-
-/// The paths of the `<note path="…">` blocks in an attachments block.
-fn attached_paths(block: &str) -> Vec<String> {
-    block
-        .split("<note path=\"")
-        .skip(1)
-        .filter_map(|rest| rest.split_once('"').map(|(path, _)| path.to_string()))
-        .collect()
-}
-
 fn chat_path(id: &str) -> Result<VaultPath> {
     if id.is_empty() || id.contains('/') {
         return Err(Error::Invalid(format!("{id:?} is not a chat id")));
@@ -211,7 +220,7 @@ async fn new_chat_id(vault: &dyn Vault, now_ms: u64) -> Result<String> {
 /// The first line of the first user message, without attached notes, cut to [`TITLE_CHARS`].
 fn title_of(messages: &[Message]) -> String {
     let first = messages.iter().map(Message::text).find(|t| !t.trim().is_empty()).unwrap_or_default();
-    let request = first.split(super::ATTACHMENTS_OPEN).next().unwrap_or("");
+    let (request, _) = split_request(&first);
     let line = request.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("New chat");
     let mut title: String = line.chars().take(TITLE_CHARS).collect();
     if line.chars().count() > TITLE_CHARS {

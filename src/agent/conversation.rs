@@ -4,8 +4,10 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::transcript::is_request;
 use super::{
-    AgentConfig, AgentTask, CondenseHook, EndHook, MemoryExtraction, MemoryFlush, Mode, TaskSetup, TaskSnapshot,
+    load_chat, save_chat, AgentConfig, AgentTask, ChatTask, CondenseHook, EndHook, MemoryExtraction, MemoryFlush, Mode,
+    SavedChat, TaskSetup, TaskSnapshot,
 };
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock, HttpClient};
@@ -42,8 +44,14 @@ pub struct Conversation {
     last_request: RefCell<Option<(usize, Message)>>,
     /// How the last task run here ended (for [`Conversation::continue_last`]).
     last_end: RefCell<Option<EndReason>>,
+    /// Whether the conversation is saved in the vault's chats ([`Conversation::saved_in_vault`]).
+    saving: bool,
     /// The saved chat this conversation is, named in its tasks' snapshots.
     chat_id: RefCell<Option<String>>,
+    /// The saved chat's history is still to be read (before the first task).
+    unloaded: Cell<bool>,
+    /// Tasks whose save failed: the next save records them.
+    unsaved: RefCell<Vec<ChatTask>>,
     /// Set by [`Conversation::suspend`] for the running task.
     suspended: RefCell<Rc<Cell<bool>>>,
 }
@@ -74,7 +82,10 @@ impl Conversation {
             running: Cell::new(false),
             last_request: RefCell::new(None),
             last_end: RefCell::new(None),
+            saving: false,
             chat_id: RefCell::new(None),
+            unloaded: Cell::new(false),
+            unsaved: RefCell::default(),
             suspended: RefCell::default(),
         }
     }
@@ -124,10 +135,23 @@ impl Conversation {
         *self.vault_info.borrow_mut() = info;
     }
 
-    /// Names the saved chat this conversation is: its tasks' snapshots carry the id, so an
-    /// interrupted task reopens in its chat.
-    pub fn set_chat_id(&self, id: Option<String>) {
-        *self.chat_id.borrow_mut() = id.filter(|id| !id.is_empty());
+    /// Saves the conversation in the vault's chats (see [`save_chat`]): before its first task
+    /// (so that task's snapshot names the chat, and an interrupted task reopens in it), and
+    /// after every task, with the task's report for the chat's footers and undo. `chat_id`
+    /// continues that saved chat: its history is read before the first task (a chat that is
+    /// gone starts empty, under the same id). A save that fails is a warning; the
+    /// conversation goes on in memory.
+    pub fn saved_in_vault(mut self, chat_id: Option<String>) -> Self {
+        let chat_id = chat_id.filter(|id| !id.is_empty());
+        self.saving = true;
+        self.unloaded.set(chat_id.is_some());
+        *self.chat_id.borrow_mut() = chat_id;
+        self
+    }
+
+    /// The saved chat this conversation is, once saved.
+    pub fn chat_id(&self) -> Option<String> {
+        self.chat_id.borrow().clone()
     }
 
     /// The conversation so far.
@@ -162,7 +186,8 @@ impl Conversation {
     /// start (a task is already running, an unknown mode, an unreadable rules file); what goes
     /// wrong once it runs is in the report.
     pub async fn send(&self, message: &str) -> Result<RunReport> {
-        self.one_at_a_time(self.run(Message::user(message))).await
+        self.load().await?;
+        self.one_at_a_time(self.run(Message::user(message), None)).await
     }
 
     /// Runs `task` unless one is running already.
@@ -175,6 +200,21 @@ impl Conversation {
         result
     }
 
+    /// Reads the saved chat's history, once, unless a task has run already.
+    async fn load(&self) -> Result<()> {
+        if !self.unloaded.get() || self.running.get() {
+            return Ok(());
+        }
+        let id = self.chat_id().unwrap_or_default();
+        match load_chat(&*self.vault, &id).await {
+            Ok(chat) => *self.history.borrow_mut() = chat.messages,
+            Err(Error::NotFound(_)) => {}
+            Err(e) => return Err(e),
+        }
+        self.unloaded.set(false);
+        Ok(())
+    }
+
     /// Runs `message` with the notes at `attachments` (the user's `@`-mentions) attached: the
     /// notes' current text follows the message, each in a `<note path="…">` block inside one
     /// `<attached_notes>` block, so the model has them without a tool call. A note longer than
@@ -183,8 +223,9 @@ impl Conversation {
     /// document follows. A path that is invalid, ignored by the vault's rules, missing, too
     /// large or neither text nor media is an error before the task starts.
     pub async fn send_with_attachments(&self, message: &str, attachments: &[String]) -> Result<RunReport> {
+        self.load().await?;
         let message = self.attach(message, attachments).await?;
-        self.one_at_a_time(self.run(message)).await
+        self.one_at_a_time(self.run(message, None)).await
     }
 
     /// Runs the last request again from where the conversation stood before it — after a
@@ -192,21 +233,25 @@ impl Conversation {
     /// everything after it leave the history first, so the model does not see the failed
     /// attempt. Changes the failed attempt made stay in the vault, undoable with its task id.
     pub async fn retry_last(&self) -> Result<RunReport> {
+        self.load().await?;
         let (index, message) = self.last_request()?;
         self.history.borrow_mut().truncate(index);
-        self.one_at_a_time(self.run(message)).await
+        // The failed attempt stays in the saved chat's ledger: its changes can still be undone.
+        self.one_at_a_time(self.run(message, None)).await
     }
 
     /// Runs `message` (with `attachments`) in place of the last request: the last request and
     /// everything after it leave the history first, as [`Conversation::retry_last`] does, so
     /// the model sees only the edited one.
     pub async fn edit_last(&self, message: &str, attachments: &[String]) -> Result<RunReport> {
+        self.load().await?;
         let (index, _) = self.last_request()?;
         // Attachments are read before the history changes: one that cannot be read leaves
         // the conversation as it was.
         let message = self.attach(message, attachments).await?;
         self.history.borrow_mut().truncate(index);
-        self.one_at_a_time(self.run(message)).await
+        // The replaced request's tasks leave the saved chat with it.
+        self.one_at_a_time(self.run(message, Some(index))).await
     }
 
     /// Where the last request is in the history, and its text: the request of the last task
@@ -232,6 +277,7 @@ impl Conversation {
         if let Some(end) = last.filter(|end| !end.can_continue()) {
             return Err(Error::Invalid(format!("the last task did not stop at a limit ({})", end.describe())));
         }
+        self.load().await?;
         if self.history.borrow().is_empty() {
             return Err(Error::Invalid("there is no task to continue".into()));
         }
@@ -250,12 +296,15 @@ impl Conversation {
         let request = snapshot.history.get(start).cloned().unwrap_or_else(|| Message::user(&snapshot.request));
         *self.last_request.borrow_mut() = Some((start, request));
         if snapshot.chat_id.is_some() {
-            self.set_chat_id(snapshot.chat_id.clone());
+            *self.chat_id.borrow_mut() = snapshot.chat_id.clone();
         }
+        // The snapshot's history is the chat's, up to the interrupted task.
+        self.unloaded.set(false);
         let mut task =
             self.task(snapshot.config.clone(), snapshot.history.clone(), Some(snapshot.task_id.clone())).await?;
         let report = task.resume(snapshot).await;
         self.finished(&task, &report);
+        self.record(start, &report, None).await;
         Ok(report)
     }
 
@@ -341,14 +390,77 @@ impl Conversation {
         Ok(Message { role: Role::User, content })
     }
 
-    async fn run(&self, message: Message) -> Result<RunReport> {
-        *self.last_request.borrow_mut() = Some((self.history.borrow().len(), message.clone()));
+    /// Runs `message` as a task after the history; `replaced` is where an edited request was,
+    /// whose tasks leave the saved chat.
+    async fn run(&self, message: Message, replaced: Option<usize>) -> Result<RunReport> {
+        let index = self.history.borrow().len();
+        *self.last_request.borrow_mut() = Some((index, message.clone()));
+        if self.saving && self.chat_id.borrow().is_none() {
+            let mut messages = self.history();
+            messages.push(message.clone());
+            // A failure is said; the chat is saved again after the task.
+            self.save(SavedChat { messages, ..SavedChat::default() }).await;
+        }
         let config = self.config.borrow().clone();
         let history = self.history.borrow().clone();
         let mut task = self.task(config, history, None).await?;
         let report = task.run_message(message).await;
         self.finished(&task, &report);
+        self.record(index, &report, replaced).await;
         Ok(report)
+    }
+
+    /// Saves the history with the task that ran for the request at `index` (dropping the tasks
+    /// from `replaced` on). A suspended task is not recorded: it is to be resumed.
+    async fn record(&self, index: usize, report: &RunReport, replaced: Option<usize>) {
+        if !self.saving || self.suspended.borrow().get() {
+            return;
+        }
+        {
+            let mut unsaved = self.unsaved.borrow_mut();
+            if let Some(from) = replaced {
+                unsaved.retain(|t| t.message_index < from);
+            }
+            unsaved.push(ChatTask { message_index: index, report: report.clone(), undone: false });
+        }
+        let mut chat = match self.chat_id() {
+            None => SavedChat::default(),
+            Some(id) => match load_chat(&*self.vault, &id).await {
+                Ok(chat) => chat,
+                Err(Error::NotFound(_)) => SavedChat { id, created_ms: self.clock.now_ms(), ..SavedChat::default() },
+                Err(e) => {
+                    let message = format!("the chat could not be saved: {e}");
+                    self.host.emit(&AgentEvent::Warning { message });
+                    return;
+                }
+            },
+        };
+        chat.messages = self.history();
+        if let Some(from) = replaced {
+            chat.tasks.retain(|t| t.message_index < from);
+        }
+        chat.tasks.extend(self.unsaved.borrow().iter().cloned());
+        if self.save(chat).await {
+            self.unsaved.borrow_mut().clear();
+        }
+    }
+
+    /// Saves `chat` in this conversation's mode, and tells the host its id and title; a failure
+    /// is a warning. Returns whether it was saved.
+    async fn save(&self, mut chat: SavedChat) -> bool {
+        chat.mode = self.config.borrow().mode.clone();
+        match save_chat(&*self.vault, chat, self.clock.now_ms()).await {
+            Ok(saved) => {
+                *self.chat_id.borrow_mut() = Some(saved.id.clone());
+                self.host.emit(&AgentEvent::ChatSaved { chat_id: saved.id, title: saved.title });
+                true
+            }
+            Err(e) => {
+                let message = format!("the chat could not be saved (it stays open here): {e}");
+                self.host.emit(&AgentEvent::Warning { message });
+                false
+            }
+        }
     }
 }
 
@@ -362,10 +474,3 @@ pub const ATTACHMENT_CHARS: usize = 40_000;
 /// Opens the block of attached notes that follows a user's message (the UI shows the message
 /// above it and the notes as chips).
 pub const ATTACHMENTS_OPEN: &str = "<attached_notes>";
-
-/// Whether `message` is a user's request (text), not tool results.
-fn is_request(message: &Message) -> bool {
-    message.role == Role::User
-        && message.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
-        && !message.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
-}

@@ -10,10 +10,14 @@ mod inline_edit;
 mod snapshot;
 mod subtask;
 mod task;
+mod transcript;
 
 pub use crate::mode::Mode;
 pub use chat_options::ChatOptions;
-pub use chat_store::{delete_chat, list_chats, load_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER};
+pub use chat_store::{
+    delete_chat, list_chats, load_chat, mark_undone, rename_chat, save_chat, ChatSummary, ChatTask, SavedChat,
+    CHAT_FOLDER,
+};
 pub use config::{AgentConfig, GuardConfig};
 pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
 pub use hooks::{CondenseHook, EndHook, HookContext, MemoryExtraction, MemoryFlush};
@@ -23,3 +27,6 @@ pub use snapshot::{
     TaskSnapshot, SNAPSHOT_VERSION, TASK_FOLDER,
 };
 pub use task::{new_task_id, AgentTask, TaskSetup};
+pub use transcript::{
+    split_request, task_transcript, transcript_turns, ChatRequest, Transcript, TranscriptStep, TranscriptTurn,
+};

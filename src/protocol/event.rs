@@ -106,6 +106,12 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
+    /// The chat was saved in the vault (before its first task, and after each): its id, and
+    /// the title it has (the host names the chat with it).
+    ChatSaved {
+        chat_id: String,
+        title: String,
+    },
     /// The task ended; always the last event.
     Done {
         report: RunReport,

@@ -14,7 +14,8 @@ use crate::vault::Vault;
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
 /// meanwhile every event goes to the callback given to `newChat`, and approvals and questions
-/// are answered with `respond` and `answer`.
+/// are answered with `respond` and `answer`. The core saves the chat (a `chat_saved` event
+/// gives its id and title); `VaultCore.chatTranscript` shows it again.
 #[wasm_bindgen]
 pub struct Chat {
     conversation: Conversation,
@@ -43,13 +44,12 @@ impl Chat {
         let mcp = Rc::new(McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher));
         let host = event_host(on_event);
         let conversation = Conversation::new(agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
-            .with_history(options.history)
+            .saved_in_vault(options.chat_id)
             .with_modes(options.modes)
             .with_search(core.search.clone())
             .with_mcp(mcp.clone())
             .with_web(core.web_http());
         conversation.set_vault_info(options.vault);
-        conversation.set_chat_id(options.chat_id);
         Ok(Chat { conversation, host, vault: core.vault.clone(), mcp })
     }
 }
@@ -117,12 +117,6 @@ impl Chat {
         to_js(&report)
     }
 
-    /// Names the saved chat this is (after its first save).
-    #[wasm_bindgen(js_name = setChatId)]
-    pub fn set_chat_id(&self, id: Option<String>) {
-        self.conversation.set_chat_id(id);
-    }
-
     /// Stops the running task for now (the view or the app is closing): its snapshot stays,
     /// so it is offered for resuming next time. Waiting approvals stay unanswered.
     pub fn suspend(&self) {
@@ -166,11 +160,6 @@ impl Chat {
     #[wasm_bindgen(js_name = isRunning)]
     pub fn is_running(&self) -> bool {
         self.conversation.is_running()
-    }
-
-    /// The conversation so far, as protocol messages.
-    pub fn history(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.conversation.history())
     }
 
     /// Sets what the next task is told about the vault (`{name, noteCount, activeNote}`).

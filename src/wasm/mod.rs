@@ -29,7 +29,7 @@ pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
 pub use vault::{JsVault, VaultHost};
 
-use crate::agent::{delete_chat, list_chats, load_chat, save_chat, SavedChat};
+use crate::agent::{delete_chat, list_chats, load_chat, mark_undone, rename_chat};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
@@ -211,18 +211,23 @@ impl VaultCore {
         }
     }
 
-    /// Saves a chat (`SavedChat`: `{id?, title?, mode, messages, tasks}`) to
-    /// `.obsidian-agent/chats/`; resolves with it as saved (with its id and title).
-    #[wasm_bindgen(js_name = saveChat)]
-    pub async fn save_chat(&self, chat: JsValue) -> Result<JsValue, JsValue> {
-        let chat: SavedChat = from_js(chat)?;
-        to_js(&save_chat(&*self.vault, chat, JsClock.now_ms()).await.map_err(js_error)?)
+    /// The saved chat `id`, turn by turn (a `Transcript`), to show it.
+    #[wasm_bindgen(js_name = chatTranscript)]
+    pub async fn chat_transcript(&self, id: String) -> Result<JsValue, JsValue> {
+        to_js(&load_chat(&*self.vault, &id).await.map_err(js_error)?.transcript())
     }
 
-    /// The saved chat `id`.
-    #[wasm_bindgen(js_name = loadChat)]
-    pub async fn load_chat(&self, id: String) -> Result<JsValue, JsValue> {
-        to_js(&load_chat(&*self.vault, &id).await.map_err(js_error)?)
+    /// Renames the saved chat `id` (an empty title: its first request's first line); resolves
+    /// with the title it has now.
+    #[wasm_bindgen(js_name = renameChat)]
+    pub async fn rename_chat(&self, id: String, title: String) -> Result<String, JsValue> {
+        rename_chat(&*self.vault, &id, &title, JsClock.now_ms()).await.map_err(js_error)
+    }
+
+    /// Marks the task `taskId` of the saved chat `chatId` undone (or, `false`, redone).
+    #[wasm_bindgen(js_name = markUndone)]
+    pub async fn mark_undone(&self, chat_id: String, task_id: String, undone: bool) -> Result<(), JsValue> {
+        mark_undone(&*self.vault, &chat_id, &task_id, undone, JsClock.now_ms()).await.map_err(js_error)
     }
 
     /// Saved chats, most recent first: `[{id, title, updatedMs, messages}]`.

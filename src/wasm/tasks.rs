@@ -3,7 +3,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, JsClock, VaultCore};
-use crate::agent::{discard_snapshot, list_interrupted, load_snapshot};
+use crate::agent::{discard_snapshot, list_interrupted, task_transcript};
 use crate::host::Clock;
 use crate::pipeline::{prune_tasks, release_results, RetentionPolicy};
 
@@ -17,11 +17,12 @@ impl VaultCore {
         to_js(&list_interrupted(&*self.vault).await.map_err(js_error)?)
     }
 
-    /// The snapshot of the interrupted task `taskId` (`{taskId, chatId?, request, history, …}`),
-    /// to show it before resuming it with `Chat.resume`.
-    #[wasm_bindgen(js_name = loadTask)]
-    pub async fn load_task(&self, task_id: String) -> Result<JsValue, JsValue> {
-        to_js(&load_snapshot(&*self.vault, &task_id).await.map_err(js_error)?)
+    /// The chat of the interrupted task `taskId` as it stood when the task stopped (a
+    /// `Transcript` whose last turn is the task's, without a task yet), to show it before
+    /// resuming the task with `Chat.resume` in a chat made with its `chat_id`.
+    #[wasm_bindgen(js_name = taskTranscript)]
+    pub async fn task_transcript(&self, task_id: String) -> Result<JsValue, JsValue> {
+        to_js(&task_transcript(&*self.vault, &task_id).await.map_err(js_error)?)
     }
 
     /// Forgets the interrupted task `taskId` (what it changed stays undoable).

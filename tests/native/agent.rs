@@ -18,6 +18,9 @@ mod inline_edit;
 #[path = "agent/conversation.rs"]
 mod conversation;
 
+#[path = "agent/saved_chat.rs"]
+mod saved_chat;
+
 #[path = "agent/limits.rs"]
 mod limits;
 

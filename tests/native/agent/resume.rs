@@ -7,11 +7,12 @@ use std::rc::Rc;
 use futures::future::{select, Either, FutureExt};
 use serde_json::json;
 use vault_agent::agent::{
-    discard_snapshot, list_interrupted, load_snapshot, snapshot_path, AgentConfig, Conversation, TASK_FOLDER,
+    discard_snapshot, list_interrupted, load_chat, load_snapshot, snapshot_path, task_transcript, AgentConfig,
+    Conversation, TranscriptStep, TASK_FOLDER,
 };
 use vault_agent::host::{AgentHost, ChannelHost};
 use vault_agent::pipeline::{prune_tasks, undo_task, RetentionPolicy};
-use vault_agent::protocol::{AgentEvent, ApprovalDecision, EndReason};
+use vault_agent::protocol::{AgentEvent, ApprovalDecision, EndReason, ToolOutcome};
 use vault_agent::provider::{ScriptedProvider, Turn};
 use vault_agent::vault::{MemoryVault, Vault, VaultPath};
 
@@ -39,15 +40,14 @@ fn host(approve: bool) -> (Rc<ChannelHost>, Rc<RefCell<Vec<AgentEvent>>>) {
 
 fn chat(provider: ScriptedProvider, vault: &Rc<MemoryVault>, host: Rc<ChannelHost>) -> Conversation {
     let clock = Rc::new(vault_agent::host::ManualClock::new(1_795_392_000_000));
-    let chat = Conversation::new(
+    Conversation::new(
         AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() },
         Rc::new(provider),
         vault.clone(),
         clock,
         host as Rc<dyn AgentHost>,
-    );
-    chat.set_chat_id(Some("chat-1".into()));
-    chat
+    )
+    .saved_in_vault(Some("chat-1".into()))
 }
 
 fn read(vault: &MemoryVault, path: &str) -> Option<String> {
@@ -116,6 +116,21 @@ fn a_task_waiting_for_approval_resumes_at_that_approval_after_a_restart() {
         _ => None,
     });
     assert_eq!(snapshot.approval, asked_before, "the approval request is in the snapshot");
+    // The chat view shows the task as it stood: its request, the call done, the one waiting.
+    let shown = block_on(task_transcript(&*vault, &task.task_id)).unwrap();
+    assert_eq!((shown.chat_id.as_str(), shown.title.as_str()), ("chat-1", "Write a summary note"));
+    let [turn] = &shown.turns[..] else { panic!("{:?}", shown.turns) };
+    assert_eq!(turn.request.as_ref().map(|r| r.text.as_str()), Some("Write a summary note"));
+    assert!(turn.tasks.is_empty() && turn.interrupted, "no report yet");
+    let outcomes: Vec<_> = turn
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            TranscriptStep::Tool { name, outcome, .. } => Some((name.as_str(), *outcome)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outcomes, [("list_files", Some(ToolOutcome::Done)), ("write_file", None)]);
 
     let (second_host, second_events) = host(true);
     let provider = ScriptedProvider::new([Turn::text("I wrote Notes/Summary.md.")]);
@@ -132,6 +147,12 @@ fn a_task_waiting_for_approval_resumes_at_that_approval_after_a_restart() {
     assert_eq!(asked_again, asked_before, "the same approval request, emitted again");
     assert!(block_on(list_interrupted(&*vault)).unwrap().is_empty(), "a finished task leaves no snapshot");
     assert!(second.history().len() >= 5, "the chat took up the task's history");
+    let saved = block_on(load_chat(&*vault, "chat-1")).unwrap();
+    assert_eq!(saved.messages, second.history(), "the resumed task's chat is saved");
+    assert_eq!(
+        saved.tasks.iter().map(|t| (t.message_index, t.report.task_id.as_str())).collect::<Vec<_>>(),
+        [(0, task.task_id.as_str())]
+    );
     // The checkpoint spans the restart: undo removes the note.
     let undo = block_on(undo_task(vault.clone(), &task.task_id, 0)).unwrap();
     assert!(undo.failed.is_empty(), "{undo:?}");

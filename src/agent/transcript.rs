@@ -1,0 +1,208 @@
+//! A chat as the chat view shows it: turns, each a request and what the agent did for it, built
+//! from the history the model sees and the tasks' reports. The view renders this and derives
+//! nothing from the model's messages itself (which message is a request, which notes were
+//! attached, which result belongs to which call).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::chat_store::{load_chat, ChatTask};
+use super::{load_snapshot, ATTACHMENTS_OPEN};
+use crate::protocol::{CallLabel, ContentBlock, Message, Role, RunReport, ToolCallReport, ToolOutcome};
+use crate::vault::Vault;
+use crate::{Error, Result};
+
+/// A chat, turn by turn.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Transcript {
+    /// The saved chat's id; empty for a chat not saved.
+    pub chat_id: String,
+    pub title: String,
+    pub turns: Vec<TranscriptTurn>,
+}
+
+/// A request and what the agent did for it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TranscriptTurn {
+    /// None only for steps before any request (a history that starts with an answer).
+    pub request: Option<ChatRequest>,
+    /// The answer's text, thinking and tool calls, in order.
+    pub steps: Vec<TranscriptStep>,
+    /// The tasks run for the request, oldest first: a retried request lists its earlier
+    /// attempts (their changes stay undoable) before the one whose steps these are.
+    pub tasks: Vec<ChatTask>,
+    /// The steps are a task's that stopped before it ended (the app closed) and is to be
+    /// resumed: every task listed is an earlier attempt.
+    pub interrupted: bool,
+}
+
+/// What the user asked: the text they typed and the notes they attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct ChatRequest {
+    pub text: String,
+    /// Vault paths of the attached notes, images and PDFs.
+    pub attachments: Vec<String>,
+}
+
+/// One piece of an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TranscriptStep {
+    Text {
+        text: String,
+    },
+    Thinking {
+        thinking: String,
+    },
+    /// A tool call, with how it ended when it did.
+    Tool {
+        call_id: String,
+        name: String,
+        #[ts(type = "unknown")]
+        input: Value,
+        /// The call in words ("Read *Bread*"), when the task's report kept it.
+        label: Option<CallLabel>,
+        /// None while the call has no result (the task stopped before it ran).
+        outcome: Option<ToolOutcome>,
+        /// What the model was told.
+        result: Option<String>,
+        is_error: bool,
+        /// The sub-task a `new_task` call ran.
+        subtask: Option<Box<RunReport>>,
+    },
+}
+
+/// The chat of the interrupted task `task_id` as it stood when the task stopped: the saved
+/// chat's turns, then the task's request with the steps it had done (and no task yet), which
+/// `Conversation::resume` goes on from.
+pub async fn task_transcript(vault: &dyn Vault, task_id: &str) -> Result<Transcript> {
+    let snapshot = load_snapshot(vault, task_id).await?;
+    let chat = match &snapshot.chat_id {
+        Some(id) => match load_chat(vault, id).await {
+            Ok(chat) => Some(chat),
+            // A chat deleted since: the task is shown on its own.
+            Err(Error::NotFound(_)) => None,
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    let (title, tasks) = match &chat {
+        Some(chat) => (chat.title.clone(), chat.tasks.as_slice()),
+        None => (snapshot.request.lines().next().unwrap_or_default().to_string(), &[][..]),
+    };
+    let mut turns = transcript_turns(&snapshot.history, tasks);
+    if let Some(last) = turns.last_mut() {
+        last.interrupted = true;
+    }
+    Ok(Transcript { chat_id: snapshot.chat_id.clone().unwrap_or_default(), title, turns })
+}
+
+/// The turns of `messages`, with the footers of `tasks` (the saved chat's ledger).
+pub fn transcript_turns(messages: &[Message], tasks: &[ChatTask]) -> Vec<TranscriptTurn> {
+    let results: HashMap<&str, (&str, bool)> = messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+                Some((tool_use_id.as_str(), (content.as_str(), *is_error)))
+            }
+            _ => None,
+        })
+        .collect();
+    let calls: HashMap<&str, &ToolCallReport> = tasks
+        .iter()
+        .flat_map(|t| t.report.steps.iter().flat_map(|s| &s.tool_calls))
+        .map(|c| (c.call_id.as_str(), c))
+        .collect();
+    // Each turn's first message, to give the tasks to the turns they ran for.
+    let mut starts = Vec::new();
+    let mut turns: Vec<TranscriptTurn> = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if is_request(message) {
+            let (text, attachments) = split_request(&message.text());
+            starts.push(index);
+            turns.push(TranscriptTurn {
+                request: Some(ChatRequest { text, attachments }),
+                steps: Vec::new(),
+                tasks: Vec::new(),
+                interrupted: false,
+            });
+            continue;
+        }
+        if message.role != Role::Assistant {
+            continue;
+        }
+        if turns.is_empty() {
+            starts.push(index);
+            turns.push(TranscriptTurn { request: None, steps: Vec::new(), tasks: Vec::new(), interrupted: false });
+        }
+        if let Some(turn) = turns.last_mut() {
+            turn.steps.extend(message.content.iter().filter_map(|block| step(block, &results, &calls)));
+        }
+    }
+    let mut ledger = tasks.to_vec();
+    ledger.sort_by_key(|t| t.message_index);
+    for task in ledger {
+        // A task belongs to the last turn that starts at or before its request.
+        let at = starts.partition_point(|&start| start <= task.message_index);
+        if let Some(turn) = at.checked_sub(1).and_then(|i| turns.get_mut(i)) {
+            turn.tasks.push(task);
+        }
+    }
+    turns
+}
+
+fn step(
+    block: &ContentBlock,
+    results: &HashMap<&str, (&str, bool)>,
+    calls: &HashMap<&str, &ToolCallReport>,
+) -> Option<TranscriptStep> {
+    match block {
+        ContentBlock::Text { text } if !text.trim().is_empty() => Some(TranscriptStep::Text { text: text.clone() }),
+        ContentBlock::Thinking { thinking, .. } if !thinking.trim().is_empty() => {
+            Some(TranscriptStep::Thinking { thinking: thinking.clone() })
+        }
+        ContentBlock::ToolUse { id, name, input } => {
+            let report = calls.get(id.as_str());
+            let result = results.get(id.as_str());
+            let outcome = result.map(|&(_, is_error)| match report {
+                Some(report) => report.outcome,
+                None if is_error => ToolOutcome::Failed,
+                None => ToolOutcome::Done,
+            });
+            Some(TranscriptStep::Tool {
+                call_id: id.clone(),
+                name: name.clone(),
+                input: input.clone(),
+                label: report.and_then(|r| r.label.clone()),
+                outcome,
+                result: result.map(|&(content, _)| content.to_string()),
+                is_error: result.is_some_and(|&(_, is_error)| is_error),
+                subtask: report.and_then(|r| r.subtask.clone()),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether `message` is a user's request (text), not tool results.
+pub(crate) fn is_request(message: &Message) -> bool {
+    message.role == Role::User
+        && message.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
+        && !message.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+}
+
+/// A request's text as the user typed it, and the paths of the notes attached after it (the
+/// `<note path="…">` blocks `Conversation::send_with_attachments` writes).
+pub fn split_request(text: &str) -> (String, Vec<String>) {
+    let Some(at) = text.find(&format!("\n\n{ATTACHMENTS_OPEN}")) else { return (text.to_string(), Vec::new()) };
+    let paths = text[at..]
+        .split("<note path=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(path, _)| path.to_string()))
+        .collect();
+    (text[..at].to_string(), paths)
+}

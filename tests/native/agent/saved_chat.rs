@@ -1,0 +1,210 @@
+//! The core owns the saved chat: a conversation saved in the vault records its tasks (the
+//! ledger of reports the chat's footers and undo buttons come from), and a saved chat reads
+//! back as turns the chat view renders as they are.
+
+use std::rc::Rc;
+
+use serde_json::json;
+use vault_agent::agent::{
+    load_chat, mark_undone, rename_chat, AgentConfig, ChatRequest, Conversation, SavedChat, TranscriptStep,
+    TranscriptTurn,
+};
+use vault_agent::protocol::{AgentEvent, EndReason, ErrorKind, ToolOutcome};
+use vault_agent::provider::Turn;
+use vault_agent::vault::{MemoryVault, Vault};
+
+use super::support::{block_on, p, Harness};
+use crate::faulty_vault::{Fault, FaultyVault};
+
+/// A conversation saved in the vault (without the end-of-task memory extraction, so the
+/// scripts are the tasks' own calls).
+fn saved(h: &Harness, chat_id: Option<&str>) -> Conversation {
+    let config = AgentConfig { memory_extraction: false, ..AgentConfig::default() };
+    Conversation::new(config, h.provider.clone(), h.vault.clone(), h.clock.clone(), h.host.clone())
+        .saved_in_vault(chat_id.map(str::to_string))
+}
+
+fn bread() -> MemoryVault {
+    MemoryVault::with_notes([("Cooking/Bread.md", "# Bread\nSourdough\n"), ("Cooking/Pizza.md", "# Pizza\n")]).unwrap()
+}
+
+/// The chats the host was told were saved: `(id, title)`.
+fn saves(h: &Harness) -> Vec<(String, String)> {
+    h.host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ChatSaved { chat_id, title } => Some((chat_id, title)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn requests(turns: &[TranscriptTurn]) -> Vec<String> {
+    turns.iter().map(|t| t.request.as_ref().map(|r| r.text.clone()).unwrap_or_default()).collect()
+}
+
+#[test]
+fn a_saved_chat_reads_back_as_turns_with_attachments_tool_calls_and_reports() {
+    let h = Harness::new(
+        bread(),
+        [
+            Turn::text_and_tools("Reading the pizza note.", [("read_file", json!({"path": "Cooking/Pizza.md"}))]),
+            Turn::text("Bread: sourdough. Pizza: a heading."),
+        ],
+    );
+    let chat = saved(&h, None);
+    let report = block_on(chat.send_with_attachments("Compare these", &["Cooking/Bread.md".into()])).unwrap();
+    assert_eq!(report.end, EndReason::Answered);
+
+    // Saved before the task ran (so its snapshot names the chat) and after it.
+    let id = chat.chat_id().expect("the chat was saved");
+    assert_eq!(saves(&h), [(id.clone(), "Compare these".to_string()), (id.clone(), "Compare these".to_string())]);
+    let stored = block_on(load_chat(&*h.vault, &id)).unwrap();
+    assert_eq!(stored.messages, chat.history());
+    assert_eq!(stored.tasks.len(), 1);
+    assert_eq!(stored.tasks[0].message_index, 0);
+    assert_eq!(stored.tasks[0].report.task_id, report.task_id);
+    assert_eq!(stored.mode, "agent");
+
+    let transcript = stored.transcript();
+    assert_eq!((transcript.chat_id.as_str(), transcript.title.as_str()), (id.as_str(), "Compare these"));
+    let [turn] = &transcript.turns[..] else { panic!("one turn: {:?}", transcript.turns) };
+    assert_eq!(
+        turn.request,
+        Some(ChatRequest { text: "Compare these".into(), attachments: vec!["Cooking/Bread.md".into()] })
+    );
+    assert_eq!((turn.tasks.len(), turn.interrupted), (1, false));
+    let [TranscriptStep::Text { text: first }, TranscriptStep::Tool { call_id, name, label, outcome, result, is_error, .. }, TranscriptStep::Text { text: last }] =
+        &turn.steps[..]
+    else {
+        panic!("text, a call, text: {:?}", turn.steps)
+    };
+    assert_eq!(first, "Reading the pizza note.");
+    assert_eq!(name, "read_file");
+    assert_eq!(label.as_ref().map(|l| l.text()).as_deref(), Some("Read Pizza"), "the call in words, from the report");
+    assert_eq!(report.steps[0].tool_calls[0].call_id, *call_id);
+    assert_eq!((*outcome, *is_error), (Some(ToolOutcome::Done), false));
+    assert!(result.as_deref().is_some_and(|r| r.contains("# Pizza")), "{result:?}");
+    assert_eq!(last, "Bread: sourdough. Pizza: a heading.");
+}
+
+#[test]
+fn retry_keeps_the_failed_attempt_and_an_edit_drops_what_it_replaces() {
+    let h = Harness::new(
+        bread(),
+        [
+            Turn::text("First answer."),
+            Turn::fail(ErrorKind::Auth, "invalid key"),
+            Turn::text("Second answer."),
+            Turn::text("Answer to the edit."),
+            Turn::text("Third answer."),
+        ],
+    );
+    let chat = saved(&h, None);
+    block_on(chat.send("one")).unwrap();
+    h.clock.advance(60_000);
+    let failed = block_on(chat.send("two")).unwrap();
+    h.clock.advance(60_000);
+    let retried = block_on(chat.retry_last()).unwrap();
+    assert_ne!(failed.task_id, retried.task_id);
+    let id = chat.chat_id().unwrap();
+    let turns = block_on(load_chat(&*h.vault, &id)).unwrap().transcript().turns;
+    assert_eq!(requests(&turns), ["one", "two"]);
+    // The failed attempt's changes stay undoable: its footer comes before the retry's.
+    let ids: Vec<&str> = turns[1].tasks.iter().map(|t| t.report.task_id.as_str()).collect();
+    assert_eq!(ids, [failed.task_id.as_str(), retried.task_id.as_str()]);
+    assert_eq!(turns[1].steps, [TranscriptStep::Text { text: "Second answer.".into() }]);
+
+    h.clock.advance(60_000);
+    let edited = block_on(chat.edit_last("two, edited", &["Cooking/Pizza.md".into()])).unwrap();
+    h.clock.advance(60_000);
+    block_on(chat.send("three")).unwrap();
+    let stored = block_on(load_chat(&*h.vault, &id)).unwrap();
+    let turns = stored.transcript().turns;
+    assert_eq!(requests(&turns), ["one", "two, edited", "three"]);
+    assert_eq!(turns[1].request.as_ref().unwrap().attachments, ["Cooking/Pizza.md"]);
+    let ids: Vec<&str> = turns[1].tasks.iter().map(|t| t.report.task_id.as_str()).collect();
+    assert_eq!(ids, [edited.task_id.as_str()], "the replaced request's tasks left with it");
+    assert_eq!(stored.tasks.iter().map(|t| t.message_index).collect::<Vec<_>>(), [0, 2, 4]);
+}
+
+#[test]
+fn a_chat_made_with_its_id_continues_the_saved_history() {
+    let h = Harness::new(bread(), [Turn::text("Sourdough."), Turn::text("Yes, with rye.")]);
+    let first = saved(&h, None);
+    block_on(first.send("What bread do I bake?")).unwrap();
+    let id = first.chat_id().unwrap();
+    block_on(rename_chat(&*h.vault, &id, "  Baking  ", 5)).unwrap();
+
+    // The view closed; a new chat for the same id reads the history before its task.
+    h.clock.advance(60_000);
+    let again = saved(&h, Some(&id));
+    block_on(again.send("Any rye?")).unwrap();
+    let sent = &h.provider.requests()[1].messages;
+    assert_eq!(sent.iter().map(|m| m.text()).collect::<Vec<_>>(), ["What bread do I bake?", "Sourdough.", "Any rye?"]);
+    let stored = block_on(load_chat(&*h.vault, &id)).unwrap();
+    assert_eq!(stored.title, "Baking", "a rename made meanwhile is kept");
+    assert_eq!(stored.tasks.len(), 2);
+    block_on(mark_undone(&*h.vault, &id, &stored.tasks[1].report.task_id, true, 6)).unwrap();
+    let turns = block_on(load_chat(&*h.vault, &id)).unwrap().transcript().turns;
+    assert_eq!(turns.iter().map(|t| t.tasks[0].undone).collect::<Vec<_>>(), [false, true]);
+    assert!(block_on(mark_undone(&*h.vault, &id, "no-such-task", true, 7)).unwrap_err().is_not_found());
+}
+
+#[test]
+fn a_chat_saved_by_the_earlier_plugin_reads_back_as_turns() {
+    // As the plugin's view saved chats before the core owned them (its JSON, unchanged).
+    let json = r#"{"id":"20261101-090000","title":"Bread","createdMs":1,"updatedMs":2,"mode":"agent",
+      "messages":[
+        {"role":"user","content":[{"type":"text","text":"Tidy this\n\n<attached_notes>\n<note path=\"Cooking/Bread.md\">\n# Bread\n</note>\n</attached_notes>"}]},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"Look first."},{"type":"tool_use","id":"c1","name":"read_file","input":{"path":"Cooking/Bread.md"}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"no such note","is_error":true}]},
+        {"role":"assistant","content":[{"type":"text","text":"It is gone."}]}],
+      "tasks":[{"messageIndex":0,"report":{"task_id":"t-old","end":{"reason":"answered"},"steps":[],
+        "usage":{"input_tokens":1,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0},
+        "duration_ms":5,"tool_calls":1,"tool_errors":1,"changed_paths":[]}}]}"#;
+    let vault = MemoryVault::new();
+    block_on(vault.write(&p(".obsidian-agent/chats/20261101-090000.json"), json)).unwrap();
+    let chat: SavedChat = block_on(load_chat(&vault, "20261101-090000")).unwrap();
+    let turns = chat.transcript().turns;
+    let [turn] = &turns[..] else { panic!("{turns:?}") };
+    assert_eq!(
+        turn.request,
+        Some(ChatRequest { text: "Tidy this".into(), attachments: vec!["Cooking/Bread.md".into()] })
+    );
+    assert_eq!(turn.tasks[0].report.task_id, "t-old");
+    assert!(!turn.tasks[0].undone, "undone defaults to false");
+    let [TranscriptStep::Thinking { .. }, TranscriptStep::Tool { outcome, result, is_error, label, .. }, TranscriptStep::Text { .. }] =
+        &turn.steps[..]
+    else {
+        panic!("{:?}", turn.steps)
+    };
+    // No report of the call: how it ended comes from its result.
+    assert_eq!(
+        (*outcome, result.as_deref(), *is_error, label),
+        (Some(ToolOutcome::Failed), Some("no such note"), true, &None)
+    );
+}
+
+#[test]
+fn a_chat_the_vault_cannot_save_goes_on_in_memory_with_a_warning() {
+    let vault = Rc::new(FaultyVault::new(MemoryVault::new()));
+    let mut h = Harness::new(MemoryVault::new(), [Turn::text("One."), Turn::text("Two.")]);
+    h.vault = vault.clone();
+    let chat = saved(&h, None);
+    vault.fail_randomly(1, 1, Fault::Eio);
+    let first = block_on(chat.send("one")).unwrap();
+    assert_eq!(first.end, EndReason::Answered);
+    assert_eq!(chat.chat_id(), None);
+    assert!(h.host.warnings().iter().any(|w| w.contains("the chat could not be saved")), "{:?}", h.host.warnings());
+    assert_eq!(chat.history().len(), 2, "the chat goes on in memory");
+
+    // Once the vault takes writes again, the next save has everything, the first task too.
+    vault.restart();
+    let second = block_on(chat.send("two")).unwrap();
+    let stored = block_on(load_chat(&*h.vault, &chat.chat_id().unwrap())).unwrap();
+    assert_eq!(stored.messages.len(), 4);
+    let ids: Vec<&str> = stored.tasks.iter().map(|t| t.report.task_id.as_str()).collect();
+    assert_eq!(ids, [first.task_id.as_str(), second.task_id.as_str()]);
+}
