@@ -1,53 +1,9 @@
 import { requireApiVersion, type App } from "obsidian";
 import type { AgentConfig, ApprovalCategory, ModeConfig, ModelPrice, ProviderConfig, Transport } from "./protocol";
-import type { McpServerConfig } from "./generated/protocol";
+import { PRESETS, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
 
-/** The providers the settings offer; each is a kind plus a base URL (see src/provider/config.rs). */
-export type ProviderPreset = "anthropic" | "openai" | "openrouter" | "ollama" | "lmstudio" | "custom";
-
-export interface PresetInfo {
-  name: string;
-  kind: ProviderConfig["kind"];
-  baseUrl: string;
-  defaultModel: string;
-  needsKey: boolean;
-  /** Extra headers the service asks for. */
-  headers?: Record<string, string>;
-}
-
-export const PRESETS: Record<ProviderPreset, PresetInfo> = {
-  anthropic: {
-    name: "Anthropic",
-    kind: "anthropic",
-    baseUrl: "https://api.anthropic.com",
-    defaultModel: "claude-sonnet-4-5",
-    needsKey: true,
-  },
-  openai: { name: "OpenAI", kind: "openai", baseUrl: "https://api.openai.com/v1", defaultModel: "gpt-4.1", needsKey: true },
-  openrouter: {
-    name: "OpenRouter",
-    kind: "openai-compatible",
-    baseUrl: "https://openrouter.ai/api/v1",
-    defaultModel: "anthropic/claude-sonnet-4.5",
-    needsKey: true,
-    headers: { "HTTP-Referer": "https://obsidian.md", "X-Title": "Vault Agent" },
-  },
-  ollama: {
-    name: "Ollama (local)",
-    kind: "openai-compatible",
-    baseUrl: "http://localhost:11434/v1",
-    defaultModel: "qwen2.5",
-    needsKey: false,
-  },
-  lmstudio: {
-    name: "LM Studio (local)",
-    kind: "openai-compatible",
-    baseUrl: "http://localhost:1234/v1",
-    defaultModel: "",
-    needsKey: false,
-  },
-  custom: { name: "Custom (OpenAI-compatible)", kind: "openai-compatible", baseUrl: "", defaultModel: "", needsKey: false },
-};
+/** The providers the settings offer, and what each stands for: one table, in the core (src/provider/preset.rs). */
+export { PRESETS, type PresetInfo, type ProviderPreset } from "./generated/protocol";
 
 /**
  * How notes are embedded for semantic search: not at all, a local model in
@@ -313,7 +269,7 @@ export function providerConfig(settings: VaultAgentSettings, apiKey: string): Pr
   if (!model) return { missing: "a model name" };
   const config: ProviderConfig = { kind: preset.kind, model, baseUrl, maxTokens: settings.provider.maxTokens };
   if (apiKey) config.apiKey = apiKey;
-  if (preset.headers) config.headers = { ...preset.headers };
+  if (Object.keys(preset.headers).length) config.headers = { ...preset.headers };
   if (settings.provider.textToolDialect) config.textToolDialect = settings.provider.textToolDialect;
   if (settings.provider.vision !== "auto") config.vision = settings.provider.vision === "yes";
   return config;

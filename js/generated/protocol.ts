@@ -1135,3 +1135,38 @@ selection: string,
  * What to do with the selection ("make it shorter").
  */
 instruction: string, };
+
+/**
+ * A provider by name.
+ */
+export type ProviderPreset = "anthropic" | "openai" | "openrouter" | "ollama" | "lmstudio" | "custom";
+
+/**
+ * What a [`ProviderPreset`] stands for.
+ */
+export type PresetInfo = { 
+/**
+ * As the settings list it.
+ */
+name: string, kind: ProviderKind, 
+/**
+ * Empty for [`ProviderPreset::Custom`]: the user gives it.
+ */
+baseUrl: string, 
+/**
+ * The model used when the user names none (empty: they must).
+ */
+defaultModel: string, needsKey: boolean, 
+/**
+ * Headers the service asks every request to carry.
+ */
+headers: { [key in string]: string }, };
+
+export const PRESETS: Record<ProviderPreset, PresetInfo> = {
+  "anthropic": {"name":"Anthropic","kind":"anthropic","baseUrl":"https://api.anthropic.com","defaultModel":"claude-sonnet-4-5","needsKey":true,"headers":{}},
+  "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"headers":{}},
+  "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
+  "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"headers":{}},
+  "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"headers":{}},
+  "custom": {"name":"Custom (OpenAI-compatible)","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":false,"headers":{}},
+};

@@ -177,19 +177,19 @@ impl ProviderConfig {
         Self::new(ProviderKind::OpenAi, model).with_api_key(api_key)
     }
 
-    /// OpenRouter with `api_key`.
+    /// OpenRouter with `api_key` (and the headers it asks for).
     pub fn openrouter(model: impl Into<String>, api_key: impl Into<String>) -> Self {
-        Self::compatible(OPENROUTER_BASE_URL, model).with_api_key(api_key)
+        super::ProviderPreset::OpenRouter.config(model).with_api_key(api_key)
     }
 
     /// A local Ollama server.
     pub fn ollama(model: impl Into<String>) -> Self {
-        Self::compatible(OLLAMA_BASE_URL, model)
+        super::ProviderPreset::Ollama.config(model)
     }
 
     /// A local LM Studio server.
     pub fn lm_studio(model: impl Into<String>) -> Self {
-        Self::compatible(LM_STUDIO_BASE_URL, model)
+        super::ProviderPreset::LmStudio.config(model)
     }
 
     /// Any Chat Completions server at `base_url` (the URL that `/chat/completions` follows).

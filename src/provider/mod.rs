@@ -6,6 +6,7 @@
 //! - [`sse`]: server-sent events over the host's byte stream.
 //! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`].
 //! - [`dialect`]: tool calls written as text, for models without native tool calling.
+//! - [`ProviderPreset`]: the providers a user picks by name (the settings' list).
 //! - [`price_for`]: list prices for the cost meter; [`check_connection`]: one tiny request
 //!   for the settings' "test connection".
 //!
@@ -18,6 +19,7 @@ mod config;
 pub mod dialect;
 pub mod formats;
 mod openai;
+mod preset;
 mod pricing;
 mod probe;
 pub mod retry;
@@ -31,6 +33,7 @@ pub use config::{
 };
 pub use dialect::{TextToolDialect, TextToolProvider};
 pub use openai::OpenAiProvider;
+pub use preset::{presets_ts, PresetInfo, ProviderPreset};
 pub use pricing::{price_for, ModelPrice};
 pub use probe::{check_connection, ConnectionCheck};
 pub use retry::RetryPolicy;

@@ -16,7 +16,10 @@ use vault_agent::protocol::{
     Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport,
     StopReason, SubtaskInfo, ToCore, ToolCallReport, ToolOutcome, Usage,
 };
-use vault_agent::provider::{ConnectionCheck, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect};
+use vault_agent::provider::{
+    presets_ts, ConnectionCheck, ModelPrice, PresetInfo, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
+    TextToolDialect,
+};
 use vault_agent::search::{RelatedNote, SearchHit};
 use vault_agent::tools::ToolGroup;
 
@@ -125,7 +128,11 @@ fn generate() -> String {
         VaultInfo,
         ChatOptions,
         vault_agent::agent::InlineEditRequest,
+        // The providers the settings offer, and their table.
+        ProviderPreset,
+        PresetInfo,
     );
+    out.push_str(&presets_ts());
     out.truncate(out.trim_end().len());
     out.push('\n');
     out

@@ -1,0 +1,136 @@
+//! The providers a user picks by name — in the plugin's settings, generated from this table
+//! (`PRESETS` in `js/generated/protocol.ts`) — each a kind of API at a base URL, with the model
+//! a new user starts with, whether it needs a key, and the headers the service asks for.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::config::{
+    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL,
+    OPENROUTER_BASE_URL,
+};
+
+/// A provider by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderPreset {
+    Anthropic,
+    #[serde(rename = "openai")]
+    OpenAi,
+    #[serde(rename = "openrouter")]
+    OpenRouter,
+    Ollama,
+    #[serde(rename = "lmstudio")]
+    LmStudio,
+    /// Any OpenAI-compatible server, at the base URL the user gives.
+    Custom,
+}
+
+/// What a [`ProviderPreset`] stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PresetInfo {
+    /// As the settings list it.
+    pub name: String,
+    pub kind: ProviderKind,
+    /// Empty for [`ProviderPreset::Custom`]: the user gives it.
+    pub base_url: String,
+    /// The model used when the user names none (empty: they must).
+    pub default_model: String,
+    pub needs_key: bool,
+    /// Headers the service asks every request to carry.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl ProviderPreset {
+    /// Every preset, in the order the settings list them.
+    pub const ALL: [ProviderPreset; 6] = [
+        ProviderPreset::Anthropic,
+        ProviderPreset::OpenAi,
+        ProviderPreset::OpenRouter,
+        ProviderPreset::Ollama,
+        ProviderPreset::LmStudio,
+        ProviderPreset::Custom,
+    ];
+
+    pub fn info(self) -> PresetInfo {
+        let (name, kind, base_url, default_model, needs_key) = match self {
+            ProviderPreset::Anthropic => {
+                ("Anthropic", ProviderKind::Anthropic, ANTHROPIC_BASE_URL, "claude-sonnet-4-5", true)
+            }
+            ProviderPreset::OpenAi => ("OpenAI", ProviderKind::OpenAi, OPENAI_BASE_URL, "gpt-4.1", true),
+            ProviderPreset::OpenRouter => {
+                ("OpenRouter", ProviderKind::OpenAiCompatible, OPENROUTER_BASE_URL, "anthropic/claude-sonnet-4.5", true)
+            }
+            ProviderPreset::Ollama => {
+                ("Ollama (local)", ProviderKind::OpenAiCompatible, OLLAMA_BASE_URL, "qwen2.5", false)
+            }
+            ProviderPreset::LmStudio => {
+                ("LM Studio (local)", ProviderKind::OpenAiCompatible, LM_STUDIO_BASE_URL, "", false)
+            }
+            ProviderPreset::Custom => ("Custom (OpenAI-compatible)", ProviderKind::OpenAiCompatible, "", "", false),
+        };
+        let headers = match self {
+            // OpenRouter ranks apps by these; without them requests still work.
+            ProviderPreset::OpenRouter => [("HTTP-Referer", "https://obsidian.md"), ("X-Title", "Vault Agent")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        PresetInfo {
+            name: name.into(),
+            kind,
+            base_url: base_url.into(),
+            default_model: default_model.into(),
+            needs_key,
+            headers,
+        }
+    }
+
+    /// A configuration of this preset for `model`: its kind, base URL and headers.
+    pub fn config(self, model: impl Into<String>) -> ProviderConfig {
+        let info = self.info();
+        let mut config = ProviderConfig::new(info.kind, model);
+        if !info.base_url.is_empty() {
+            config.base_url = Some(info.base_url);
+        }
+        config.headers = info.headers;
+        config
+    }
+}
+
+/// The presets as the TypeScript constant `PRESETS` (`{anthropic: {name, kind, …}, …}`, in
+/// [`ProviderPreset::ALL`]'s order), for the generated TypeScript.
+pub fn presets_ts() -> String {
+    let entries: Vec<String> = ProviderPreset::ALL
+        .iter()
+        .map(|p| {
+            let key = serde_json::to_string(p).unwrap_or_default();
+            let info = serde_json::to_string(&p.info()).unwrap_or_default();
+            format!("  {key}: {info},")
+        })
+        .collect();
+    format!("export const PRESETS: Record<ProviderPreset, PresetInfo> = {{\n{}\n}};\n", entries.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_name_the_settings_ids_and_build_their_configs() {
+        let names: Vec<String> = ProviderPreset::ALL.iter().map(|p| serde_json::to_string(p).unwrap()).collect();
+        assert_eq!(
+            names,
+            ["\"anthropic\"", "\"openai\"", "\"openrouter\"", "\"ollama\"", "\"lmstudio\"", "\"custom\""]
+        );
+        let openrouter = ProviderPreset::OpenRouter.config("x/y");
+        assert_eq!(openrouter.base_url.as_deref(), Some(OPENROUTER_BASE_URL));
+        assert_eq!(openrouter.headers.get("X-Title").map(String::as_str), Some("Vault Agent"));
+        assert_eq!(ProviderPreset::Custom.config("m").base_url, None);
+        assert!(presets_ts().contains("\"lmstudio\": {\"name\":\"LM Studio (local)\""));
+    }
+}
