@@ -290,14 +290,14 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     try {
       const { vault } = await this.core();
       const tasks = (await vault.listCheckpoints()) as CheckpointSummary[];
-      const last = tasks.find((t) => !t.task_id.startsWith("undo-") && (t.undone_ms === undefined || t.undone_ms === null));
+      const last = tasks.find((t) => !t.taskId.startsWith("undo-") && (t.undoneMs === undefined || t.undoneMs === null));
       if (!last) {
         new Notice("No task to undo.");
         return;
       }
       // Files changed since the task are kept (the chat's Undo asks about each one).
-      const report = (await vault.undoTask(last.task_id)) as UndoReport;
-      new Notice(`Task ${last.task_id}: ${describeUndo(report)}`);
+      const report = (await vault.undoTask(last.taskId)) as UndoReport;
+      new Notice(`Task ${last.taskId}: ${describeUndo(report)}`);
     } catch (error) {
       new Notice(`Undo failed: ${errorMessage(error)}`);
     }

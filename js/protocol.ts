@@ -1,9 +1,8 @@
 /**
  * The shapes of what crosses between the plugin and its core. What the core answers and emits
  * (events, reports, plans, chats' transcripts) is generated from the Rust types
- * (`js/generated/protocol.ts`, checked by `tests/native/generated_ts.rs`); events and reports
- * are snake_case as Rust writes them. The option objects JS writes (camelCase) are the generated
- * ones with what the core defaults made optional.
+ * (`js/generated/protocol.ts`, checked by `tests/native/generated_ts.rs`), all in camelCase.
+ * The option objects JS writes are the generated ones with what the core defaults made optional.
  */
 
 export type {

@@ -49,7 +49,7 @@ export type Role = "user" | "assistant";
 /**
  * One block of a message.
  */
-export type ContentBlock = { "type": "text", text: string, } | { "type": "image", media_type: string, data: string, } | { "type": "document", media_type: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", mediaType: string, data: string, } | { "type": "document", mediaType: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", toolUseId: string, content: string, isError: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
 
 /**
  * A message in the history.
@@ -63,15 +63,15 @@ export type Usage = {
 /**
  * Uncached input tokens.
  */
-input_tokens: number, output_tokens: number, 
+inputTokens: number, outputTokens: number, 
 /**
  * Input tokens read from the provider's prompt cache.
  */
-cache_read_tokens: number, 
+cacheReadTokens: number, 
 /**
  * Input tokens written to the provider's prompt cache.
  */
-cache_write_tokens: number, };
+cacheWriteTokens: number, };
 
 /**
  * What went wrong with a model call, sorted so the loop can decide: back off, condense or
@@ -90,7 +90,7 @@ status: number | null,
 /**
  * How long the provider asked us to wait (Retry-After), in milliseconds.
  */
-retry_after_ms: number | null, };
+retryAfterMs: number | null, };
 
 /**
  * The kind of effect a tool call has, which is what an approval policy decides on.
@@ -114,7 +114,7 @@ export type DiffRow = { kind: DiffRowKind,
 /**
  * Line numbers from 1, in the old and the new text (a removed line has no new one).
  */
-old_line?: number | null, new_line?: number | null, 
+oldLine?: number | null, newLine?: number | null, 
 /**
  * The row's text in pieces; `changed` marks the words that differ from the paired line.
  */
@@ -141,7 +141,7 @@ id: string,
 /**
  * The model's id for the tool call.
  */
-call_id: string, tool: string, category: ApprovalCategory, 
+callId: string, tool: string, category: ApprovalCategory, 
 /**
  * One line saying what the call does, e.g. `edit_file Projects/Plan.md`.
  */
@@ -176,7 +176,7 @@ export type SubtaskInfo = {
 /**
  * The sub-task's own id (`<parentId>.<callIndex>`, nested for deeper ones).
  */
-task_id: string, 
+taskId: string, 
 /**
  * The mode it runs in.
  */
@@ -194,19 +194,19 @@ title: string, };
  * One event of a running task, in the order things happened. The host renders them; it
  * answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
  */
-export type AgentEvent = { "type": "task_started", task_id: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, 
+export type AgentEvent = { "type": "task_started", taskId: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, 
 /**
  * What `total` costs in US dollars, when the model's price is known.
  */
-cost: number | null, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", call_id: string, tool: string, input: JsonValue, 
+cost: number | null, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", callId: string, tool: string, input: JsonValue, 
 /**
  * The call as the user reads it, from its arguments.
  */
-label: CallLabel, } | { "type": "tool_finished", call_id: string, tool: string, is_error: boolean, 
+label: CallLabel, } | { "type": "tool_finished", callId: string, tool: string, isError: boolean, 
 /**
  * The first line of what the model was told.
  */
-summary: string, duration_ms: number, 
+summary: string, durationMs: number, 
 /**
  * The call as the user reads it, now with what it found ("— 5 notes").
  */
@@ -218,19 +218,19 @@ outcome: ToolOutcome,
 /**
  * What the model was told (cut at 4,000 characters): the card's details.
  */
-result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", request_id: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", call_id: string, path: string, chars: number, } | { "type": "context_condensed", 
+result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", requestId: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", callId: string, path: string, chars: number, } | { "type": "context_condensed", 
 /**
  * Estimated input tokens before and after.
  */
-tokens_before: number, tokens_after: number, 
+tokensBefore: number, tokensAfter: number, 
 /**
  * How many messages the summary replaced.
  */
-messages_summarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "chat_saved", chat_id: string, title: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+messagesSummarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "chat_saved", chatId: string, title: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
 /**
  * The attempt that failed, from 1.
  */
-attempt: number, max_attempts: number, delay_ms: number, problem: ProviderProblem, } | { "type": "subtask", call_id: string, task_id: string, event: AgentEvent, } | { "type": "error", 
+attempt: number, maxAttempts: number, delayMs: number, problem: ProviderProblem, } | { "type": "subtask", callId: string, taskId: string, event: AgentEvent, } | { "type": "error", 
 /**
  * What went wrong, in plain words.
  */
@@ -295,12 +295,12 @@ export type ToolOutcome = "done" | "failed" | "blocked" | "skipped" | "denied" |
 /**
  * Why a run ended.
  */
-export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limit_ms: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, } | { "reason": "guardrail", message: string, };
+export type EndReason = { "reason": "completed" } | { "reason": "answered" } | { "reason": "cancelled" } | { "reason": "max_iterations" } | { "reason": "mistake_limit" } | { "reason": "repetition_loop" } | { "reason": "denied" } | { "reason": "tool_budget", limit: number, } | { "reason": "deadline", limitMs: number, } | { "reason": "failed", kind: ErrorKind | null, message: string, } | { "reason": "guardrail", message: string, };
 
 /**
  * Everything a run did, for the UI, the logs and benchmarks.
  */
-export type RunReport = { task_id: string, end: EndReason, 
+export type RunReport = { taskId: string, end: EndReason, 
 /**
  * What the user is told about the end: [`EndReason::describe`] ("Stopped: the model
  * repeated the same calls.").
@@ -309,7 +309,7 @@ ended: string,
 /**
  * The final answer: `attempt_completion`'s result or the last text answer.
  */
-final_text?: string | null, steps: Array<StepReport>, 
+finalText?: string | null, steps: Array<StepReport>, 
 /**
  * Summed over every model call, the sub-tasks' included.
  */
@@ -317,11 +317,11 @@ usage: Usage,
 /**
  * What `usage` cost in US dollars, when the model's price was known.
  */
-cost: number | null, duration_ms: number, tool_calls: number, tool_errors: number, 
+cost: number | null, durationMs: number, toolCalls: number, toolErrors: number, 
 /**
  * Vault paths the task changed (the ones `undo_task` restores).
  */
-changed_paths: Array<string>, 
+changedPaths: Array<string>, 
 /**
  * How many times the history was condensed.
  */
@@ -329,7 +329,7 @@ condensations: number,
 /**
  * The recipe whose fast path answered, when one did (the chat marks the answer with it).
  */
-fast_path?: RecipeUse | null, };
+fastPath?: RecipeUse | null, };
 
 /**
  * A recipe as the chat names it: which one, the request it was learned from, its record.
@@ -343,24 +343,24 @@ export type StepReport = { step: number,
 /**
  * From sending the request to the end of the stream.
  */
-model_latency_ms: number, 
+modelLatencyMs: number, 
 /**
  * Time to the first streamed event.
  */
-first_token_ms?: number | null, usage: Usage, stop_reason?: StopReason | null, tool_calls: Array<ToolCallReport>, };
+firstTokenMs?: number | null, usage: Usage, stopReason?: StopReason | null, toolCalls: Array<ToolCallReport>, };
 
 /**
  * One tool call's metrics.
  */
-export type ToolCallReport = { call_id: string, tool: string, 
+export type ToolCallReport = { callId: string, tool: string, 
 /**
  * The call's index within the task (the same index names its externalized file).
  */
-index: number, latency_ms: number, 
+index: number, latencyMs: number, 
 /**
  * Size of the full result, before any externalization.
  */
-result_chars: number, 
+resultChars: number, 
 /**
  * The error sent back to the model, if the call failed or was refused.
  */
@@ -451,7 +451,7 @@ reason: string,
 /**
  * Later tasks that changed the path (or a folder above it), oldest first.
  */
-later_tasks: Array<string>, 
+laterTasks: Array<string>, 
 /**
  * What the path held before the task: `file`, `folder` or `absent`.
  */
@@ -467,7 +467,7 @@ choices: Array<UndoChoice>,
 /**
  * The name the copy would get with `save_copy`.
  */
-copy_path?: string | null, };
+copyPath?: string | null, };
 
 /**
  * A path left as it is, and why.
@@ -482,7 +482,7 @@ export type SavedCopy = { path: string, copy: string, };
 /**
  * What an undo would do, before it does anything.
  */
-export type UndoPlan = { task_id: string, 
+export type UndoPlan = { taskId: string, 
 /**
  * Paths that get their pre-task state back (files, moved files, folders).
  */
@@ -507,7 +507,7 @@ kept: Array<KeptPath>, };
 /**
  * What an undo did.
  */
-export type UndoReport = { task_id: string, 
+export type UndoReport = { taskId: string, 
 /**
  * Files given their pre-task bytes back (or moved back to where they were).
  */
@@ -515,7 +515,7 @@ restored: Array<string>,
 /**
  * Folders created again.
  */
-recreated_folders: Array<string>, 
+recreatedFolders: Array<string>, 
 /**
  * Files and (empty) folders the task created, moved to the trash.
  */
@@ -540,16 +540,16 @@ failed: Array<[string, string]>,
 /**
  * The checkpoint of the state just before the undo: [`redo_task`] applies it.
  */
-undo_checkpoint: string, };
+undoCheckpoint: string, };
 
 /**
  * What a task's checkpoint holds, for the UI's list of undoable tasks.
  */
-export type CheckpointSummary = { task_id: string, created_ms: number, 
+export type CheckpointSummary = { taskId: string, createdMs: number, 
 /**
  * Paths the task changed.
  */
-paths: Array<string>, undone_ms?: number | null, };
+paths: Array<string>, undoneMs?: number | null, };
 
 /**
  * One thing the agent remembers.
@@ -670,7 +670,7 @@ export type Transcript = {
 /**
  * The saved chat's id; empty for a chat not saved.
  */
-chat_id: string, title: string, turns: Array<TranscriptTurn>, };
+chatId: string, title: string, turns: Array<TranscriptTurn>, };
 
 /**
  * A request and what the agent did for it.
@@ -707,7 +707,7 @@ attachments: Array<string>, };
 /**
  * One piece of an answer.
  */
-export type TranscriptStep = { "type": "text", text: string, } | { "type": "thinking", thinking: string, } | { "type": "tool", call_id: string, name: string, input: unknown, 
+export type TranscriptStep = { "type": "text", text: string, } | { "type": "thinking", thinking: string, } | { "type": "tool", callId: string, name: string, input: unknown, 
 /**
  * The call in words ("Read *Bread*"), when the task's report kept it.
  */
@@ -719,7 +719,7 @@ outcome: ToolOutcome | null,
 /**
  * What the model was told.
  */
-result: string | null, is_error: boolean, 
+result: string | null, isError: boolean, 
 /**
  * The sub-task a `new_task` call ran.
  */
@@ -749,7 +749,7 @@ export type InlineEditReport = {
 /**
  * The task the write belongs to (its checkpoint and log; undone like any task).
  */
-task_id: string, outcome: InlineEditOutcome, 
+taskId: string, outcome: InlineEditOutcome, 
 /**
  * What to tell the user.
  */

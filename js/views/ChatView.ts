@@ -407,14 +407,14 @@ export class ChatView extends ItemView {
 
   private onEvent(event: AgentEvent): void {
     if (event.type === "chat_saved") {
-      this.saved = { id: event.chat_id, title: event.title };
+      this.saved = { id: event.chatId, title: event.title };
       this.showTitle();
       return;
     }
     this.turn?.handle(event);
     if (event.type === "approval_resolved") {
-      const modal = this.modals.get(event.request_id);
-      this.modals.delete(event.request_id);
+      const modal = this.modals.get(event.requestId);
+      this.modals.delete(event.requestId);
       modal?.close();
     }
   }
@@ -697,8 +697,8 @@ export class ChatView extends ItemView {
    */
   private showTranscript(transcript: Transcript): TurnView | null {
     this.dropChat();
-    if (transcript.chat_id !== this.saved.id) void this.releaseResults();
-    this.saved = { id: transcript.chat_id, title: transcript.title };
+    if (transcript.chatId !== this.saved.id) void this.releaseResults();
+    this.saved = { id: transcript.chatId, title: transcript.title };
     this.showTitle();
     this.clearMessages();
     let open: TurnView | null = null;
@@ -943,16 +943,16 @@ function describe(config: ProviderConfig): string {
 /** A report for a task that never started. */
 function notStarted(message: string): RunReport {
   return {
-    task_id: "",
+    taskId: "",
     end: { reason: "failed", kind: null, message },
     ended: message,
     steps: [],
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     cost: null,
-    duration_ms: 0,
-    tool_calls: 0,
-    tool_errors: 0,
-    changed_paths: [],
+    durationMs: 0,
+    toolCalls: 0,
+    toolErrors: 0,
+    changedPaths: [],
     condensations: 0,
   };
 }

@@ -52,7 +52,7 @@ export class UndoModal extends Modal {
         input.addEventListener("change", () => {
           if (input.checked) this.choices[conflict.path] = choice;
         });
-        const words = choice === "save_copy" && conflict.copy_path ? `${CHOICE_WORDS[choice]} (${conflict.copy_path})` : CHOICE_WORDS[choice];
+        const words = choice === "save_copy" && conflict.copyPath ? `${CHOICE_WORDS[choice]} (${conflict.copyPath})` : CHOICE_WORDS[choice];
         label.createSpan({ text: words });
       }
     });
@@ -98,7 +98,7 @@ export function describeUndo(report: UndoReport, redo = false): string {
   const parts: string[] = [];
   if (report.restored.length) parts.push(`restored ${report.restored.join(", ")}`);
   if (report.trashed.length) parts.push(`moved ${report.trashed.join(", ")} to the trash`);
-  if (report.recreated_folders.length) parts.push(`recreated ${report.recreated_folders.join(", ")}`);
+  if (report.recreatedFolders.length) parts.push(`recreated ${report.recreatedFolders.join(", ")}`);
   for (const kept of report.kept) parts.push(`kept ${kept.path} (${kept.reason})`);
   if (report.failed.length) parts.push(`could not restore ${report.failed.map(([p, why]) => `${p} (${why})`).join(", ")}`);
   if (!parts.length) return `Nothing to ${redo ? "redo" : "undo"}: everything was already as before.`;

@@ -35,8 +35,8 @@ export function renderDiffRows(
       });
       label.appendText("Apply");
     }
-    el.createSpan({ cls: "vault-agent-diff-no", text: r.old_line ? String(r.old_line) : "" });
-    el.createSpan({ cls: "vault-agent-diff-no", text: r.new_line ? String(r.new_line) : "" });
+    el.createSpan({ cls: "vault-agent-diff-no", text: r.oldLine ? String(r.oldLine) : "" });
+    el.createSpan({ cls: "vault-agent-diff-no", text: r.newLine ? String(r.newLine) : "" });
     el.createSpan({ cls: "vault-agent-diff-sign", text: ROW_SIGN[r.kind] });
     const text = el.createSpan({ cls: "vault-agent-diff-text" });
     for (const part of r.parts) {

@@ -234,11 +234,11 @@ export function diffDecorations(state: EditorState, rows: DiffRow[], accept: () 
       continue;
     }
     flush();
-    if (row.kind === "hunk" || !row.old_line) continue;
-    after = row.old_line;
+    if (row.kind === "hunk" || !row.oldLine) continue;
+    after = row.oldLine;
     if (row.kind !== "removed") continue;
-    const line = doc.line(row.old_line);
-    last = Math.max(last, row.old_line);
+    const line = doc.line(row.oldLine);
+    last = Math.max(last, row.oldLine);
     ranges.push(Decoration.line({ class: "vault-agent-inline-removed-line" }).range(line.from));
     let pos = line.from;
     for (const part of row.parts) {
@@ -389,7 +389,7 @@ function tell(plugin: PluginContext, report: InlineEditReport): void {
       notice.hide();
       void plugin
         .core()
-        .then(({ vault }) => vault.undoTask(report.task_id))
+        .then(({ vault }) => vault.undoTask(report.taskId))
         .then((undone) => new Notice(`Inline edit undone: ${describeUndo(undone as UndoReport)}`))
         .catch((error: unknown) => new Notice(`Undo failed: ${errorMessage(error)}`));
     });

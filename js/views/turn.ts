@@ -122,8 +122,8 @@ export class TurnView extends Component {
     if (event.type !== "step_started" && event.type !== "retrying" && event.type !== "warning") this.clearPending();
     switch (event.type) {
       case "task_started":
-        this.taskId = event.task_id;
-        this.el.dataset.taskId = event.task_id;
+        this.taskId = event.taskId;
+        this.el.dataset.taskId = event.taskId;
         this.setRunning(true);
         break;
       case "step_started":
@@ -146,39 +146,39 @@ export class TurnView extends Component {
       case "tool_started":
         this.endText();
         this.closeThinking();
-        this.card(event.call_id, event.tool, event.input, event.label);
+        this.card(event.callId, event.tool, event.input, event.label);
         break;
       case "tool_finished": {
-        const outcome = event.outcome ?? (event.is_error ? "failed" : "done");
-        this.finishCard(event.call_id, event.is_error, outcome, event.label, event.result ?? event.summary, event.duration_ms);
+        const outcome = event.outcome ?? (event.isError ? "failed" : "done");
+        this.finishCard(event.callId, event.isError, outcome, event.label, event.result ?? event.summary, event.durationMs);
         break;
       }
       case "externalized":
-        this.cards.get(event.call_id)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
+        this.cards.get(event.callId)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
         break;
       case "subtask":
-        this.subtask(event.call_id, event.task_id).handle(event.event);
+        this.subtask(event.callId, event.taskId).handle(event.event);
         break;
       case "approval_required": {
         // A sub-task's request is shown among its own steps.
-        const owner = event.request.subtask ? this.findSubtask(event.request.subtask.task_id) : null;
+        const owner = event.request.subtask ? this.findSubtask(event.request.subtask.taskId) : null;
         if (owner) {
           owner.handle(event);
           break;
         }
         this.endText();
         const request = event.request;
-        const card = this.card(request.call_id, request.tool, request.input);
+        const card = this.card(request.callId, request.tool, request.input);
         card.waitForApproval(request, () => this.ctx.review(request, card));
         this.ctx.review(request, card);
         break;
       }
       case "approval_resolved":
-        for (const card of this.cards.values()) card.resolved(event.request_id, event.decision);
+        for (const card of this.cards.values()) card.resolved(event.requestId, event.decision);
         for (const view of this.subtasks.values()) view.handle(event);
         break;
       case "question_asked": {
-        const owner = event.question.subtask ? this.findSubtask(event.question.subtask.task_id) : null;
+        const owner = event.question.subtask ? this.findSubtask(event.question.subtask.taskId) : null;
         if (owner) {
           owner.handle(event);
           break;
@@ -285,9 +285,9 @@ export class TurnView extends Component {
         this.closeThinking();
       } else {
         const label = step.label ?? undefined;
-        this.card(step.call_id, step.name, step.input, label);
-        if (step.outcome) this.finishCard(step.call_id, step.is_error, step.outcome, label, step.result ?? "", null);
-        if (step.subtask) this.renderSubtask(step.call_id, step.subtask);
+        this.card(step.callId, step.name, step.input, label);
+        if (step.outcome) this.finishCard(step.callId, step.isError, step.outcome, label, step.result ?? "", null);
+        if (step.subtask) this.renderSubtask(step.callId, step.subtask);
       }
     }
   }
@@ -298,16 +298,16 @@ export class TurnView extends Component {
    * its meter.
    */
   private renderSubtask(callId: string, report: RunReport): void {
-    const view = this.subtask(callId, report.task_id);
-    for (const call of report.steps.flatMap((step) => step.tool_calls)) {
+    const view = this.subtask(callId, report.taskId);
+    for (const call of report.steps.flatMap((step) => step.toolCalls)) {
       const label = call.label ?? undefined;
-      view.card(call.call_id, call.tool, undefined, label);
+      view.card(call.callId, call.tool, undefined, label);
       const told = call.error ?? "Not kept in the saved chat.";
-      view.finishCard(call.call_id, call.error != null, call.outcome, label, told, call.latency_ms);
-      if (call.subtask) view.renderSubtask(call.call_id, call.subtask);
+      view.finishCard(call.callId, call.error != null, call.outcome, label, told, call.latencyMs);
+      if (call.subtask) view.renderSubtask(call.callId, call.subtask);
     }
-    if (report.final_text?.trim()) {
-      view.appendText(report.final_text);
+    if (report.finalText?.trim()) {
+      view.appendText(report.finalText);
       view.endText();
     }
     view.finish(report);
@@ -316,18 +316,18 @@ export class TurnView extends Component {
 
   /** The footer for a finished task: how it ended, the meter, retry and undo. */
   finish(report: RunReport, undone = false): void {
-    this.taskId = report.task_id;
-    this.el.dataset.taskId = report.task_id;
+    this.taskId = report.taskId;
+    this.el.dataset.taskId = report.taskId;
     this.setRunning(false);
-    this.showMeter(report.usage, report.cost, report.duration_ms);
+    this.showMeter(report.usage, report.cost, report.durationMs);
     this.actions.empty();
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
-    if (report.fast_path) {
+    if (report.fastPath) {
       const recipe = this.actions.createSpan({ cls: "vault-agent-recipe-label" });
       setIcon(recipe.createSpan({ cls: "vault-agent-recipe-icon" }), "zap");
-      recipe.createSpan({ text: `Fast path · recipe ${report.fast_path.id}` });
-      recipe.setAttr("title", `Answered by the fast path of ${recipeName(report.fast_path)}`);
+      recipe.createSpan({ text: `Fast path · recipe ${report.fastPath.id}` });
+      recipe.setAttr("title", `Answered by the fast path of ${recipeName(report.fastPath)}`);
     }
     // A sub-task's answer is its parent's to use; its changes are undone with the parent's.
     if (this.nested) return;
@@ -337,14 +337,14 @@ export class TurnView extends Component {
       // A failed task already has its error line with a retry.
       this.button(this.actions, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
-    if (report.changed_paths.length > 0) this.undoButton(report, undone);
+    if (report.changedPaths.length > 0) this.undoButton(report, undone);
     this.answerActions(report);
   }
 
   /** Under an answer: copy, insert at the cursor, append to the note, a new note, regenerate. */
   private answerActions(report: RunReport): void {
     this.el.querySelector(".vault-agent-answer-actions")?.remove();
-    const answer = report.final_text?.trim() || this.texts.at(-1)?.trim();
+    const answer = report.finalText?.trim() || this.texts.at(-1)?.trim();
     const row = createDiv({ cls: "vault-agent-answer-actions" });
     this.el.insertBefore(row, this.footer);
     if (answer) {
@@ -373,7 +373,7 @@ export class TurnView extends Component {
     });
     button.addClass("vault-agent-undo");
     button.toggleClass("is-redo", undone);
-    button.title = `${undone ? "Apply again" : "Restore"} ${report.changed_paths.join(", ")}`;
+    button.title = `${undone ? "Apply again" : "Restore"} ${report.changedPaths.join(", ")}`;
   }
 
   private async undo(button: HTMLButtonElement, report: RunReport, redo: boolean): Promise<void> {
@@ -404,8 +404,8 @@ export class TurnView extends Component {
 
   /** Tokens, the core's cost (none when the model's price is unknown) and the time taken. */
   private showMeter(usage: Usage, cost: number | null | undefined, durationMs?: number): void {
-    const input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-    const parts = [`${tokens(input)} in`, `${tokens(usage.output_tokens)} out`];
+    const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    const parts = [`${tokens(input)} in`, `${tokens(usage.outputTokens)} out`];
     if (typeof cost === "number") parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
     if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
     this.meter.setText(parts.join(" · "));
@@ -533,13 +533,13 @@ export class TurnView extends Component {
   }
 
   /** The one live retry line: what went wrong and a countdown to the next attempt. */
-  private showRetry(event: { attempt: number; max_attempts: number; delay_ms: number; problem: ProviderProblem }): void {
+  private showRetry(event: { attempt: number; maxAttempts: number; delayMs: number; problem: ProviderProblem }): void {
     this.clearRetry();
     const el = this.line("vault-agent-retrying", "refresh-cw", "");
     el.title = event.problem.detail;
     const text = el.querySelector(".vault-agent-line-text") as HTMLElement;
-    const due = Date.now() + event.delay_ms;
-    const next = `(${event.attempt + 1}/${event.max_attempts})`;
+    const due = Date.now() + event.delayMs;
+    const next = `(${event.attempt + 1}/${event.maxAttempts})`;
     const tick = () => {
       const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
       text.setText(`${event.problem.message} ${left > 0 ? `Retrying in ${left} s…` : "Retrying…"} ${next}`);

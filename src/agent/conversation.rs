@@ -52,6 +52,8 @@ pub struct Conversation {
     unloaded: Cell<bool>,
     /// Tasks whose save failed: the next save records them.
     unsaved: RefCell<Vec<ChatTask>>,
+    /// The id and title the host knows the chat by (it is told when they change).
+    announced: RefCell<Option<(String, String)>>,
     /// Set by [`Conversation::suspend`] for the running task.
     suspended: RefCell<Rc<Cell<bool>>>,
 }
@@ -86,6 +88,7 @@ impl Conversation {
             chat_id: RefCell::new(None),
             unloaded: Cell::new(false),
             unsaved: RefCell::default(),
+            announced: RefCell::default(),
             suspended: RefCell::default(),
         }
     }
@@ -207,7 +210,10 @@ impl Conversation {
         }
         let id = self.chat_id().unwrap_or_default();
         match load_chat(&*self.vault, &id).await {
-            Ok(chat) => *self.history.borrow_mut() = chat.messages,
+            Ok(chat) => {
+                *self.announced.borrow_mut() = Some((chat.id, chat.title));
+                *self.history.borrow_mut() = chat.messages;
+            }
             Err(Error::NotFound(_)) => {}
             Err(e) => return Err(e),
         }
@@ -445,14 +451,19 @@ impl Conversation {
         }
     }
 
-    /// Saves `chat` in this conversation's mode, and tells the host its id and title; a failure
-    /// is a warning. Returns whether it was saved.
+    /// Saves `chat` in this conversation's mode, and tells the host its id and title when they
+    /// are new to it; a failure is a warning. Returns whether it was saved.
     async fn save(&self, mut chat: SavedChat) -> bool {
         chat.mode = self.config.borrow().mode.clone();
         match save_chat(&*self.vault, chat, self.clock.now_ms()).await {
             Ok(saved) => {
                 *self.chat_id.borrow_mut() = Some(saved.id.clone());
-                self.host.emit(&AgentEvent::ChatSaved { chat_id: saved.id, title: saved.title });
+                let known = Some((saved.id, saved.title));
+                if *self.announced.borrow() != known {
+                    let (chat_id, title) = known.clone().unwrap_or_default();
+                    self.host.emit(&AgentEvent::ChatSaved { chat_id, title });
+                    *self.announced.borrow_mut() = known;
+                }
                 true
             }
             Err(e) => {

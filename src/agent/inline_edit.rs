@@ -61,8 +61,10 @@ pub enum InlineEditOutcome {
 
 /// What an inline edit did.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct InlineEditReport {
     /// The task the write belongs to (its checkpoint and log; undone like any task).
+    #[serde(alias = "task_id")]
     pub task_id: String,
     pub outcome: InlineEditOutcome,
     /// What to tell the user.

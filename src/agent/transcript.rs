@@ -17,8 +17,10 @@ use crate::{Error, Result};
 
 /// A chat, turn by turn.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct Transcript {
     /// The saved chat's id; empty for a chat not saved.
+    #[serde(alias = "chat_id")]
     pub chat_id: String,
     pub title: String,
     pub turns: Vec<TranscriptTurn>,
@@ -49,7 +51,7 @@ pub struct ChatRequest {
 
 /// One piece of an answer.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum TranscriptStep {
     Text {
         text: String,
@@ -59,6 +61,7 @@ pub enum TranscriptStep {
     },
     /// A tool call, with how it ended when it did.
     Tool {
+        #[serde(alias = "call_id")]
         call_id: String,
         name: String,
         #[ts(type = "unknown")]
@@ -69,6 +72,7 @@ pub enum TranscriptStep {
         outcome: Option<ToolOutcome>,
         /// What the model was told.
         result: Option<String>,
+        #[serde(alias = "is_error")]
         is_error: bool,
         /// The sub-task a `new_task` call ran.
         subtask: Option<Box<RunReport>>,

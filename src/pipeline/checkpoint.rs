@@ -121,12 +121,16 @@ pub(super) async fn state_of(vault: &dyn Vault, path: &VaultPath) -> Result<Stat
 
 /// What a task's checkpoint holds, for the UI's list of undoable tasks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct CheckpointSummary {
+    #[serde(alias = "task_id")]
     pub task_id: String,
+    #[serde(alias = "created_ms")]
     pub created_ms: u64,
     /// Paths the task changed.
     pub paths: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "undone_ms")]
     pub undone_ms: Option<u64>,
 }
 

@@ -39,11 +39,13 @@ pub type UndoChoices = HashMap<String, UndoChoice>;
 
 /// A path that changed since the task left it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct UndoConflict {
     pub path: String,
     /// Why it is a conflict, in words.
     pub reason: String,
     /// Later tasks that changed the path (or a folder above it), oldest first.
+    #[serde(alias = "later_tasks")]
     pub later_tasks: Vec<String>,
     /// What the path held before the task: `file`, `folder` or `absent`.
     pub before: String,
@@ -53,6 +55,7 @@ pub struct UndoConflict {
     pub choices: Vec<UndoChoice>,
     /// The name the copy would get with `save_copy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "copy_path")]
     pub copy_path: Option<String>,
 }
 
@@ -72,7 +75,9 @@ pub struct SavedCopy {
 
 /// What an undo would do, before it does anything.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct UndoPlan {
+    #[serde(alias = "task_id")]
     pub task_id: String,
     /// Paths that get their pre-task state back (files, moved files, folders).
     pub restore: Vec<String>,
@@ -88,11 +93,14 @@ pub struct UndoPlan {
 
 /// What an undo did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct UndoReport {
+    #[serde(alias = "task_id")]
     pub task_id: String,
     /// Files given their pre-task bytes back (or moved back to where they were).
     pub restored: Vec<String>,
     /// Folders created again.
+    #[serde(alias = "recreated_folders")]
     pub recreated_folders: Vec<String>,
     /// Files and (empty) folders the task created, moved to the trash.
     pub trashed: Vec<String>,
@@ -106,6 +114,7 @@ pub struct UndoReport {
     /// Paths that could not be restored, with the reason. The others were restored anyway.
     pub failed: Vec<(String, String)>,
     /// The checkpoint of the state just before the undo: [`redo_task`] applies it.
+    #[serde(alias = "undo_checkpoint")]
     pub undo_checkpoint: String,
 }
 

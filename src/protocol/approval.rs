@@ -96,12 +96,15 @@ pub enum ChangePreview {
 
 /// One row of a diff: a hunk's start, or a line kept, removed or added.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct DiffRow {
     pub kind: DiffRowKind,
     /// Line numbers from 1, in the old and the new text (a removed line has no new one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "old_line")]
     pub old_line: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "new_line")]
     pub new_line: Option<usize>,
     /// The row's text in pieces; `changed` marks the words that differ from the paired line.
     pub parts: Vec<DiffPart>,
@@ -127,10 +130,12 @@ pub struct DiffPart {
 
 /// A tool call waiting for the host's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     /// Unique within the task; the host answers with it.
     pub id: String,
     /// The model's id for the tool call.
+    #[serde(alias = "call_id")]
     pub call_id: String,
     pub tool: String,
     pub category: ApprovalCategory,

@@ -12,9 +12,10 @@ use super::{
 /// One event of a running task, in the order things happened. The host renders them; it
 /// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum AgentEvent {
     TaskStarted {
+        #[serde(alias = "task_id")]
         task_id: String,
         mode: String,
     },
@@ -38,6 +39,7 @@ pub enum AgentEvent {
         text: String,
     },
     ToolStarted {
+        #[serde(alias = "call_id")]
         call_id: String,
         tool: String,
         input: Value,
@@ -46,11 +48,14 @@ pub enum AgentEvent {
         label: CallLabel,
     },
     ToolFinished {
+        #[serde(alias = "call_id")]
         call_id: String,
         tool: String,
+        #[serde(alias = "is_error")]
         is_error: bool,
         /// The first line of what the model was told.
         summary: String,
+        #[serde(alias = "duration_ms")]
         duration_ms: u64,
         /// The call as the user reads it, now with what it found ("— 5 notes").
         #[serde(default)]
@@ -66,6 +71,7 @@ pub enum AgentEvent {
         request: ApprovalRequest,
     },
     ApprovalResolved {
+        #[serde(alias = "request_id")]
         request_id: String,
         decision: ApprovalDecision,
     },
@@ -74,6 +80,7 @@ pub enum AgentEvent {
     },
     /// A large result was written to the vault and replaced by a reference in the history.
     Externalized {
+        #[serde(alias = "call_id")]
         call_id: String,
         path: String,
         chars: usize,
@@ -81,9 +88,12 @@ pub enum AgentEvent {
     /// Older messages were replaced by a summary to fit the model's window.
     ContextCondensed {
         /// Estimated input tokens before and after.
+        #[serde(alias = "tokens_before")]
         tokens_before: u64,
+        #[serde(alias = "tokens_after")]
         tokens_after: u64,
         /// How many messages the summary replaced.
+        #[serde(alias = "messages_summarized")]
         messages_summarized: usize,
     },
     /// The task moved to another mode (`switch_mode`).
@@ -106,13 +116,15 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
-    /// The chat was saved in the vault (before its first task, and after each): its id, and
-    /// the title it has (the host names the chat with it).
+    /// The chat was saved in the vault under an id or a title the host did not know yet (a
+    /// new chat's, before its first task starts; after a task, only if that changed — then it
+    /// follows the task's `Done`). The host names the chat with it.
     ChatSaved {
+        #[serde(alias = "chat_id")]
         chat_id: String,
         title: String,
     },
-    /// The task ended; always the last event.
+    /// The task ended; the task's last event.
     Done {
         report: RunReport,
     },
@@ -121,7 +133,9 @@ pub enum AgentEvent {
     Retrying {
         /// The attempt that failed, from 1.
         attempt: u32,
+        #[serde(alias = "max_attempts")]
         max_attempts: u32,
+        #[serde(alias = "delay_ms")]
         delay_ms: u64,
         problem: ProviderProblem,
     },
@@ -130,7 +144,9 @@ pub enum AgentEvent {
     /// task's own, their ids prefixed with the sub-task's and their `subtask` field set, so a
     /// host answers them as any other.
     Subtask {
+        #[serde(alias = "call_id")]
         call_id: String,
+        #[serde(alias = "task_id")]
         task_id: String,
         event: Box<AgentEvent>,
     },

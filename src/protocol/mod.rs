@@ -35,19 +35,21 @@ pub enum Role {
 
 /// One block of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum ContentBlock {
     Text {
         text: String,
     },
     /// A base64-encoded image.
     Image {
+        #[serde(alias = "media_type")]
         media_type: String,
         data: String,
     },
     /// A base64-encoded document (a PDF), for providers that read documents themselves;
     /// `name` is the file's name, which the model sees as its title.
     Document {
+        #[serde(alias = "media_type")]
         media_type: String,
         data: String,
         name: String,
@@ -60,9 +62,11 @@ pub enum ContentBlock {
     },
     /// The answer to a `ToolUse` with the same id.
     ToolResult {
+        #[serde(alias = "tool_use_id")]
         tool_use_id: String,
         content: String,
         #[serde(default)]
+        #[serde(alias = "is_error")]
         is_error: bool,
     },
     /// The model's reasoning. Anthropic needs the `signature` echoed back unchanged; OpenAI-
@@ -136,13 +140,18 @@ pub struct ToolSpec {
 
 /// Token counts for one model call (or a sum of them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Uncached input tokens.
+    #[serde(alias = "input_tokens")]
     pub input_tokens: u64,
+    #[serde(alias = "output_tokens")]
     pub output_tokens: u64,
     /// Input tokens read from the provider's prompt cache.
+    #[serde(alias = "cache_read_tokens")]
     pub cache_read_tokens: u64,
     /// Input tokens written to the provider's prompt cache.
+    #[serde(alias = "cache_write_tokens")]
     pub cache_write_tokens: u64,
 }
 
@@ -318,6 +327,7 @@ pub enum ProviderSetting {
 
 /// A categorised model-call error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderError {
     pub kind: ErrorKind,
     pub message: String,
@@ -326,6 +336,7 @@ pub struct ProviderError {
     pub status: Option<u16>,
     /// How long the provider asked us to wait (Retry-After), in milliseconds.
     #[serde(default)]
+    #[serde(alias = "retry_after_ms")]
     pub retry_after_ms: Option<u64>,
 }
 

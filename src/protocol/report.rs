@@ -7,7 +7,7 @@ use super::{CallLabel, ErrorKind, StopReason, ToolOutcome, Usage};
 
 /// Why a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(tag = "reason", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum EndReason {
     /// The model called `attempt_completion`.
     Completed,
@@ -80,13 +80,17 @@ fn duration_text(ms: u64) -> String {
 
 /// One tool call's metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolCallReport {
+    #[serde(alias = "call_id")]
     pub call_id: String,
     pub tool: String,
     /// The call's index within the task (the same index names its externalized file).
     pub index: u32,
+    #[serde(alias = "latency_ms")]
     pub latency_ms: u64,
     /// Size of the full result, before any externalization.
+    #[serde(alias = "result_chars")]
     pub result_chars: usize,
     /// The error sent back to the model, if the call failed or was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,22 +112,29 @@ pub struct ToolCallReport {
 
 /// One iteration: a model call and the tool calls it asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct StepReport {
     pub step: u32,
     /// From sending the request to the end of the stream.
+    #[serde(alias = "model_latency_ms")]
     pub model_latency_ms: u64,
     /// Time to the first streamed event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "first_token_ms")]
     pub first_token_ms: Option<u64>,
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "stop_reason")]
     pub stop_reason: Option<StopReason>,
+    #[serde(alias = "tool_calls")]
     pub tool_calls: Vec<ToolCallReport>,
 }
 
 /// Everything a run did, for the UI, the logs and benchmarks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
 pub struct RunReport {
+    #[serde(alias = "task_id")]
     pub task_id: String,
     pub end: EndReason,
     /// What the user is told about the end: [`EndReason::describe`] ("Stopped: the model
@@ -132,6 +143,7 @@ pub struct RunReport {
     pub ended: String,
     /// The final answer: `attempt_completion`'s result or the last text answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "final_text")]
     pub final_text: Option<String>,
     pub steps: Vec<StepReport>,
     /// Summed over every model call, the sub-tasks' included.
@@ -139,17 +151,22 @@ pub struct RunReport {
     /// What `usage` cost in US dollars, when the model's price was known.
     #[serde(default)]
     pub cost: Option<f64>,
+    #[serde(alias = "duration_ms")]
     pub duration_ms: u64,
+    #[serde(alias = "tool_calls")]
     pub tool_calls: u32,
+    #[serde(alias = "tool_errors")]
     pub tool_errors: u32,
     /// Vault paths the task changed (the ones `undo_task` restores).
     #[serde(default)]
+    #[serde(alias = "changed_paths")]
     pub changed_paths: Vec<String>,
     /// How many times the history was condensed.
     #[serde(default)]
     pub condensations: u32,
     /// The recipe whose fast path answered, when one did (the chat marks the answer with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "fast_path")]
     pub fast_path: Option<RecipeUse>,
 }
 

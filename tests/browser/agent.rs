@@ -76,10 +76,10 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     let report = chat.send("Merge my baking notes".into(), None).await.unwrap();
     let report: Value = serde_wasm_bindgen::from_value(report).unwrap();
     assert_eq!(report["end"]["reason"], "completed", "{report}");
-    assert_eq!(report["final_text"], "Merged into [[Baking]].");
+    assert_eq!(report["finalText"], "Merged into [[Baking]].");
     assert_eq!(report["steps"].as_array().unwrap().len(), 3);
-    assert_eq!(report["tool_calls"], 4);
-    assert_eq!(report["changed_paths"], json!(["Cooking/Baking.md"]));
+    assert_eq!(report["toolCalls"], 4);
+    assert_eq!(report["changedPaths"], json!(["Cooking/Baking.md"]));
     assert_eq!(vault.read(&p("Cooking/Baking.md")).await.unwrap(), "# Baking\n\n- [[Bread]]\n- [[Pizza]]\n");
 
     // The events a UI renders, in order: streamed text, tool cards, the approval, the end.
@@ -103,7 +103,7 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
     assert!(requests[0]["body"]["messages"][0]["content"].as_str().unwrap().contains("Browser vault"));
 
     // One call undoes the task.
-    let task_id = report["task_id"].as_str().unwrap().to_string();
+    let task_id = report["taskId"].as_str().unwrap().to_string();
     let undo = core.undo_task(task_id).await.unwrap();
     assert_eq!(get(&get(&undo, "trashed"), "length").as_f64(), Some(1.0));
     assert!(vault.stat(&p("Cooking/Baking.md")).await.unwrap().is_none());

@@ -154,3 +154,36 @@ fn generated_typescript_is_up_to_date() {
          `UPDATE_GENERATED=1 cargo test --locked --test native generated_ts` and commit it"
     );
 }
+
+/// The keys of every object crossing the boundary, outside comments: one naming case on the JS
+/// side. Tags and enum values (`"type": "tool_started"`) are strings, not keys.
+#[test]
+fn every_key_crossing_the_boundary_is_camel_case() {
+    let generated = generate();
+    let mut code = String::new();
+    let mut rest = generated.as_str();
+    // Comments say `call_id` of the Rust side freely; only code counts.
+    while let Some(start) = rest.find("/*") {
+        code.push_str(&rest[..start]);
+        rest = rest[start..].split_once("*/").map_or("", |(_, after)| after);
+    }
+    code.push_str(rest);
+    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let mut snake = std::collections::BTreeSet::new();
+    for (i, _) in code.match_indices(':') {
+        let before = code[..i].trim_end_matches('?');
+        let key: String = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        // A quoted key ("HTTP-Referer" in the presets' data) is data, not a field.
+        if key.contains('_') && !before.ends_with('"') {
+            snake.insert(key);
+        }
+    }
+    assert!(snake.is_empty(), "snake_case keys in {GENERATED}: {snake:?}");
+}
