@@ -12,6 +12,7 @@ use ts_rs::TS;
 use super::chat_store::{load_chat, ChatTask};
 use super::{load_snapshot, ATTACHMENTS_OPEN};
 use crate::protocol::{CallLabel, ContentBlock, Message, Role, RunReport, ToolCallReport, ToolOutcome};
+use crate::tools::call_label;
 use crate::vault::Vault;
 use crate::{Error, Result};
 
@@ -66,7 +67,7 @@ pub enum TranscriptStep {
         name: String,
         #[ts(type = "unknown")]
         input: Value,
-        /// The call in words ("Read *Bread*"), when the task's report kept it.
+        /// The call in words ("Read *Bread*"), from the task's report or else the arguments.
         label: Option<CallLabel>,
         /// None while the call has no result (the task stopped before it ran).
         outcome: Option<ToolOutcome>,
@@ -181,7 +182,9 @@ fn step(
                 call_id: id.clone(),
                 name: name.clone(),
                 input: input.clone(),
-                label: report.and_then(|r| r.label.clone()),
+                // A call without a report (a task stopped by a restart, a chat saved before
+                // reports kept labels) is put in words from its arguments.
+                label: report.and_then(|r| r.label.clone()).or_else(|| Some(call_label(name, input, None))),
                 outcome,
                 result: result.map(|&(content, _)| content.to_string()),
                 is_error: result.is_some_and(|&(_, is_error)| is_error),

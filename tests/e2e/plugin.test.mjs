@@ -375,6 +375,13 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
   await page.locator('.vault-agent-tool-card[data-tool="edit_file"]').waitFor();
   assert.ok(await page.locator(".vault-agent-undo").evaluate((b) => b.classList.contains("is-redo")), "the restored chat knows the task was undone");
+  // Rendered from the core's transcript: the request, the call in words, the answer, the footer.
+  await page.locator(".vault-agent-text", { hasText: "now says how long to bake" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/chat-restored-light.png` });
+  await setTheme(page, "dark");
+  await page.screenshot({ path: `${ARTIFACTS}/chat-restored-dark.png` });
+  await page.evaluate(() => document.querySelector(".mod-right-split").setCssStyles({ width: "300px", flex: "0 0 300px" }));
+  await page.screenshot({ path: `${ARTIFACTS}/chat-restored-narrow-dark.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -656,6 +663,7 @@ test("a task waiting for approval survives a reload: Resume asks again, approve,
   await modal.locator('button[data-decision="approve"]').click();
   await page.locator(".vault-agent-text", { hasText: "Done: the bread note" }).waitFor();
   await page.locator(".vault-agent-undo").waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/resumed-light.png` });
   assert.equal(await read(page, "Cooking/Bread.md"), "# Bread\n\nSourdough at 230 °C for 40 minutes.\n\nLet the loaf cool for an hour.\n");
   assert.equal(await page.locator(".vault-agent-interrupted").count(), 0);
   const sent = await requests(id);
