@@ -200,14 +200,15 @@ async fn later_tasks(vault: &dyn Vault, manifest: &Manifest) -> Result<Vec<(Stri
 }
 
 /// A free name beside `path` for its version from before task `task_id`:
-/// `Note (before task 20261123-101500).md`, then `… 2.md` and so on.
+/// `Note (before task 20261123-101500).md`, then `… 2.md` and so on. Where a file now stands
+/// in place of one of `path`'s folders, the copy goes in the folder above that file.
 async fn copy_path(
     vault: &dyn Vault,
     path: &VaultPath,
     task_id: &str,
     taken: &HashSet<VaultPath>,
 ) -> Result<VaultPath> {
-    let parent = path.parent().unwrap_or_else(VaultPath::root);
+    let parent = copy_folder(vault, path).await?;
     let (stem, ext) = match (path.stem(), path.extension()) {
         (Some(stem), Some(ext)) => (stem.to_string(), format!(".{ext}")),
         _ => (path.name().unwrap_or("note").to_string(), String::new()),
@@ -224,6 +225,25 @@ async fn copy_path(
         }
     }
     unreachable!("an unbounded counter always finds a free name")
+}
+
+/// The deepest folder above `path` that a copy can be written in: its parent, unless a file
+/// stands where one of its folders would be.
+async fn copy_folder(vault: &dyn Vault, path: &VaultPath) -> Result<VaultPath> {
+    let mut folders = Vec::new();
+    let mut next = path.parent();
+    while let Some(folder) = next.filter(|f| !f.is_root()) {
+        next = folder.parent();
+        folders.push(folder);
+    }
+    let mut deepest = VaultPath::root();
+    for folder in folders.into_iter().rev() {
+        if vault.stat(&folder).await?.is_some_and(|s| s.kind == EntryKind::File) {
+            break;
+        }
+        deepest = folder;
+    }
+    Ok(deepest)
 }
 
 /// What undoing task `task_id` would do, changing nothing: what is restored, removed, already

@@ -186,6 +186,13 @@ fn everything(vault: &dyn Vault) -> BTreeMap<String, Vec<u8>> {
     })
 }
 
+/// Whether the checkpoint `task` holds `bytes` (what it would put back).
+fn kept_by(vault: &dyn Vault, task: &str, bytes: &[u8]) -> bool {
+    let folder = p(&format!(".obsidian-agent/checkpoints/{task}"));
+    let files = block_on(vault_agent::vault::walk_files(vault, &folder, &|_| false)).unwrap();
+    files.iter().any(|f| block_on(vault.read_binary(f)).unwrap() == bytes)
+}
+
 /// The pre-task bytes the checkpoint holds for `path`, if a file was there.
 fn prior_bytes(vault: &dyn Vault, task: &str, path: &str) -> Option<Vec<u8>> {
     let folder = format!(".obsidian-agent/checkpoints/{task}");
@@ -201,7 +208,10 @@ proptest! {
 
     /// With the default choice (keep mine), the user's bytes are never lost: a note the user
     /// wrote last still holds their bytes after the undo, and every byte string of theirs that
-    /// existed anywhere (the trash included) still does.
+    /// existed anywhere (the trash included) still does — in the vault, or in the undo's own
+    /// checkpoint, which redo puts back. (The latter when the task moved a note the user had
+    /// written into mid-task onto a path the undo restores: for the checkpoint, that note is
+    /// what the task left there.)
     #[test]
     fn undo_keeps_the_users_own_changes_by_default(steps in story()) {
         let vault: Rc<dyn Vault> = Rc::new(initial());
@@ -217,7 +227,8 @@ proptest! {
                 prop_assert_eq!(after.get(path), Some(bytes), "{} lost the user's bytes: {:?}", path, report);
             }
             if before_undo.values().any(|v| v == bytes) {
-                prop_assert!(after.values().any(|v| v == bytes), "the user's {:?} are gone: {:?}", bytes, report);
+                let kept = after.values().any(|v| v == bytes) || kept_by(&*vault, &report.undo_checkpoint, bytes);
+                prop_assert!(kept, "the user's {:?} are gone: {:?}", bytes, report);
             }
         }
         // The plan named every conflict the undo then kept.
@@ -349,6 +360,54 @@ fn a_folder_the_task_created_keeps_the_users_own_notes() {
     let report = block_on(undo_task(vault.clone(), "t", 3)).unwrap();
     assert!(report.trashed.contains(&"Demo".to_string()), "{report:?}");
     assert!(block_on(vault.stat(&p("Demo"))).unwrap().is_none());
+}
+
+#[test]
+fn a_note_the_user_wrote_mid_task_then_moved_by_the_task_is_kept_by_the_undo() {
+    // The task moves b.md into 日本/, the user writes over it there, the task moves it back to
+    // b.md: for the checkpoint, the user's bytes at b.md are what the task left. (Found by the
+    // property test above.)
+    let vault: Rc<dyn Vault> = Rc::new(initial());
+    let store = CheckpointStore::new(vault.clone(), "prop", 0).unwrap();
+    let steps = [
+        Step::Task(Op::Move(1, 7)),
+        Step::User(5),
+        Step::Task(Op::Move(7, 2)),
+        Step::User(5),
+        Step::Task(Op::Move(7, 1)),
+    ];
+    play(&store, &*vault, &steps);
+    let users = b"USER3".to_vec();
+    assert_eq!(block_on(vault.read_binary(&p("b.md"))).unwrap(), users);
+    let report = block_on(undo_task(vault.clone(), "prop", 1)).unwrap();
+    assert_eq!(block_on(vault.read_binary(&p("b.md"))).unwrap(), [0xff, 0xfe, 0x00, 0x41], "b.md as before the task");
+    assert!(kept_by(&*vault, &report.undo_checkpoint, &users), "{report:?}");
+    // Redo puts them back.
+    block_on(redo_task(vault.clone(), "prop", &UndoChoices::new(), 2)).unwrap();
+    assert_eq!(block_on(vault.read_binary(&p("b.md"))).unwrap(), users);
+}
+
+#[test]
+fn a_copy_of_a_note_whose_folder_became_a_file_goes_in_the_folder_above() {
+    // The task edits Dir/c.md; the user then replaces the folder Dir with a file of that name.
+    let vault: Rc<dyn Vault> = Rc::new(initial());
+    let store = CheckpointStore::new(vault.clone(), "t", 0).unwrap();
+    let note = p("Dir/c.md");
+    block_on(store.record(&note)).unwrap();
+    block_on(vault.write(&note, "task's gamma\n")).unwrap();
+    block_on(store.record_created(&note)).unwrap();
+    block_on(vault.trash(&p("Dir"))).unwrap();
+    block_on(vault.write(&p("Dir"), "the user's file\n")).unwrap();
+
+    let plan = block_on(plan_undo(&*vault, "t")).unwrap();
+    let conflict = plan.conflicts.iter().find(|c| c.path == "Dir/c.md").expect("a conflict");
+    assert!(conflict.choices.contains(&UndoChoice::SaveCopy));
+    assert_eq!(conflict.copy_path.as_deref(), Some("c (before task t).md"), "beside Dir, not inside the file");
+    let choices = UndoChoices::from([("Dir/c.md".to_string(), UndoChoice::SaveCopy)]);
+    let report = block_on(apply_undo(vault.clone(), "t", &choices, 1)).unwrap();
+    assert!(report.failed.is_empty(), "{report:?}");
+    assert_eq!(block_on(vault.read(&p("c (before task t).md"))).unwrap(), "gamma\r\n");
+    assert_eq!(block_on(vault.read(&p("Dir"))).unwrap(), "the user's file\n");
 }
 
 #[test]
