@@ -15,7 +15,11 @@
 //   - memory: the proportional set size (PSS, /proc) of this browser's renderer processes — the
 //     page, and its worker, which lives in the page's renderer — with a blank page open, and
 //     once the index is ready; and the host page alone (`?noplugin`) in a page of its own, so
-//     the plugin's share is the growth less the host's.
+//     the plugin's share is the growth less the host's. Garbage is collected (page and worker)
+//     before each reading, which waits for the plugin to settle (after a large build it restarts
+//     its core once idle, giving the build's memory back). Also read then: the core's wasm memory, and the files the plugin
+//     saved under .obsidian-agent/ (its index), which the fake host keeps in the page's memory
+//     where Obsidian writes them to disk — the plugin's share without them is reported too.
 // Prints a table and writes target/bench/ui.json.
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
 //                     [--corpus real|gen50k] [--semantic]
@@ -130,6 +134,40 @@ async function rendererPssMb() {
   return kb / 1024;
 }
 
+/**
+ * What the plugin's files under .obsidian-agent/ take in the fake host's in-memory vault (on
+ * disk in Obsidian), and the core's wasm memory, in MB.
+ */
+function heldBy(page) {
+  return page.evaluate(async () => {
+    const { app, plugin } = window.fakeObsidian;
+    let files = 0;
+    for (const [p, b] of app.vault.adapter.binaryFiles) if (p.startsWith(".obsidian-agent/")) files += b.byteLength;
+    for (const [p, t] of app.vault.adapter.textFiles) if (p.startsWith(".obsidian-agent/")) files += t.length;
+    const wasm = await (await plugin.core()).vault.memoryBytes();
+    return { agentFilesMb: files / 2 ** 20, wasmMb: wasm / 2 ** 20 };
+  });
+}
+
+/** Waits until the plugin has no restart of its core due or under way, and its index is ready. */
+function settled(page) {
+  return page.waitForFunction(
+    () => {
+      const { plugin } = window.fakeObsidian;
+      return !plugin.settling() && plugin.search.state.kind === "ready" && !plugin.semantic.busy();
+    },
+    null,
+    { timeout: 600_000, polling: 100 },
+  );
+}
+
+/** Collects garbage in the page and its workers (Chromium runs with --expose-gc). */
+async function collectGarbage(page) {
+  await page.evaluate(() => globalThis.gc?.());
+  for (const worker of page.workers()) await worker.evaluate(() => globalThis.gc?.()).catch(() => {});
+  await page.waitForTimeout(300);
+}
+
 /** The host page alone (`?noplugin`): its renderers' PSS over a blank page's, in MB. */
 async function hostOnlyPssMb(browser, origin) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -137,6 +175,7 @@ async function hostOnlyPssMb(browser, origin) {
   const blank = await rendererPssMb();
   await page.goto(`${origin}/host/?noplugin`);
   await page.waitForFunction(() => window.fakeObsidian?.booted === true, null, { timeout: 600_000, polling: 100 });
+  await collectGarbage(page);
   const loaded = await rendererPssMb();
   await page.close();
   return loaded - blank;
@@ -168,9 +207,14 @@ async function once(browser, origin) {
       onloadMs: window.fakeObsidian.onloadMs,
     };
   });
+  // A large build's memory goes back when the plugin restarts its core once idle: wait for that.
+  await settled(page);
+  await collectGarbage(page);
   const indexedPssMb = await rendererPssMb();
+  const held = await heldBy(page);
   let embeddedPssMb = NaN;
   let embedMs = NaN;
+  let embeddedHeld = { agentFilesMb: NaN, wasmMb: NaN };
   if (semantic) {
     const model = await readFile(path.join(repo, "models/static-minilm-l6-v2-256.vam"));
     embedMs = await page.evaluate(async (base64) => {
@@ -184,7 +228,10 @@ async function once(browser, origin) {
       }
       return performance.now() - start;
     }, model.toString("base64"));
+    await settled(page);
+    await collectGarbage(page);
     embeddedPssMb = await rendererPssMb();
+    embeddedHeld = await heldBy(page);
   }
   // Saved before the reload: the plugin saves a built index at once.
   const firstSearchMs = await page.evaluate(async (q) => {
@@ -202,7 +249,8 @@ async function once(browser, origin) {
   const keys = await keystrokes(page);
   await page.close();
   const growthPssMb = indexedPssMb - blankPssMb;
-  return { ...build, firstSearchMs, keyP50Ms: keys.p50, keyP90Ms: keys.p90, keyDomP50Ms: keys.domP50, searchCallP50Ms: keys.callP50, keysPainted: keys.painted, keysOvertaken: keys.overtaken, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb: growthPssMb - hostPssMb, embedMs, embeddedPluginPssMb: embeddedPssMb - blankPssMb - hostPssMb };
+  const pluginPssMb = growthPssMb - hostPssMb;
+  return { ...build, firstSearchMs, keyP50Ms: keys.p50, keyP90Ms: keys.p90, keyDomP50Ms: keys.domP50, searchCallP50Ms: keys.callP50, keysPainted: keys.painted, keysOvertaken: keys.overtaken, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb, ...held, pluginLessFilesMb: pluginPssMb - held.agentFilesMb, embedMs, embeddedPluginPssMb: embeddedPssMb - blankPssMb - hostPssMb, embeddedWasmMb: embeddedHeld.wasmMb, embeddedLessFilesMb: embeddedPssMb - blankPssMb - hostPssMb - embeddedHeld.agentFilesMb };
 }
 
 /**
@@ -262,7 +310,7 @@ async function keystrokes(page) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+  args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--js-flags=--expose-gc"],
 });
 const results = {};
 try {
@@ -283,7 +331,7 @@ try {
   await browser.close();
 }
 
-const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "keyP50Ms", "keyP90Ms", "keyDomP50Ms", "searchCallP50Ms", "keysPainted", "keysOvertaken", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb", ...(semantic ? ["embedMs", "embeddedPluginPssMb"] : [])];
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "keyP50Ms", "keyP90Ms", "keyDomP50Ms", "searchCallP50Ms", "keysPainted", "keysOvertaken", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb", "agentFilesMb", "wasmMb", "pluginLessFilesMb", ...(semantic ? ["embedMs", "embeddedPluginPssMb", "embeddedWasmMb", "embeddedLessFilesMb"] : [])];
 console.log(`\nmedian of ${runs} runs, ms (…PssMb: MB) (vault: ${vault})`);
 console.log(["build", ...keys].join("\t"));
 for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));

@@ -25,6 +25,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   thread: CoreThread | null = null;
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
+  /** A restart that gives memory back is due (see `settleSoon`), or under way. */
+  private settleTimer: number | null = null;
+  private restarting = false;
   /** MCP servers that are commands, on desktop. */
   private readonly processes = new Processes();
   readonly search = new SearchService(() => this.core());
@@ -126,6 +129,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     };
     this.register(this.search.onChange(showStatus));
     this.register(this.semantic.onChange(showStatus));
+    this.register(this.search.onChange(() => this.settleSoon()));
+    this.register(this.semantic.onChange(() => this.settleSoon()));
 
     // The indexes follow the vault. Events arrive for every file; the core indexes notes only.
     // Embedding looks at every note again (cheaply: unchanged ones by their date) a while later.
@@ -177,10 +182,13 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
    * false.
    */
   async restartCore(): Promise<boolean> {
-    if (this.chatViews().some((view) => view.isRunning())) return false;
+    const running = () => this.chatViews().some((view) => view.isRunning());
+    if (running()) return false;
     const started = this.started;
     if (!started) return true;
     await this.search.stop();
+    // A task that began while the index was being saved keeps this core.
+    if (running()) return false;
     await this.semantic.reset();
     this.search.reset();
     this.started = null;
@@ -192,6 +200,46 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       void this.semantic.start();
     }
     return true;
+  }
+
+  /**
+   * A full build or a long embedding run leaves the core's memory at that work's peak (wasm
+   * memory never shrinks). Once such work is done and nothing runs — no indexing, embedding or
+   * task — the core restarts and loads what was saved, and that memory goes back
+   * (`indexing.restartAfterNotes`; BENCHMARKS.md, "The UI thread while the core works").
+   */
+  private settleSoon(): void {
+    if (!this.heavyWorkDone() || this.settleTimer !== null || this.restarting) return;
+    this.settleTimer = window.setTimeout(() => void this.settle(), 2000);
+    this.registerInterval(this.settleTimer);
+  }
+
+  private heavyWorkDone(): boolean {
+    const threshold = this.settings.indexing.restartAfterNotes;
+    return threshold > 0 && Math.max(this.search.builtNotes, this.semantic.embeddedByJobs) >= threshold;
+  }
+
+  private async settle(): Promise<void> {
+    this.settleTimer = null;
+    // Still working: the end of that work calls settleSoon again.
+    if (!this.heavyWorkDone() || this.search.state.kind !== "ready" || this.semantic.busy()) return;
+    this.restarting = true;
+    let restarted = false;
+    try {
+      restarted = await this.restartCore();
+    } finally {
+      this.restarting = false;
+    }
+    // A task is running: try again a while later.
+    if (!restarted) {
+      this.settleTimer = window.setTimeout(() => void this.settle(), 30_000);
+      this.registerInterval(this.settleTimer);
+    }
+  }
+
+  /** Whether a restart that gives memory back is due or under way (benchmarks wait for it). */
+  settling(): boolean {
+    return this.settleTimer !== null || this.restarting;
   }
 
   // ---- PluginContext ---------------------------------------------------------------------------

@@ -53,6 +53,9 @@ export class SearchService {
     this.saveSoon = debounce(() => void this.save(), SAVE_DELAY_MS, true);
   }
 
+  /** The notes of the full build this core made (0 when it loaded the saved index). */
+  builtNotes = 0;
+
   /** Calls `listener` whenever the state or the index changes; returns the unsubscribe. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -75,6 +78,7 @@ export class SearchService {
     this.set({ kind: "indexing", done: 0, total: 0 });
     const count = await engine.build((done: number, total: number) => this.set({ kind: "indexing", done, total }));
     await engine.persist();
+    this.builtNotes = count;
     this.set({ kind: "ready", notes: count });
     return count;
   }
@@ -125,6 +129,7 @@ export class SearchService {
   reset(): void {
     this.engine = null;
     this.started = null;
+    this.builtNotes = 0;
     this.set({ kind: "idle" });
   }
 
@@ -155,7 +160,9 @@ export class SearchService {
     )) as { kind: "loaded" | "built" };
     this.engine = engine;
     if (outcome.kind === "built") await engine.persist();
-    this.set({ kind: "ready", notes: await engine.noteCount() });
+    const notes = await engine.noteCount();
+    if (outcome.kind === "built") this.builtNotes = notes;
+    this.set({ kind: "ready", notes });
     // Changes made while the index was loading.
     if (this.pending.length) this.flushSoon();
     return engine;

@@ -66,6 +66,8 @@ export class SemanticService {
   private embedderSet = false;
   /** Notes with vectors, as last heard from the core (the core is across a worker's channel). */
   private embeddedNotes = 0;
+  /** Notes the embedding runs of this core embedded. */
+  embeddedByJobs = 0;
   private started: Promise<void> | null = null;
   /** Set-ups run one after another. */
   private setup: Promise<void> = Promise.resolve();
@@ -217,6 +219,7 @@ export class SemanticService {
     this.engine = null;
     this.embedderSet = false;
     this.started = null;
+    this.embeddedByJobs = 0;
   }
 
   /** One line for the settings. */
@@ -303,6 +306,11 @@ export class SemanticService {
     if (background) void this.embed();
   }
 
+  /** Whether the model is being set up or loaded, or notes are being embedded. */
+  busy(): boolean {
+    return this.job !== null || ["installing", "loading", "embedding"].includes(this.state.kind);
+  }
+
   /** Runs the core's embedding job (again while changes keep arriving), in the background. */
   private embed(): Promise<void> {
     const engine = this.engine;
@@ -321,6 +329,7 @@ export class SemanticService {
             this.set({ kind: "embedding", done, total }),
           )) as EmbedReport;
           const notes = await engine.embeddedNoteCount();
+          this.embeddedByJobs += report.embeddedNotes;
           end = { kind: report.cancelled ? "stopped" : "ready", notes, total: report.notes };
           if (report.cancelled) break;
         } while (this.again && !this.held);

@@ -88,7 +88,15 @@ export interface VaultAgentSettings {
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
   /** `language`: searches prefer notes in it (see `searchLanguage`); empty: Obsidian's own. */
-  indexing: { enabled: boolean; language: string };
+  indexing: {
+    enabled: boolean;
+    language: string;
+    /**
+     * After a full build or an embedding run over at least this many notes, the core restarts
+     * once idle, giving back the memory that work took (0: never). No control in the tab.
+     */
+    restartAfterNotes: number;
+  };
   semantic: {
     embedder: EmbedderChoice;
     /** A mirror local models are downloaded from; empty: each model's own source (the static model: the plugin's release). */
@@ -147,7 +155,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   retention: { days: 30, tasks: 200 },
   customModes: [],
   promptsFolder: "Prompts",
-  indexing: { enabled: true, language: "" },
+  indexing: { enabled: true, language: "", restartAfterNotes: 2000 },
   semantic: {
     embedder: "static",
     modelBaseUrl: "",

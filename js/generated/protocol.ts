@@ -709,7 +709,7 @@ attachments: Array<string>, };
  */
 export type TranscriptStep = { "type": "text", text: string, } | { "type": "thinking", thinking: string, } | { "type": "tool", callId: string, name: string, input: unknown, 
 /**
- * The call in words ("Read *Bread*"), when the task's report kept it.
+ * The call in words ("Read *Bread*"), from the task's report or else the arguments.
  */
 label: CallLabel | null, 
 /**
@@ -834,7 +834,7 @@ chunks: number,
  */
 removed: number, cancelled: boolean, 
 /**
- * Bytes written by the last save.
+ * Bytes written by the last save (0: the vectors had not changed, nothing was written).
  */
 savedBytes: number, };
 

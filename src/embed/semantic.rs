@@ -10,7 +10,7 @@
 //! (cancelled or not) — so a new run resumes where the last one stopped. Borrows never span an
 //! await: searches answer while a job is running.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -82,7 +82,7 @@ pub struct EmbedReport {
     /// Notes whose vectors were dropped because the note is gone.
     pub removed: usize,
     pub cancelled: bool,
-    /// Bytes written by the last save.
+    /// Bytes written by the last save (0: the vectors had not changed, nothing was written).
     pub saved_bytes: usize,
 }
 
@@ -94,6 +94,8 @@ struct Inner {
     cancel: RefCell<Option<CancelToken>>,
     stale: RefCell<BTreeSet<String>>,
     precision: RefCell<Precision>,
+    /// The vectors changed since they were last saved or loaded.
+    unsaved: Cell<bool>,
 }
 
 /// The vault's semantic index, shared. See the module docs.
@@ -148,9 +150,11 @@ impl SemanticIndex {
         f(guard.as_ref().ok_or_else(|| Error::Invalid("no notes have been embedded yet".into()))?)
     }
 
-    /// Puts `index` in place (a loaded or prepared index).
+    /// Puts `index` in place, as it is saved (a loaded index): a run that changes nothing
+    /// writes nothing.
     pub fn replace(&self, index: VectorIndex) {
         *self.0.index.borrow_mut() = Some(index);
+        self.0.unsaved.set(false);
     }
 
     /// The job's progress.
@@ -240,6 +244,9 @@ impl SemanticIndex {
                 for path in gone {
                     report.removed += usize::from(index.remove(&path));
                 }
+                if report.removed > 0 {
+                    self.0.unsaved.set(true);
+                }
             }
         }
         self.update_status(|s| s.total = total);
@@ -281,12 +288,15 @@ impl SemanticIndex {
             }
             self.update_status(|s| s.done = i + 1);
             pacer.tick(progress, i + 1, total).await;
-            if clock.now_ms().saturating_sub(last_save) >= SAVE_EVERY_MS && self.uses(embedder) {
+            if clock.now_ms().saturating_sub(last_save) >= SAVE_EVERY_MS && self.uses(embedder) && self.0.unsaved.get()
+            {
                 report.saved_bytes = self.save(vault).await?;
                 last_save = clock.now_ms();
             }
         }
-        if self.uses(embedder) {
+        // A run that changed nothing writes nothing: saving means holding a second copy of
+        // every vector while they are written, and wasm memory keeps that peak.
+        if self.uses(embedder) && self.0.unsaved.get() {
             report.saved_bytes = self.save(vault).await?;
         }
         if !report.cancelled {
@@ -311,6 +321,7 @@ impl SemanticIndex {
             let mut slot = self.0.index.borrow_mut();
             if let Some(index) = slot.as_mut().filter(|i| i.is_current(path.as_str(), &note.hash)) {
                 index.touch(path.as_str(), mtime);
+                self.0.unsaved.set(true);
                 return Ok(None);
             }
         }
@@ -345,6 +356,7 @@ impl SemanticIndex {
             let dims = done.vectors.first().map_or(embedder.dimensions(), Vec::len);
             let index = slot.get_or_insert_with(|| VectorIndex::new(embedder.id(), dims, *self.0.precision.borrow()));
             index.insert(&done.path, &done.hash, done.mtime, done.headings.into_iter().zip(done.vectors).collect())?;
+            self.0.unsaved.set(true);
             self.0.stale.borrow_mut().remove(&done.path);
             report.embedded_notes += 1;
         }
@@ -368,6 +380,7 @@ impl SemanticIndex {
             None => return Ok(0),
         };
         vault.write_binary(&VaultPath::parse(super::VECTORS_FILE)?, &bytes).await?;
+        self.0.unsaved.set(false);
         Ok(bytes.len())
     }
 
@@ -380,6 +393,7 @@ impl SemanticIndex {
             if matches!(read_note(vault, &note).await?, NoteRead::Gone) {
                 if let Some(index) = self.0.index.borrow_mut().as_mut() {
                     index.remove(&path);
+                    self.0.unsaved.set(true);
                 }
                 continue;
             }

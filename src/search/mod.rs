@@ -40,6 +40,7 @@ mod frontmatter;
 mod index;
 mod language;
 mod note;
+mod packed_directory;
 mod persist;
 mod query;
 mod related;

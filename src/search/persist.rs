@@ -17,15 +17,16 @@
 //! schema) or corrupt (bad checksum, bad packing, tantivy refuses it, catalog disagrees with the
 //! index) index is reported as such, and [`SearchIndex::load_or_build`] rebuilds it.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use tantivy::directory::RamDirectory;
+use tantivy::directory::OwnedBytes;
 use tantivy::{Directory, Index};
 
 use super::catalog::{Catalog, NoteEntry};
 use super::index::{Progress, SearchIndex};
+use super::packed_directory::PackedDirectory;
 use super::schema::Fields;
 use super::shard::{search_error, Shard};
 use super::tokenizer::TOKENIZER_VERSION;
@@ -237,7 +238,7 @@ impl SearchIndex {
             Ok(n) => n,
             Err(e) => return corrupt(format!("catalog.json: {e}")),
         };
-        let index = match unpack(&segments) {
+        let index = match unpack(OwnedBytes::new(segments)) {
             Ok(index) => index,
             Err(e) => return corrupt(e.to_string()),
         };
@@ -331,14 +332,13 @@ fn pack(index: &Index) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The index packed by [`pack`], in a new in-memory directory.
-fn unpack(data: &[u8]) -> Result<Index> {
+/// The index packed by [`pack`], opened over `data` itself: each file a slice of it.
+fn unpack(data: OwnedBytes) -> Result<Index> {
     let bad = |why: &str| Error::Invalid(format!("segments.bin: {why}"));
-    let rest = data.strip_prefix(MAGIC.as_slice()).ok_or_else(|| bad("not a packed index"))?;
+    let rest = data.as_slice().strip_prefix(MAGIC.as_slice()).ok_or_else(|| bad("not a packed index"))?;
     let mut reader = Reader(rest);
     let count = reader.u32().ok_or_else(|| bad("truncated"))?;
-    let directory = RamDirectory::create();
-    let mut seen = 0;
+    let mut files = HashMap::new();
     while !reader.0.is_empty() {
         let name_len = reader.u32().ok_or_else(|| bad("truncated"))? as usize;
         let name = reader.take(name_len).ok_or_else(|| bad("truncated"))?;
@@ -349,13 +349,13 @@ fn unpack(data: &[u8]) -> Result<Index> {
         let len = reader.u64().ok_or_else(|| bad("truncated"))?;
         let len = usize::try_from(len).map_err(|_| bad("a file is too large"))?;
         let bytes = reader.take(len).ok_or_else(|| bad("truncated"))?;
-        directory.atomic_write(Path::new(name), bytes).map_err(search_error)?;
-        seen += 1;
+        let start = data.len() - reader.0.len() - bytes.len();
+        files.insert(PathBuf::from(name), data.slice(start..start + len));
     }
-    if seen == 0 || seen != count {
+    if files.is_empty() || files.len() != count as usize {
         return Err(bad("the file count does not match"));
     }
-    Index::open(directory).map_err(search_error)
+    Index::open(PackedDirectory::new(files)).map_err(search_error)
 }
 
 struct Reader<'a>(&'a [u8]);

@@ -148,6 +148,15 @@ impl VaultCore {
         to_js(&tools.map_err(js_error)?)
     }
 
+    /// The core's wasm memory, in bytes: what the worker holds for the index, the vectors and
+    /// the running tasks. It grows to the largest need so far and never shrinks; restarting the
+    /// core gives it back.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64
+    }
+
     /// The vault's search engine. Every engine a core hands out shares one index, and the
     /// agent's tools search that index once it is built or loaded. Model downloads and
     /// embeddings APIs go through `fetch`, falling back to the request function (see `new`).
@@ -157,8 +166,9 @@ impl VaultCore {
         SearchEngine::shared(self.vault.clone(), self.search.clone(), http)
     }
 
-    /// A new chat with the agent: `options` is `{provider, agent?, vault?, history?, modes?,
-    /// transport?}` (see `ChatOptions` in `js/core.ts`); `onEvent` receives every `AgentEvent`.
+    /// A new chat with the agent: `options` is `{provider, agent?, vault?, modes?, transport?,
+    /// chatId?, mcpServers?}` (`ChatOptions`; with `chatId` it continues that saved chat, whose
+    /// history the core reads); `onEvent` receives every `AgentEvent`.
     #[wasm_bindgen(js_name = newChat)]
     pub fn new_chat(&self, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
         Chat::new(self, options, on_event)

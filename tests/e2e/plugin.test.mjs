@@ -283,6 +283,27 @@ test("indexing again ends the worker and starts a fresh one, which loads the sav
   await page.close();
 });
 
+test("once a large build is done and nothing runs, the core restarts by itself and loads the saved index", async () => {
+  // The threshold is 2,000 notes by default; here the four notes of the test vault are enough.
+  const page = await openHost({ data: { indexing: { restartAfterNotes: 4 } } });
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  const outcome = await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const first = await plugin.core();
+    const built = plugin.search.builtNotes;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    while (plugin.settling() || plugin.search.state.kind !== "ready" || (await plugin.core()) === first) await pause();
+    const hits = await plugin.search.search("pizza");
+    return { built, builtAfter: plugin.search.builtNotes, hits: hits.map((h) => h.path), settling: plugin.settling() };
+  });
+  assert.equal(outcome.built, 4, "the first core built the index");
+  assert.equal(outcome.builtAfter, 0, "the new core loaded the saved index instead");
+  assert.deepEqual(outcome.hits, ["Cooking/Pizza.md"]);
+  assert.equal(outcome.settling, false, "once: a loaded index is no heavy work");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("a task streams, shows tool cards and a diff to approve; the note changes; undo restores it", async () => {
   const id = `e2e-task-${Date.now()}`;
   await script(id, [

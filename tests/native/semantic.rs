@@ -250,9 +250,9 @@ fn only_changed_notes_are_embedded_again() {
     assert_eq!(first.chunks, model.texts.get());
     assert!(first.saved_bytes > 0);
 
-    // Unchanged: nothing is embedded, not even when only the mtime moved.
+    // Unchanged: nothing is embedded, not even when only the mtime moved, and nothing is saved.
     let again = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
-    assert_eq!((again.embedded_notes, again.chunks), (0, 0));
+    assert_eq!((again.embedded_notes, again.chunks, again.saved_bytes), (0, 0, 0));
 
     // One note edited, one removed, one added: exactly those are touched.
     let paths: Vec<String> = semantic.read(|i| Ok(i.notes().map(|(p, _)| p.to_string()).collect())).unwrap();
@@ -283,7 +283,8 @@ fn only_changed_notes_are_embedded_again() {
     let loaded = SemanticIndex::new();
     loaded.set_embedder(model.clone());
     assert!(block_on(loaded.load(&vault)).unwrap());
-    assert_eq!(block_on(loaded.embed_vault(&vault, &clock, &mut |_| {})).unwrap().chunks, 0);
+    let unchanged = block_on(loaded.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!((unchanged.chunks, unchanged.saved_bytes), (0, 0), "loaded vectors are not written back");
 }
 
 #[test]
