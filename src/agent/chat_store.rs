@@ -162,7 +162,8 @@ impl SavedChat {
         let mut out = format!("# {}\n", self.title);
         for message in &self.messages {
             if is_request(message) {
-                let (request, attached) = split_request(&message.text());
+                let text = message.text();
+                let (request, attached) = split_request(&text);
                 out.push_str("\n## You\n\n");
                 out.push_str(request.trim());
                 out.push('\n');

@@ -127,10 +127,11 @@ pub fn transcript_turns(messages: &[Message], tasks: &[ChatTask]) -> Vec<Transcr
     let mut turns: Vec<TranscriptTurn> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if is_request(message) {
-            let (text, attachments) = split_request(&message.text());
+            let text = message.text();
+            let (text, attachments) = split_request(&text);
             starts.push(index);
             turns.push(TranscriptTurn {
-                request: Some(ChatRequest { text, attachments }),
+                request: Some(ChatRequest { text: text.to_string(), attachments }),
                 steps: Vec::new(),
                 tasks: Vec::new(),
                 interrupted: false,
@@ -204,12 +205,12 @@ pub(crate) fn is_request(message: &Message) -> bool {
 
 /// A request's text as the user typed it, and the paths of the notes attached after it (the
 /// `<note path="…">` blocks `Conversation::send_with_attachments` writes).
-pub fn split_request(text: &str) -> (String, Vec<String>) {
-    let Some(at) = text.find(&format!("\n\n{ATTACHMENTS_OPEN}")) else { return (text.to_string(), Vec::new()) };
+pub fn split_request(text: &str) -> (&str, Vec<String>) {
+    let Some(at) = text.find(&format!("\n\n{ATTACHMENTS_OPEN}")) else { return (text, Vec::new()) };
     let paths = text[at..]
         .split("<note path=\"")
         .skip(1)
         .filter_map(|rest| rest.split_once('"').map(|(path, _)| path.to_string()))
         .collect();
-    (text[..at].to_string(), paths)
+    (&text[..at], paths)
 }

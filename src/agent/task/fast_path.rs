@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{AgentTask, PendingTurn, RunProgress};
-use crate::agent::ATTACHMENTS_OPEN;
+use crate::agent::split_request;
 use crate::memory::{Recipe, RecipeStep, RecipeStore, RequestVector, FAST_PATH_SUCCESSES};
 use crate::pipeline::{CallOutcome, CallStatus, ToolCall};
 use crate::protocol::{
@@ -377,8 +377,7 @@ impl AgentTask {
 
     /// The request as recipes know it: the user's words, without the notes attached to them.
     fn kind_of_request(&self) -> &str {
-        let request = self.request.as_str();
-        request.find(ATTACHMENTS_OPEN).map_or(request, |at| &request[..at]).trim_end()
+        split_request(&self.request).0.trim_end()
     }
 
     /// The request's vector, where the vault's index has an embedder.
