@@ -458,11 +458,10 @@ impl Conversation {
         match save_chat(&*self.vault, chat, self.clock.now_ms()).await {
             Ok(saved) => {
                 *self.chat_id.borrow_mut() = Some(saved.id.clone());
-                let known = Some((saved.id, saved.title));
-                if *self.announced.borrow() != known {
-                    let (chat_id, title) = known.clone().unwrap_or_default();
-                    self.host.emit(&AgentEvent::ChatSaved { chat_id, title });
-                    *self.announced.borrow_mut() = known;
+                let known = (saved.id, saved.title);
+                if self.announced.borrow().as_ref() != Some(&known) {
+                    self.host.emit(&AgentEvent::ChatSaved { chat_id: known.0.clone(), title: known.1.clone() });
+                    *self.announced.borrow_mut() = Some(known);
                 }
                 true
             }

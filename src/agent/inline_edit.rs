@@ -64,7 +64,6 @@ pub enum InlineEditOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct InlineEditReport {
     /// The task the write belongs to (its checkpoint and log; undone like any task).
-    #[serde(alias = "task_id")]
     pub task_id: String,
     pub outcome: InlineEditOutcome,
     /// What to tell the user.

@@ -21,7 +21,6 @@ use crate::{Error, Result};
 #[serde(rename_all = "camelCase")]
 pub struct Transcript {
     /// The saved chat's id; empty for a chat not saved.
-    #[serde(alias = "chat_id")]
     pub chat_id: String,
     pub title: String,
     pub turns: Vec<TranscriptTurn>,
@@ -62,7 +61,6 @@ pub enum TranscriptStep {
     },
     /// A tool call, with how it ended when it did.
     Tool {
-        #[serde(alias = "call_id")]
         call_id: String,
         name: String,
         #[ts(type = "unknown")]
@@ -73,7 +71,6 @@ pub enum TranscriptStep {
         outcome: Option<ToolOutcome>,
         /// What the model was told.
         result: Option<String>,
-        #[serde(alias = "is_error")]
         is_error: bool,
         /// The sub-task a `new_task` call ran.
         subtask: Option<Box<RunReport>>,
