@@ -25,12 +25,10 @@
 //                     [--corpus real|gen50k] [--semantic]
 // gen50k is bench/corpus.mjs's 50,000 generated notes, written once to target/bench/gen50k/.
 // Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
-import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import net from "node:net";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch, rendererPssMb, serve } from "./plugin-page.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const argv = process.argv.slice(2);
@@ -65,29 +63,6 @@ async function writeGen50k() {
   return dir;
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function serve(mainJs) {
-  const port = await freePort();
-  const server = spawn(process.execPath, ["tests/servers/server.mjs", "--port", String(port)], {
-    cwd: repo,
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, VAULT_AGENT_MAIN_JS: mainJs, VAULT_AGENT_VAULT: vault, VAULT_AGENT_PROVIDER: "" },
-  });
-  await new Promise((resolve, reject) => {
-    server.stdout.on("data", (d) => String(d).includes("listening") && resolve());
-    server.on("exit", (code) => reject(new Error(`the server exited (${code})`)));
-  });
-  return { origin: `http://127.0.0.1:${port}`, stop: () => server.kill() };
-}
-
 // Runs in the page before its scripts: long tasks, a 100 ms timer's lateness, and the moments the
 // status bar starts and stops indexing, each with its time.
 function instrument() {
@@ -106,32 +81,6 @@ function instrument() {
     if (m.indexing === null && /^(Indexing|Loading)/.test(text)) m.indexing = performance.now();
     if (m.indexing !== null && m.ready === null && text.startsWith("Search index:")) m.ready = performance.now();
   }).observe(document, { subtree: true, childList: true, characterData: true });
-}
-
-/** The PSS of the renderer processes started by this script's browser, in MB (Linux /proc). */
-async function rendererPssMb() {
-  const procs = new Map();
-  for (const pid of (await readdir("/proc")).filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8");
-      procs.set(Number(pid), { ppid, renderer: cmdline.includes("--type=renderer") });
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const ours = (pid) => {
-    for (let p = procs.get(pid)?.ppid; p; p = procs.get(p)?.ppid) if (p === process.pid) return true;
-    return false;
-  };
-  let kb = 0;
-  for (const [pid, info] of procs) {
-    if (!info.renderer || !ours(pid)) continue;
-    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
-    kb += Number(rollup.match(/^Pss:\s+(\d+)/m)?.[1] ?? 0);
-  }
-  return kb / 1024;
 }
 
 /**
@@ -308,14 +257,11 @@ async function keystrokes(page) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--js-flags=--expose-gc"],
-});
+const browser = await launch();
 const results = {};
 try {
   for (const mainJs of builds) {
-    const server = await serve(mainJs);
+    const server = await serve(mainJs, vault);
     try {
       const all = [];
       for (let i = 0; i < runs; i++) {

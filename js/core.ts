@@ -52,12 +52,14 @@ export async function startCore(options: CoreOptions = { Worker: window.Worker }
 async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined): Promise<Core> {
   if (typeof WorkerClass !== "function") throw new Error("this platform has no Worker");
   const url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
+  // The URL lives as long as the core: its embedding workers are started from it.
+  const release = () => URL.revokeObjectURL(url);
   let worker: Worker;
   try {
     worker = new WorkerClass(url, { name: "vault-agent-core" });
-  } finally {
-    // The worker has its script once it is constructed.
-    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (error) {
+    release();
+    throw error;
   }
   const port: Port<ToCore, FromCore> = {
     post: (message, transfer = []) => worker.postMessage(message, transfer),
@@ -71,12 +73,16 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
   );
   try {
     // loadWasmBytes inflates a fresh copy each time: its buffer moves to the worker.
-    const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => worker.terminate(), [wasm.buffer]), failed]);
+    const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => {
+          worker.terminate();
+          release();
+        }, [wasm.buffer]), failed]);
     // Calls fail with their own errors; anything thrown outside one is only for the console.
     worker.addEventListener("error", (event) => console.error("Vault Agent: the core's worker:", event.message));
     return core;
   } catch (error) {
     worker.terminate();
+    release();
     throw error;
   }
 }

@@ -295,7 +295,8 @@ export class SemanticService {
         return;
       }
       this.set({ kind: "loading" });
-      await engine.setEmbedder(embedder);
+      const set = (await engine.setEmbedder(embedder)) as { workersFailed?: string | null };
+      if (set.workersFailed) console.warn(`Vault Agent: MiniLM runs in the core's own thread: ${set.workersFailed}`);
       await engine.loadEmbeddings();
       this.embedderSet = true;
       this.set({ kind: "ready", notes: await engine.embeddedNoteCount(), total: await engine.noteCount() });

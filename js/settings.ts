@@ -329,21 +329,35 @@ export function userPrice(settings: VaultAgentSettings): ModelPrice | null {
 /** `SearchEngine.setEmbedder`'s options (src/wasm/semantic.rs). */
 export type EmbedderOptions =
   | { kind: "static" }
-  | { kind: "minilm" }
+  | { kind: "minilm"; workers: number }
   | { kind: "api"; baseUrl: string; model: string; apiKey?: string };
 
 /**
- * The embedder the settings describe: `null` when semantic search is off, or the reason it
- * cannot be set up yet.
+ * How many workers MiniLM runs in: one core left to the rest of the app, at most four (each holds
+ * the model's 91 MB), at least one (so the core's worker stays free for searches).
  */
-export function embedderOptions(settings: VaultAgentSettings, apiKey: string): EmbedderOptions | { missing: string } | null {
+export function embedWorkerCount(cores: number): number {
+  return Math.max(1, Math.min(Math.floor(cores || 2) - 1, 4));
+}
+
+/**
+ * The embedder the settings describe: `null` when semantic search is off, or the reason it
+ * cannot be set up yet. MiniLM runs in {@link embedWorkerCount} workers of `cores` (by
+ * default the device's).
+ */
+export function embedderOptions(
+  settings: VaultAgentSettings,
+  apiKey: string,
+  cores?: number,
+): EmbedderOptions | { missing: string } | null {
   const { embedder, api } = settings.semantic;
   switch (embedder) {
     case "off":
       return null;
     case "static":
+      return { kind: "static" };
     case "minilm":
-      return { kind: embedder };
+      return { kind: "minilm", workers: embedWorkerCount(cores ?? window.navigator.hardwareConcurrency) };
     case "api": {
       const baseUrl = api.baseUrl.trim();
       const model = api.model.trim();

@@ -1,6 +1,7 @@
-import type { CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
+import type { CallbackArg, EmbedWorkersRequest, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import type { VaultHost } from "../host/VaultHost";
 import type { CoreRequest, CoreResponse } from "../transport";
+import type { EmbedWorker } from "./embedWorkers";
 import type { Port } from "./port";
 
 /** What the core side needs of the wasm module (`wasmModule.ts`; a fake in the tests). */
@@ -9,6 +10,11 @@ export interface CoreModule {
   start(wasm: Uint8Array | WebAssembly.Module): Promise<string>;
   /** A core bound to `host`, with `request` as its transport without CORS. */
   open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): object;
+}
+
+/** What the core's side offers beyond the main thread's host (in a worker: embedding workers). */
+export interface CoreSideHost {
+  embedWorkers?: (host: VaultHost, request: EmbedWorkersRequest) => Promise<EmbedWorker[]>;
 }
 
 /** An object the core hands out (a wasm-bindgen class instance) rather than a plain value. */
@@ -22,7 +28,7 @@ type Method = (...args: unknown[]) => unknown;
  * (search engines, chats) as numbered handles, and reaches the main thread for the vault and
  * for requests without CORS. The same in a worker and in the main thread.
  */
-export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): void {
+export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule, local: CoreSideHost = {}): void {
   const objects = new Map<number, object>();
   let nextHandle = 1;
   const hostCalls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -61,6 +67,8 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule): voi
     processRead: (id) => askHost({ op: "processRead", id }) as Promise<string | null>,
     processClose: (id) => askHost({ op: "processClose", id }) as Promise<void>,
   };
+  const { embedWorkers } = local;
+  if (embedWorkers) host.embedWorkers = (request) => embedWorkers(host, request);
   const request = (req: CoreRequest) =>
     askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<CoreResponse>;
 

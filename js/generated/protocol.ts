@@ -39,6 +39,35 @@ export type HttpRequest = { method: string, url: string, headers: { [key in stri
  */
 export type BatchRead = { text: string, mtime: number, } | { error: string, code?: string, };
 
+/**
+ * What the core asks of its host to run MiniLM in workers (`VaultHost.embedWorkers`): `count`
+ * workers, each loading the model from the vault's files. The answer is one `EmbedWorker`
+ * handle per worker, all started, or a rejection.
+ */
+export type EmbedWorkersRequest = { 
+/**
+ * The vault paths of `model.safetensors`, `vocab.txt` and `config.json`.
+ */
+weights: string, vocab: string, config: string, 
+/**
+ * Inputs are cut at this many tokens.
+ */
+maxTokens: number, count: number, };
+
+/**
+ * The core → an embedding worker.
+ */
+export type ToEmbedWorker = { "kind": "start", wasm: WebAssembly.Module | Uint8Array, 
+/**
+ * `model.safetensors`.
+ */
+weights: ArrayBuffer, vocab: string, config: string, maxTokens: number, } | { "kind": "embed", id: number, texts: Array<string>, };
+
+/**
+ * An embedding worker → the core.
+ */
+export type FromEmbedWorker = { "kind": "ready", model: string, dimensions: number, batchSize: number, } | { "kind": "vectors", id: number, data: Float32Array, } | { "kind": "failed", id?: number, message: string, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**

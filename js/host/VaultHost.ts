@@ -1,4 +1,5 @@
-import type { BatchRead } from "../generated/protocol";
+import type { BatchRead, EmbedWorkersRequest } from "../generated/protocol";
+import type { EmbedWorker } from "../core/embedWorkers";
 
 /**
  * The vault as the Rust core sees it (`JsVault` in `src/wasm/vault.rs`).
@@ -53,6 +54,11 @@ export interface VaultHost {
   processRead?(id: number): Promise<string | null>;
   /** Ends the process. */
   processClose?(id: number): Promise<void>;
+  /**
+   * Optional, where the core runs in a worker: starts workers running MiniLM
+   * (`js/core/embedWorkers.ts`), all ready, or rejects. Without it MiniLM runs in the core's thread.
+   */
+  embedWorkers?(request: EmbedWorkersRequest): Promise<EmbedWorker[]>;
 }
 
 /** `readBatch` over a host's `read` and `stat`, each path's failure its own answer. */

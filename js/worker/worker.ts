@@ -1,18 +1,35 @@
 // The Web Worker the plugin runs the core in (built by esbuild as its own bundle and inlined
-// into main.js as text; `js/core.ts` starts it from a Blob URL and posts it the wasm).
-import type { FromCore, ToCore } from "../generated/protocol";
+// into main.js as text; `js/core.ts` starts it from a Blob URL and posts it the wasm). The same
+// script runs the core's embedding workers, started by the core under their own name.
+import type { FromCore, FromEmbedWorker, ToCore, ToEmbedWorker } from "../generated/protocol";
+import { EMBED_WORKER_NAME, startEmbedWorkers } from "../core/embedWorkers";
 import { serveCore } from "../core/server";
-import { wasmModule } from "../core/wasmModule";
+import { compiledWasm, wasmModule } from "../core/wasmModule";
+import { serveEmbedder } from "./embedder";
 
 const scope = self as unknown as {
-  postMessage(message: FromCore, transfer: Transferable[]): void;
-  onmessage: ((event: MessageEvent<ToCore>) => void) | null;
+  name: string;
+  location: { href: string };
+  Worker?: typeof Worker;
+  postMessage(message: unknown, transfer: Transferable[]): void;
+  onmessage: ((event: MessageEvent) => void) | null;
 };
 
-serveCore(
-  {
-    post: (message, transfer = []) => scope.postMessage(message, transfer),
-    listen: (handler) => (scope.onmessage = (event) => handler(event.data)),
-  },
-  wasmModule,
-);
+if (scope.name.startsWith(EMBED_WORKER_NAME)) {
+  serveEmbedder({
+    post: (message: FromEmbedWorker, transfer = []) => scope.postMessage(message, transfer),
+    listen: (handler) => (scope.onmessage = (event: MessageEvent<ToEmbedWorker>) => handler(event.data)),
+  });
+} else {
+  serveCore(
+    {
+      post: (message: FromCore, transfer = []) => scope.postMessage(message, transfer),
+      listen: (handler) => (scope.onmessage = (event: MessageEvent<ToCore>) => handler(event.data)),
+    },
+    wasmModule,
+    {
+      embedWorkers: (host, request) =>
+        startEmbedWorkers(host, request, { script: scope.location.href, wasm: compiledWasm, Worker: scope.Worker }),
+    },
+  );
+}

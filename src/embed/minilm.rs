@@ -69,21 +69,34 @@ pub struct MiniLm {
     id: String,
 }
 
-/// The tensors of a `.safetensors` file, as f32 (only F32 tensors are read).
-pub(crate) fn read_safetensors(bytes: &[u8]) -> Result<HashMap<String, Vec<f32>>> {
+/// Reads `len` bytes of a file from `offset` into a buffer: how a model file is read without
+/// holding all of it at once (in a worker, the file is a JS buffer outside the wasm memory).
+pub type ReadAt<'a> = dyn FnMut(usize, &mut [u8]) -> Result<()> + 'a;
+
+/// The tensors of a `.safetensors` file of `len` bytes, as f32 (only F32 tensors are read).
+/// The file is read through `read_at` a window at a time, so loading holds the tensors and one
+/// window, not a second copy of the file.
+pub(crate) fn read_safetensors(len: usize, read_at: &mut ReadAt) -> Result<HashMap<String, Vec<f32>>> {
     #[derive(Deserialize)]
     struct Entry {
         dtype: String,
         data_offsets: [usize; 2],
     }
+    const WINDOW: usize = 1 << 16;
     let bad = |why: &str| Error::Invalid(format!("not a safetensors file: {why}"));
-    let len_bytes: [u8; 8] = bytes.get(..8).and_then(|b| b.try_into().ok()).ok_or_else(|| bad("too short"))?;
+    if len < 8 {
+        return Err(bad("too short"));
+    }
+    let mut len_bytes = [0u8; 8];
+    read_at(0, &mut len_bytes)?;
     let header_len = u64::from_le_bytes(len_bytes) as usize;
-    let header = bytes.get(8..8 + header_len).ok_or_else(|| bad("header cut short"))?;
+    let data_start = header_len.checked_add(8).filter(|&end| end <= len).ok_or_else(|| bad("header cut short"))?;
+    let mut header = vec![0u8; header_len];
+    read_at(8, &mut header)?;
     let entries: HashMap<String, serde_json::Value> =
-        serde_json::from_slice(header).map_err(|e| bad(&e.to_string()))?;
-    let data = &bytes[8 + header_len..];
+        serde_json::from_slice(&header).map_err(|e| bad(&e.to_string()))?;
     let mut out = HashMap::new();
+    let mut window = vec![0u8; WINDOW];
     for (name, value) in entries {
         if name == "__metadata__" {
             continue;
@@ -93,19 +106,43 @@ pub(crate) fn read_safetensors(bytes: &[u8]) -> Result<HashMap<String, Vec<f32>>
             continue;
         }
         let [from, to] = entry.data_offsets;
-        let raw = data.get(from..to).ok_or_else(|| bad(&format!("{name} lies outside the file")))?;
-        out.insert(name, raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect());
+        if from > to || to > len - data_start || (to - from) % 4 != 0 {
+            return Err(bad(&format!("{name} lies outside the file")));
+        }
+        let mut tensor = Vec::with_capacity((to - from) / 4);
+        let mut at = from;
+        while at < to {
+            let n = (to - at).min(WINDOW);
+            read_at(data_start + at, &mut window[..n])?;
+            tensor.extend(window[..n].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+            at += n;
+        }
+        out.insert(name, tensor);
     }
     Ok(out)
+}
+
+/// [`ReadAt`] over bytes in memory.
+fn read_from(bytes: &[u8]) -> impl FnMut(usize, &mut [u8]) -> Result<()> + '_ {
+    move |offset, buf| {
+        let src = offset.checked_add(buf.len()).and_then(|end| bytes.get(offset..end));
+        buf.copy_from_slice(src.ok_or_else(|| Error::Invalid("not a safetensors file: cut short".into()))?);
+        Ok(())
+    }
 }
 
 impl MiniLm {
     /// Loads the model from its files' contents. `max_tokens` caps each input (with `[CLS]` and
     /// `[SEP]`); longer texts are cut, as sentence-transformers does at 256.
     pub fn load(safetensors: &[u8], vocab: &str, config: &str, max_tokens: usize) -> Result<MiniLm> {
+        Self::load_from(safetensors.len(), &mut read_from(safetensors), vocab, config, max_tokens)
+    }
+
+    /// [`MiniLm::load`] with `model.safetensors` (`len` bytes) read through `read_at`.
+    pub fn load_from(len: usize, read_at: &mut ReadAt, vocab: &str, config: &str, max_tokens: usize) -> Result<MiniLm> {
         let config: BertConfig =
             serde_json::from_str(config).map_err(|e| Error::Invalid(format!("config.json: {e}")))?;
-        let mut tensors = read_safetensors(safetensors)?;
+        let mut tensors = read_safetensors(len, read_at)?;
         let mut take = |name: &str| {
             tensors.remove(name).ok_or_else(|| Error::Invalid(format!("model.safetensors has no tensor {name}")))
         };

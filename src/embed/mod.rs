@@ -12,6 +12,7 @@ mod hybrid;
 mod kernels;
 mod minilm;
 mod model_files;
+mod parallel;
 mod semantic;
 mod static_model;
 mod vector_index;
@@ -28,12 +29,13 @@ pub use hybrid::{
     MEANING_SNIPPET_CHARS,
 };
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
-pub use minilm::{BertConfig, MiniLm, MINILM_FILES};
+pub use minilm::{BertConfig, MiniLm, ReadAt, MINILM_FILES};
 pub use model_files::{
     install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, place_model_file,
     static_model_spec, verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, STATIC_MODEL_BYTES,
     STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
+pub use parallel::ParallelEmbedder;
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{NoteVectors, Precision, VectorHit, VectorIndex, VECTORS_FILE, VECTORS_FORMAT};

@@ -49,6 +49,11 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// Where the model's `file` sits in the vault: `.obsidian-agent/models/<model>/<file>`.
+    pub fn path(&self, file: &str) -> Result<VaultPath> {
+        VaultPath::parse(&format!("{MODELS_DIR}/{}/{file}", self.name))
+    }
+
     /// The base URL files are downloaded from: `mirror` when one is given (non-empty), else the
     /// model's own source, else the plugin's `release`. Fails when none of them says.
     pub fn download_base(&self, mirror: Option<&str>, release: Option<&PluginRelease>) -> Result<String> {
@@ -157,7 +162,7 @@ pub const STATIC_MODEL_BYTES: u64 = 8_167_441;
 pub const STATIC_MODEL_SHA256: &str = "920f91354a7c5bfcef4e821ef9e7372e4e5841f914210bedeeac2e808f222aea";
 
 fn path_of(spec: &ModelSpec, file: &str) -> Result<VaultPath> {
-    VaultPath::parse(&format!("{MODELS_DIR}/{}/{file}", spec.name))
+    spec.path(file)
 }
 
 /// Whether every file of `spec` is in the vault with its pinned size.

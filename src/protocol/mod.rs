@@ -5,6 +5,7 @@
 
 mod approval;
 mod assemble;
+mod embed_worker;
 mod event;
 mod label;
 mod report;
@@ -15,6 +16,7 @@ pub use approval::{
     ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, DiffPart, DiffRow, DiffRowKind, Question,
 };
 pub use assemble::MessageAssembler;
+pub use embed_worker::{EmbedWorkersRequest, FromEmbedWorker, ToEmbedWorker};
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};

@@ -5,6 +5,7 @@
 
 mod agent;
 mod clock;
+mod embed_worker;
 mod http;
 mod inline_edit;
 mod process;
@@ -22,6 +23,7 @@ use wasm_bindgen::prelude::*;
 
 pub use agent::Chat;
 pub use clock::JsClock;
+pub use embed_worker::MiniLmWorker;
 pub use http::FetchClient;
 pub use inline_edit::InlineEdit;
 pub use process::{JsLauncher, ProcessHost};

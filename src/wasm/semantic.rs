@@ -9,6 +9,7 @@ use std::rc::Rc;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
+use super::embed_worker::start_workers;
 use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
@@ -17,6 +18,7 @@ use crate::embed::{
     ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, PluginRelease, Precision,
 };
 use crate::index::hybrid_search;
+use crate::protocol::EmbedWorkersRequest;
 use crate::search::Progress;
 
 /// `setEmbedder`'s options.
@@ -28,12 +30,15 @@ enum EmbedderOptions {
         #[serde(default)]
         precision: Precision,
     },
-    /// all-MiniLM-L6-v2 in `.obsidian-agent/models/` (slower, more precise).
+    /// all-MiniLM-L6-v2 in `.obsidian-agent/models/` (slower, more precise): in `workers`
+    /// workers of its own where the host can start them, else in the core's thread.
     Minilm {
         #[serde(default = "default_tokens", rename = "maxTokens")]
         max_tokens: usize,
         #[serde(default)]
         precision: Precision,
+        #[serde(default)]
+        workers: u32,
     },
     /// An OpenAI-compatible `/embeddings` API.
     Api {
@@ -70,16 +75,41 @@ fn spec(model: &str) -> Result<ModelSpec, JsValue> {
 impl SearchEngine {
     /// Chooses how notes are embedded: `{kind: "static"}`, `{kind: "minilm", maxTokens?}` (both
     /// read from `.obsidian-agent/models/`) or `{kind: "api", baseUrl, model, apiKey?,
-    /// dimensions?}`; each with `precision?: "f32" | "int8"`. Vectors made by another embedder
-    /// are dropped. Resolves to `{id, dimensions}` (dimensions 0 for an API until its first answer).
+    /// dimensions?}`; each with `precision?: "f32" | "int8"`; MiniLM with `workers?`, how many
+    /// workers of its own to run in (the host's `embedWorkers`; 0, the default, or a host
+    /// without them: in this thread). Vectors made by another embedder are dropped. Resolves to
+    /// `{id, dimensions, workers, workersFailed?}` (dimensions 0 for an API until its first
+    /// answer; `workers` the number MiniLM runs in, `workersFailed` why none could start).
     #[wasm_bindgen(js_name = setEmbedder)]
     pub async fn set_embedder(&self, options: JsValue) -> Result<JsValue, JsValue> {
         let options: EmbedderOptions = from_js(options)?;
+        let (mut workers, mut workers_failed) = (0, None);
         let (embedder, precision): (Rc<dyn Embedder>, Precision) = match options {
             EmbedderOptions::Static { precision } => {
                 (load_static_model(&*self.vault).await.map_err(js_error)?, precision)
             }
-            EmbedderOptions::Minilm { max_tokens, precision } => {
+            EmbedderOptions::Minilm { max_tokens, precision, workers: count } if count > 0 => {
+                let spec = minilm_spec();
+                let file = |name: &str| spec.path(name).map(|p| p.to_string()).map_err(js_error);
+                let request = EmbedWorkersRequest {
+                    weights: file("model.safetensors")?,
+                    vocab: file("vocab.txt")?,
+                    config: file("config.json")?,
+                    max_tokens: max_tokens as u32,
+                    count,
+                };
+                match start_workers(self.vault.host(), &request).await {
+                    Ok(parallel) => {
+                        workers = parallel.width();
+                        (Rc::new(parallel), precision)
+                    }
+                    Err(why) => {
+                        workers_failed = Some(why.to_string());
+                        (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
+                    }
+                }
+            }
+            EmbedderOptions::Minilm { max_tokens, precision, .. } => {
                 (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
             }
             EmbedderOptions::Api { config, precision } => {
@@ -90,7 +120,12 @@ impl SearchEngine {
         let semantic = self.index.semantic();
         semantic.set_precision(precision);
         semantic.set_embedder(embedder.clone());
-        to_js(&serde_json::json!({"id": embedder.id(), "dimensions": embedder.dimensions()}))
+        to_js(&serde_json::json!({
+            "id": embedder.id(),
+            "dimensions": embedder.dimensions(),
+            "workers": workers,
+            "workersFailed": workers_failed,
+        }))
     }
 
     /// Turns semantic search off: stops a running `embedNotes` and forgets the embedder and the

@@ -56,6 +56,11 @@ impl JsVault {
     pub fn new(host: VaultHost) -> Self {
         JsVault { host }
     }
+
+    /// The host object itself, for its optional calls beyond the vault's.
+    pub(super) fn host(&self) -> &JsValue {
+        &self.host
+    }
 }
 
 #[derive(Deserialize)]

@@ -1429,6 +1429,111 @@ test("offline: the settings load the model from a file, refuse any other file, a
   await page.close();
 });
 
+/**
+ * A BERT of MiniLM's shape but tiny (16 wide, one layer) with seeded random weights: the files
+ * MiniLM is loaded from (`model.safetensors`, `vocab.txt`, `config.json`), small enough for the
+ * debug build to run. Its vectors mean nothing; what they show is where they were made.
+ */
+function tinyBert() {
+  const words = [...new Set(Object.values(NOTES).join(" ").toLowerCase().match(/[a-z]+/g))];
+  const vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ...words, "##s"];
+  const [h, inter, positions] = [16, 32, 64];
+  const config = { hidden_size: h, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: inter, max_position_embeddings: positions };
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const tensors = {};
+  const dense = (name, rows, cols) => {
+    tensors[`${name}.weight`] = Float32Array.from({ length: rows * cols }, random);
+    tensors[`${name}.bias`] = Float32Array.from({ length: rows }, random);
+  };
+  const norm = (name) => {
+    tensors[`${name}.weight`] = new Float32Array(h).fill(1);
+    tensors[`${name}.bias`] = new Float32Array(h);
+  };
+  tensors["embeddings.word_embeddings.weight"] = Float32Array.from({ length: vocab.length * h }, random);
+  tensors["embeddings.position_embeddings.weight"] = Float32Array.from({ length: positions * h }, random);
+  tensors["embeddings.token_type_embeddings.weight"] = Float32Array.from({ length: 2 * h }, random);
+  norm("embeddings.LayerNorm");
+  const layer = "encoder.layer.0.";
+  for (const part of ["query", "key", "value"]) dense(`${layer}attention.self.${part}`, h, h);
+  dense(`${layer}attention.output.dense`, h, h);
+  norm(`${layer}attention.output.LayerNorm`);
+  dense(`${layer}intermediate.dense`, inter, h);
+  dense(`${layer}output.dense`, h, inter);
+  norm(`${layer}output.LayerNorm`);
+  const header = {};
+  let offset = 0;
+  for (const [name, data] of Object.entries(tensors)) {
+    header[name] = { dtype: "F32", shape: [data.length], data_offsets: [offset, offset + data.byteLength] };
+    offset += data.byteLength;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  const safetensors = Buffer.concat([length, json, ...Object.values(tensors).map((t) => Buffer.from(t.buffer))]);
+  return { safetensors: safetensors.toString("base64"), vocab: vocab.join("\n"), config: JSON.stringify(config) };
+}
+
+/** Puts {@link tinyBert} where MiniLM's files go, and resolves to the plugin's search engine calls. */
+async function withTinyBert(page) {
+  await page.evaluate(async ({ safetensors, vocab, config }) => {
+    const adapter = window.fakeObsidian.app.vault.adapter;
+    const dir = ".obsidian-agent/models/all-MiniLM-L6-v2";
+    await adapter.writeBinary(`${dir}/model.safetensors`, Uint8Array.from(atob(safetensors), (c) => c.charCodeAt(0)).buffer);
+    await adapter.write(`${dir}/vocab.txt`, vocab);
+    await adapter.write(`${dir}/config.json`, config);
+  }, tinyBert());
+}
+
+/** MiniLM set on the plugin's engine with `workers`, every note embedded; the set-up's answer and a semantic search's hits. */
+function embedWith(page, workers) {
+  return page.evaluate(async (workers) => {
+    const engine = window.fakeObsidian.plugin.search.engine;
+    await engine.clearEmbedder();
+    const set = await engine.setEmbedder({ kind: "minilm", maxTokens: 32, workers });
+    const report = await engine.embedNotes();
+    const hits = await engine.searchMode({ text: "sourdough bakery", mode: "semantic", limit: 10 });
+    return { set, report, hits: hits.map((h) => ({ path: h.path, heading: h.heading, score: h.score })) };
+  }, workers);
+}
+
+test("MiniLM runs in workers of its own, splitting each batch between them; their vectors are the in-thread model's; turning it off ends them", async () => {
+  const page = await openHost();
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  await withTinyBert(page);
+  const before = page.workers().length;
+  const inWorkers = await embedWith(page, 3);
+  assert.deepEqual(inWorkers.set, { id: "minilm-l6-v2@32", dimensions: 16, workers: 3, workersFailed: null });
+  for (let i = 0; i < 100 && page.workers().length !== before + 3; i++) await page.waitForTimeout(50);
+  assert.equal(page.workers().length, before + 3, "three embedding workers beside the core's");
+  assert.deepEqual([inWorkers.report.embeddedNotes, inWorkers.report.cancelled], [4, false]);
+  assert.ok(inWorkers.hits.length > 0);
+
+  // The same model in the core's own thread gives the same vectors, so the same hits and scores
+  // (to float rounding: a batch packs other texts together, and int8 codes round at the edges).
+  const inThread = await embedWith(page, 0);
+  assert.deepEqual(inThread.set, { id: "minilm-l6-v2@32", dimensions: 16, workers: 0, workersFailed: null });
+  assert.deepEqual(inThread.hits.map((h) => [h.path, h.heading]), inWorkers.hits.map((h) => [h.path, h.heading]));
+  inThread.hits.forEach((h, i) => assert.ok(Math.abs(h.score - inWorkers.hits[i].score) < 1e-3, `${h.score} vs ${inWorkers.hits[i].score}`));
+  // Playwright hears of a worker's end by an event: wait for it.
+  for (let i = 0; i < 100 && page.workers().length !== before; i++) await page.waitForTimeout(50);
+  assert.equal(page.workers().length, before, "the embedding workers ended with their embedder");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("where the core runs in the page, MiniLM runs there too, and says why", async () => {
+  const page = await openHost({ noWorker: true });
+  await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
+  await withTinyBert(page);
+  const { set, report } = await embedWith(page, 3);
+  assert.equal(set.workers, 0);
+  assert.match(set.workersFailed, /runs no embedding workers/);
+  assert.equal(report.embeddedNotes, 4);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("semantic search: the settings download the model, notes are embedded with progress, the modal finds a paraphrase", async () => {
   // The sample vault's 28 plugin notes (a small set: the static model embeds them in well under a
   // second), and the model downloaded from the test server, never from anywhere on its own.

@@ -187,7 +187,10 @@ test("the embedder comes from the settings: off, a local model, or an API with i
   assert.deepEqual(embedderOptions(withSemantic({}), ""), { kind: "static" });
   assert.equal(embedderOptions(withSemantic({ embedder: "off" }), ""), null);
   assert.equal(embedderOptions(withSemantic({ embedder: "something newer" }), ""), null);
-  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), ""), { kind: "minilm" });
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 8), { kind: "minilm", workers: 4 });
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 4), { kind: "minilm", workers: 3 });
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 2), { kind: "minilm", workers: 1 });
+  assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 1), { kind: "minilm", workers: 1 });
   const api = withSemantic({ embedder: "api", api: { baseUrl: " http://localhost:11434/v1 ", model: "nomic-embed-text" } });
   assert.deepEqual(embedderOptions(api, ""), { kind: "api", baseUrl: "http://localhost:11434/v1", model: "nomic-embed-text" });
   assert.equal(embedderOptions(api, "sk-e").apiKey, "sk-e");
@@ -259,6 +262,9 @@ function memoryEngine({ notes = 5, installed = true } = {}) {
     },
     setEmbedder: async (options) => {
       engine.embedder = options;
+      // As the core answers: here MiniLM's workers never start (this fake has none to offer).
+      const workersFailed = options.kind === "minilm" ? "this host runs no embedding workers" : null;
+      return { id: options.kind, dimensions: 3, workers: 0, workersFailed };
     },
     clearEmbedder: () => {
       engine.embedder = null;

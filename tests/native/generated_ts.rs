@@ -12,9 +12,10 @@ use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, 
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
-    ContentBlock, DiffPart, DiffRow, DiffRowKind, EndReason, ErrorKind, FromCore, HostCall, HttpRequest, LabelPart,
-    Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport,
-    StopReason, SubtaskInfo, ToCore, ToolCallReport, ToolOutcome, Usage,
+    ContentBlock, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FromCore, FromEmbedWorker,
+    HostCall, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse,
+    Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore, ToEmbedWorker, ToolCallReport, ToolOutcome,
+    Usage,
 };
 use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelPrice, PresetInfo, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
@@ -54,6 +55,9 @@ fn generate() -> String {
         HostCall,
         HttpRequest,
         BatchRead,
+        EmbedWorkersRequest,
+        ToEmbedWorker,
+        FromEmbedWorker,
         serde_json::Value,
         // What the core's calls answer and its events.
         Role,

@@ -611,3 +611,103 @@ fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
     // A real question about these notes still finds them.
     assert!(!search("show my notes as a table with columns").is_empty());
 }
+
+// ---- several copies of a model at once (the plugin's MiniLM workers) ------------------------
+
+/// A copy of the static model as a worker is one: each call is answered on a later turn, and
+/// the copies count how many calls are in flight at once.
+struct Copy {
+    inner: vault_agent::embed::StaticEmbedder,
+    texts: Cell<usize>,
+    in_flight: Rc<Cell<usize>>,
+    most_in_flight: Rc<Cell<usize>>,
+}
+
+#[async_trait(?Send)]
+impl Embedder for Copy {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+    fn dimensions(&self) -> usize {
+        self.inner.dimensions()
+    }
+    fn batch_size(&self) -> usize {
+        4
+    }
+    async fn embed(&self, texts: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
+        self.in_flight.set(self.in_flight.get() + 1);
+        self.most_in_flight.set(self.most_in_flight.get().max(self.in_flight.get()));
+        self.texts.set(self.texts.get() + texts.len());
+        let mut turned = false;
+        futures::future::poll_fn(|cx| {
+            if std::mem::replace(&mut turned, true) {
+                std::task::Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        self.in_flight.set(self.in_flight.get() - 1);
+        self.inner.embed(texts).await
+    }
+}
+
+#[test]
+fn copies_of_a_model_embed_a_batch_together_and_give_the_same_vectors_as_one() {
+    use vault_agent::embed::ParallelEmbedder;
+    let vault = english_vault(30);
+    let clock = ManualClock::new(1_000);
+    let (in_flight, most) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    let copies: Vec<Rc<Copy>> = (0..3)
+        .map(|_| {
+            Rc::new(Copy {
+                inner: static_model(),
+                texts: Cell::new(0),
+                in_flight: in_flight.clone(),
+                most_in_flight: most.clone(),
+            })
+        })
+        .collect();
+    let parallel = ParallelEmbedder::new(copies.iter().map(|c| c.clone() as Rc<dyn Embedder>).collect()).unwrap();
+    assert_eq!((parallel.width(), parallel.batch_size()), (3, 12));
+    assert_eq!(parallel.id(), static_model().id(), "the copies' vectors are the model's own");
+
+    let together = SemanticIndex::new();
+    together.set_embedder(Rc::new(parallel));
+    let report = block_on(together.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!(most.get(), 3, "all three copies worked at once");
+    assert!(copies.iter().all(|c| c.texts.get() > 0));
+    assert_eq!(copies.iter().map(|c| c.texts.get()).sum::<usize>(), report.chunks, "each chunk embedded once");
+
+    let alone = SemanticIndex::new();
+    alone.set_embedder(Rc::new(static_model()));
+    block_on(alone.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    let query = "how do I move my notes to another device";
+    let hits = |s: &SemanticIndex| {
+        block_on(s.search(None, query, 10, &|_| true))
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.path, h.heading, (h.score * 1e5).round()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(hits(&together), hits(&alone));
+
+    // Copies of different models are refused: their vectors would not compare.
+    struct Other;
+    #[async_trait(?Send)]
+    impl Embedder for Other {
+        fn id(&self) -> &str {
+            "other"
+        }
+        fn dimensions(&self) -> usize {
+            256
+        }
+        async fn embed(&self, _: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
+            Ok(Vec::new())
+        }
+    }
+    let mixed: Vec<Rc<dyn Embedder>> = vec![Rc::new(static_model()), Rc::new(Other)];
+    assert!(ParallelEmbedder::new(mixed).is_err());
+    assert!(ParallelEmbedder::new(Vec::new()).is_err());
+}

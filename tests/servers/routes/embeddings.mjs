@@ -11,6 +11,8 @@
 //   GET  /embeddings/<id>/requests → [{status, inputs}] in order.
 //   GET  /models/<file>      → models/<file> from the repository (the static model).
 //   GET  /models-bad/<file>  → the same bytes with one byte changed (fails its SHA-256).
+//   GET  /models/all-MiniLM-L6-v2/<file> → MiniLM's files from $VAULT_AGENT_MINILM_DIR (the
+//        benchmarks set it from scripts/minilm_path.sh).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +47,9 @@ function embed(text, dimensions) {
 
 async function file(res, url, damaged) {
   const name = path.basename(decodeURIComponent(url.pathname));
-  const bytes = await readFile(path.join(repo, "models", name)).catch(() => null);
+  const minilm = process.env.VAULT_AGENT_MINILM_DIR;
+  const dir = minilm && url.pathname.startsWith("/models/all-MiniLM-L6-v2/") ? minilm : path.join(repo, "models");
+  const bytes = await readFile(path.join(dir, name)).catch(() => null);
   if (!bytes) {
     res.writeHead(404).end("no such model file");
     return true;
