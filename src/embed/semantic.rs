@@ -282,6 +282,9 @@ impl SemanticIndex {
                     s.chunks = report.chunks;
                     s.embedded_notes = report.embedded_notes;
                 });
+                // A long note makes several batches in a row; a slow model (MiniLM in this
+                // thread) would hold searches for all of them without a yield between.
+                pacer.tick(progress, i, total).await;
             }
             if report.cancelled {
                 break;

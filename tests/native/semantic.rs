@@ -711,3 +711,41 @@ fn copies_of_a_model_embed_a_batch_together_and_give_the_same_vectors_as_one() {
     assert!(ParallelEmbedder::new(mixed).is_err());
     assert!(ParallelEmbedder::new(Vec::new()).is_err());
 }
+
+/// The static model as a slow one: each call takes a second of `clock`, and notes how many
+/// times the job had yielded when it was called.
+struct Slow {
+    inner: vault_agent::embed::StaticEmbedder,
+    clock: Rc<ManualClock>,
+    yields_at_call: RefCell<Vec<usize>>,
+}
+
+#[async_trait(?Send)]
+impl Embedder for Slow {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+    fn dimensions(&self) -> usize {
+        self.inner.dimensions()
+    }
+    async fn embed(&self, texts: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
+        self.yields_at_call.borrow_mut().push(self.clock.sleeps().iter().filter(|&&ms| ms == 0).count());
+        self.clock.advance(1_000);
+        self.inner.embed(texts).await
+    }
+}
+
+#[test]
+fn a_long_note_embedded_by_a_slow_model_yields_between_its_batches() {
+    let sections: String = (1..=40).map(|n| format!("## Part {n}\n\nHow the garden grows, part {n}.\n\n")).collect();
+    let vault = MemoryVault::with_notes([("Long.md", sections.as_str())]).unwrap();
+    let clock = Rc::new(ManualClock::new(0));
+    let slow = Rc::new(Slow { inner: static_model(), clock: clock.clone(), yields_at_call: RefCell::new(Vec::new()) });
+    let semantic = SemanticIndex::new();
+    semantic.set_embedder(slow.clone());
+    let report = block_on(semantic.embed_vault(&vault, &*clock, &mut |_| {})).unwrap();
+    assert!(report.chunks >= 40, "{report:?}");
+    let calls = slow.yields_at_call.borrow();
+    assert!(calls.len() >= 3, "{calls:?}");
+    assert!(calls.windows(2).all(|w| w[1] > w[0]), "a yield between every two batches: {calls:?}");
+}
