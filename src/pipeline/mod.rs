@@ -10,6 +10,7 @@ mod checkpoint;
 mod execution;
 mod externalizer;
 mod journal;
+mod json_schema;
 mod repetition;
 mod retention;
 mod undo;
@@ -21,6 +22,7 @@ pub use checkpoint::{list_checkpoints, CheckpointStore, CheckpointSummary};
 pub use execution::{CallOutcome, CallStatus, PipelineHost, PipelineSettings, ToolCall, ToolExecutionPipeline};
 pub use externalizer::{sweep_orphans, Externalized, ResultExternalizer, DEFAULT_THRESHOLD, ORPHAN_AGE_MS};
 pub use journal::{PipelineState, TurnJournal};
+pub use json_schema::{JsonSchema, SchemaError};
 pub use repetition::ToolRepetitionDetector;
 pub use retention::{plan_prune, prune_tasks, release_results, RetentionPolicy};
 pub use undo::{

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::json_schema::JsonSchema;
 use crate::tools::DynTool;
 
 /// Compiles each tool's schema once and checks arguments against it, with messages that say
@@ -16,7 +17,7 @@ pub struct SchemaValidator {
 }
 
 enum Compiled {
-    Ready(jsonschema::Validator),
+    Ready(JsonSchema),
     /// The tool's own schema is broken: every call fails with this message.
     Broken(String),
 }
@@ -44,16 +45,12 @@ impl SchemaValidator {
             Compiled::Broken(message) => return Err(message.clone()),
         };
         let problems: Vec<String> = validator
-            .iter_errors(args)
+            .errors(args)
+            .into_iter()
             .take(5)
-            .map(|error| {
-                let at = error.instance_path().to_string();
-                if at.is_empty() {
-                    error.to_string()
-                } else {
-                    format!("at {at}: {error}")
-                }
-            })
+            .map(
+                |error| if error.at.is_empty() { error.message } else { format!("at {}: {}", error.at, error.message) },
+            )
             .collect();
         if problems.is_empty() {
             Ok(())
@@ -71,7 +68,7 @@ impl SchemaValidator {
         if let Some(found) = self.compiled.borrow().get(tool.name()) {
             return found.clone();
         }
-        let compiled = Rc::new(match jsonschema::validator_for(&tool.parameters()) {
+        let compiled = Rc::new(match JsonSchema::new(&tool.parameters()) {
             Ok(v) => Compiled::Ready(v),
             Err(e) => Compiled::Broken(format!("the tool {} has an invalid schema: {e}", tool.name())),
         });
