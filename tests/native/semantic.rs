@@ -143,7 +143,13 @@ fn the_api_embedder_gives_up_on_errors_retrying_cannot_fix() {
 
 // ---- incremental embedding, cancel and resume ----------------------------------------------
 
-/// The static model, counting what it embeds; it can cancel the job after some calls.
+/// The static model, counting what it embeds; it can cancel the job after some calls. As a copy
+/// in a worker, it can answer each call on a later turn (counting the calls in flight at once,
+/// with the other copies sharing its counters), or take a second of a clock per call (noting how
+/// often the job had yielded by then).
+/// A counter the copies of a model share.
+type Shared = Rc<Cell<usize>>;
+
 struct Counting {
     inner: vault_agent::embed::StaticEmbedder,
     texts: Cell<usize>,
@@ -152,6 +158,11 @@ struct Counting {
     /// Turns semantic search off (as the settings do) after this many calls.
     clear_after: Cell<Option<(usize, SemanticIndex)>>,
     seen: RefCell<Vec<String>>,
+    batch: usize,
+    /// Answer on a later turn, as a worker does; the counters of calls in flight, now and at most.
+    later_turn: Option<(Shared, Shared)>,
+    /// Each call takes a second of this clock; the zero-sleeps it had seen at each call.
+    slow: Option<(Rc<ManualClock>, RefCell<Vec<usize>>)>,
 }
 
 #[async_trait(?Send)]
@@ -163,7 +174,7 @@ impl Embedder for Counting {
         self.inner.dimensions()
     }
     fn batch_size(&self) -> usize {
-        8
+        self.batch
     }
     async fn embed(&self, texts: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
         self.calls.set(self.calls.get() + 1);
@@ -183,6 +194,25 @@ impl Embedder for Counting {
                 self.clear_after.set(Some((after, semantic)));
             }
         }
+        if let Some((clock, yields)) = &self.slow {
+            yields.borrow_mut().push(clock.sleeps().iter().filter(|&&ms| ms == 0).count());
+            clock.advance(1_000);
+        }
+        if let Some((in_flight, most)) = &self.later_turn {
+            in_flight.set(in_flight.get() + 1);
+            most.set(most.get().max(in_flight.get()));
+            let mut turned = false;
+            futures::future::poll_fn(|cx| {
+                if std::mem::replace(&mut turned, true) {
+                    std::task::Poll::Ready(())
+                } else {
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+            in_flight.set(in_flight.get() - 1);
+        }
         self.inner.embed(texts).await
     }
 }
@@ -195,6 +225,9 @@ fn counting() -> Rc<Counting> {
         cancel_after: Cell::new(None),
         clear_after: Cell::new(None),
         seen: RefCell::new(Vec::new()),
+        batch: 8,
+        later_turn: None,
+        slow: None,
     })
 }
 
@@ -614,59 +647,18 @@ fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
 
 // ---- several copies of a model at once (the plugin's MiniLM workers) ------------------------
 
-/// A copy of the static model as a worker is one: each call is answered on a later turn, and
-/// the copies count how many calls are in flight at once.
-struct Copy {
-    inner: vault_agent::embed::StaticEmbedder,
-    texts: Cell<usize>,
-    in_flight: Rc<Cell<usize>>,
-    most_in_flight: Rc<Cell<usize>>,
-}
-
-#[async_trait(?Send)]
-impl Embedder for Copy {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn dimensions(&self) -> usize {
-        self.inner.dimensions()
-    }
-    fn batch_size(&self) -> usize {
-        4
-    }
-    async fn embed(&self, texts: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
-        self.in_flight.set(self.in_flight.get() + 1);
-        self.most_in_flight.set(self.most_in_flight.get().max(self.in_flight.get()));
-        self.texts.set(self.texts.get() + texts.len());
-        let mut turned = false;
-        futures::future::poll_fn(|cx| {
-            if std::mem::replace(&mut turned, true) {
-                std::task::Poll::Ready(())
-            } else {
-                cx.waker().wake_by_ref();
-                std::task::Poll::Pending
-            }
-        })
-        .await;
-        self.in_flight.set(self.in_flight.get() - 1);
-        self.inner.embed(texts).await
-    }
-}
-
 #[test]
 fn copies_of_a_model_embed_a_batch_together_and_give_the_same_vectors_as_one() {
     use vault_agent::embed::ParallelEmbedder;
     let vault = english_vault(30);
     let clock = ManualClock::new(1_000);
     let (in_flight, most) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
-    let copies: Vec<Rc<Copy>> = (0..3)
+    let copies: Vec<Rc<Counting>> = (0..3)
         .map(|_| {
-            Rc::new(Copy {
-                inner: static_model(),
-                texts: Cell::new(0),
-                in_flight: in_flight.clone(),
-                most_in_flight: most.clone(),
-            })
+            let mut copy = Rc::try_unwrap(counting()).ok().unwrap();
+            copy.batch = 4;
+            copy.later_turn = Some((in_flight.clone(), most.clone()));
+            Rc::new(copy)
         })
         .collect();
     let parallel = ParallelEmbedder::new(copies.iter().map(|c| c.clone() as Rc<dyn Embedder>).collect()).unwrap();
@@ -712,40 +704,19 @@ fn copies_of_a_model_embed_a_batch_together_and_give_the_same_vectors_as_one() {
     assert!(ParallelEmbedder::new(Vec::new()).is_err());
 }
 
-/// The static model as a slow one: each call takes a second of `clock`, and notes how many
-/// times the job had yielded when it was called.
-struct Slow {
-    inner: vault_agent::embed::StaticEmbedder,
-    clock: Rc<ManualClock>,
-    yields_at_call: RefCell<Vec<usize>>,
-}
-
-#[async_trait(?Send)]
-impl Embedder for Slow {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn dimensions(&self) -> usize {
-        self.inner.dimensions()
-    }
-    async fn embed(&self, texts: &[&str]) -> vault_agent::Result<Vec<Vec<f32>>> {
-        self.yields_at_call.borrow_mut().push(self.clock.sleeps().iter().filter(|&&ms| ms == 0).count());
-        self.clock.advance(1_000);
-        self.inner.embed(texts).await
-    }
-}
-
 #[test]
 fn a_long_note_embedded_by_a_slow_model_yields_between_its_batches() {
     let sections: String = (1..=40).map(|n| format!("## Part {n}\n\nHow the garden grows, part {n}.\n\n")).collect();
     let vault = MemoryVault::with_notes([("Long.md", sections.as_str())]).unwrap();
     let clock = Rc::new(ManualClock::new(0));
-    let slow = Rc::new(Slow { inner: static_model(), clock: clock.clone(), yields_at_call: RefCell::new(Vec::new()) });
+    let mut slow = Rc::try_unwrap(counting()).ok().unwrap();
+    slow.slow = Some((clock.clone(), RefCell::new(Vec::new())));
+    let slow = Rc::new(slow);
     let semantic = SemanticIndex::new();
     semantic.set_embedder(slow.clone());
     let report = block_on(semantic.embed_vault(&vault, &*clock, &mut |_| {})).unwrap();
     assert!(report.chunks >= 40, "{report:?}");
-    let calls = slow.yields_at_call.borrow();
+    let calls = slow.slow.as_ref().unwrap().1.borrow();
     assert!(calls.len() >= 3, "{calls:?}");
     assert!(calls.windows(2).all(|w| w[1] > w[0]), "a yield between every two batches: {calls:?}");
 }
