@@ -5,6 +5,8 @@
 //!
 //! Deterministic: the same model files give byte-identical output.
 
+use super::fit::{fit_rows, FitOptions, FitReport, Passage};
+use super::kernels::normalize;
 use super::minilm::MiniLm;
 use super::static_model::{StaticEmbedder, StaticHeader};
 use crate::Result;
@@ -20,20 +22,40 @@ pub struct DistillOptions {
     pub batch: usize,
     /// The id given to the result.
     pub id: String,
+    /// How the rows are fitted when a corpus is given.
+    pub fit: FitOptions,
 }
 
 impl Default for DistillOptions {
     fn default() -> Self {
-        DistillOptions { dimensions: 256, sif: 1e-4, batch: 512, id: "static-minilm-l6-v2-256@1".into() }
+        DistillOptions {
+            dimensions: 256,
+            sif: 1e-4,
+            batch: 512,
+            id: "static-minilm-l6-v2-256@1".into(),
+            fit: FitOptions::default(),
+        }
     }
 }
 
-/// Distills `model` into a static embedder, reporting `(tokens done, total)` as it goes.
+/// How far distilling has come.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DistillProgress {
+    /// Vocabulary tokens embedded by MiniLM so far.
+    Tokens { done: usize, total: usize },
+    /// A pass of fitting ended with this held-out cosine.
+    Pass { pass: usize, score: f64 },
+}
+
+/// Distills `model` into a static embedder. With a `corpus` (MiniLM's vectors of passages, see
+/// [`super::fit`]), the rows live in the principal components of the passages' vectors and are
+/// fitted to them; without one, in the tokens' own principal components, as model2vec makes them.
 pub fn distill(
     model: &MiniLm,
     options: &DistillOptions,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<StaticEmbedder> {
+    corpus: &[Passage],
+    progress: &mut dyn FnMut(DistillProgress),
+) -> Result<(StaticEmbedder, Option<FitReport>)> {
     let vocab = model.vocab().clone();
     let n = vocab.len();
     let mut raw: Vec<Vec<f32>> = Vec::with_capacity(n);
@@ -41,36 +63,62 @@ pub fn distill(
     for batch in ids.chunks(options.batch.max(1)) {
         let seqs: Vec<Vec<u32>> = batch.iter().map(|&t| vec![vocab.cls, t, vocab.sep]).collect();
         raw.extend(model.embed_ids_unnormalized(&seqs));
-        progress(raw.len(), n);
+        progress(DistillProgress::Tokens { done: raw.len(), total: n });
     }
     let d_in = raw.first().map_or(0, Vec::len);
     let d_out = options.dimensions.min(d_in);
-    let components = pca(&raw, d_out);
+    if corpus.iter().any(|p| p.target.len() != d_in || p.ids.iter().any(|&id| id as usize >= n)) {
+        return Err(crate::Error::Invalid("the corpus was not featurized with this model".into()));
+    }
+    let targets: Vec<Vec<f32>> = corpus.iter().map(|p| p.target.clone()).collect();
+    let (components, target_mean) =
+        if corpus.is_empty() { (pca(&raw, d_out), None) } else { (pca(&targets, d_out), Some(column_mean(&targets))) };
+    let project = |v: &[f32], mean: &[f32]| -> Vec<f32> {
+        components.iter().map(|c| v.iter().zip(mean).zip(c).map(|((x, m), c)| (x - m) * c).sum::<f32>()).collect()
+    };
     let mean = column_mean(&raw);
     // Rank 1 is the first vocabulary entry; Zipf: p(r) ∝ 1/r.
     let harmonic: f64 = (1..=n).map(|r| 1.0 / r as f64).sum();
-    let rows: Vec<Vec<f32>> = raw
+    let mut rows: Vec<Vec<f32>> = raw
         .iter()
         .enumerate()
         .map(|(t, v)| {
             let p = 1.0 / ((t + 1) as f64 * harmonic);
             let weight = (options.sif / (options.sif + p)) as f32;
-            components
-                .iter()
-                .map(|c| weight * v.iter().zip(&mean).zip(c).map(|((x, m), c)| (x - m) * c).sum::<f32>())
-                .collect()
+            project(v, &mean).into_iter().map(|x| weight * x).collect()
         })
         .collect();
-    let header = StaticHeader {
-        id: options.id.clone(),
-        dimensions: d_out,
-        tokens: n,
-        source: format!(
-            "distilled from all-MiniLM-L6-v2: per-token mean-pooled outputs, PCA to {d_out}, SIF weights (a = {}) from Zipf ranks, int8",
-            options.sif
-        ),
+    let mut source = format!(
+        "distilled from all-MiniLM-L6-v2: per-token mean-pooled outputs, PCA to {d_out}, SIF weights (a = {}) from Zipf ranks",
+        options.sif
+    );
+    let report = match target_mean {
+        None => None,
+        Some(target_mean) => {
+            let projected: Vec<Passage> = corpus
+                .iter()
+                .map(|p| {
+                    let mut target = project(&p.target, &target_mean);
+                    normalize(&mut target);
+                    Passage { ids: p.ids.clone(), target }
+                })
+                .collect();
+            let report = fit_rows(&mut rows, &projected, &options.fit, &mut |pass, score| {
+                progress(DistillProgress::Pass { pass, score })
+            });
+            source = format!(
+                "distilled from all-MiniLM-L6-v2: per-token mean-pooled outputs, SIF weights (a = {}) from Zipf ranks, in the top {d_out} principal components of MiniLM's vectors of {} passages, fitted to those vectors ({} passes kept; held-out cosine {:.3} -> {:.3})",
+                options.sif,
+                corpus.len(),
+                report.kept_pass,
+                report.before,
+                report.after_pass.get(report.kept_pass.wrapping_sub(1)).copied().unwrap_or(report.before)
+            );
+            Some(report)
+        }
     };
-    StaticEmbedder::from_rows(header, vocab, &rows)
+    let header = StaticHeader { id: options.id.clone(), dimensions: d_out, tokens: n, source: source + ", int8" };
+    Ok((StaticEmbedder::from_rows(header, vocab, &rows)?, report))
 }
 
 fn column_mean(rows: &[Vec<f32>]) -> Vec<f32> {

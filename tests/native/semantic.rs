@@ -49,6 +49,24 @@ fn minilm_matches_sentence_transformers() {
     }
 }
 
+#[test]
+fn featurizing_gives_each_passage_its_pieces_and_minilm_s_vector() {
+    let model = minilm();
+    let texts = vec![
+        "Sync\nKeep your notes the same on every device you own.".to_string(),
+        "Restore an older version of a note from its history.".to_string(),
+    ];
+    let mut progress = Vec::new();
+    let passages = vault_agent::embed::featurize(model, &texts, 1, &mut |done, total| progress.push((done, total)));
+    assert_eq!(progress, vec![(1, 2), (2, 2)]);
+    for (passage, text) in passages.iter().zip(&texts) {
+        assert_eq!(passage.ids, model.vocab().pieces(text, usize::MAX), "{text}");
+        let cos = dot(&passage.target, &model.embed_texts(&[text.as_str()])[0]);
+        assert!(cos > 0.9999, "{text}: cosine {cos}");
+    }
+    assert!(dot(&passages[0].target, &passages[1].target) < 0.9, "different passages, different targets");
+}
+
 // ---- the API embedder against a local server ----------------------------------------------
 
 use std::cell::{Cell, RefCell};
