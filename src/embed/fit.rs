@@ -213,10 +213,7 @@ pub fn fit_rows(
         for group in order.chunks(options.batch.max(1)) {
             for &p in group {
                 let passage = train[p];
-                let mut sum = vec![0f32; d];
-                for &id in &passage.ids {
-                    sum.iter_mut().zip(&rows[id as usize]).for_each(|(s, r)| *s += r);
-                }
+                let sum = summed_rows(rows, &passage.ids);
                 let norm = dot(&sum, &sum).sqrt();
                 if norm == 0.0 {
                     continue;
@@ -261,16 +258,21 @@ pub fn fit_rows(
     report
 }
 
+/// A passage's static vector before normalising: the sum of its tokens' rows.
+fn summed_rows(rows: &[Vec<f32>], ids: &[u32]) -> Vec<f32> {
+    let mut sum = vec![0f32; rows.first().map_or(0, Vec::len)];
+    for &id in ids {
+        sum.iter_mut().zip(&rows[id as usize]).for_each(|(s, r)| *s += r);
+    }
+    sum
+}
+
 /// The passages' mean cosine between their summed rows and their targets.
 fn mean_cosine(rows: &[Vec<f32>], passages: &[&Passage]) -> f64 {
-    let d = rows.first().map_or(0, Vec::len);
     let total: f64 = passages
         .iter()
         .map(|p| {
-            let mut sum = vec![0f32; d];
-            for &id in &p.ids {
-                sum.iter_mut().zip(&rows[id as usize]).for_each(|(s, r)| *s += r);
-            }
+            let mut sum = summed_rows(rows, &p.ids);
             normalize(&mut sum);
             f64::from(dot(&sum, &p.target))
         })
