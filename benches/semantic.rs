@@ -8,7 +8,8 @@
 //!
 //! `cargo bench --bench semantic` (writes `target/bench/semantic-native.json`, prints tables);
 //! `cargo bench --bench semantic -- quality` skips throughput and latency, `-- quality static`
-//! leaves MiniLM out too, `-- quality fulltext` measures full text alone. Needs `models/static-minilm-l6-v2-256.vam` and the MiniLM files
+//! leaves MiniLM out too, `-- quality fulltext` measures full text alone; `STATIC_MODEL=FILE`
+//! measures another static model file. Needs `models/static-minilm-l6-v2-256.vam` and the MiniLM files
 //! (`scripts/setup.sh`).
 
 #[cfg(target_arch = "wasm32")]
@@ -499,8 +500,10 @@ mod native {
         );
 
         // ---- throughput ------------------------------------------------------------------
-        let static_model =
-            StaticEmbedder::from_bytes(&std::fs::read(repo().join(STATIC_MODEL_REPO_PATH)).unwrap()).unwrap();
+        // STATIC_MODEL=FILE measures another static model (a candidate from scripts/fit_static.py).
+        let static_path = std::env::var_os("STATIC_MODEL").map_or(repo().join(STATIC_MODEL_REPO_PATH), Into::into);
+        let static_model = StaticEmbedder::from_bytes(&std::fs::read(&static_path).unwrap()).unwrap();
+        println!("static model: {} ({})", static_path.display(), static_model.header().id);
         let (static_vectors, secs) = time(|| texts.iter().map(|t| static_model.embed_one(t)).collect::<Vec<_>>());
         let static_rate = texts.len() as f64 / secs;
         println!("static: {static_rate:.0} chunks/s");

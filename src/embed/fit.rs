@@ -114,6 +114,25 @@ pub fn prose_passages(markdown: &str, min_chars: usize, max_chars: usize) -> Vec
     out
 }
 
+/// The sentences of a paragraph of prose with at least `min_chars` characters each: it breaks
+/// after `.`, `?` or `!` followed by a space and an upper-case letter, so "e.g. this" and
+/// "v1.2" stay whole.
+pub fn sentences(paragraph: &str, min_chars: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = paragraph.char_indices().collect();
+    for w in chars.windows(3) {
+        let [(_, end), (_, space), (next_at, next)] = [w[0], w[1], w[2]];
+        if matches!(end, '.' | '?' | '!') && space == ' ' && next.is_uppercase() {
+            out.push(paragraph[start..next_at].trim().to_string());
+            start = next_at;
+        }
+    }
+    out.push(paragraph[start..].trim().to_string());
+    out.retain(|s| s.chars().count() >= min_chars);
+    out
+}
+
 /// MiniLM's vectors for `texts` (cut at the model's `max_tokens`), `batch` at a time, reporting
 /// `(done, total)`.
 pub fn featurize(
@@ -296,6 +315,20 @@ mod tests {
             ]
         );
         assert!(prose_passages(md, 20, 40).is_empty(), "paragraphs over the maximum are left out");
+    }
+
+    #[test]
+    fn sentences_break_after_a_full_stop_before_a_capital_only() {
+        let text = "Sync keeps notes the same, e.g. on a phone. Version 1.2 added it! Short. What does it cost? Nothing at all here.";
+        assert_eq!(
+            sentences(text, 12),
+            vec![
+                "Sync keeps notes the same, e.g. on a phone.",
+                "Version 1.2 added it!",
+                "What does it cost?",
+                "Nothing at all here."
+            ]
+        );
     }
 
     #[test]

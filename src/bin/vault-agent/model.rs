@@ -11,7 +11,7 @@ use std::rc::Rc;
 use crate::vault_arg::VaultArg;
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{
-    distill, featurize, install_model, minilm_spec, place_model_file, prose_passages, static_model_spec,
+    distill, featurize, install_model, minilm_spec, place_model_file, prose_passages, sentences, static_model_spec,
     DistillOptions, DistillProgress, FitOptions, MiniLm, Passage, PluginRelease,
 };
 use vault_agent::host::ReqwestClient;
@@ -25,6 +25,9 @@ const PACKAGE_JSON: &str = include_str!("../../../package.json");
 pub enum Command {
     /// Make the static model from MiniLM's files (minutes: every token goes through MiniLM).
     Distill(DistillArgs),
+    /// Write a corpus's prose passages as JSON lines, for fitting elsewhere
+    /// (`scripts/fit_static.py`, on a GPU: MiniLM over hundreds of thousands of passages).
+    Passages(PassagesArgs),
     /// Place a model's files in <vault>/.obsidian-agent/models/, each checked against its pinned
     /// SHA-256: copied from --from DIR, or downloaded from --base-url (default: where the model
     /// is published — the static model with this version's release, from package.json).
@@ -44,6 +47,22 @@ pub struct InstallArgs {
     /// Download from here instead of the model's published location.
     #[arg(long)]
     base_url: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct PassagesArgs {
+    /// Folders of Markdown files (repeat for more).
+    #[arg(long, required = true)]
+    corpus: Vec<PathBuf>,
+    /// The JSON-lines file to write (one string per line).
+    #[arg(long)]
+    out: PathBuf,
+    /// At most this many paragraphs (spread evenly over the corpus).
+    #[arg(long, default_value_t = 1_000_000)]
+    passages: usize,
+    /// Also write each paragraph's sentences and each heading on their own: searches are short.
+    #[arg(long)]
+    sentences: bool,
 }
 
 #[derive(clap::Args)]
@@ -121,6 +140,33 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
             );
             Ok(())
         }
+        Command::Passages(args) => {
+            let (texts, files) = corpus_paragraphs(&args.corpus, args.passages)?;
+            let mut out = String::new();
+            let mut lines = 0usize;
+            let mut headings = std::collections::HashSet::new();
+            for text in &texts {
+                let mut write = |t: &str| {
+                    out.push_str(&serde_json::Value::from(t).to_string());
+                    out.push('\n');
+                    lines += 1;
+                };
+                write(text);
+                if args.sentences {
+                    let (heading, body) = text.split_once('\n').unwrap_or(("", text));
+                    if !heading.is_empty() && headings.insert(heading.to_string()) {
+                        write(heading);
+                    }
+                    let parts = sentences(body, 20);
+                    if parts.len() > 1 {
+                        parts.iter().for_each(|s| write(s));
+                    }
+                }
+            }
+            std::fs::write(&args.out, out).map_err(io("write", &args.out))?;
+            eprintln!("wrote {lines} passages ({} paragraphs of {files} files) to {}", texts.len(), args.out.display());
+            Ok(())
+        }
         Command::Distill(args) => {
             let read = |name: &str| {
                 let path = args.minilm.join(name);
@@ -135,7 +181,9 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
             )?;
             let start = std::time::Instant::now();
             let corpus = corpus_features(&model, &args)?;
-            let version = if corpus.is_empty() { 1 } else { 2 };
+            // `@1` is the distilled model; `@2`, the one shipped, was fitted on a GPU
+            // (scripts/fit_static.py), so a CPU fit gets an id of its own.
+            let version = if corpus.is_empty() { "1" } else { "2-cpu" };
             let options = DistillOptions {
                 dimensions: args.dimensions,
                 id: format!("static-minilm-l6-v2-{}@{version}", args.dimensions),
@@ -191,21 +239,8 @@ fn corpus_features(model: &MiniLm, args: &DistillArgs) -> vault_agent::Result<Ve
         eprintln!("read {} passages' vectors from {}", passages.len(), path.display());
         return Ok(passages);
     }
-    let mut files = Vec::new();
-    for dir in &args.corpus {
-        markdown_files(dir, &mut files)?;
-    }
-    files.sort();
-    let mut texts = Vec::new();
-    for path in &files {
-        let bytes = std::fs::read(path).map_err(io("read", path))?;
-        texts.extend(prose_passages(&String::from_utf8_lossy(&bytes), 80, 1_500));
-    }
-    // An even spread over the corpus, so no one source fills the quota.
-    let step = (texts.len() as f64 / args.passages.max(1) as f64).max(1.0);
-    let texts: Vec<String> =
-        (0..args.passages.min(texts.len())).map(|i| texts[(i as f64 * step) as usize].clone()).collect();
-    eprintln!("featurizing {} passages from {} files", texts.len(), files.len());
+    let (texts, files) = corpus_paragraphs(&args.corpus, args.passages)?;
+    eprintln!("featurizing {} passages from {files} files", texts.len());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let share = texts.len().div_ceil(threads.max(1)).max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -232,6 +267,24 @@ fn corpus_features(model: &MiniLm, args: &DistillArgs) -> vault_agent::Result<Ve
         std::fs::write(path, Passage::write_all(&passages)).map_err(io("write", path))?;
     }
     Ok(passages)
+}
+
+/// Up to `max` prose paragraphs of the Markdown files under `dirs`, spread evenly over them (so
+/// no one source fills the quota), and how many files were read.
+fn corpus_paragraphs(dirs: &[PathBuf], max: usize) -> vault_agent::Result<(Vec<String>, usize)> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        markdown_files(dir, &mut files)?;
+    }
+    files.sort();
+    let mut texts = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).map_err(io("read", path))?;
+        texts.extend(prose_passages(&String::from_utf8_lossy(&bytes), 80, 1_500));
+    }
+    let step = (texts.len() as f64 / max.max(1) as f64).max(1.0);
+    let picked = (0..max.min(texts.len())).map(|i| texts[(i as f64 * step) as usize].clone()).collect();
+    Ok((picked, files.len()))
 }
 
 fn markdown_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> vault_agent::Result<()> {
