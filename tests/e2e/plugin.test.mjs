@@ -1408,7 +1408,7 @@ test("offline: the settings load the model from a file, refuse any other file, a
   await input.setInputFiles({ name: "model.vam", mimeType: "application/octet-stream", buffer: Buffer.from("not a model") });
   const result = settings.locator(".vault-agent-model-result");
   await settings.locator(".vault-agent-model-result.is-error").waitFor();
-  assert.match(await result.innerText(), /^Not loaded: .*model\.vam is not a file of static-minilm-l6-v2-256 \(got 11 bytes.*want static-minilm-l6-v2-256\.vam \(8167441 bytes/);
+  assert.match(await result.innerText(), /^Not loaded: .*model\.vam is not a file of static-minilm-l6-v2-256 \(got 11 bytes.*want static-minilm-l6-v2-256\.vam \(8167537 bytes/);
   assert.equal(await page.evaluate((p) => window.fakeObsidian.exists(p), model), false);
   await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).waitFor();
 

@@ -523,14 +523,17 @@ fn the_agents_writes_are_embedded_before_the_next_semantic_search() {
 fn cross_lingual_queries_find_their_note_where_the_english_model_allows() {
     // all-MiniLM-L6-v2 (and so the static model) learnt English only: a query in another
     // language finds its note through the names and cognates it shares with it (Evernote,
-    // "modèles"/"note"), not through meaning. German, Italian, Portuguese, Japanese, Chinese,
-    // Russian and Korean paraphrases are not found (BENCHMARKS.md lists each); a multilingual
-    // model behind the API embedder is the way to those.
+    // "synchroniser"/"notes"), not through meaning. German, Italian, Japanese, Chinese, Russian
+    // and Korean paraphrases are not found (BENCHMARKS.md lists each); a multilingual model
+    // behind the API embedder is the way to those.
     let vault = english_vault(usize::MAX);
     let shared = indexed_with_static_model(&vault);
     for (query, note) in [
         ("importar mis notas desde Evernote", "en/Import notes/Import from Evernote.md"),
-        ("modèles de texte réutilisables pour une nouvelle note", "en/Plugins/Templates.md"),
+        (
+            "synchroniser mes notes entre mon téléphone et mon ordinateur",
+            "en/Getting started/Sync your notes across devices.md",
+        ),
     ] {
         let q = HybridQuery { text: query.into(), limit: 5, mode: SearchMode::Semantic, ..HybridQuery::default() };
         let hits = block_on(hybrid_search(&shared, Some(&vault), &q, &|_| true)).unwrap();
@@ -632,7 +635,7 @@ fn the_snippets_of_hits_found_by_meaning_cost_one_read_of_the_vault() {
     let shared = indexed_with_static_model(&vault);
     let counted = RoundTrips(vault, Cell::new(0));
     let query = HybridQuery {
-        text: "whiteboard for spatial brainstorming".into(),
+        text: "keep my notes the same on my phone and my laptop".into(),
         limit: 10,
         mode: SearchMode::Semantic,
         ..HybridQuery::default()
