@@ -91,7 +91,7 @@ async fn english_notes_are_embedded_in_the_browser_and_found_by_paraphrase() {
     assert_eq!(engine.embedded_note_count(), 173);
 
     for (query, note) in [
-        ("visual map showing how my pages connect to each other", "en/Plugins/Graph view.md"),
+        ("keep my notes the same on my phone and my laptop", "en/Getting started/Sync your notes across devices.md"),
         ("capture voice memos with the microphone", "en/Plugins/Audio recorder.md"),
         ("jot down a diary entry every morning", "en/Plugins/Daily notes.md"),
     ] {

@@ -1,5 +1,8 @@
-//! `vault-agent model distill --minilm DIR --out FILE [--dimensions N]`: makes the static
-//! embedding model (one int8 vector per WordPiece token) from the all-MiniLM-L6-v2 files in DIR.
+//! `vault-agent model distill --minilm DIR --out FILE [--dimensions N] [--corpus DIR…]`: makes the
+//! static embedding model (one int8 vector per WordPiece token) from the all-MiniLM-L6-v2 files in
+//! DIR, fitted to MiniLM's vectors of a corpus when one is given.
+//! `vault-agent model passages --corpus DIR… [--sentences] --out FILE`: the corpus's passages as
+//! JSON lines, for `scripts/fit_static.py` (the same fit on a GPU, for hundreds of thousands).
 //! `vault-agent model install --vault DIR [--model static|minilm] [--from DIR]`: places a model's
 //! files in the vault's `.obsidian-agent/models/`, each checked against its pinned SHA-256.
 
