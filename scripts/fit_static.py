@@ -176,22 +176,23 @@ def write_vam(path, rows, vocab, model_id, source):
         f.write(codes.numpy().tobytes())
 
 
-def summed(table, weight, ids, offsets, sparse=False):
-    """Each passage's rows, each times its token's weight, summed."""
-    w = F.embedding(ids, weight.unsqueeze(1) if weight.dim() == 1 else weight, sparse=sparse).squeeze(1)
-    return F.embedding_bag(ids, table, offsets, mode="sum", per_sample_weights=w, sparse=sparse)
+def summed(table, weight, ids, offsets):
+    """Each passage's rows, each times its token's weight (an `n × 1` parameter), summed; the
+    gradients are sparse, for SparseAdam."""
+    w = F.embedding(ids, weight, sparse=True).squeeze(1)
+    return F.embedding_bag(ids, table, offsets, mode="sum", per_sample_weights=w, sparse=True)
 
 
-def evaluate(table, weight, data, idx, targets):
-    """Held-out mean cosine, and how often a passage's static vector finds its own target
-    first among all held-out targets (a retrieval proxy)."""
-    cos, hits = 0.0, 0
+def evaluate(rows, data, idx, targets):
+    """Held-out mean cosine, and how often a passage's static vector (its rows summed) finds its
+    own target first among all held-out targets (a retrieval proxy)."""
+    hits = 0
     with torch.no_grad():
         vecs = []
         for start in range(0, len(idx), 8192):
             part = idx[start : start + 8192]
             ids, offsets = data.batch(part)
-            vecs.append(F.normalize(summed(table, weight, ids, offsets), dim=1))
+            vecs.append(F.normalize(F.embedding_bag(ids, rows, offsets, mode="sum"), dim=1))
         v = torch.cat(vecs)
         t = targets[idx]
         cos = (v * t).sum(1).mean().item()
@@ -280,7 +281,7 @@ def fit(args):
     data = Pieces(seqs, device)
     counts = torch.bincount(data.flat, minlength=n)
     log(f"train {len(train)}, held out {len(held)}; tokens seen {(counts > 0).sum().item()} of {n}")
-    before = evaluate(init, torch.ones(n, device=device), data, held, projected)
+    before = evaluate(init, data, held, projected)
     log(f"distilled rows: held-out cosine {before[0]:.4f}, top-1 {before[1]:.4f}")
     summary = [{"name": "distilled", "held_cos": before[0], "held_top1": before[1], "passages": len(seqs)}]
     if args.write_distilled:
@@ -330,7 +331,7 @@ def fit_run(cfg, init, projected, data, train, held, vocab, passages, args):
         for start in range(0, len(perm), batch):
             idx = perm[start : start + batch]
             ids, offsets = data.batch(idx)
-            v = F.normalize(summed(table, weight, ids, offsets, sparse=True), dim=1)
+            v = F.normalize(summed(table, weight, ids, offsets), dim=1)
             t = projected[idx]
             cos_loss = 1 - (v * t).sum(1).mean()
             if loss == "cosine":
@@ -343,7 +344,7 @@ def fit_run(cfg, init, projected, data, train, held, vocab, passages, args):
             l.backward()
             opt.step()
         rows = (table.detach() * weight.detach()).clone()
-        cos, top1 = evaluate(rows, torch.ones(n, device=device), data, held, projected)
+        cos, top1 = evaluate(rows, data, held, projected)
         score = top1 if loss != "cosine" else cos
         log(f"{name}: pass {epoch}: held-out cosine {cos:.4f}, top-1 {top1:.4f} ({time.time() - t0:.0f} s)")
         summary.append({"name": name, "pass": epoch, "held_cos": cos, "held_top1": top1})
