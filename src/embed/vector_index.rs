@@ -22,8 +22,9 @@ use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 6] = b"VAVEC\x01";
-/// The persisted layout's version.
-pub const VECTORS_FORMAT: u32 = 1;
+/// The persisted layout's version, also bumped when the chunks change (2: the frontmatter's prose
+/// became a chunk of its own), so vectors of other chunks are embedded again.
+pub const VECTORS_FORMAT: u32 = 2;
 /// Where the vectors are saved.
 pub const VECTORS_FILE: &str = ".obsidian-agent/index/vectors.bin";
 

@@ -574,6 +574,7 @@ impl SearchIndex {
             matching,
             lev1: &self.lev1,
             lev2: &self.lev2,
+            in_question: false,
         };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, builder.build(expr))];
         let mut filters = Vec::new();

@@ -90,7 +90,30 @@ impl ParsedNote {
         }
         body
     }
+
+    /// The text of the frontmatter's other properties — a `description`, a `summary`, a
+    /// `source`, a list of `people` — each string once, in the order written. Title, aliases
+    /// and tags have fields of their own; CSS classes and the publish settings are not about
+    /// the note. Nested maps are left out (plugins' settings, rarely prose).
+    pub fn property_text(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for (key, value) in &self.frontmatter {
+            if NOT_PROSE.contains(&key.to_lowercase().as_str()) {
+                continue;
+            }
+            let items = match value {
+                Value::Array(items) => items.as_slice(),
+                one => std::slice::from_ref(one),
+            };
+            out.extend(items.iter().filter_map(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty()));
+        }
+        out
+    }
 }
+
+/// Properties whose values are indexed elsewhere or are settings rather than the note's words.
+const NOT_PROSE: &[&str] =
+    &["title", "aliases", "alias", "tags", "tag", "cssclasses", "cssclass", "permalink", "publish", "image", "cover"];
 
 /// The content hash [`ParsedNote::hash`] uses.
 pub fn content_hash(text: &str) -> String {

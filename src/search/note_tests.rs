@@ -38,6 +38,10 @@ fn a_note_is_parsed_into_title_properties_tags_links_callouts_and_chunks() {
     assert_eq!(note.aliases, vec!["Travel", "Voyage"]);
     assert_eq!(note.tags, vec!["travel/japan", "todo", "food/ramen"]);
     assert_eq!(note.frontmatter["rating"], serde_json::json!(4));
+    // Title, aliases and tags have fields of their own; numbers are not prose.
+    assert!(note.property_text().is_empty());
+    let described = parse_note("a.md", "---\ndescription: Short.\npeople: [Ann, '', Bo]\npublish: true\n---\nx");
+    assert_eq!(described.property_text(), vec!["Short.", "Ann", "Bo"]);
     assert!(note.warnings.is_empty());
     let headings: Vec<(u8, &str)> = note.headings.iter().map(|h| (h.level, h.text.as_str())).collect();
     assert_eq!(headings, vec![(1, "Kyoto trip"), (2, "Day 1"), (3, "Evening")]);

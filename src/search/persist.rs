@@ -34,8 +34,8 @@ use crate::host::Clock;
 use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
-/// Bumped whenever the persisted layout changes.
-pub const FORMAT_VERSION: u32 = 2;
+/// Bumped whenever the persisted layout or the schema changes (3: the `properties` field).
+pub const FORMAT_VERSION: u32 = 3;
 /// Where the index lives in the vault.
 pub const INDEX_DIR: &str = ".obsidian-agent/index";
 

@@ -13,7 +13,7 @@ use super::tokenizer::TOKENIZER_NAME;
 /// | field | kind | for |
 /// | --- | --- | --- |
 /// | `path` | raw, stored, fast | identity, path filters, results |
-/// | `title`, `aliases`, `headings`, `tags`, `body` | analysed text with positions | BM25, phrases, snippets (`body` stored) |
+/// | `title`, `aliases`, `headings`, `tags`, `properties`, `body` | analysed text with positions | BM25, phrases, snippets (`body` stored) |
 /// | `folder` | raw, every ancestor folder | folder filter (subfolders included) |
 /// | `tag` | raw, lowercased, every ancestor tag | tag filter (`a` matches `a/b`) |
 /// | `link` | raw, normalised link targets | backlinks |
@@ -26,6 +26,8 @@ pub struct Fields {
     pub aliases: Field,
     pub headings: Field,
     pub tags: Field,
+    /// The text of the other frontmatter properties ([`ParsedNote::property_text`]).
+    pub properties: Field,
     pub body: Field,
     pub folder: Field,
     pub tag: Field,
@@ -55,6 +57,7 @@ impl Fields {
             aliases: b.add_text_field("aliases", text(false)),
             headings: b.add_text_field("headings", text(false)),
             tags: b.add_text_field("tags", text(false)),
+            properties: b.add_text_field("properties", text(false)),
             body: b.add_text_field("body", text(true)),
             folder: b.add_text_field("folder", STRING),
             tag: b.add_text_field("tag", STRING),
@@ -67,8 +70,15 @@ impl Fields {
 
     /// The full-text fields and their BM25 boosts: a word in the title or an alias says far more
     /// about a note than the same word in its body.
-    pub fn boosted(&self) -> [(Field, f32); 5] {
-        [(self.title, 5.0), (self.aliases, 4.0), (self.headings, 2.0), (self.tags, 2.0), (self.body, 1.0)]
+    pub fn boosted(&self) -> [(Field, f32); 6] {
+        [
+            (self.title, 5.0),
+            (self.aliases, 4.0),
+            (self.headings, 2.0),
+            (self.tags, 2.0),
+            (self.properties, 1.0),
+            (self.body, 1.0),
+        ]
     }
 
     /// The note as a document. `mtime` is the file's modification time (ms since the epoch).
@@ -84,6 +94,9 @@ impl Fields {
         }
         for tag in &note.tags {
             doc.add_text(self.tags, tag);
+        }
+        for text in note.property_text() {
+            doc.add_text(self.properties, text);
         }
         let (body, sections) = body_and_sections(note);
         doc.add_text(self.body, &body);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use vault_agent::host::{ManualClock, SystemClock};
-use vault_agent::search::{LoadOutcome, LoadProblem, Progress, SearchIndex, SearchQuery, INDEX_DIR};
+use vault_agent::search::{LoadOutcome, LoadProblem, Progress, SearchIndex, SearchQuery, FORMAT_VERSION, INDEX_DIR};
 use vault_agent::vault::{FsVault, MemoryVault, Vault, VaultPath};
 
 /// The sample vault's notes outside hidden folders.
@@ -314,7 +314,9 @@ async fn a_corrupted_saved_index_is_rebuilt_without_a_crash() {
     assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Corrupt(_) }), "{outcome:?}");
     index.persist(&vault).await.unwrap();
     let text = String::from_utf8(vault.read_binary(&manifest).await.unwrap()).unwrap();
-    vault.write(&manifest, &text.replace("\"format\": 2", "\"format\": 999")).await.unwrap();
+    let current = format!("\"format\": {FORMAT_VERSION}");
+    assert!(text.contains(&current), "{text}");
+    vault.write(&manifest, &text.replace(&current, "\"format\": 999")).await.unwrap();
     let (_, outcome) = SearchIndex::load_or_build(&vault, &clock, &mut |_| {}).await.unwrap();
     assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Stale(_) }), "{outcome:?}");
 }
@@ -339,6 +341,21 @@ async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     assert!(index.note("en/Plugins/Canvas.md").is_none());
     // A second sync finds nothing to do.
     assert_eq!(index.sync(&vault, &clock, &mut |_| {}).await.unwrap(), 0);
+}
+
+/// Obsidian's own search finds a property's value; so does ours, except for the properties that
+/// are settings (CSS classes, publish options), not the note's words.
+#[tokio::test(flavor = "current_thread")]
+async fn a_property_value_is_found_by_its_words() {
+    let vault = english_vault().await;
+    let note = "---\nauthor: Daniel Kahneman\nsources: [Thinking Fast and Slow, Noise]\n\
+                description: Two systems of judgement.\ncssclasses: quokkawide\n---\n# Reading notes\n\nSlow thinking.";
+    vault.write(&p("en/Books/Reading.md"), note).await.unwrap();
+    let index = SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {}).await.unwrap();
+    assert_eq!(top(&index, "kahneman", 3), vec!["en/Books/Reading.md"]);
+    assert_eq!(top(&index, "\"fast and slow\"", 3), vec!["en/Books/Reading.md"]);
+    assert_eq!(top(&index, "judgement", 3), vec!["en/Books/Reading.md"]);
+    assert!(top(&index, "quokkawide", 3).is_empty());
 }
 
 #[test]
