@@ -11,6 +11,9 @@ const MODES: { mode: SearchMode; name: string; title: string }[] = [
   { mode: "hybrid", name: "Hybrid", title: "Both: notes with your words and notes with your meaning" },
 ];
 
+/** Rows drawn with the results; the rest, below the modal's fold, are drawn just after the paint. */
+const FIRST_ROWS = 12;
+
 /**
  * Search over the vault's indexes, no model needed: results as you type, each with its title,
  * path, the section it comes from and a snippet whose matched words are highlighted; Enter opens
@@ -25,6 +28,12 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
   private countEl: HTMLElement | null = null;
   /** The newest query's answer: an older one that resolves later answers with it instead. */
   private latest: Promise<(SearchHit | ModeHit)[]> | null = null;
+  /** Rows drawn since the last answer came back: the first [`FIRST_ROWS`] are drawn at once. */
+  private rowsDrawn = 0;
+  /** Rows below the fold waiting to be drawn once the first ones are painted. */
+  private deferred: (() => void)[] = [];
+  /** The link button's icon, drawn once and cloned into each row (drawing one parses an SVG). */
+  private linkIcon: HTMLElement | null = null;
 
   constructor(
     app: App,
@@ -96,6 +105,9 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     return answer.then((hits) => {
       if (this.latest !== answer) return this.latest ?? hits;
       this.showCount(query, hits.length);
+      // The modal draws these rows next: the first ones at once.
+      this.rowsDrawn = 0;
+      this.deferred = [];
       return hits;
     });
   }
@@ -120,15 +132,39 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     this.close();
   }
 
+  /**
+   * Draws a result row. A keystroke's wait is mostly drawing (BENCHMARKS.md, "keystroke to
+   * painted results"), and only about ten rows are in view: the rows below them are drawn in
+   * the task after the first ones are painted, in order, unless a newer answer replaced them.
+   */
   renderSuggestion(hit: SearchHit | ModeHit, el: HTMLElement): void {
     el.addClass("vault-agent-search-result");
+    if (this.rowsDrawn++ < FIRST_ROWS) {
+      this.drawRow(hit, el);
+      return;
+    }
+    if (!this.deferred.length) {
+      window.requestAnimationFrame(() =>
+        window.setTimeout(() => {
+          const rows = this.deferred;
+          this.deferred = [];
+          for (const draw of rows) draw();
+        }),
+      );
+    }
+    this.deferred.push(() => {
+      if (el.isConnected && !el.hasChildNodes()) this.drawRow(hit, el);
+    });
+  }
+
+  private drawRow(hit: SearchHit | ModeHit, el: HTMLElement): void {
     const top = el.createDiv({ cls: "vault-agent-search-title" });
     top.createSpan({ cls: "vault-agent-search-title-text", text: hit.title || hit.path });
     const link = top.createEl("button", {
       cls: "clickable-icon vault-agent-search-link",
       attr: { "aria-label": "Insert a link to this note into the open note", title: "Insert a link to this note into the open note" },
     });
-    setIcon(link, "link");
+    link.appendChild(this.icon());
     // The row itself opens the note: the button's click must not reach it.
     link.addEventListener("mousedown", (evt) => evt.stopPropagation());
     link.addEventListener("click", (evt) => {
@@ -149,6 +185,14 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     const section = hit.heading && hit.heading !== hit.title ? ` › ${hit.heading}` : "";
     el.createDiv({ cls: "vault-agent-search-result-path", text: `${hit.path}${section}` });
     if (hit.snippet) highlight(el.createDiv({ cls: "vault-agent-search-snippet" }), hit.snippet);
+  }
+
+  private icon(): Node {
+    if (!this.linkIcon) {
+      this.linkIcon = createSpan();
+      setIcon(this.linkIcon, "link");
+    }
+    return this.linkIcon.firstChild?.cloneNode(true) ?? document.createTextNode("");
   }
 
   onChooseSuggestion(hit: SearchHit | ModeHit, evt: MouseEvent | KeyboardEvent): void {

@@ -1602,6 +1602,13 @@ test("semantic search: the settings download the model, notes are embedded with 
   await first.locator(".vault-agent-search-found", { hasText: "both" }).waitFor();
   assert.match(await first.locator(".vault-agent-search-result-path").innerText(), /^en\/Plugins\/Audio recorder\.md/);
   await page.screenshot({ path: `${ARTIFACTS}/search-semantic-light.png` });
+  // A word most plugin notes hold: the rows below the fold (from the 13th) are drawn just after
+  // the first ones.
+  await modal.locator(".prompt-input").fill("plugin");
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll(".vault-agent-search-modal .suggestion-item")];
+    return rows.length > 12 && rows.every((row) => row.querySelector(".vault-agent-search-result-path"));
+  });
   await page.keyboard.press("Escape");
   assert.equal(await page.evaluate(() => window.fakeObsidian.savedData.semantic.searchMode), "hybrid");
 
