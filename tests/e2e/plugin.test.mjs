@@ -1609,6 +1609,8 @@ test("semantic search: the settings download the model, notes are embedded with 
     const rows = [...document.querySelectorAll(".vault-agent-search-modal .suggestion-item")];
     return rows.length > 12 && rows.every((row) => row.querySelector(".vault-agent-search-result-path"));
   });
+  await modal.locator(".suggestion-item").last().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/search-rows-scrolled-light.png` });
   await page.keyboard.press("Escape");
   assert.equal(await page.evaluate(() => window.fakeObsidian.savedData.semantic.searchMode), "hybrid");
 
