@@ -28,8 +28,6 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
   private countEl: HTMLElement | null = null;
   /** The newest query's answer: an older one that resolves later answers with it instead. */
   private latest: Promise<(SearchHit | ModeHit)[]> | null = null;
-  /** Rows drawn since the last answer came back: the first [`FIRST_ROWS`] are drawn at once. */
-  private rowsDrawn = 0;
   /** Rows below the fold waiting to be drawn once the first ones are painted. */
   private deferred: (() => void)[] = [];
   /** The link button's icon, drawn once and cloned into each row (drawing one parses an SVG). */
@@ -105,9 +103,6 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     return answer.then((hits) => {
       if (this.latest !== answer) return this.latest ?? hits;
       this.showCount(query, hits.length);
-      // The modal draws these rows next: the first ones at once.
-      this.rowsDrawn = 0;
-      this.deferred = [];
       return hits;
     });
   }
@@ -139,7 +134,9 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
    */
   renderSuggestion(hit: SearchHit | ModeHit, el: HTMLElement): void {
     el.addClass("vault-agent-search-result");
-    if (this.rowsDrawn++ < FIRST_ROWS) {
+    // The modal adds each row to its list before drawing it: its place there is its rank.
+    const rank = el.parentElement ? Array.prototype.indexOf.call(el.parentElement.children, el) : 0;
+    if (rank < FIRST_ROWS) {
       this.drawRow(hit, el);
       return;
     }

@@ -98,7 +98,8 @@ impl ParsedNote {
     pub fn property_text(&self) -> Vec<&str> {
         let mut out = Vec::new();
         for (key, value) in &self.frontmatter {
-            if NOT_PROSE.contains(&key.to_lowercase().as_str()) {
+            // Per property of every note indexed: compared in place rather than lower-cased.
+            if NOT_PROSE.iter().any(|k| key.eq_ignore_ascii_case(k)) {
                 continue;
             }
             let items = match value {
