@@ -211,6 +211,10 @@ export class CoreClient {
         return host.readBatch ? host.readBatch(call.paths) : readBatch(host, call.paths);
       case "pdfPages":
         return host.pdfPages ? host.pdfPages(call.path) : Promise.reject(new Error("this host cannot read PDFs"));
+      case "htmlToMarkdown":
+        return host.htmlToMarkdown
+          ? host.htmlToMarkdown(call.html)
+          : Promise.reject(new Error("this host cannot read HTML pages"));
       case "write":
         return host.write(call.path, call.content);
       case "writeBinary":

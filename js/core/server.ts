@@ -52,6 +52,7 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule, loca
     readBinary: (path) => askHost({ op: "readBinary", path }) as Promise<ArrayBuffer>,
     readBatch: (paths) => askHost({ op: "readBatch", paths }) as ReturnType<NonNullable<VaultHost["readBatch"]>>,
     pdfPages: (path) => askHost({ op: "pdfPages", path }) as Promise<string[]>,
+    htmlToMarkdown: (html) => askHost({ op: "htmlToMarkdown", html }) as Promise<string>,
     write: (path, content) => askHost({ op: "write", path, content }) as Promise<void>,
     writeBinary: (path, data) => askHost({ op: "writeBinary", path, data }, moved(data)) as Promise<void>,
     list: (path) => askHost({ op: "list", path }) as ReturnType<VaultHost["list"]>,

@@ -43,6 +43,11 @@ export interface VaultHost {
    */
   pdfPages?(path: string): Promise<string[]>;
   /**
+   * Optional: a web page's HTML as Markdown, without scripts, styles and forms (Obsidian's
+   * `htmlToMarkdown`). Without it the core's `web_fetch` reads only text and JSON pages.
+   */
+  htmlToMarkdown?(html: string): Promise<string>;
+  /**
    * Optional, desktop only: starts a child process (an MCP server that is a command) and
    * resolves with its id. With it come {@link processSend}, {@link processRead} and
    * {@link processClose}.

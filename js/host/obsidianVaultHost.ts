@@ -1,5 +1,6 @@
 import { normalizePath, TFile, type App, type DataAdapter } from "obsidian";
 import type { BatchRead } from "../generated/protocol";
+import { pageMarkdown } from "./htmlMarkdown";
 import { pdfPages } from "./pdfText";
 import type { Processes } from "./processes";
 import { readBatch, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
@@ -57,6 +58,11 @@ export class ObsidianVaultHost implements VaultHost {
   /** A PDF's text, one string a page, read with Obsidian's PDF.js. */
   async pdfPages(path: string): Promise<string[]> {
     return pdfPages(await this.readBinary(path));
+  }
+
+  /** A web page's HTML as Markdown, with Obsidian's `htmlToMarkdown`. */
+  async htmlToMarkdown(html: string): Promise<string> {
+    return pageMarkdown(html);
   }
 
   async write(path: string, content: string): Promise<void> {

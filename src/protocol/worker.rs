@@ -104,6 +104,11 @@ pub enum HostCall {
     PdfPages {
         path: String,
     },
+    /// A web page's HTML as Markdown (converted on the main thread, with Obsidian's
+    /// `htmlToMarkdown`: a worker has no DOM).
+    HtmlToMarkdown {
+        html: String,
+    },
     Write {
         path: String,
         content: String,

@@ -61,7 +61,7 @@ pub use tool::{
     ToolKind, ToolOutput,
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
-pub use web_fetch::{host_of, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS};
+pub use web_fetch::{host_of, html_to_markdown, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS, UNSEEN_HTML};
 pub use write_file::WriteFile;
 
 /// The name of the tool that ends a task with its result.

@@ -7,7 +7,6 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use fluent_uri::Uri;
 use futures::StreamExt;
-use htmd::HtmlToMarkdown;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -146,7 +145,10 @@ impl Tool for WebFetch {
         }
         let text = String::from_utf8_lossy(&bytes);
         let markdown = match page_kind(&kind, &text) {
-            Page::Html => html_to_markdown(&text).map_err(|e| ToolError::model(format!("{}: {e}", plan.url)))?,
+            // The host converts: htmd natively, Obsidian's own converter in the plugin.
+            Page::Html => {
+                ctx.vault.html_to_markdown(&text).await.map_err(|e| ToolError::model(format!("{}: {e}", plan.url)))?
+            }
             Page::Text => text.into_owned(),
             Page::Other => {
                 return Err(ToolError::model(format!("{} is {kind}, not a page that can be read as text", plan.url)))
@@ -183,12 +185,25 @@ fn page_kind(kind: &str, text: &str) -> Page {
     }
 }
 
-/// The page's content as Markdown, without what a reader does not see (scripts, styles, forms).
-fn html_to_markdown(html: &str) -> std::io::Result<String> {
-    let converter = HtmlToMarkdown::builder()
-        .skip_tags(vec!["head", "script", "style", "noscript", "template", "svg", "iframe", "form", "button"])
-        .build();
-    Ok(converter.convert(html)?.trim().to_string())
+/// The elements of a page a reader does not see, or cannot use in Markdown: left out of the
+/// conversion (`js/host/htmlMarkdown.ts` leaves out the same).
+pub const UNSEEN_HTML: [&str; 9] =
+    ["head", "script", "style", "noscript", "template", "svg", "iframe", "form", "button"];
+
+/// [`crate::vault::Vault::html_to_markdown`] as native builds do it: htmd (turndown's rules over
+/// html5ever), without the [`UNSEEN_HTML`] elements.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn html_to_markdown(html: &str) -> crate::Result<String> {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(UNSEEN_HTML.to_vec()).build();
+    let markdown = converter.convert(html).map_err(|e| crate::Error::Invalid(format!("unreadable HTML: {e}")))?;
+    Ok(markdown.trim().to_string())
+}
+
+/// [`crate::vault::Vault::html_to_markdown`] where the host has no converter of its own: an
+/// HTML parser in the wasm cost 0.3 MB (BENCHMARKS.md), and every host the plugin runs in has one.
+#[cfg(target_arch = "wasm32")]
+pub fn html_to_markdown(_html: &str) -> crate::Result<String> {
+    Err(crate::Error::Invalid("this host cannot read HTML pages".into()))
 }
 
 #[cfg(test)]

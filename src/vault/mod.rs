@@ -118,6 +118,13 @@ pub trait Vault {
     async fn pdf_pages(&self, path: &VaultPath) -> Result<Vec<String>> {
         crate::media::read_pdf_pages(self, path).await
     }
+
+    /// A web page's HTML as Markdown, without what a reader does not see (scripts, styles,
+    /// forms). The default converts it with htmd (native builds); the plugin's host converts it
+    /// with Obsidian's own `htmlToMarkdown`, which keeps an HTML parser out of the wasm.
+    async fn html_to_markdown(&self, html: &str) -> Result<String> {
+        crate::tools::html_to_markdown(html)
+    }
 }
 
 /// [`Vault::read_batch`] as `read` and `stat` one path at a time.

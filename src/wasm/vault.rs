@@ -44,6 +44,9 @@ extern "C" {
     /// Optional: a PDF's text, one string a page (Obsidian's PDF.js).
     #[wasm_bindgen(method, catch, js_name = pdfPages)]
     fn pdf_pages(this: &VaultHost, path: &str) -> std::result::Result<Promise, JsValue>;
+    /// Optional: a web page's HTML as Markdown (Obsidian's `htmlToMarkdown`).
+    #[wasm_bindgen(method, catch, js_name = htmlToMarkdown)]
+    fn html_to_markdown(this: &VaultHost, html: &str) -> std::result::Result<Promise, JsValue>;
 }
 
 /// A vault whose storage is the JS host's.
@@ -189,6 +192,18 @@ impl Vault for JsVault {
         }
         let value = call("pdfPages", path, self.host.pdf_pages(path.as_str())).await?;
         host_value("pdfPages", path, value)
+    }
+
+    async fn html_to_markdown(&self, html: &str) -> Result<String> {
+        if !has_method(&self.host, "htmlToMarkdown") {
+            return crate::tools::html_to_markdown(html);
+        }
+        let failed = |e: JsValue| Error::Host { op: "htmlToMarkdown".into(), message: js_message(&e) };
+        let value = JsFuture::from(self.host.html_to_markdown(html).map_err(failed)?).await.map_err(failed)?;
+        value.as_string().ok_or_else(|| Error::Host {
+            op: "htmlToMarkdown".into(),
+            message: "unexpected answer from host: not a string".into(),
+        })
     }
 
     async fn read_batch(&self, paths: &[VaultPath]) -> Vec<Result<(String, u64)>> {
