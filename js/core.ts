@@ -6,7 +6,7 @@ import { CoreClient, type RemoteVaultCore } from "./core/client";
 import { directPorts, type Port } from "./core/port";
 import { serveCore } from "./core/server";
 import { wasmModule } from "./core/wasmModule";
-import { loadWasmBytes } from "./wasmBytes";
+import { packedWasm } from "./wasmBytes";
 
 export type { RemoteChat as Chat, RemoteInlineEdit as InlineEdit, RemoteSearchEngine as SearchEngine, RemoteVaultCore as VaultCore } from "./core/client";
 
@@ -39,14 +39,14 @@ export interface CoreOptions {
 export async function startCore(options: CoreOptions = { Worker: window.Worker }): Promise<Core> {
   let refusal: string;
   try {
-    return await inWorker(await loadWasmBytes(), options.Worker);
+    return await inWorker(packedWasm(), options.Worker);
   } catch (error) {
     refusal = error instanceof Error ? error.message : String(error);
   }
   console.warn(`Vault Agent: no worker for the core (${refusal}); it runs in the main thread.`);
   const [mainSide, coreSide] = directPorts<ToCore, FromCore>();
   serveCore(coreSide, wasmModule);
-  return connect(mainSide, await loadWasmBytes(), { kind: "main", reason: refusal }, () => undefined);
+  return connect(mainSide, packedWasm(), { kind: "main", reason: refusal }, () => undefined);
 }
 
 async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined): Promise<Core> {
@@ -72,7 +72,7 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
     }),
   );
   try {
-    // loadWasmBytes inflates a fresh copy each time: its buffer moves to the worker.
+    // packedWasm gives a fresh copy each time: its buffer moves to the worker, which unpacks it.
     const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => {
           worker.terminate();
           release();

@@ -1,6 +1,6 @@
-// esbuild's "binary" loader turns an imported file into its bytes: the core's wasm, gzip-compressed
+// esbuild's "binary" loader turns an imported file into its bytes: the core's wasm, zstd-compressed
 // by esbuild.config.mjs.
-declare module "*.wasm.gz" {
+declare module "*.wasm.zst" {
   const bytes: Uint8Array;
   export default bytes;
 }

@@ -1,15 +1,10 @@
-import compressed from "../pkg/vault_agent_bg.wasm.gz";
+import packed from "../pkg/vault_agent_bg.wasm.zst";
 
 /**
- * The core's WebAssembly bytes. `main.js` carries them gzip-compressed (esbuild.config.mjs), about
- * a third of their size, and they are inflated here with the platform's `DecompressionStream`
- * (Chromium 80+, Safari 16.4+: every Obsidian desktop and mobile app). The one place that knows
- * how the bytes are stored, so whoever instantiates the core (this thread or a worker) asks here.
+ * The core's WebAssembly as `main.js` carries it: zstd-compressed (esbuild.config.mjs), about a
+ * quarter of its size. A fresh copy each call, so its buffer can move to the worker, which
+ * unpacks it ({@link unpackWasm} in `core/unpackWasm.ts`) off the UI thread.
  */
-export async function loadWasmBytes(): Promise<Uint8Array> {
-  if (typeof DecompressionStream === "undefined") {
-    throw new Error("Vault Agent needs DecompressionStream (Obsidian 1.4 or later on an up-to-date system) to unpack its core");
-  }
-  const inflated = new Blob([compressed as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(inflated).arrayBuffer());
+export function packedWasm(): Uint8Array {
+  return packed.slice();
 }

@@ -69,7 +69,7 @@ export class CoreClient {
     port.listen((message) => this.receive(message));
   }
 
-  /** Starts the core from its WebAssembly; resolves with its version. */
+  /** Starts the core from its packed WebAssembly (`js/wasmBytes.ts`); resolves with its version. */
   async start(wasm: Uint8Array | WebAssembly.Module, transfer: Transferable[] = []): Promise<string> {
     const id = this.nextCall++;
     const reply = new Promise<Reply>((resolve) => this.pending.set(id, { resolve, callbacks: [] }));

@@ -1,5 +1,6 @@
 import init, { VaultCore, version } from "../../pkg/vault_agent.js";
 import type { CoreModule } from "./server";
+import { unpackWasm } from "./unpackWasm";
 
 let compiled: WebAssembly.Module | null = null;
 
@@ -7,7 +8,7 @@ let compiled: WebAssembly.Module | null = null;
 export const wasmModule: CoreModule = {
   async start(wasm) {
     // Compiled first and kept: the embedding workers get the module, not bytes to compile again.
-    compiled = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
+    compiled = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(unpackWasm(wasm));
     await init({ module_or_path: compiled });
     return version();
   },
