@@ -3,6 +3,7 @@
 import esbuild from "esbuild";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { compress, init as zstdReady } from "@bokuweb/zstd-wasm";
+import { z85Encode } from "./scripts/z85.mjs";
 
 if (!existsSync("pkg/vault_agent_bg.wasm")) {
   console.error("pkg/vault_agent_bg.wasm is missing: run `npm run build:wasm` first");
@@ -11,9 +12,9 @@ if (!existsSync("pkg/vault_agent_bg.wasm")) {
 
 const production = process.argv.includes("--production") || process.env.NODE_ENV === "production";
 
-// The wasm is inlined zstd-compressed (about a quarter of its size, where gzip gives a third:
-// js/core/unpackWasm.ts unpacks it in the worker), and recompressed only when wasm-pack wrote a
-// newer one or the level changed. Level 19 for a release (~6 s), 3 for a dev build (a 16 MB wasm
+// The wasm is inlined zstd-compressed (about a quarter of its size, where gzip gives a third) and
+// written as Z85 text (a quarter more, where esbuild's base64 adds a third): js/core/unpackWasm.ts
+// unpacks it in the worker. Recompressed only when wasm-pack wrote a newer one or the level changed. Level 19 for a release (~6 s), 3 for a dev build (a 16 MB wasm
 // in a quarter of a second instead of 15 s).
 const wasm = "pkg/vault_agent_bg.wasm";
 const zst = `${wasm}.zst`;
@@ -56,18 +57,28 @@ const workerSource = {
   },
 };
 
+// `import packed from "….wasm.zst"` gives the packed core as Z85 text (js/wasmBytes.ts).
+const packedCore = {
+  name: "packed-core",
+  setup(build) {
+    build.onLoad({ filter: /\.wasm\.zst$/ }, (args) => ({
+      contents: `export default ${JSON.stringify(z85Encode(readFileSync(args.path)))};`,
+      loader: "js",
+    }));
+  },
+};
+
 await esbuild.build({
   entryPoints: ["js/main.ts"],
-  plugins: [workerSource],
   bundle: true,
   format: "cjs",
   platform: "browser",
   target: "es2022",
   outfile: "main.js",
   external: ["obsidian", "electron", "@codemirror/*", "@lezer/*"],
-  loader: { ".zst": "binary" },
+  plugins: [workerSource, packedCore],
   sourcemap: production ? false : "inline",
   minify: production,
   logLevel: "info",
-  banner: { js: "/* Vault Agent — bundled by esbuild; the Rust core is inlined as zstd-compressed WebAssembly. */" },
+  banner: { js: "/* Vault Agent — bundled by esbuild; the Rust core is inlined as zstd-compressed WebAssembly, in Z85. */" },
 });

@@ -1,13 +1,14 @@
 // `npm run bench:size`: where the release wasm's bytes go. Builds the release core, keeps its
 // name section for twiggy (`cargo install twiggy`), sums twiggy's per-function sizes by crate, and
-// reports the shipped sizes: after wasm-opt (scripts/wasm-opt.sh), gzip-compressed as main.js
-// inlines it, and main.js itself when it has been built with `node esbuild.config.mjs --production`.
+// reports the shipped sizes: after wasm-opt (scripts/wasm-opt.sh), zstd-compressed as main.js
+// inlines it (gzip -9 beside it, for comparison), and main.js itself when it has been built with `node esbuild.config.mjs --production`.
 //   node bench/size.mjs [--skip-build]
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync, constants } from "node:zlib";
+import { compress, init as zstdReady } from "@bokuweb/zstd-wasm";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { cwd: repo, maxBuffer: 1 << 30, ...opts });
@@ -43,12 +44,15 @@ copyFileSync(named, opt);
 run("bash", ["scripts/wasm-opt.sh", opt], { stdio: "inherit" });
 const bytes = readFileSync(opt);
 const gz = gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length;
+await zstdReady();
+const zst = compress(bytes, 19).length;
 const mb = (n) => (n / 1e6).toFixed(2);
 
 console.log(`\n| | bytes |\n|---|---:|`);
 console.log(`| release wasm after wasm-bindgen (with names) | ${mb(statSync(named).size)} MB |`);
 console.log(`| after wasm-opt -O3, names stripped (what ships) | ${mb(bytes.length)} MB |`);
-console.log(`| gzip -9 (inlined in main.js, base64) | ${mb(gz)} MB |`);
+console.log(`| zstd -19 (inlined in main.js, base64; esbuild.config.mjs) | ${mb(zst)} MB |`);
+console.log(`| gzip -9 (for comparison) | ${mb(gz)} MB |`);
 if (existsSync(path.join(repo, "main.js"))) console.log(`| main.js on disk now | ${mb(statSync(path.join(repo, "main.js")).size)} MB |`);
 console.log(`\n| crate | bytes | share |\n|---|---:|---:|`);
 for (const [crate, size] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, 25)) {

@@ -49,7 +49,7 @@ export async function startCore(options: CoreOptions = { Worker: window.Worker }
   return connect(mainSide, packedWasm(), { kind: "main", reason: refusal }, () => undefined);
 }
 
-async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined): Promise<Core> {
+async function inWorker(wasm: string, WorkerClass: typeof Worker | undefined): Promise<Core> {
   if (typeof WorkerClass !== "function") throw new Error("this platform has no Worker");
   const url = URL.createObjectURL(new Blob([workerSource], { type: "text/javascript" }));
   // The URL lives as long as the core: its embedding workers are started from it.
@@ -72,11 +72,11 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
     }),
   );
   try {
-    // packedWasm gives a fresh copy each time: its buffer moves to the worker, which unpacks it.
+    // The worker unpacks the core's text itself (js/core/unpackWasm.ts), off this thread.
     const core = await Promise.race([connect(port, wasm, { kind: "worker" }, () => {
           worker.terminate();
           release();
-        }, [wasm.buffer]), failed]);
+        }), failed]);
     // Calls fail with their own errors; anything thrown outside one is only for the console.
     worker.addEventListener("error", (event) => console.error("Vault Agent: the core's worker:", event.message));
     return core;
@@ -89,13 +89,12 @@ async function inWorker(wasm: Uint8Array, WorkerClass: typeof Worker | undefined
 
 async function connect(
   port: Port<ToCore, FromCore>,
-  wasm: Uint8Array,
+  wasm: string,
   thread: CoreThread,
   end: () => void,
-  transfer: Transferable[] = [],
 ): Promise<Core> {
   const client = new CoreClient(port);
-  const version = await client.start(wasm, transfer);
+  const version = await client.start(wasm);
   return {
     version,
     thread,

@@ -1,6 +1,6 @@
-// esbuild's "binary" loader turns an imported file into its bytes: the core's wasm, zstd-compressed
-// by esbuild.config.mjs.
+// esbuild.config.mjs turns the core's wasm into a module whose default export is its
+// zstd-compressed bytes as Z85 text (scripts/z85.mjs).
 declare module "*.wasm.zst" {
-  const bytes: Uint8Array;
-  export default bytes;
+  const packed: string;
+  export default packed;
 }

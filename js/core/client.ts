@@ -70,10 +70,10 @@ export class CoreClient {
   }
 
   /** Starts the core from its packed WebAssembly (`js/wasmBytes.ts`); resolves with its version. */
-  async start(wasm: Uint8Array | WebAssembly.Module, transfer: Transferable[] = []): Promise<string> {
+  async start(wasm: string | WebAssembly.Module): Promise<string> {
     const id = this.nextCall++;
     const reply = new Promise<Reply>((resolve) => this.pending.set(id, { resolve, callbacks: [] }));
-    this.port.post({ kind: "start", id, wasm }, transfer);
+    this.port.post({ kind: "start", id, wasm });
     return (await this.settle(await reply)) as string;
   }
 

@@ -6,8 +6,8 @@ import type { Port } from "./port";
 
 /** What the core side needs of the wasm module (`wasmModule.ts`; a fake in the tests). */
 export interface CoreModule {
-  /** Instantiates the core from its packed bytes (`js/wasmBytes.ts`) or a compiled module; resolves with its version. */
-  start(wasm: Uint8Array | WebAssembly.Module): Promise<string>;
+  /** Instantiates the core from its packed text (`js/wasmBytes.ts`) or a compiled module; resolves with its version. */
+  start(wasm: string | WebAssembly.Module): Promise<string>;
   /** A core bound to `host`, with `request` as its transport without CORS. */
   open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): object;
 }

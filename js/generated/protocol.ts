@@ -4,7 +4,7 @@
 /**
  * Main thread → core.
  */
-export type ToCore = { "kind": "start", id: number, wasm: Uint8Array | WebAssembly.Module, } | { "kind": "call", id: number, target: number, method: string, args: unknown[], callbacks: Array<CallbackArg>, } | { "kind": "release", target: number, } | { "kind": "host_reply", id: number, reply: Reply, };
+export type ToCore = { "kind": "start", id: number, wasm: string | WebAssembly.Module, } | { "kind": "call", id: number, target: number, method: string, args: unknown[], callbacks: Array<CallbackArg>, } | { "kind": "release", target: number, } | { "kind": "host_reply", id: number, reply: Reply, };
 
 /**
  * Core → main thread.

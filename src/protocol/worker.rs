@@ -14,11 +14,11 @@ use ts_rs::TS;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToCore {
-    /// Instantiates the core from its WebAssembly (bytes or a compiled module); the reply's
-    /// value is the core's version. First, and once.
+    /// Instantiates the core from its WebAssembly (the packed text of `js/wasmBytes.ts`, or a
+    /// compiled module); the reply's value is the core's version. First, and once.
     Start {
         id: u32,
-        #[ts(type = "Uint8Array | WebAssembly.Module")]
+        #[ts(type = "string | WebAssembly.Module")]
         wasm: Value,
     },
     /// Calls `method` on the object `target` (0: the core's module; other numbers come from a

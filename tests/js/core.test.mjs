@@ -68,7 +68,7 @@ function connect(host, request) {
   const [mainSide, coreSide] = directPorts();
   serveCore(coreSide, fakeModule(made));
   const client = new CoreClient(mainSide);
-  return { client, made, open: async () => (await client.start(new Uint8Array([0]))) && client.open({ host, request }) };
+  return { client, made, open: async () => (await client.start("packed")) && client.open({ host, request }) };
 }
 
 const VAULT = { "a.md": "alpha", "b.md": "beta" };
@@ -82,7 +82,7 @@ const memoryHost = () => ({
 
 test("calls answer with values, and errors keep their vault code", async () => {
   const { client, open } = connect(memoryHost());
-  assert.equal(await client.start(new Uint8Array([0])), "9.9.9");
+  assert.equal(await client.start("packed"), "9.9.9");
   const core = await open();
   assert.deepEqual(await core.echo({ nested: [1, "two"] }), { nested: [1, "two"] });
   assert.equal(await core.bytes(new Uint8Array([1, 2, 3])), 3);
