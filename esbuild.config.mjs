@@ -14,8 +14,9 @@ const production = process.argv.includes("--production") || process.env.NODE_ENV
 
 // The wasm is inlined zstd-compressed (about a quarter of its size, where gzip gives a third) and
 // written as Z85 text (a quarter more, where esbuild's base64 adds a third): js/core/unpackWasm.ts
-// unpacks it in the worker. Recompressed only when wasm-pack wrote a newer one or the level changed. Level 19 for a release (~6 s), 3 for a dev build (a 16 MB wasm
-// in a quarter of a second instead of 15 s).
+// unpacks it in the worker. Recompressed only when wasm-pack wrote a newer one or the level
+// changed: 19 for a release (~6 s), 3 for a dev build (its 16 MB wasm in a quarter of a second
+// instead of 15 s).
 const wasm = "pkg/vault_agent_bg.wasm";
 const zst = `${wasm}.zst`;
 const level = production ? 19 : 3;
@@ -32,7 +33,7 @@ if (!packed) {
 }
 
 // The core's Web Worker (js/worker/worker.ts) is a bundle of its own, handed to main.js as text
-// (`vault-agent:worker`), which starts it from a Blob URL and posts it the wasm bytes.
+// (`vault-agent:worker`), which starts it from a Blob URL and posts it the packed wasm.
 const worker = await esbuild.build({
   entryPoints: ["js/worker/worker.ts"],
   bundle: true,
