@@ -7,10 +7,10 @@
 //! `uniqueItems`, `minLength`/`maxLength`, `pattern`, `minimum`/`maximum` and their exclusive
 //! forms, `multipleOf`, `anyOf`/`oneOf`/`allOf`/`not`, boolean schemas, and `$ref` to a JSON
 //! pointer in the same document (`#/$defs/…`, `#/definitions/…`, `#`). Any other keyword
-//! (`format`, `if`/`then`, `dependentRequired`, a remote `$ref`, a `pattern` the regex engine
-//! cannot read) is not checked: the tool, or the server behind it, still checks its arguments.
+//! (`format`, `if`/`then`, `dependentRequired`, a remote `$ref`, a `pattern` the regex engine,
+//! `regex-lite`, cannot read: look-around, back-references, `\p{…}` classes) is not checked: the tool, or the server behind it, still checks its arguments.
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::{Map, Value};
 
 /// How deep `$ref`s may nest: deeper is a cycle that never reaches a value.

@@ -1,13 +1,12 @@
 //! `list_files`: what is in a folder, optionally recursive and filtered by a glob.
 
 use async_trait::async_trait;
-use globset::GlobBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::note_io::plural;
 use super::{OutputItem, Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
-use crate::vault::{is_hidden, EntryKind, VaultPath};
+use crate::vault::{is_hidden, EntryKind, Glob, VaultPath};
 
 /// Entries listed when the model gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 500;
@@ -67,11 +66,7 @@ impl Tool for ListFiles {
         let matcher = match &args.glob {
             Some(glob) => {
                 let pattern = if glob.contains('/') { glob.clone() } else { format!("**/{glob}") };
-                let glob = GlobBuilder::new(&pattern)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| ToolError::model(format!("bad glob {glob:?}: {e}")))?;
-                Some(glob.compile_matcher())
+                Some(Glob::new(&pattern).map_err(|e| ToolError::model(format!("bad glob {glob:?}: {e}")))?)
             }
             None => None,
         };

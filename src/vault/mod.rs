@@ -23,6 +23,7 @@
 //! [`write_atomic`] and [`read_atomic`] (see `atomic.rs`).
 
 mod atomic;
+mod glob;
 mod memory;
 mod notes;
 mod path;
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 pub use atomic::{read_atomic, remove_atomic, temp_path, write_atomic, TEMP_SUFFIX};
 #[cfg(not(target_arch = "wasm32"))]
 pub use fs::FsVault;
+pub use glob::Glob;
 pub use memory::MemoryVault;
 pub use notes::{is_hidden, is_note, list_notes, list_notes_skipping};
 pub use path::VaultPath;

@@ -1,10 +1,8 @@
 //! Which vault paths the agent may not see (`.obsidian-agentignore`) or may not change
 //! (`.obsidian-agentprotected`).
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-
-use super::{Vault, VaultPath};
-use crate::{Error, Result};
+use super::{Glob, Vault, VaultPath};
+use crate::Result;
 
 /// The user's list of paths the agent must not see.
 pub const IGNORE_FILE: &str = ".obsidian-agentignore";
@@ -22,30 +20,26 @@ const BUILTIN_PROTECTED: &[&str] = &[".obsidian-agent/", IGNORE_FILE, PROTECT_FI
 /// folder. A folder that matches covers everything below it.
 #[derive(Debug, Clone)]
 pub struct PathRules {
-    ignored: GlobSet,
-    protected: GlobSet,
+    ignored: Vec<Glob>,
+    protected: Vec<Glob>,
     /// Lines that could not be used, with the reason, for the user to fix.
     pub warnings: Vec<String>,
 }
 
 impl Default for PathRules {
     fn default() -> Self {
-        // The built-in patterns are known to compile.
-        Self::from_lists("", "").unwrap_or_else(|_| PathRules {
-            ignored: GlobSet::empty(),
-            protected: GlobSet::empty(),
-            warnings: Vec::new(),
-        })
+        Self::from_lists("", "")
     }
 }
 
 impl PathRules {
     /// The built-in rules plus the given lists (the contents of the two rule files).
-    pub fn from_lists(ignore: &str, protect: &str) -> Result<Self> {
+    /// A line that cannot be used becomes a warning, never an error.
+    pub fn from_lists(ignore: &str, protect: &str) -> Self {
         let mut warnings = Vec::new();
-        let ignored = compile(BUILTIN_IGNORED.iter().copied().chain(ignore.lines()), IGNORE_FILE, &mut warnings)?;
-        let protected = compile(BUILTIN_PROTECTED.iter().copied().chain(protect.lines()), PROTECT_FILE, &mut warnings)?;
-        Ok(PathRules { ignored, protected, warnings })
+        let ignored = compile(BUILTIN_IGNORED.iter().copied().chain(ignore.lines()), IGNORE_FILE, &mut warnings);
+        let protected = compile(BUILTIN_PROTECTED.iter().copied().chain(protect.lines()), PROTECT_FILE, &mut warnings);
+        PathRules { ignored, protected, warnings }
     }
 
     /// Reads the rule files from the vault root (missing files are empty lists).
@@ -57,7 +51,7 @@ impl PathRules {
                 Err(e) => Err(e),
             }
         };
-        Self::from_lists(&read(IGNORE_FILE).await?, &read(PROTECT_FILE).await?)
+        Ok(Self::from_lists(&read(IGNORE_FILE).await?, &read(PROTECT_FILE).await?))
     }
 
     /// Whether the agent must act as if `path` did not exist.
@@ -78,15 +72,16 @@ impl PathRules {
 }
 
 /// Whether `path` or one of its folders matches.
-fn covers(set: &GlobSet, path: &VaultPath) -> bool {
+fn covers(set: &[Glob], path: &VaultPath) -> bool {
     if path.is_root() {
         return false;
     }
-    set.is_match(path.as_str()) || path.ancestors().iter().any(|a| !a.is_root() && set.is_match(a.as_str()))
+    let matched = |p: &str| set.iter().any(|g| g.is_match(p));
+    matched(path.as_str()) || path.ancestors().iter().any(|a| !a.is_root() && matched(a.as_str()))
 }
 
-fn compile<'a>(lines: impl Iterator<Item = &'a str>, file: &str, warnings: &mut Vec<String>) -> Result<GlobSet> {
-    let mut builder = GlobSetBuilder::new();
+fn compile<'a>(lines: impl Iterator<Item = &'a str>, file: &str, warnings: &mut Vec<String>) -> Vec<Glob> {
+    let mut globs = Vec::new();
     for line in lines {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -102,14 +97,12 @@ fn compile<'a>(lines: impl Iterator<Item = &'a str>, file: &str, warnings: &mut 
             continue;
         }
         let pattern = if anchored || body.contains('/') { body.to_string() } else { format!("**/{body}") };
-        match GlobBuilder::new(&pattern).literal_separator(true).backslash_escape(true).build() {
-            Ok(glob) => {
-                builder.add(glob);
-            }
+        match Glob::new(&pattern) {
+            Ok(glob) => globs.push(glob),
             Err(e) => warnings.push(format!("{file}: bad pattern {line:?}: {e}")),
         }
     }
-    builder.build().map_err(|e| Error::Invalid(format!("{file}: {e}")))
+    globs
 }
 
 #[cfg(test)]
@@ -137,8 +130,7 @@ mod tests {
         let rules = PathRules::from_lists(
             "# private things\nPrivate/\n*.pdf\n/Top.md\nJournal/**/draft-*.md\n!keep.md\n",
             "Archive\n",
-        )
-        .unwrap();
+        );
         assert!(rules.is_ignored(&p("Private/diary.md")));
         assert!(rules.is_ignored(&p("Work/Private/x.md")), "unanchored names match at any depth");
         assert!(rules.is_ignored(&p("a/b/c.pdf")));

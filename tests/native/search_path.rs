@@ -40,7 +40,7 @@ fn one_rule_says_which_files_are_notes_and_which_the_agent_sees() {
     let index = block_on(SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
     let indexed: Vec<&str> = index.notes().map(|(p, _)| p).collect();
     assert_eq!(indexed, notes);
-    let rules = PathRules::from_lists("Private/\n", "").unwrap();
+    let rules = PathRules::from_lists("Private/\n", "");
     let seen: Vec<&String> = notes.iter().filter(|n| rules.is_visible(&p(n))).collect();
     assert_eq!(seen, ["Folder/Visible.md", "Root.md"]);
     assert!(!rules.is_visible(&p(".obsidian-agent/memory/facts.md")), "hidden, though not ignored");
