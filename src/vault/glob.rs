@@ -70,19 +70,27 @@ impl Glob {
 
     /// Whether the whole of `path` matches.
     pub fn is_match(&self, path: &str) -> bool {
-        match &self.parts {
+        Self::any_match(std::slice::from_ref(self), path)
+    }
+
+    /// Whether one of `globs` matches the whole of `path` (the path split once for them all).
+    pub fn any_match(globs: &[Glob], path: &str) -> bool {
+        let names: Vec<&str> = path.split('/').collect();
+        globs.iter().any(|glob| match &glob.parts {
             Parts::Whole(regex) => regex.is_match(path),
-            Parts::Segments(segments) => {
-                let names: Vec<&str> = path.split('/').collect();
-                matches_from(segments, &names)
-            }
-        }
+            Parts::Segments(segments) => matches_from(segments, &names),
+        })
     }
 }
 
 fn matches_from(segments: &[Segment], names: &[&str]) -> bool {
     match segments.split_first() {
         None => names.is_empty(),
+        // With no other `**` after it, the rest can only match the last names: one try, not one
+        // per depth (`**/*.pdf` looks at a path's last name only).
+        Some((Segment::AnyDepth, rest)) if !rest.iter().any(|s| matches!(s, Segment::AnyDepth)) => {
+            names.len() >= rest.len() && matches_from(rest, &names[names.len() - rest.len()..])
+        }
         Some((Segment::AnyDepth, rest)) => (0..=names.len()).any(|skip| matches_from(rest, &names[skip..])),
         Some((segment, rest)) => {
             let Some((name, names)) = names.split_first() else { return false };
@@ -100,16 +108,27 @@ fn matches_from(segments: &[Segment], names: &[&str]) -> bool {
 /// Whether `name` matches `pattern` of literal characters, `*` (any run) and `?` (any one):
 /// the usual greedy scan that backs up to the last `*` on a mismatch.
 fn wildcard(pattern: &[char], name: &str) -> bool {
+    // Without `?`, bytes compare as well as characters do (a literal's UTF-8 starts at a
+    // character), and need no allocation.
+    if !pattern.contains(&'?') && pattern.iter().all(char::is_ascii) {
+        let pattern: Vec<u8> = pattern.iter().map(|&c| c as u8).collect();
+        return scan(&pattern, name.as_bytes(), b'*', None);
+    }
     let name: Vec<char> = name.chars().collect();
+    scan(pattern, &name, '*', Some('?'))
+}
+
+/// The greedy scan of [`wildcard`] over any kind of unit.
+fn scan<T: PartialEq + Copy>(pattern: &[T], name: &[T], star_unit: T, any_unit: Option<T>) -> bool {
     let (mut p, mut n) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while n < name.len() {
         match pattern.get(p) {
-            Some('*') => {
+            Some(&c) if c == star_unit => {
                 star = Some((p, n));
                 p += 1;
             }
-            Some(&c) if c == '?' || c == name[n] => {
+            Some(&c) if Some(c) == any_unit || c == name[n] => {
                 p += 1;
                 n += 1;
             }
@@ -123,7 +142,7 @@ fn wildcard(pattern: &[char], name: &str) -> bool {
             },
         }
     }
-    pattern[p..].iter().all(|&c| c == '*')
+    pattern[p..].iter().all(|&c| c == star_unit)
 }
 
 /// The pattern's segments: split at each `/` outside `[…]` and not escaped.

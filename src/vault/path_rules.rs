@@ -76,7 +76,7 @@ fn covers(set: &[Glob], path: &VaultPath) -> bool {
     if path.is_root() {
         return false;
     }
-    let matched = |p: &str| set.iter().any(|g| g.is_match(p));
+    let matched = |p: &str| Glob::any_match(set, p);
     matched(path.as_str()) || path.ancestors().iter().any(|a| !a.is_root() && matched(a.as_str()))
 }
 
