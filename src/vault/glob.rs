@@ -109,7 +109,7 @@ fn matches_from(segments: &[Segment], names: &[&str]) -> bool {
 /// the usual greedy scan that backs up to the last `*` on a mismatch.
 fn wildcard(pattern: &[char], name: &str) -> bool {
     // Without `?`, bytes compare as well as characters do (a literal's UTF-8 starts at a
-    // character), and need no allocation.
+    // character), and the name needs no copy.
     if !pattern.contains(&'?') && pattern.iter().all(char::is_ascii) {
         let pattern: Vec<u8> = pattern.iter().map(|&c| c as u8).collect();
         return scan(&pattern, name.as_bytes(), b'*', None);
