@@ -32,7 +32,7 @@ enum Segment {
     /// A name without wildcards, compared as it is (most list entries are names).
     Literal(String),
     /// A name with only `*` and `?` (`*.pdf`, `draft-*`): matched by hand, in one pass.
-    Wildcard(Vec<char>),
+    Wildcard(String),
     /// A name with classes, alternatives or escapes: an anchored expression over one segment.
     /// (regex-lite took ~12 µs to match `^(?:.*/)?name$` against a whole path, and still ~2 µs
     /// for `*.pdf` against one name: too slow for a filter over every note of a vault.)
@@ -60,7 +60,7 @@ impl Glob {
                 Segment::Literal(part.to_string())
             } else if !part.contains(['[', '{', '\\']) {
                 // `**` inside a name is a `*`.
-                Segment::Wildcard(part.replace("**", "*").chars().collect())
+                Segment::Wildcard(part.replace("**", "*"))
             } else {
                 Segment::Pattern(compile(part)?)
             });
@@ -107,15 +107,14 @@ fn matches_from(segments: &[Segment], names: &[&str]) -> bool {
 
 /// Whether `name` matches `pattern` of literal characters, `*` (any run) and `?` (any one):
 /// the usual greedy scan that backs up to the last `*` on a mismatch.
-fn wildcard(pattern: &[char], name: &str) -> bool {
+fn wildcard(pattern: &str, name: &str) -> bool {
     // Without `?`, bytes compare as well as characters do (a literal's UTF-8 starts at a
-    // character), and the name needs no copy.
-    if !pattern.contains(&'?') && pattern.iter().all(char::is_ascii) {
-        let pattern: Vec<u8> = pattern.iter().map(|&c| c as u8).collect();
-        return scan(&pattern, name.as_bytes(), b'*', None);
+    // character), and neither side is copied.
+    if !pattern.contains('?') {
+        return scan(pattern.as_bytes(), name.as_bytes(), b'*', None);
     }
-    let name: Vec<char> = name.chars().collect();
-    scan(pattern, &name, '*', Some('?'))
+    let (pattern, name): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    scan(&pattern, &name, '*', Some('?'))
 }
 
 /// The greedy scan of [`wildcard`] over any kind of unit.
