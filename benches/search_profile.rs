@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Workloads: `build` (a full build through a vault), `query` (every benchmark query, ranking
-//! only), `snippets` (every query with snippets), each over `real` or `gen50k`.
+//! only), `snippets` (every query with snippets), `typed` (what `bench/ui.mjs` types into the
+//! search modal, a key at a time, as the modal asks: 30 hits with snippets, each text's time
+//! printed), each over `real` or `gen50k`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[cfg(target_arch = "wasm32")]
@@ -65,7 +67,9 @@ mod native {
         let built = start.elapsed();
         let start = Instant::now();
         let mut hits = 0;
-        if workload != "build" {
+        if workload == "typed" {
+            hits += typed(&index);
+        } else if workload != "build" {
             let snippets = workload == "snippets";
             for q in &queries {
                 let request = SearchQuery { text: q.clone(), limit: 10, snippets, ..SearchQuery::default() };
@@ -79,5 +83,51 @@ mod native {
             queries.len(),
             start.elapsed().as_secs_f64() * 1e3
         );
+    }
+
+    /// The search modal's texts (`bench/ui.mjs`), each prefix asked three times; prints the
+    /// median time of each, with and without snippets, and returns the hits counted.
+    fn typed(index: &SearchIndex) -> usize {
+        const TYPED: [&str; 8] = [
+            "canvas",
+            "internal links",
+            "daily notes",
+            "sync settings",
+            "how do I publish a site",
+            "graph vew",
+            "templates",
+            "embed files",
+        ];
+        let mut hits = 0;
+        let mut all = Vec::new();
+        for text in TYPED {
+            for end in text.char_indices().map(|(i, c)| i + c.len_utf8()) {
+                let prefix = &text[..end];
+                let mut time = |snippets: bool| {
+                    let request = SearchQuery {
+                        text: prefix.to_string(),
+                        limit: 30,
+                        snippets,
+                        language: Some("en".into()),
+                        ..SearchQuery::default()
+                    };
+                    let mut runs: Vec<f64> = (0..3)
+                        .map(|_| {
+                            let start = Instant::now();
+                            hits += index.search(&request).unwrap().len();
+                            start.elapsed().as_secs_f64() * 1e3
+                        })
+                        .collect();
+                    runs.sort_by(f64::total_cmp);
+                    runs[1]
+                };
+                let (with, without) = (time(true), time(false));
+                eprintln!("{prefix:<26} {with:>7.2} ms {without:>7.2} ms ranking only");
+                all.push(with);
+            }
+        }
+        all.sort_by(f64::total_cmp);
+        eprintln!("p50 {:.2} ms, p90 {:.2} ms", all[all.len() / 2], all[all.len() * 9 / 10]);
+        hits
     }
 }

@@ -509,13 +509,7 @@ impl QueryBuilder<'_> {
         let dictionary_fields: Vec<Field> = fields.iter().map(|&(f, _)| f).collect();
         let chars = term.chars().count();
         let bigram_script = term.chars().any(is_cjk_like);
-        if !bigram_script && chars >= MIN_FUZZY_CHARS && self.doc_freq(&dictionary_fields, term) == 0 {
-            let builder = if chars >= 8 { self.lev2 } else { self.lev1 };
-            let dfa = builder.build_dfa(term);
-            for expansion in self.expand(&dictionary_fields, Expansion::Fuzzy(&dfa)) {
-                alternatives.push(any_field(fields, &expansion, FUZZY_BOOST));
-            }
-        }
+        let mut completed = false;
         if last {
             if let Some(prefix) = tokens(&mut self.unstemmed, raw).into_iter().next() {
                 // One CJK character completes to the bigrams it starts; Latin needs two letters.
@@ -523,11 +517,22 @@ impl QueryBuilder<'_> {
                 if n >= 2 && !bigram_script || n == 1 && bigram_script {
                     let upper = prefix_upper_bound(&prefix);
                     for expansion in self.expand(&dictionary_fields, Expansion::Prefix(prefix.clone(), upper)) {
+                        completed = true;
                         if expansion != term {
                             alternatives.push(any_field(fields, &expansion, PREFIX_BOOST));
                         }
                     }
                 }
+            }
+        }
+        // A word still being typed that some index term completes is unfinished, not misspelt:
+        // correcting `canv` or `templ` as a typo would scan the term dictionaries (most of a
+        // keystroke's search) for neighbours that only add noise to the completions.
+        if !bigram_script && !completed && chars >= MIN_FUZZY_CHARS && self.doc_freq(&dictionary_fields, term) == 0 {
+            let builder = if chars >= 8 { self.lev2 } else { self.lev1 };
+            let dfa = builder.build_dfa(term);
+            for expansion in self.expand(&dictionary_fields, Expansion::Fuzzy(&dfa)) {
+                alternatives.push(any_field(fields, &expansion, FUZZY_BOOST));
             }
         }
         if alternatives.len() == 1 {

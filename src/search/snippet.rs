@@ -50,7 +50,7 @@ impl Snippets {
         let sections = doc.get_first(self.fields.sections).and_then(|v| v.as_str()).unwrap_or_default();
         // Tokenising and stemming a whole long note is most of a snippet's cost: look only in
         // the section where the query's terms appear most (a cheap substring check first).
-        let (start, end) = self.best_section(body, sections);
+        let (start, end) = best_section(&self.terms, body, sections);
         let snippet = self.generator.snippet(&body[start..end]);
         if snippet.fragment().is_empty() {
             // Matched by title, alias or tag only: the note's opening.
@@ -85,40 +85,49 @@ impl Snippets {
     }
 }
 
-impl Snippets {
-    /// The byte range of the body section (split at the stored heading offsets) containing the
-    /// most query terms, weighted by rarity; the whole body when no section clearly wins.
-    fn best_section(&self, body: &str, sections: &str) -> (usize, usize) {
-        let terms = &self.terms;
-        if terms.is_empty() || body.len() < 2 * SNIPPET_CHARS {
-            return (0, body.len());
-        }
-        let mut bounds: Vec<usize> = vec![0];
-        for line in sections.lines() {
-            if let Some(offset) = line.split_once('\t').and_then(|(o, _)| o.parse::<usize>().ok()) {
-                if offset > *bounds.last().unwrap_or(&0) && offset < body.len() && body.is_char_boundary(offset) {
-                    bounds.push(offset);
-                }
+/// The byte range of the body section (split at the stored heading offsets) containing the
+/// most query terms, weighted by rarity; the whole body when no section clearly wins.
+fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, usize) {
+    if terms.is_empty() || body.len() < 2 * SNIPPET_CHARS {
+        return (0, body.len());
+    }
+    let mut bounds: Vec<usize> = vec![0];
+    for line in sections.lines() {
+        if let Some(offset) = line.split_once('\t').and_then(|(o, _)| o.parse::<usize>().ok()) {
+            if offset > *bounds.last().unwrap_or(&0) && offset < body.len() && body.is_char_boundary(offset) {
+                bounds.push(offset);
             }
         }
-        bounds.push(body.len());
-        if bounds.len() <= 2 {
-            return (0, body.len());
+    }
+    bounds.push(body.len());
+    if bounds.len() <= 2 {
+        return (0, body.len());
+    }
+    // ASCII lowercasing keeps byte offsets; terms are lowercase already.
+    let lower = body.to_ascii_lowercase();
+    let mut best = (0.0f32, 0, body.len());
+    for pair in bounds.windows(2) {
+        let section = &lower[pair[0]..pair[1]];
+        let score: f32 = terms.iter().filter(|(t, _)| section.contains(surface(t))).map(|(_, w)| w).sum();
+        if score > best.0 {
+            best = (score, pair[0], pair[1]);
         }
-        // ASCII lowercasing keeps byte offsets; terms are lowercase already.
-        let lower = body.to_ascii_lowercase();
-        let mut best = (0.0f32, 0, body.len());
-        for pair in bounds.windows(2) {
-            let section = &lower[pair[0]..pair[1]];
-            let score: f32 = terms.iter().filter(|(t, _)| section.contains(t.as_str())).map(|(_, w)| w).sum();
-            if score > best.0 {
-                best = (score, pair[0], pair[1]);
-            }
-        }
-        if best.0 == 0.0 {
-            return (0, body.len());
-        }
-        (best.1, best.2)
+    }
+    if best.0 == 0.0 {
+        return (0, body.len());
+    }
+    (best.1, best.2)
+}
+
+/// What of an index term a note's text holds as it is written. The English stemmer rewrites
+/// only a word's end (`daily` → `daili`, `possibility` → `possibl`): without its last letter a
+/// stem of four letters or more is part of the word it came from. Shorter or non-ASCII terms
+/// are looked for whole.
+fn surface(term: &str) -> &str {
+    if term.len() >= 4 && term.is_ascii() {
+        &term[..term.len() - 1]
+    } else {
+        term
     }
 }
 
@@ -137,4 +146,30 @@ fn char_boundary(text: &str, max: usize) -> usize {
 /// Collapses runs of whitespace (newlines included) into single spaces.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_holding_a_stemmed_word_is_found_where_the_stem_is_not_in_the_text() {
+        // `daily` is indexed as `daili`, `possibility` as `possibl`: neither is in the text.
+        let filler = "Nothing to see here. ".repeat(20);
+        let body = format!("{filler}\n## Daily notes\nOpen your daily note.\n## Other\n{filler}");
+        let daily = body.find("## Daily").unwrap();
+        let other = body.find("## Other").unwrap();
+        let sections = format!("{daily}\tDaily notes\n{other}\tOther");
+        for term in ["daili", "possibl"] {
+            let text = body.replace("daily", if term == "daili" { "daily" } else { "possibility" });
+            let terms = vec![(term.to_string(), 1.0)];
+            assert_eq!(best_section(&terms, &text, &sections), (daily, other), "{term}");
+        }
+        // A short or non-ASCII term is looked for whole.
+        assert_eq!(surface("day"), "day");
+        assert_eq!(surface("überall"), "überall");
+        // No section holds the word: the whole body.
+        let terms = vec![("quokka".to_string(), 1.0)];
+        assert_eq!(best_section(&terms, &body, &sections), (0, body.len()));
+    }
 }

@@ -104,6 +104,22 @@ fn a_query_with_a_typo_still_finds_its_note() {
     assert_in_top(index, "Rückverwiese", "de/Erweiterungen/Rückverweise.md", 3);
 }
 
+/// The word being typed (the last, with no space after it) is completed from the index's
+/// terms; only when nothing completes it is it corrected as a typo.
+#[tokio::test(flavor = "current_thread")]
+async fn a_word_being_typed_is_completed_and_only_a_word_nothing_completes_is_corrected() {
+    let vault = MemoryVault::new();
+    vault.write(&p("Canvas.md"), "# Canvas\n\nA board of cards and notes.").await.unwrap();
+    vault.write(&p("Cane.md"), "# Cane\n\nSugar cane grows tall.").await.unwrap();
+    let index = SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {}).await.unwrap();
+    // `canv` is one letter from `cane`, but `canvas` completes it.
+    assert_eq!(top(&index, "canv", 5), vec!["Canvas.md"]);
+    // Nothing starts with `canvaz`: it is corrected to `canvas`.
+    assert_eq!(top(&index, "canvaz", 5), vec!["Canvas.md"]);
+    // A finished word (a space after it) is corrected as before.
+    assert_eq!(top(&index, "cabe sugar", 5), vec!["Cane.md"]);
+}
+
 #[test]
 fn a_phrase_and_the_same_words_as_a_bag_give_different_results() {
     let index = &shared().index;

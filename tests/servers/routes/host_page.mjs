@@ -5,12 +5,20 @@
 //   POST /host/request          requestUrl for the page: {url, method, headers, body (base64)} is sent
 //                               from here, free of the browser's CORS rules, as Obsidian's requestUrl is;
 //                               the answer is {status, headers, body (base64)}
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setScript } from "./mock_provider.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+/** The styles.css in the folder of `mainJs`, if `mainJs` is given and that file exists. */
+function stylesBeside(mainJs) {
+  if (!mainJs) return null;
+  const css = path.join(path.dirname(path.resolve(repo, mainJs)), "styles.css");
+  return existsSync(css) ? css : null;
+}
+
 const files = {
   "/host/": ["tests/e2e/host/index.html", "text/html; charset=utf-8"],
   "/host/index.html": ["tests/e2e/host/index.html", "text/html; charset=utf-8"],
@@ -19,7 +27,8 @@ const files = {
   "/host/pdf.worker.mjs": ["target/host-page/pdf.worker.mjs", "text/javascript; charset=utf-8"],
   // VAULT_AGENT_MAIN_JS: another build to serve (bench/ui.mjs compares two).
   "/host/main.js": [process.env.VAULT_AGENT_MAIN_JS || "main.js", "text/javascript; charset=utf-8"],
-  "/host/styles.css": ["styles.css", "text/css; charset=utf-8"],
+  // With another build's main.js, the styles.css beside it where there is one (a CSS-only A/B).
+  "/host/styles.css": [stylesBeside(process.env.VAULT_AGENT_MAIN_JS) ?? "styles.css", "text/css; charset=utf-8"],
   "/host/manifest.json": ["manifest.json", "application/json"],
 };
 
