@@ -9,7 +9,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::schema::{section_at, Fields};
 use super::shard::search_error;
-use super::tokenizer::vault_analyzer;
+use super::tokenizer::{snippet_analyzer, stem_surface};
 use crate::Result;
 
 /// Snippet length, in characters, before trimming to whole words.
@@ -39,7 +39,8 @@ impl Snippets {
             }
         });
         let list = terms.iter().map(|(t, w)| (t.clone(), *w)).collect();
-        let generator = SnippetGenerator::new(terms, vault_analyzer(), fields.body, SNIPPET_CHARS);
+        let analyzer = snippet_analyzer(terms.keys().map(String::as_str));
+        let generator = SnippetGenerator::new(terms, analyzer, fields.body, SNIPPET_CHARS);
         Snippets { generator, fields: *fields, terms: list }
     }
 
@@ -108,7 +109,7 @@ fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, 
     let mut best = (0.0f32, 0, body.len());
     for pair in bounds.windows(2) {
         let section = &lower[pair[0]..pair[1]];
-        let score: f32 = terms.iter().filter(|(t, _)| section.contains(surface(t))).map(|(_, w)| w).sum();
+        let score: f32 = terms.iter().filter(|(t, _)| section.contains(stem_surface(t))).map(|(_, w)| w).sum();
         if score > best.0 {
             best = (score, pair[0], pair[1]);
         }
@@ -117,18 +118,6 @@ fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, 
         return (0, body.len());
     }
     (best.1, best.2)
-}
-
-/// What of an index term a note's text holds as it is written. The English stemmer rewrites
-/// only a word's end (`daily` → `daili`, `possibility` → `possibl`): without its last letter a
-/// stem of four letters or more is part of the word it came from. Shorter or non-ASCII terms
-/// are looked for whole.
-fn surface(term: &str) -> &str {
-    if term.len() >= 4 && term.is_ascii() {
-        &term[..term.len() - 1]
-    } else {
-        term
-    }
 }
 
 /// The largest char boundary at or before `max` bytes.
@@ -166,8 +155,8 @@ mod tests {
             assert_eq!(best_section(&terms, &text, &sections), (daily, other), "{term}");
         }
         // A short or non-ASCII term is looked for whole.
-        assert_eq!(surface("day"), "day");
-        assert_eq!(surface("überall"), "überall");
+        assert_eq!(stem_surface("day"), "day");
+        assert_eq!(stem_surface("überall"), "überall");
         // No section holds the word: the whole body.
         let terms = vec![("quokka".to_string(), 1.0)];
         assert_eq!(best_section(&terms, &body, &sections), (0, body.len()));

@@ -43,6 +43,29 @@ pub fn vault_analyzer() -> TextAnalyzer {
     TextAnalyzer::from(VaultTokenizer::new(true))
 }
 
+/// The analyser snippets are highlighted with: [`vault_analyzer`]'s tokens, except that only
+/// a word that could stem to one of `terms` (it starts with a term's [`stem_surface`]) is
+/// stemmed; the others are left as they are, which no term can equal. Stemming every word of a
+/// note's section was most of a snippet's cost.
+pub(crate) fn snippet_analyzer<'a>(terms: impl IntoIterator<Item = &'a str>) -> TextAnalyzer {
+    let mut tokenizer = VaultTokenizer::new(true);
+    tokenizer.normalizer.wanted = Some(terms.into_iter().map(|t| stem_surface(t).to_string()).collect());
+    TextAnalyzer::from(tokenizer)
+}
+
+/// What of an index term a note's text holds as it is written. The English stemmer rewrites
+/// only a word's end (`daily` → `daili`, `possibility` → `possibl`, `filing` → `file`): without
+/// its last letter a stem of four letters or more is the start of the word it came from. Shorter
+/// or non-ASCII terms are taken whole. (The stemmer's few irregular words, `skies` → `sky`,
+/// `dying` → `die`, escape this.)
+pub(crate) fn stem_surface(term: &str) -> &str {
+    if term.len() >= 4 && term.is_ascii() {
+        &term[..term.len() - 1]
+    } else {
+        term
+    }
+}
+
 /// The same analyser without stemming: query prefixes (`configu…`) are matched against the
 /// index's terms as typed, since a stemmer would rewrite an unfinished word.
 pub fn unstemmed_analyzer() -> TextAnalyzer {
@@ -91,12 +114,14 @@ struct Normalizer {
     slots: Vec<(String, String)>,
     /// Words stemmed so far (to size the cache).
     seen: usize,
+    /// Only words starting with one of these are stemmed ([`snippet_analyzer`]).
+    wanted: Option<Vec<String>>,
 }
 
 impl Normalizer {
     fn new(stem: bool) -> Self {
         let stemmer = stem.then(|| frostem::Stemmer::new(frostem::Algorithm::English));
-        Normalizer { stemmer, slots: Vec::new(), seen: 0 }
+        Normalizer { stemmer, slots: Vec::new(), seen: 0, wanted: None }
     }
 
     /// Writes the normalised form of `word` into `out`.
@@ -112,7 +137,10 @@ impl Normalizer {
             }
             WordKind::Other => word.chars().for_each(|c| fold_char(c, out)),
         }
-        if self.stemmer.is_some() && out.bytes().any(|b| b.is_ascii_lowercase()) {
+        if self.stemmer.is_some()
+            && out.bytes().any(|b| b.is_ascii_lowercase())
+            && self.wanted.as_ref().is_none_or(|w| w.iter().any(|p| out.starts_with(p.as_str())))
+        {
             self.stem(out);
         }
     }

@@ -137,3 +137,22 @@ fn characters_cut_into_bigrams_are_their_own_normal_form() {
         }
     }
 }
+
+#[test]
+fn the_snippet_analyzer_stems_only_words_that_could_become_a_query_term() {
+    let text = "Daily notes, filed daily: filing the Dailies and Ünïcode meetings";
+    let full = tokens(&mut vault_analyzer(), text);
+    let terms = ["daili", "file", "meet"];
+    let partial = tokens(&mut snippet_analyzer(terms), text);
+    assert_eq!(full.len(), partial.len());
+    for (f, p) in full.iter().zip(&partial) {
+        if terms.contains(&f.as_str()) {
+            // Every word that stems to a term is stemmed to it.
+            assert_eq!(p, f);
+        } else {
+            // The others may stay unstemmed, and then equal no term.
+            assert!(p == f || !terms.contains(&p.as_str()), "{f} / {p}");
+        }
+    }
+    assert_eq!(partial, ["daili", "notes", "file", "daili", "file", "the", "daili", "and", "unicode", "meet"]);
+}
