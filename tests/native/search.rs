@@ -118,6 +118,14 @@ async fn a_word_being_typed_is_completed_and_only_a_word_nothing_completes_is_co
     assert_eq!(top(&index, "canvaz", 5), vec!["Canvas.md"]);
     // A finished word (a space after it) is corrected as before.
     assert_eq!(top(&index, "cabe sugar", 5), vec!["Cane.md"]);
+
+    // `settings` is indexed as `set`, which no completion of `settin` reaches; a stem shorter
+    // than the typed text still finds it, where some other word completes the text.
+    vault.write(&p("Sync.md"), "# Sync\n\nChange the sync settings here.").await.unwrap();
+    vault.write(&p("Rare.md"), "# Rare\n\nA settinella, whatever that is.").await.unwrap();
+    let index = SearchIndex::build(&vault, &ManualClock::new(0), &mut |_| {}).await.unwrap();
+    let found = top(&index, "settin", 5);
+    assert!(found.contains(&"Sync.md".to_string()) && found.contains(&"Rare.md".to_string()), "{found:?}");
 }
 
 #[test]
