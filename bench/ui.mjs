@@ -24,6 +24,7 @@
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
 //                     [--corpus real|gen50k] [--semantic]
 // gen50k is bench/corpus.mjs's 50,000 generated notes, written once to target/bench/gen50k/.
+// A styles.css beside a given main.js is served with it (so a CSS-only change can be compared).
 // Build first: `node esbuild.config.mjs && node tests/e2e/build-host.mjs`.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
