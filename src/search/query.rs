@@ -533,8 +533,7 @@ impl QueryBuilder<'_> {
                 // noise. What a correction found that completions miss is a stem shorter than
                 // the typed text (`configura…` → `configur`, `settin…` → `set`): the index
                 // terms among its three shorter prefixes stand in for it, a lookup each.
-                let end = term.char_indices().map(|(i, _)| i).collect::<Vec<_>>();
-                for &cut in end.iter().skip(3.max(chars.saturating_sub(3))) {
+                for (cut, _) in term.char_indices().skip(3.max(chars.saturating_sub(3))) {
                     let shorter = &term[..cut];
                     if self.doc_freq(&dictionary_fields, shorter) > 0 {
                         alternatives.push(any_field(fields, shorter, PREFIX_BOOST));
