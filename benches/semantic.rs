@@ -649,6 +649,63 @@ mod native {
         print_table(&format!("Whole vault ({} notes)", everything.len()), &queries, &whole_table);
         results.insert("quality_whole_vault".into(), table_json(&whole_table));
 
+        // The static vectors over the whole vault: every row scored exactly, or the sketch's
+        // first pass passing on a few rows to be scored exactly (VectorIndex::search_rescoring).
+        if with_vectors {
+            let chunked = chunk(&everything);
+            let texts: Vec<&str> = chunked.chunks.iter().map(|c| c.2.as_str()).collect();
+            let vectors: Vec<Vec<f32>> = texts.iter().map(|t| static_model.embed_one(t)).collect();
+            let index = index_of(&chunked, &vectors, "static", Precision::Int8);
+            let query_vectors: Vec<Vec<f32>> = queries.iter().map(|q| static_model.embed_one(&q.text)).collect();
+            let floor = relevance_floor(index.embedder());
+            let mut table: Table = Vec::new();
+            let mut rows = Vec::new();
+            let exact: Vec<Vec<String>> = query_vectors
+                .iter()
+                .map(|v| index.search_rescoring(v, CANDIDATES, &|_| true, 0).into_iter().map(|h| h.path).collect())
+                .collect();
+            for rescored in [0, 512, 1024, 2048, 4096] {
+                let mut times = Vec::new();
+                let lists: Vec<Vec<(String, f32)>> = query_vectors
+                    .iter()
+                    .map(|v| {
+                        let (hits, secs) = time(|| index.search_rescoring(v, CANDIDATES, &|_| true, rescored));
+                        times.push(secs * 1e3);
+                        hits.into_iter().map(|h| (h.path, h.score)).collect()
+                    })
+                    .collect();
+                times.sort_by(f64::total_cmp);
+                // How many of the exact top 10 and top 50 notes the first pass keeps.
+                let kept = |n: usize| {
+                    let (mut kept, mut all) = (0, 0);
+                    for (list, exact) in lists.iter().zip(&exact) {
+                        let got: Vec<&String> = list.iter().take(n).map(|x| &x.0).collect();
+                        kept += exact.iter().take(n).filter(|p| got.contains(p)).count();
+                        all += exact.len().min(n);
+                    }
+                    kept as f64 / all.max(1) as f64
+                };
+                let name = if rescored == 0 {
+                    "every row exactly".to_string()
+                } else {
+                    format!("sketch, {rescored} rescored")
+                };
+                println!(
+                    "whole vault, static int8, {name}: {} rows, p50 {:.2} ms, exact top 10 kept {:.3}, top 50 {:.3}",
+                    index.vector_count(),
+                    percentile(&times, 0.5),
+                    kept(10),
+                    kept(50)
+                );
+                rows.push(json!({"rescored": rescored, "p50_ms": percentile(&times, 0.5), "top10_kept": kept(10), "top50_kept": kept(50)}));
+                let above: Vec<Vec<String>> =
+                    lists.iter().map(|l| l.iter().filter(|h| h.1 >= floor).map(|h| h.0.clone()).collect()).collect();
+                score(&mut table, format!("static int8 (vectors), {name}"), &queries, &|i| above[i].clone());
+            }
+            print_table(&format!("Whole vault, {} chunks", index.vector_count()), &queries, &table);
+            results.insert("whole_vault_vectors".into(), json!({"first_pass": rows, "quality": table_json(&table)}));
+        }
+
         println!("\ncross-lingual (rank of the English note in the top 10):");
         for row in &cross_rows {
             println!(

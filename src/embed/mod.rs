@@ -15,6 +15,7 @@ mod minilm;
 mod model_files;
 mod parallel;
 mod semantic;
+mod sign_sketch;
 mod static_model;
 mod vector_index;
 mod wordpiece;
@@ -40,7 +41,9 @@ pub use model_files::{
 pub use parallel::ParallelEmbedder;
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
 pub use static_model::{StaticEmbedder, StaticHeader};
-pub use vector_index::{NoteVectors, Precision, VectorHit, VectorIndex, VECTORS_FILE, VECTORS_FORMAT};
+pub use vector_index::{
+    NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE, VECTORS_FORMAT,
+};
 pub use wordpiece::WordPiece;
 
 use crate::Result;

@@ -3,6 +3,9 @@
 //! query in one pass (a dot product per row, vectorised), each note keeps its best chunk, and the
 //! top `k` notes are selected.
 //!
+//! Above [`SKETCHED_ABOVE`] live rows a search first ranks every row by its [`SignSketch`] (one
+//! bit per dimension, about a tenth of the work) and scores only the best [`RESCORED`] exactly.
+//!
 //! Rows are stored as `f32`, or as int8 codes with one scale per row ([`Precision::Int8`]: a
 //! quarter of the memory; scores are exact integer dot products times the two scales).
 //! Replacing or removing a note leaves dead rows behind, dropped when they pass a quarter of all
@@ -13,11 +16,14 @@
 //! and chunk headings, and the xxh3 of the data), then the rows (f32, or the scales followed by
 //! the codes), little-endian.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use super::kernels::{dot, dot_i8, quantize_i8};
+use super::sign_sketch::SignSketch;
 use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -27,6 +33,12 @@ const MAGIC: &[u8; 6] = b"VAVEC\x01";
 pub const VECTORS_FORMAT: u32 = 2;
 /// Where the vectors are saved.
 pub const VECTORS_FILE: &str = ".obsidian-agent/index/vectors.bin";
+
+/// Above this many live rows a search ranks rows by their sketch first (below it, scoring every
+/// row exactly costs about as little).
+pub const SKETCHED_ABOVE: usize = 8192;
+/// How many rows the sketch passes on to be scored exactly.
+pub const RESCORED: usize = 2048;
 
 /// How rows are stored. Int8 is the default: a quarter of the memory and of the saved file, the
 /// same retrieval quality on our query sets, and the fastest scoring in the browser
@@ -75,6 +87,8 @@ pub struct VectorIndex {
     codes: Vec<i8>,
     scales: Vec<f32>,
     dead: usize,
+    /// Made on the first search that needs it, then grown row by row.
+    sketch: OnceLock<SignSketch>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -104,6 +118,7 @@ impl VectorIndex {
             codes: Vec::new(),
             scales: Vec::new(),
             dead: 0,
+            sketch: OnceLock::new(),
         }
     }
 
@@ -177,6 +192,9 @@ impl VectorIndex {
                     self.scales.push(scale);
                 }
             }
+            if let Some(sketch) = self.sketch.get_mut() {
+                sketch.push(&vector);
+            }
             headings.push(heading);
         }
         self.notes.insert(path.to_string(), NoteVectors { hash: hash.to_string(), mtime, headings, rows });
@@ -219,6 +237,25 @@ impl VectorIndex {
         *self = fresh;
     }
 
+    /// The `n` live rows whose sketch scores best against `query`, in row order.
+    fn first_pass(&self, query: &[f32], n: usize) -> Vec<u32> {
+        let sketch = self
+            .sketch
+            .get_or_init(|| SignSketch::build(self.dims, || (0..self.owner.len()).map(|r| Cow::Owned(self.row(r)))));
+        debug_assert_eq!(sketch.len(), self.owner.len());
+        let mut scores = Vec::new();
+        sketch.scores(query, &mut scores);
+        let mut live: Vec<(i32, u32)> =
+            (0..self.owner.len()).filter(|&r| self.owner[r] != u32::MAX).map(|r| (scores[r], r as u32)).collect();
+        if live.len() > n {
+            live.select_nth_unstable_by(n - 1, |a, b| b.0.cmp(&a.0));
+            live.truncate(n);
+        }
+        let mut rows: Vec<u32> = live.into_iter().map(|(_, r)| r).collect();
+        rows.sort_unstable();
+        rows
+    }
+
     /// Row `r` as floats.
     fn row(&self, r: usize) -> Vec<f32> {
         let d = self.dims;
@@ -229,40 +266,45 @@ impl VectorIndex {
     }
 
     /// The `k` notes whose best chunk is most similar to `query` (a unit vector), best first;
-    /// `filter` keeps a note when it returns true.
+    /// `filter` keeps a note when it returns true. Above [`SKETCHED_ABOVE`] live rows only the
+    /// [`RESCORED`] rows the sketch ranks first are scored exactly.
     pub fn search(&self, query: &[f32], k: usize, filter: &dyn Fn(&str) -> bool) -> Vec<VectorHit> {
+        let rescored = if self.vector_count() > SKETCHED_ABOVE { RESCORED } else { 0 };
+        self.search_rescoring(query, k, filter, rescored)
+    }
+
+    /// [`VectorIndex::search`], with the sketch passing `rescored` rows on to be scored exactly
+    /// (0: every row is scored exactly).
+    pub fn search_rescoring(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: &dyn Fn(&str) -> bool,
+        rescored: usize,
+    ) -> Vec<VectorHit> {
         if query.len() != self.dims || k == 0 {
             return Vec::new();
         }
         let mut best: Vec<(f32, u32)> = vec![(f32::NEG_INFINITY, u32::MAX); self.slots.len()];
         let d = self.dims;
-        match self.precision {
-            Precision::F32 => {
-                for (r, row) in self.floats.chunks_exact(d).enumerate() {
-                    let slot = self.owner[r];
-                    if slot == u32::MAX {
-                        continue;
-                    }
-                    let s = dot(query, row);
-                    let b = &mut best[slot as usize];
-                    if s > b.0 {
-                        *b = (s, r as u32);
-                    }
-                }
+        let candidates = (rescored > 0 && rescored < self.vector_count()).then(|| self.first_pass(query, rescored));
+        let rows: Box<dyn Iterator<Item = usize>> = match &candidates {
+            Some(rows) => Box::new(rows.iter().map(|&r| r as usize)),
+            None => Box::new(0..self.owner.len()),
+        };
+        let (q, qs) = quantize_i8(query);
+        for r in rows {
+            let slot = self.owner[r];
+            if slot == u32::MAX {
+                continue;
             }
-            Precision::Int8 => {
-                let (q, qs) = quantize_i8(query);
-                for (r, row) in self.codes.chunks_exact(d).enumerate() {
-                    let slot = self.owner[r];
-                    if slot == u32::MAX {
-                        continue;
-                    }
-                    let s = dot_i8(&q, row) as f32 * qs * self.scales[r];
-                    let b = &mut best[slot as usize];
-                    if s > b.0 {
-                        *b = (s, r as u32);
-                    }
-                }
+            let s = match self.precision {
+                Precision::F32 => dot(query, &self.floats[r * d..(r + 1) * d]),
+                Precision::Int8 => dot_i8(&q, &self.codes[r * d..(r + 1) * d]) as f32 * qs * self.scales[r],
+            };
+            let b = &mut best[slot as usize];
+            if s > b.0 {
+                *b = (s, r as u32);
             }
         }
         let mut ranked: Vec<(f32, u32, u32)> = best

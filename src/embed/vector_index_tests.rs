@@ -85,3 +85,55 @@ fn a_header_listing_a_note_twice_is_refused() {
     assert!(error.to_string().contains("listed twice"), "{error}");
     assert!(VectorIndex::from_bytes(&bytes).is_ok());
 }
+
+/// `n` notes of two chunks each, pseudo-random unit vectors of `dims` around a shared offset.
+fn many(n: usize, dims: usize, precision: Precision) -> (VectorIndex, Vec<Vec<f32>>) {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let mut index = VectorIndex::new("test", dims, precision);
+    let mut vectors = Vec::new();
+    for i in 0..n {
+        let chunks: Vec<(Option<String>, Vec<f32>)> = (0..2)
+            .map(|c| {
+                let v = unit(&(0..dims).map(|d| next() + if d % 4 == 0 { 0.3 } else { 0.0 }).collect::<Vec<_>>());
+                (Some(format!("chunk {c}")), v)
+            })
+            .collect();
+        vectors.extend(chunks.iter().map(|c| c.1.clone()));
+        index.insert(&format!("n{i:05}.md"), "h", 0, chunks).unwrap();
+    }
+    (index, vectors)
+}
+
+#[test]
+fn above_the_sketch_threshold_the_first_pass_keeps_the_exact_top_hits() {
+    for precision in [Precision::F32, Precision::Int8] {
+        let (index, vectors) = many(SKETCHED_ABOVE / 2 + 500, 48, precision);
+        assert!(index.vector_count() > SKETCHED_ABOVE);
+        for (i, query) in vectors.iter().enumerate().step_by(997) {
+            let paths = |hits: Vec<VectorHit>| hits.into_iter().map(|h| h.path).collect::<Vec<_>>();
+            let exact = paths(index.search_rescoring(query, 10, &|_| true, 0));
+            let sketched = paths(index.search(query, 10, &|_| true));
+            assert_eq!(sketched[0], format!("n{:05}.md", i / 2), "a chunk's own note comes first ({precision:?})");
+            let kept = exact.iter().filter(|p| sketched.contains(p)).count();
+            assert!(kept >= 9, "{kept} of the exact top 10 kept ({precision:?})");
+        }
+    }
+}
+
+#[test]
+fn notes_added_after_the_sketch_was_made_are_found_and_removed_ones_are_not() {
+    let (mut index, _) = many(SKETCHED_ABOVE / 2 + 100, 32, Precision::Int8);
+    let query = unit(&(0..32).map(|d| if d % 2 == 0 { 1.0 } else { -0.5 }).collect::<Vec<_>>());
+    // The first search makes the sketch; the note inserted after it is sketched as it comes.
+    index.search(&query, 5, &|_| true);
+    index.insert("late.md", "h", 0, vec![(None, query.clone())]).unwrap();
+    assert_eq!(index.search(&query, 5, &|_| true)[0].path, "late.md");
+    index.remove("late.md");
+    assert!(index.search(&query, 5, &|_| true).iter().all(|h| h.path != "late.md"));
+}
