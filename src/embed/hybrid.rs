@@ -242,15 +242,37 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], coverage: &[f32], dense: &'a [(String
 /// About this many characters of a section make the snippet of a hit found by meaning.
 pub const MEANING_SNIPPET_CHARS: usize = 200;
 
+/// Whether a hit still waits for a snippet of its meaning.
+fn wants_meaning_snippet(hit: &HybridHit) -> bool {
+    hit.snippet.is_empty() && hit.found_by.semantic.is_some()
+}
+
+/// Gives each hit found by meaning alone (no full-text snippet) a snippet from the text the
+/// full-text index stored for the section its vector matched best (the hit's heading): the
+/// sentence sharing most words with the query and what follows it ([`meaning_snippet`]). Read
+/// in place — no note is read from the vault or parsed again, which in the plugin is a round
+/// trip to the UI thread on every keystroke. Hits the index cannot serve (not indexed, or the
+/// section has changed) keep an empty snippet for [`add_meaning_snippets`].
+pub(crate) fn add_meaning_snippets_from_index(index: &SearchIndex, hits: &mut [HybridHit], query: &str) {
+    let terms = query_terms(query);
+    let mut analyzer = vault_analyzer();
+    for hit in hits.iter_mut().filter(|h| wants_meaning_snippet(h)) {
+        if let Some(text) = index.section_text(&hit.path, hit.heading.as_deref()) {
+            hit.snippet = snippet_of_text(&mut analyzer, &text, &terms);
+        }
+    }
+}
+
 /// Gives each hit found by meaning alone (no full-text snippet) a snippet: from the section its
 /// vector matched best (the hit's heading), the sentence sharing most words with the query and
-/// what follows it ([`meaning_snippet`]). A note that cannot be read keeps an empty snippet.
+/// what follows it ([`meaning_snippet`]), read from the note itself. A note that cannot be read
+/// keeps an empty snippet.
 pub(crate) async fn add_meaning_snippets(vault: &dyn Vault, hits: &mut [HybridHit], query: &str) {
     let terms = query_terms(query);
     let wanted: Vec<(usize, VaultPath)> = hits
         .iter()
         .enumerate()
-        .filter(|(_, h)| h.snippet.is_empty() && h.found_by.semantic.is_some())
+        .filter(|(_, h)| wants_meaning_snippet(h))
         .filter_map(|(i, h)| VaultPath::parse(&h.path).ok().filter(is_note).map(|p| (i, p)))
         .collect();
     if wanted.is_empty() {
@@ -291,7 +313,11 @@ pub fn meaning_snippet(chunk: &str, terms: &[String]) -> String {
 }
 
 fn snippet_of(analyzer: &mut TextAnalyzer, chunk: &str, terms: &[String]) -> String {
-    let body = chunk.split_once('\n').map_or("", |x| x.1);
+    snippet_of_text(analyzer, chunk.split_once('\n').map_or("", |x| x.1), terms)
+}
+
+/// [`snippet_of`] for a section's text alone, without the title line in front.
+fn snippet_of_text(analyzer: &mut TextAnalyzer, body: &str, terms: &[String]) -> String {
     let sentences = sentences(body);
     let Some(start) = (0..sentences.len()).rev().max_by_key(|&i| overlap(analyzer, terms, sentences[i])) else {
         return String::new();

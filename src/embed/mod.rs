@@ -26,7 +26,7 @@ pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions, DistillProgress};
 pub use fit::{featurize, prose_passages, sentences, FitOptions, FitReport, Passage};
-pub(crate) use hybrid::add_meaning_snippets;
+pub(crate) use hybrid::{add_meaning_snippets, add_meaning_snippets_from_index};
 pub use hybrid::{
     fuse, hybrid_rank, meaning_snippet, Fused, Fusion, HybridHit, HybridQuery, SearchMode, Signals, CANDIDATES,
     MEANING_SNIPPET_CHARS,

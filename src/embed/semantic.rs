@@ -154,6 +154,7 @@ impl SemanticIndex {
     /// Puts `index` in place, as it is saved (a loaded index): a run that changes nothing
     /// writes nothing.
     pub fn replace(&self, index: VectorIndex) {
+        index.prepare();
         *self.0.index.borrow_mut() = Some(index);
         self.0.unsaved.set(false);
     }
@@ -306,6 +307,10 @@ impl SemanticIndex {
         if !report.cancelled {
             self.0.stale.borrow_mut().clear();
             progress(Progress { done: total, total });
+        }
+        // The first search after a run should not wait for the vectors' first pass to be made.
+        if let Some(index) = self.0.index.borrow().as_ref() {
+            index.prepare();
         }
         Ok(report)
     }

@@ -5,6 +5,9 @@
 //! rows worth scoring exactly (the idea of binary quantisation with rescoring, with the query
 //! kept in floats: an asymmetric distance, which ranks better than comparing bits with bits).
 
+/// How many rows at most place the sketch's mean and spread.
+const SAMPLED: usize = 4096;
+
 /// The sketch of a vector index's rows, in row order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SignSketch {
@@ -18,27 +21,31 @@ pub(crate) struct SignSketch {
 }
 
 impl SignSketch {
-    /// The sketch of `rows` (each of `dims` values), given twice: once for the mean and the
-    /// spread, once for the bits.
-    pub(crate) fn build<'a, I>(dims: usize, rows: impl Fn() -> I) -> SignSketch
-    where
-        I: Iterator<Item = std::borrow::Cow<'a, [f32]>>,
-    {
-        let (mut sum, mut n) = (vec![0f64; dims], 0usize);
-        for row in rows() {
-            sum.iter_mut().zip(row.iter()).for_each(|(s, &x)| *s += f64::from(x));
-            n += 1;
+    /// The sketch of `rows` rows of `dims` values, `row(r, buf)` writing row `r` into `buf`.
+    /// The mean and the spread are taken over at most [`SAMPLED`] rows spread evenly: enough to
+    /// place each dimension's middle, and a large index is sketched in one pass over its rows.
+    pub(crate) fn build(dims: usize, rows: usize, row: impl Fn(usize, &mut Vec<f32>)) -> SignSketch {
+        let stride = rows.div_ceil(SAMPLED).max(1);
+        let sample = (0..rows).step_by(stride);
+        let n = sample.len().max(1) as f64;
+        let mut buf = Vec::with_capacity(dims);
+        let mut sum = vec![0f64; dims];
+        for r in sample.clone() {
+            row(r, &mut buf);
+            sum.iter_mut().zip(&buf).for_each(|(s, &x)| *s += f64::from(x));
         }
-        let center: Vec<f32> = sum.iter().map(|s| (s / n.max(1) as f64) as f32).collect();
+        let center: Vec<f32> = sum.iter().map(|s| (s / n) as f32).collect();
         let mut deviation = vec![0f64; dims];
-        let mut sketch = SignSketch { dims, center, spread: Vec::new(), bits: Vec::new() };
-        for row in rows() {
-            deviation.iter_mut().zip(row.iter().zip(&sketch.center)).for_each(|(s, (&x, &c))| {
-                *s += f64::from((x - c).abs());
-            });
-            sketch.push(&row);
+        for r in sample {
+            row(r, &mut buf);
+            deviation.iter_mut().zip(buf.iter().zip(&center)).for_each(|(s, (&x, &c))| *s += f64::from((x - c).abs()));
         }
-        sketch.spread = deviation.iter().map(|s| (s / n.max(1) as f64) as f32).collect();
+        let spread = deviation.iter().map(|s| (s / n) as f32).collect();
+        let mut sketch = SignSketch { dims, center, spread, bits: Vec::with_capacity(rows * dims.div_ceil(8)) };
+        for r in 0..rows {
+            row(r, &mut buf);
+            sketch.push(&buf);
+        }
         sketch
     }
 
@@ -89,7 +96,11 @@ impl SignSketch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::borrow::Cow;
+
+    fn copy(row: &[f32], buf: &mut Vec<f32>) {
+        buf.clear();
+        buf.extend_from_slice(row);
+    }
 
     /// Deterministic pseudo-random unit vectors with a shared offset (as real embeddings have).
     fn rows(n: usize, dims: usize) -> Vec<Vec<f32>> {
@@ -112,7 +123,7 @@ mod tests {
     #[test]
     fn the_estimate_ranks_rows_as_their_dot_products_do() {
         let (dims, data) = (64, rows(2000, 64));
-        let sketch = SignSketch::build(dims, || data.iter().map(|r| Cow::Borrowed(r.as_slice())));
+        let sketch = SignSketch::build(dims, data.len(), |r, buf| copy(&data[r], buf));
         assert_eq!(sketch.len(), 2000);
         let query = &data[7];
         let mut estimate = Vec::new();
@@ -133,8 +144,8 @@ mod tests {
     #[test]
     fn pushed_rows_are_sketched_as_built_ones() {
         let (dims, data) = (20, rows(50, 20));
-        let built = SignSketch::build(dims, || data.iter().map(|r| Cow::Borrowed(r.as_slice())));
-        let mut grown = SignSketch::build(dims, || data[..30].iter().map(|r| Cow::Borrowed(r.as_slice())));
+        let built = SignSketch::build(dims, data.len(), |r, buf| copy(&data[r], buf));
+        let mut grown = SignSketch::build(dims, 30, |r, buf| copy(&data[r], buf));
         grown.center = built.center.clone();
         grown.spread = built.spread.clone();
         grown.bits.clear();

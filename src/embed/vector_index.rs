@@ -16,7 +16,6 @@
 //! and chunk headings, and the xxh3 of the data), then the rows (f32, or the scales followed by
 //! the codes), little-endian.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -239,9 +238,7 @@ impl VectorIndex {
 
     /// The `n` live rows whose sketch scores best against `query`, in row order.
     fn first_pass(&self, query: &[f32], n: usize) -> Vec<u32> {
-        let sketch = self
-            .sketch
-            .get_or_init(|| SignSketch::build(self.dims, || (0..self.owner.len()).map(|r| Cow::Owned(self.row(r)))));
+        let sketch = self.sketch();
         debug_assert_eq!(sketch.len(), self.owner.len());
         let mut scores = Vec::new();
         sketch.scores(query, &mut scores);
@@ -256,12 +253,35 @@ impl VectorIndex {
         rows
     }
 
+    /// Makes the first pass's sketch now, if searches will use it, rather than on the first
+    /// search (a few tens of milliseconds for a large vault in the browser).
+    pub fn prepare(&self) {
+        if self.vector_count() > SKETCHED_ABOVE {
+            self.sketch();
+        }
+    }
+
+    fn sketch(&self) -> &SignSketch {
+        self.sketch.get_or_init(|| SignSketch::build(self.dims, self.owner.len(), |r, buf| self.row_into(r, buf)))
+    }
+
     /// Row `r` as floats.
     fn row(&self, r: usize) -> Vec<f32> {
+        let mut row = Vec::with_capacity(self.dims);
+        self.row_into(r, &mut row);
+        row
+    }
+
+    /// Row `r` as floats, into `buf`.
+    fn row_into(&self, r: usize, buf: &mut Vec<f32>) {
         let d = self.dims;
+        buf.clear();
         match self.precision {
-            Precision::F32 => self.floats[r * d..(r + 1) * d].to_vec(),
-            Precision::Int8 => self.codes[r * d..(r + 1) * d].iter().map(|&c| f32::from(c) * self.scales[r]).collect(),
+            Precision::F32 => buf.extend_from_slice(&self.floats[r * d..(r + 1) * d]),
+            Precision::Int8 => {
+                let scale = self.scales[r];
+                buf.extend(self.codes[r * d..(r + 1) * d].iter().map(|&c| f32::from(c) * scale));
+            }
         }
     }
 

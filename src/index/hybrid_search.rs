@@ -1,7 +1,9 @@
 //! Searching the vault's shared index by mode: full text, vectors, or both fused.
 
 use super::SharedIndex;
-use crate::embed::{add_meaning_snippets, hybrid_rank, HybridHit, HybridQuery, SearchMode};
+use crate::embed::{
+    add_meaning_snippets, add_meaning_snippets_from_index, hybrid_rank, HybridHit, HybridQuery, SearchMode,
+};
 use crate::search::SearchIndex;
 use crate::vault::Vault;
 use crate::Result;
@@ -10,8 +12,8 @@ use crate::Result;
 /// missing signal is left out (hybrid before the notes are embedded is full text alone, and
 /// before the full-text index is built, vectors alone); semantic mode without vectors fails.
 /// `keep` filters paths (ignored notes). The query is embedded first, then both indexes are
-/// read without an await in between; then hits found by meaning alone get their snippet (read
-/// from `vault`).
+/// read without an await in between, and hits found by meaning alone get their snippet from the
+/// text the full-text index stored; those it cannot serve get one read from `vault`.
 pub async fn hybrid_search(
     shared: &SharedIndex,
     vault: Option<&dyn Vault>,
@@ -30,7 +32,11 @@ pub async fn hybrid_search(
         None => hybrid_rank(fulltext, None, query, keep),
     };
     let mut hits = if shared.is_ready() {
-        shared.read(|index| rank(Some(index)))
+        shared.read(|index| {
+            let mut hits = rank(Some(index))?;
+            add_meaning_snippets_from_index(index, &mut hits, &query.text);
+            Ok(hits)
+        })
     } else if query.mode == SearchMode::Fulltext {
         Err(crate::Error::Invalid("the search index is not built yet".into()))
     } else {

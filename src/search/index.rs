@@ -24,7 +24,7 @@ use super::catalog::{Catalog, NoteEntry};
 use super::language::{apply_factors, LanguagePreference};
 use super::note::parse_note;
 use super::query::{self, Expr, Matching, QueryBuilder};
-use super::schema::Fields;
+use super::schema::{section_text, Fields};
 use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
 use super::snippet::Snippets;
 use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
@@ -274,6 +274,17 @@ impl SearchIndex {
     /// Every indexed note, by path.
     pub fn notes(&self) -> impl Iterator<Item = (&str, &NoteEntry)> {
         self.catalog.notes().iter().map(|(p, e)| (p.as_str(), e))
+    }
+
+    /// The text of `path`'s sections under `heading` as the index stored it (see
+    /// `schema::section_text`; `None` for the text before the first heading): `None` when the
+    /// note is not indexed, empty when it has no such section.
+    pub fn section_text(&self, path: &str, heading: Option<&str>) -> Option<String> {
+        let &(i, addr) = self.locs.get(path)?;
+        let doc: tantivy::TantivyDocument = self.shard(i).searcher.doc(addr).ok()?;
+        let text =
+            |field: Field| doc.get_first(field).and_then(|v| tantivy::schema::Value::as_str(&v)).unwrap_or_default();
+        Some(section_text(text(self.fields.body), text(self.fields.sections), heading))
     }
 
     /// The number of delta shards waiting to be compacted into the main one.

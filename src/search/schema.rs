@@ -147,6 +147,36 @@ pub(crate) fn section_at(sections: &str, offset: usize) -> Option<String> {
     found.map(str::to_string)
 }
 
+/// The text of the stored body's sections under `heading` (a heading path joined by " › ",
+/// each section without its heading line, joined by newlines; `None`: the text before the first
+/// heading). Empty when there is no such section.
+pub(crate) fn section_text(body: &str, sections: &str, heading: Option<&str>) -> String {
+    let starts: Vec<(usize, &str)> = sections
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .filter_map(|(start, h)| Some((start.parse().ok()?, h)))
+        .collect();
+    let Some(heading) = heading else {
+        let end = starts.first().map_or(body.len(), |s| s.0);
+        return body.get(..end).unwrap_or_default().trim().to_string();
+    };
+    let mut out = String::new();
+    for (i, &(start, h)) in starts.iter().enumerate().filter(|(_, s)| s.1 == heading) {
+        // Sections are joined by a blank line, which the next offset counts.
+        let end = starts.get(i + 1).map_or(body.len(), |s| s.0);
+        let Some(text) = body.get(start..end) else { continue };
+        let last = h.rsplit(" › ").next().unwrap_or(h);
+        let text = text.strip_prefix(last).unwrap_or(text).trim();
+        if !text.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+    }
+    out
+}
+
 /// `a/b/c.md` → `a`, `a/b`.
 pub(crate) fn ancestor_folders(path: &str) -> impl Iterator<Item = &str> {
     path.match_indices('/').map(move |(i, _)| &path[..i])
@@ -166,4 +196,23 @@ pub(crate) fn normalize_link(target: &str) -> Option<String> {
     let t = target.trim().trim_start_matches("./").trim_start_matches('/');
     let t = t.strip_suffix(".md").unwrap_or(t);
     (!t.is_empty()).then(|| t.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::note::parse_note;
+
+    #[test]
+    fn a_sections_text_is_read_back_from_the_stored_body_without_its_heading() {
+        let note = parse_note(
+            "n.md",
+            "Opening words.\n\n# Setup\n\nInstall it.\n\n## Sync\n\nTurn sync on.\n\n# Setup\n\nAgain, later.\n",
+        );
+        let (body, sections) = body_and_sections(&note);
+        assert_eq!(section_text(&body, &sections, None), "Opening words.");
+        assert_eq!(section_text(&body, &sections, Some("Setup")), "Install it.\nAgain, later.");
+        assert_eq!(section_text(&body, &sections, Some("Setup › Sync")), "Turn sync on.");
+        assert_eq!(section_text(&body, &sections, Some("Elsewhere")), "");
+    }
 }
