@@ -236,14 +236,17 @@ impl VectorIndex {
         *self = fresh;
     }
 
-    /// The `n` live rows whose sketch scores best against `query`, in row order.
-    fn first_pass(&self, query: &[f32], n: usize) -> Vec<u32> {
+    /// The `n` live rows of `kept` notes (by slot) whose sketch scores best against `query`, in
+    /// row order.
+    fn first_pass(&self, query: &[f32], n: usize, kept: &[bool]) -> Vec<u32> {
         let sketch = self.sketch();
         debug_assert_eq!(sketch.len(), self.owner.len());
         let mut scores = Vec::new();
         sketch.scores(query, &mut scores);
-        let mut live: Vec<(i32, u32)> =
-            (0..self.owner.len()).filter(|&r| self.owner[r] != u32::MAX).map(|r| (scores[r], r as u32)).collect();
+        let mut live: Vec<(i32, u32)> = (0..self.owner.len())
+            .filter(|&r| self.owner[r] != u32::MAX && kept[self.owner[r] as usize])
+            .map(|r| (scores[r], r as u32))
+            .collect();
         if live.len() > n {
             live.select_nth_unstable_by(n - 1, |a, b| b.0.cmp(&a.0));
             live.truncate(n);
@@ -307,7 +310,12 @@ impl VectorIndex {
         }
         let mut best: Vec<(f32, u32)> = vec![(f32::NEG_INFINITY, u32::MAX); self.slots.len()];
         let d = self.dims;
-        let candidates = (rescored > 0 && rescored < self.vector_count()).then(|| self.first_pass(query, rescored));
+        // The filter is asked first, once per note: the first pass must choose among the notes
+        // it keeps (a search within a small folder would otherwise find nothing of it in the
+        // rows nearest the query over the whole vault).
+        let kept: Vec<bool> = self.slots.iter().map(|path| filter(path)).collect();
+        let candidates =
+            (rescored > 0 && rescored < self.vector_count()).then(|| self.first_pass(query, rescored, &kept));
         let rows: Box<dyn Iterator<Item = usize>> = match &candidates {
             Some(rows) => Box::new(rows.iter().map(|&r| r as usize)),
             None => Box::new(0..self.owner.len()),
@@ -315,7 +323,7 @@ impl VectorIndex {
         let (q, qs) = quantize_i8(query);
         for r in rows {
             let slot = self.owner[r];
-            if slot == u32::MAX {
+            if slot == u32::MAX || !kept[slot as usize] {
                 continue;
             }
             let s = match self.precision {
@@ -332,7 +340,6 @@ impl VectorIndex {
             .enumerate()
             .filter(|(_, (s, _))| s.is_finite())
             .map(|(slot, &(s, r))| (s, slot as u32, r))
-            .filter(|&(_, slot, _)| filter(&self.slots[slot as usize]))
             .collect();
         let by_score = |a: &(f32, u32, u32), b: &(f32, u32, u32)| {
             b.0.total_cmp(&a.0).then_with(|| self.slots[a.1 as usize].cmp(&self.slots[b.1 as usize]))

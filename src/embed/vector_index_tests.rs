@@ -137,3 +137,15 @@ fn notes_added_after_the_sketch_was_made_are_found_and_removed_ones_are_not() {
     index.remove("late.md");
     assert!(index.search(&query, 5, &|_| true).iter().all(|h| h.path != "late.md"));
 }
+
+#[test]
+fn a_filtered_search_above_the_sketch_threshold_finds_the_notes_it_keeps_however_far() {
+    let (index, vectors) = many(SKETCHED_ABOVE / 2 + 100, 32, Precision::Int8);
+    // The note least like the query over the whole index: far outside the rows the first pass
+    // would rescore without the filter.
+    let query = &vectors[0];
+    let far = index.search_rescoring(query, usize::MAX, &|_| true, 0).pop().unwrap().path;
+    let only = |p: &str| p == far || p == "n00001.md";
+    let hits = index.search(query, 5, &only);
+    assert_eq!(hits.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(), vec!["n00001.md", far.as_str()]);
+}
