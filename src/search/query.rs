@@ -526,24 +526,27 @@ impl QueryBuilder<'_> {
             }
         }
         if !bigram_script && chars >= MIN_FUZZY_CHARS && self.doc_freq(&dictionary_fields, term) == 0 {
-            if completed {
-                // A word still being typed that some index term completes is unfinished, not
-                // misspelt: correcting `canv` or `templ` as a typo would scan the term
-                // dictionaries (most of a keystroke's search) for neighbours that mostly add
-                // noise. What a correction found that completions miss is a stem shorter than
-                // the typed text (`configura…` → `configur`, `settin…` → `set`): the index
-                // terms among its three shorter prefixes stand in for it, a lookup each.
+            // A word still being typed that some index term completes is unfinished, not
+            // misspelt: correcting `canv` or `templ` as a typo would scan the term dictionaries
+            // (most of a keystroke's search) for neighbours that mostly add noise.
+            let mut corrected = false;
+            if !completed {
+                let builder = if chars >= 8 { self.lev2 } else { self.lev1 };
+                let dfa = builder.build_dfa(term);
+                for expansion in self.expand(&dictionary_fields, Expansion::Fuzzy(&dfa)) {
+                    alternatives.push(any_field(fields, &expansion, FUZZY_BOOST));
+                    corrected = true;
+                }
+            }
+            // What neither completions nor corrections reach is a stem shorter than the typed
+            // text (`settin…` → `set`, `configura…` → `configur`): the index terms among its
+            // three shorter prefixes stand in for it, a lookup each.
+            if last && !corrected {
                 for (cut, _) in term.char_indices().skip(3.max(chars.saturating_sub(3))) {
                     let shorter = &term[..cut];
                     if self.doc_freq(&dictionary_fields, shorter) > 0 {
                         alternatives.push(any_field(fields, shorter, PREFIX_BOOST));
                     }
-                }
-            } else {
-                let builder = if chars >= 8 { self.lev2 } else { self.lev1 };
-                let dfa = builder.build_dfa(term);
-                for expansion in self.expand(&dictionary_fields, Expansion::Fuzzy(&dfa)) {
-                    alternatives.push(any_field(fields, &expansion, FUZZY_BOOST));
                 }
             }
         }
