@@ -377,9 +377,12 @@ pub fn hybrid_rank(
     let mut bm25 = Vec::new();
     let mut snippets: HashMap<String, (String, Option<String>, String)> = HashMap::new();
     if let (true, Some(index)) = (query.mode != SearchMode::Semantic, fulltext) {
+        // Snippets only for as many as are shown: a candidate further down that the fusion
+        // lifts onto the page gets its own below.
         let request = SearchQuery {
             text: query.text.clone(),
             limit: CANDIDATES,
+            snippet_limit: Some(query.limit),
             folder: query.folder.clone(),
             language: query.language.clone(),
             ..SearchQuery::default()
@@ -451,6 +454,22 @@ pub fn hybrid_rank(
         })
         .collect();
     hits.truncate(query.limit);
+    if let Some(index) = fulltext {
+        let lifted = |h: &HybridHit| h.found_by.fulltext.is_some_and(|rank| rank as usize > query.limit);
+        for hit in hits.iter_mut().filter(|h| lifted(h)) {
+            let one = SearchQuery {
+                text: query.text.clone(),
+                // A few: another note's path may start with this one's.
+                limit: 5,
+                path_prefix: Some(hit.path.clone()),
+                language: query.language.clone(),
+                ..SearchQuery::default()
+            };
+            if let Some(found) = index.search(&one)?.into_iter().find(|f| f.path == hit.path) {
+                (hit.snippet, hit.heading) = (found.snippet, found.heading);
+            }
+        }
+    }
     if query.expand_links {
         if let Some(index) = fulltext {
             expand_links(index, &mut hits, query.limit, &in_folder);

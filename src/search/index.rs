@@ -65,6 +65,9 @@ pub struct SearchQuery {
     pub path_prefix: Option<String>,
     /// Whether to compute snippets (default true).
     pub snippets: bool,
+    /// Snippets for the first this many hits only (`None`: for every hit). A hybrid search ranks
+    /// more full-text candidates than it shows, and snippets are most of a search's cost.
+    pub snippet_limit: Option<usize>,
     /// The user's language (`en`, `pt-BR`), preferred when the query's own words do not say
     /// which language it is in (see [`crate::search::LanguagePreference`]). `None`: no preference
     /// beyond the query's.
@@ -81,6 +84,7 @@ impl Default for SearchQuery {
             tags: Vec::new(),
             path_prefix: None,
             snippets: true,
+            snippet_limit: None,
             language: None,
         }
     }
@@ -499,9 +503,14 @@ impl SearchIndex {
                 .collect());
         }
         let snippets = Snippets::new(&self.fields, query.as_ref(), &self.searchers());
+        let with_snippets = request.snippet_limit.unwrap_or(usize::MAX);
         ranked
             .into_iter()
-            .map(|(score, i, addr)| {
+            .enumerate()
+            .map(|(rank, (score, i, addr))| {
+                if rank >= with_snippets {
+                    return Ok(self.hit(i, addr, score, String::new(), None));
+                }
                 let (snippet, heading) = snippets.for_doc(&self.shard(i).searcher, addr)?;
                 Ok(self.hit(i, addr, score, snippet, heading))
             })

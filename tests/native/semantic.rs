@@ -660,6 +660,26 @@ fn the_snippets_of_hits_found_by_meaning_come_from_the_index_or_else_from_one_re
 }
 
 #[test]
+fn every_full_text_hit_a_hybrid_search_shows_has_its_snippet_however_far_down_full_text_ranked_it() {
+    // Full text ranks more candidates than a page shows and makes snippets for a page's worth;
+    // a candidate the fusion lifts from further down gets its snippet on its own.
+    let vault = english_vault(usize::MAX);
+    let shared = indexed_with_static_model(&vault);
+    let mut lifted = 0;
+    for text in ["sync my phone and laptop", "templates for daily notes", "publish a site", "canvas cards"] {
+        for limit in 1..=4 {
+            let query = HybridQuery { text: text.into(), limit, ..HybridQuery::default() };
+            for hit in block_on(hybrid_search(&shared, Some(&vault), &query, &|_| true)).unwrap() {
+                let Some(rank) = hit.found_by.fulltext else { continue };
+                lifted += usize::from(rank as usize > limit);
+                assert!(hit.snippet.contains("**"), "{text} ({limit}): {hit:?}");
+            }
+        }
+    }
+    assert!(lifted > 0, "no full-text hit came from below the page: the test shows nothing");
+}
+
+#[test]
 fn a_nonsense_query_finds_nothing_by_meaning_in_a_small_vault() {
     let vault = english_vault(20);
     let shared = indexed_with_static_model(&vault);
