@@ -1,10 +1,9 @@
 //! [`VectorIndex`]: one unit vector per chunk, kept per note with the note's content hash (so only
-//! changed notes are embedded again), searched exactly: every live row is scored against the
-//! query in one pass (a dot product per row, vectorised), each note keeps its best chunk, and the
-//! top `k` notes are selected.
-//!
-//! Above [`SKETCHED_ABOVE`] live rows a search first ranks every row by its [`SignSketch`] (one
-//! bit per dimension, about a tenth of the work) and scores only the best [`RESCORED`] exactly.
+//! changed notes are embedded again). A search scores live rows against the query (a dot product
+//! per row, vectorised), each note keeps its best chunk, and the top `k` notes are selected. Up
+//! to [`SKETCHED_ABOVE`] live rows every row is scored; above it a first pass ranks every row by
+//! its [`SignSketch`] (one bit per dimension, about a tenth of the work) and only the best
+//! [`RESCORED`] are scored exactly.
 //!
 //! Rows are stored as `f32`, or as int8 codes with one scale per row ([`Precision::Int8`]: a
 //! quarter of the memory; scores are exact integer dot products times the two scales).
@@ -86,7 +85,7 @@ pub struct VectorIndex {
     codes: Vec<i8>,
     scales: Vec<f32>,
     dead: usize,
-    /// Made on the first search that needs it, then grown row by row.
+    /// Made by [`VectorIndex::prepare`] or the first search that needs it, then grown row by row.
     sketch: OnceLock<SignSketch>,
 }
 
