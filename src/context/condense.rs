@@ -18,7 +18,7 @@ pub const SUMMARY_MARKER: &str = "[Condensed history: the earlier conversation, 
 const MIN_KEPT: usize = 4;
 
 /// Where to cut `messages` so that `messages[cut..]` stays and `messages[..cut]` is
-/// summarised: the kept part holds at least the last [`MIN_KEPT`] messages and about
+/// summarised: the kept part holds at least the last `MIN_KEPT` messages and about
 /// `keep_tokens`, and starts with an assistant message (so no tool result is cut from its call,
 /// and the summary — a user message — keeps the roles alternating). `None` when there is too
 /// little before that to be worth a summary.

@@ -48,7 +48,7 @@ pub enum DistillProgress {
 }
 
 /// Distills `model` into a static embedder. With a `corpus` (MiniLM's vectors of passages, see
-/// [`super::fit`]), the rows live in the principal components of the passages' vectors and are
+/// `fit.rs`), the rows live in the principal components of the passages' vectors and are
 /// fitted to them; without one, in the tokens' own principal components, as model2vec makes them.
 pub fn distill(
     model: &MiniLm,

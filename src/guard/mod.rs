@@ -1,7 +1,7 @@
 //! Defences against prompt injection: what a note, a web page or an MCP result says must not
 //! become what the agent does.
 //!
-//! - [`untrusted`]: tool results the user did not write this turn reach the model wrapped as
+//! - `untrusted`: tool results the user did not write this turn reach the model wrapped as
 //!   data, between per-task random markers the prompt names as never carrying instructions.
 //! - [`Guardrail`]s check the user's input, every tool call before it is approved, and the
 //!   final answer; a block ends the task with `EndReason::Guardrail`. Built in: the

@@ -83,7 +83,7 @@ impl std::fmt::Debug for HttpResponse {
 
 /// Sends HTTP requests. An implementation resolves as soon as the status and headers arrive;
 /// the body is read through [`HttpResponse::body`]. When `cancel` fires, the request is
-/// aborted on the wire and the call (or the body stream) ends with [`Error::Cancelled`].
+/// aborted on the wire and the call (or the body stream) ends with [`crate::Error::Cancelled`].
 #[async_trait(?Send)]
 pub trait HttpClient {
     async fn send(&self, request: HttpRequest, cancel: &CancelToken) -> Result<HttpResponse>;

@@ -33,7 +33,7 @@ impl std::fmt::Display for RpcError {
 pub const METHOD_NOT_FOUND: i64 = -32601;
 
 impl Incoming {
-    /// Reads one message. A batch (an array) is not a message; [`parse_all`] reads those.
+    /// Reads one message. A batch (an array) is not a message; [`Incoming::parse_all`] reads those.
     pub fn parse(value: Value) -> Result<Incoming> {
         let Value::Object(mut map) = value else {
             return Err(Error::Mcp(format!("the server sent a message that is not an object: {value}")));

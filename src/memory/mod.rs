@@ -2,7 +2,7 @@
 //! user's preferences — kept in `.obsidian-agent/memory/` and given to later tasks' prompts.
 //!
 //! Entries are written by the `remember` tool, the pre-condensing flush and the end-of-task
-//! extraction ([`extract`]); a task's prompt gets the ones relevant to its request, within a
+//! extraction (`extract.rs`); a task's prompt gets the ones relevant to its request, within a
 //! token budget ([`recall`]). Recipes ([`Recipe`], [`RecipeStore`]) remember what a kind of
 //! request took, so a repeated one can take the fast path.
 

@@ -13,7 +13,7 @@ const TEMPLATE_CHARS: usize = 200;
 pub struct RecipeStep {
     pub tool: String,
     /// The arguments of the run it was learned from, long texts replaced by a placeholder
-    /// ([`is_elided`]).
+    /// ([`RecipeStep::depends_on_results`]).
     pub args: Value,
 }
 

@@ -13,7 +13,7 @@ pub const SIMILAR_SEARCH_LIMIT: usize = 3;
 /// Searches are similar when the Jaccard index of their query terms is at least this.
 pub const SIMILARITY: f64 = 0.5;
 
-/// Remembers the last [`WINDOW`] calls and blocks repeats. A blocked call is remembered too, so
+/// Remembers the last `WINDOW` calls and blocks repeats. A blocked call is remembered too, so
 /// a model that insists stays blocked until it does something else.
 #[derive(Debug, Default)]
 pub struct ToolRepetitionDetector {

@@ -97,7 +97,7 @@ impl ScriptedProvider {
     /// message); the longest prefix that an earlier request wrote at one of its breakpoints is
     /// read from the cache (found at any block boundary, as Anthropic's lookback does), the rest
     /// up to the last breakpoint is written to it. Prefixes under
-    /// [`MIN_CACHED_TOKENS`] are not cached. Tokens are estimated at four characters each.
+    /// `MIN_CACHED_TOKENS` are not cached. Tokens are estimated at four characters each.
     pub fn with_prompt_cache(mut self) -> Self {
         self.cache = Some(RefCell::new(HashSet::new()));
         self

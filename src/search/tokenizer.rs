@@ -37,7 +37,7 @@ const CACHE_SLOTS: usize = 1 << 14;
 /// megabyte for each would cost more than the words it analyses.
 const FIRST_CACHE_SLOTS: usize = 1 << 6;
 
-/// The analyser every text field uses: [`ScriptTokenizer`], then lowercase, ASCII folding and
+/// The analyser every text field uses: `ScriptTokenizer`, then lowercase, ASCII folding and
 /// English stemming (tantivy's `LowerCaser`, `AsciiFoldingFilter` and `Stemmer`).
 pub fn vault_analyzer() -> TextAnalyzer {
     TextAnalyzer::from(VaultTokenizer::new(true))
