@@ -264,7 +264,7 @@ pub async fn place_model_bytes(vault: &dyn Vault, spec: &ModelSpec, bytes: &[u8]
 pub async fn load_static_model(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
     let spec = static_model_spec();
     let bytes = read(vault, &spec, STATIC_MODEL_FILE).await?;
-    Ok(Rc::new(StaticEmbedder::from_bytes(&bytes)?))
+    Ok(Rc::new(StaticEmbedder::from_vec(bytes)?))
 }
 
 /// MiniLM from the vault's models folder, inputs cut at `max_tokens`.

@@ -54,6 +54,21 @@ impl StaticEmbedder {
 
     /// Reads a model file.
     pub fn from_bytes(bytes: &[u8]) -> Result<StaticEmbedder> {
+        StaticEmbedder::from_vec(bytes.to_vec())
+    }
+
+    /// [`StaticEmbedder::from_bytes`], taking the bytes: the rows, the file's tail, keep their
+    /// allocation, so loading the model holds it once, not the file and a copy of its rows.
+    pub fn from_vec(mut bytes: Vec<u8>) -> Result<StaticEmbedder> {
+        let (header, vocab, scales, codes_at) = StaticEmbedder::parse(&bytes)?;
+        bytes.drain(..codes_at);
+        let codes = bytes.into_iter().map(|b| b as i8).collect();
+        Ok(StaticEmbedder { header, vocab, scales, codes, max_tokens: 512 })
+    }
+
+    /// Checks the file and reads all but its rows, which start at the returned offset and run
+    /// to its end.
+    fn parse(bytes: &[u8]) -> Result<(StaticHeader, WordPiece, Vec<f32>, usize)> {
         let bad = |why: &str| Error::Invalid(format!("not a static embedding model: {why}"));
         let mut r = Reader { bytes, at: 0 };
         if r.take(MAGIC.len()).ok_or_else(|| bad("too short"))? != MAGIC {
@@ -77,12 +92,12 @@ impl StaticEmbedder {
         let scales = scales.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let rows_len =
             header.tokens.checked_mul(header.dimensions).ok_or_else(|| bad("the header's sizes overflow"))?;
-        let codes = r.take(rows_len).ok_or_else(|| bad("rows cut short"))?;
-        let codes = codes.iter().map(|&b| b as i8).collect();
+        let codes_at = r.at;
+        r.take(rows_len).ok_or_else(|| bad("rows cut short"))?;
         if r.at != bytes.len() {
             return Err(bad("trailing bytes"));
         }
-        Ok(StaticEmbedder { header, vocab, scales, codes, max_tokens: 512 })
+        Ok((header, vocab, scales, codes_at))
     }
 
     /// The file's bytes.
@@ -189,6 +204,16 @@ mod tests {
         let cos = |a: &[f32], b: &[f32]| super::super::kernels::dot(a, b);
         assert!(cos(&bread, &flour) > 0.9 && cos(&bread, &rocket) < 0.2);
         assert_eq!(again.embed_one("zzz"), vec![0.0; 3]);
+    }
+
+    #[test]
+    fn loading_makes_the_read_bytes_the_rows_instead_of_copying_them() {
+        let bytes = model().to_bytes();
+        let read_at = bytes.as_ptr() as usize;
+        let loaded = StaticEmbedder::from_vec(bytes).unwrap();
+        assert_eq!(loaded.codes.as_ptr() as usize, read_at);
+        assert_eq!(loaded.codes, model().codes);
+        assert_eq!(loaded.to_bytes(), model().to_bytes());
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub struct VectorIndex {
     sketch: OnceLock<SignSketch>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct Header {
     format: u32,
     embedder: String,
@@ -98,6 +98,19 @@ struct Header {
     rows: usize,
     notes: BTreeMap<String, NoteVectors>,
     counts: Vec<(String, u32)>,
+    xxh3: String,
+}
+
+/// [`Header`] as it is written, borrowing from the index.
+#[derive(Serialize)]
+struct HeaderRef<'a> {
+    format: u32,
+    embedder: &'a str,
+    dims: usize,
+    precision: Precision,
+    rows: usize,
+    notes: &'a BTreeMap<String, NoteVectors>,
+    counts: Vec<(&'a str, u32)>,
     xxh3: String,
 }
 
@@ -363,50 +376,82 @@ impl VectorIndex {
 
     // ---- persistence ------------------------------------------------------------------------
 
-    /// The saved form (dead rows dropped).
+    /// The saved form (dead rows dropped). Written straight from the rows: the only copy made
+    /// is the returned bytes (wasm memory keeps its peak, and a copy of the index, then of its
+    /// rows, then of both again took four times the vectors).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut index = self.clone();
-        index.compact();
-        let mut data = Vec::new();
-        match index.precision {
-            Precision::F32 => index.floats.iter().for_each(|f| data.extend_from_slice(&f.to_le_bytes())),
-            Precision::Int8 => {
-                index.scales.iter().for_each(|f| data.extend_from_slice(&f.to_le_bytes()));
-                data.extend(index.codes.iter().map(|&c| c as u8));
-            }
-        }
-        let header = Header {
+        // Live rows in the order the saved form lists them: note by note, by path, each note's
+        // rows in chunk order (`from_vec` numbers them the same way).
+        let rows: Vec<usize> = self.notes.values().flat_map(|n| n.rows.iter().map(|&r| r as usize)).collect();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        self.write_rows(&rows, &mut |bytes| hasher.update(bytes));
+        let header = HeaderRef {
             format: VECTORS_FORMAT,
-            embedder: index.embedder.clone(),
-            dims: index.dims,
-            precision: index.precision,
-            rows: index.owner.len(),
-            counts: index.notes.iter().map(|(p, n)| (p.clone(), n.rows.len() as u32)).collect(),
-            notes: index.notes,
-            xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&data)),
+            embedder: &self.embedder,
+            dims: self.dims,
+            precision: self.precision,
+            rows: rows.len(),
+            notes: &self.notes,
+            counts: self.notes.iter().map(|(p, n)| (p.as_str(), n.rows.len() as u32)).collect(),
+            xxh3: format!("{:016x}", hasher.digest()),
         };
         let header = serde_json::to_vec(&header).unwrap_or_default();
-        let mut out = Vec::with_capacity(header.len() + data.len() + 16);
+        let row_bytes = match self.precision {
+            Precision::F32 => self.dims * 4,
+            Precision::Int8 => self.dims + 4,
+        };
+        let mut out = Vec::with_capacity(MAGIC.len() + 4 + header.len() + rows.len() * row_bytes);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
-        out.extend_from_slice(&data);
+        self.write_rows(&rows, &mut |bytes| out.extend_from_slice(bytes));
         out
+    }
+
+    /// Hands the saved form's data part to `emit`, a row at a time: f32 rows, or every row's
+    /// scale and then every row's codes.
+    fn write_rows(&self, rows: &[usize], emit: &mut dyn FnMut(&[u8])) {
+        let d = self.dims;
+        let mut buf = Vec::with_capacity(d * 4);
+        match self.precision {
+            Precision::F32 => {
+                for &r in rows {
+                    buf.clear();
+                    self.floats[r * d..(r + 1) * d].iter().for_each(|f| buf.extend_from_slice(&f.to_le_bytes()));
+                    emit(&buf);
+                }
+            }
+            Precision::Int8 => {
+                rows.iter().for_each(|&r| emit(&self.scales[r].to_le_bytes()));
+                for &r in rows {
+                    buf.clear();
+                    buf.extend(self.codes[r * d..(r + 1) * d].iter().map(|&c| c as u8));
+                    emit(&buf);
+                }
+            }
+        }
     }
 
     /// Reads the saved form, checking its version and checksum.
     pub fn from_bytes(bytes: &[u8]) -> Result<VectorIndex> {
+        VectorIndex::from_vec(bytes.to_vec())
+    }
+
+    /// [`VectorIndex::from_bytes`], taking the bytes: an int8 index keeps their allocation as
+    /// its codes, so loading holds the file once, not the file and a copy of its rows.
+    pub fn from_vec(mut bytes: Vec<u8>) -> Result<VectorIndex> {
         let bad = |why: String| Error::Invalid(format!("the saved vectors are unusable: {why}"));
         if bytes.len() < 10 || &bytes[..6] != MAGIC {
             return Err(bad("not a vector index".into()));
         }
         let len = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]) as usize;
-        let header = bytes.get(10..10 + len).ok_or_else(|| bad("header cut short".into()))?;
+        let header = bytes.get(10..10usize.saturating_add(len)).ok_or_else(|| bad("header cut short".into()))?;
         let header: Header = serde_json::from_slice(header).map_err(|e| bad(e.to_string()))?;
         if header.format != VECTORS_FORMAT {
             return Err(bad(format!("format {} (this version reads {VECTORS_FORMAT})", header.format)));
         }
-        let data = &bytes[10 + len..];
+        let start = 10 + len;
+        let data = &bytes[start..];
         if format!("{:016x}", xxhash_rust::xxh3::xxh3_64(data)) != header.xxh3 {
             return Err(bad("checksum mismatch".into()));
         }
@@ -424,7 +469,10 @@ impl VectorIndex {
             Precision::F32 => index.floats = f32s(data),
             Precision::Int8 => {
                 index.scales = f32s(&data[..rows * 4]);
-                index.codes = data[rows * 4..].iter().map(|&b| b as i8).collect();
+                // The codes are the file's tail: the header and scales are moved out of the
+                // way and the same allocation becomes the codes (an in-place collect).
+                bytes.drain(..start + rows * 4);
+                index.codes = bytes.into_iter().map(|b| b as i8).collect();
             }
         }
         let mut notes = header.notes;
@@ -467,7 +515,7 @@ impl VectorIndex {
     /// rebuilt by embedding again; the reason is in the error of [`VectorIndex::from_bytes`]).
     pub async fn load(vault: &dyn Vault) -> Result<Option<VectorIndex>> {
         match read_atomic(vault, &VaultPath::parse(VECTORS_FILE)?).await {
-            Ok(bytes) => Ok(VectorIndex::from_bytes(&bytes).ok()),
+            Ok(bytes) => Ok(VectorIndex::from_vec(bytes).ok()),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }

@@ -62,6 +62,40 @@ fn saved_bytes_load_back_and_damage_is_detected() {
     }
 }
 
+#[test]
+fn an_index_with_dead_rows_saves_the_bytes_of_one_built_afresh_from_its_live_notes() {
+    for precision in [Precision::F32, Precision::Int8] {
+        // c.md, then a.md and b.md; a.md replaced (its first rows dead), c.md removed.
+        let mut used = VectorIndex::new("test", 3, precision);
+        used.insert("c.md", "h3", 3, vec![(None, unit(&[0.0, 0.0, 1.0]))]).unwrap();
+        used.insert("a.md", "h0", 1, vec![(None, unit(&[0.2, 0.3, 0.9]))]).unwrap();
+        used.insert("b.md", "h2", 2, vec![(None, unit(&[0.7, 0.7, 0.0]))]).unwrap();
+        used.insert(
+            "a.md",
+            "h1",
+            1,
+            vec![(None, unit(&[1.0, 0.0, 0.0])), (Some("A › x".into()), unit(&[0.0, 1.0, 0.0]))],
+        )
+        .unwrap();
+        used.remove("c.md");
+        let mut fresh = sample(precision);
+        fresh.remove("c.md");
+        fresh.compact();
+        assert_eq!(used.to_bytes(), fresh.to_bytes(), "{precision:?}");
+    }
+}
+
+#[test]
+fn loading_int8_vectors_makes_the_read_bytes_the_codes_instead_of_copying_them() {
+    let bytes = sample(Precision::Int8).to_bytes();
+    let read_at = bytes.as_ptr() as usize;
+    let index = VectorIndex::from_vec(bytes).unwrap();
+    assert_eq!(index.codes.as_ptr() as usize, read_at);
+    assert_eq!(index.codes.len(), 4 * 3);
+    let q = unit(&[0.1, 1.0, 0.0]);
+    assert_eq!(index.search(&q, 3, &|_| true), sample(Precision::Int8).search(&q, 3, &|_| true));
+}
+
 /// Found by the fuzzer (tests/fuzz.rs, `vectors`): a header listing one note's rows twice and
 /// another's not at all was read, and the index then saved a file it could not read back.
 #[test]
