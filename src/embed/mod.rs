@@ -39,7 +39,7 @@ pub use model_files::{
     STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
 pub use parallel::ParallelEmbedder;
-pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS};
+pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS, SAVE_SHARE};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{
     NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE, VECTORS_FORMAT,

@@ -6,8 +6,10 @@
 //! skips those whose vectors are current (same mtime, or same content hash), embeds the chunks of
 //! the others in batches, and puts each note's vectors in place as soon as they are all done. It
 //! yields to the host's event loop (`Clock::sleep(0)`) at least every 40 ms, reports progress,
-//! stops at once when cancelled, and saves what it has every [`SAVE_EVERY_MS`] and at the end
-//! (cancelled or not) — so a new run resumes where the last one stopped. Borrows never span an
+//! stops at once when cancelled, and saves what it has every [`SAVE_EVERY_MS`] and at the end —
+//! so a new run resumes where the last one stopped. A run that ends having embedded fewer chunks
+//! than a [`SAVE_SHARE`]th of the index (an edited note or two) leaves them unsaved for a later
+//! run: the next start looks at every note anyway and embeds them again. Borrows never span an
 //! await: searches answer while a job is running.
 
 use std::cell::{Cell, RefCell};
@@ -28,6 +30,11 @@ use crate::{Error, Result};
 
 /// The job saves its work at least this often (milliseconds).
 pub const SAVE_EVERY_MS: u64 = 30_000;
+/// A run that did not stop early saves at its end when the work done since the last save — chunks
+/// embedded, notes re-dated — is at least this share of the index's chunks (1/64). Saving rewrites the whole file —
+/// 16 MB for the sample vault, held once more in wasm memory, which keeps that peak — where
+/// the few notes of a smaller change cost the next start a moment to embed again.
+pub const SAVE_SHARE: usize = 64;
 /// Notes changed since the last job that a search embeds before answering, at most.
 const CATCH_UP_NOTES: usize = 32;
 
@@ -97,6 +104,9 @@ struct Inner {
     precision: RefCell<Precision>,
     /// The vectors changed since they were last saved or loaded.
     unsaved: Cell<bool>,
+    /// The work since then a restart would redo: chunks embedded, and notes whose unchanged
+    /// text was read again (re-dated).
+    unsaved_work: Cell<usize>,
 }
 
 /// The vault's semantic index, shared. See the module docs.
@@ -156,7 +166,7 @@ impl SemanticIndex {
     pub fn replace(&self, index: VectorIndex) {
         index.prepare();
         *self.0.index.borrow_mut() = Some(index);
-        self.0.unsaved.set(false);
+        self.set_saved();
     }
 
     /// The job's progress.
@@ -299,9 +309,10 @@ impl SemanticIndex {
                 last_save = clock.now_ms();
             }
         }
-        // A run that changed nothing writes nothing: saving means holding a second copy of
-        // every vector while they are written, and wasm memory keeps that peak.
-        if self.uses(embedder) && self.0.unsaved.get() {
+        // A run that changed nothing, or little, writes nothing (SAVE_SHARE): saving means
+        // holding a second copy of every vector while they are written, and wasm memory keeps
+        // that peak. A stopped run saves what it has: the plugin may be closing.
+        if self.uses(embedder) && self.0.unsaved.get() && (report.cancelled || self.worth_saving()) {
             report.saved_bytes = self.save(vault).await?;
         }
         if !report.cancelled {
@@ -330,7 +341,7 @@ impl SemanticIndex {
             let mut slot = self.0.index.borrow_mut();
             if let Some(index) = slot.as_mut().filter(|i| i.is_current(path.as_str(), &note.hash)) {
                 index.touch(path.as_str(), mtime);
-                self.0.unsaved.set(true);
+                self.changed(1);
                 return Ok(None);
             }
         }
@@ -364,8 +375,9 @@ impl SemanticIndex {
             let done = queue.remove(0);
             let dims = done.vectors.first().map_or(embedder.dimensions(), Vec::len);
             let index = slot.get_or_insert_with(|| VectorIndex::new(embedder.id(), dims, *self.0.precision.borrow()));
+            let chunks = done.vectors.len();
             index.insert(&done.path, &done.hash, done.mtime, done.headings.into_iter().zip(done.vectors).collect())?;
-            self.0.unsaved.set(true);
+            self.changed(chunks);
             self.0.stale.borrow_mut().remove(&done.path);
             report.embedded_notes += 1;
         }
@@ -376,6 +388,24 @@ impl SemanticIndex {
     /// another model, during a run makes the run's vectors moot: they are neither kept nor saved.
     fn uses(&self, embedder: &dyn Embedder) -> bool {
         self.0.embedder.borrow().as_ref().is_some_and(|e| e.id() == embedder.id())
+    }
+
+    /// Whether the chunks embedded since the last save are worth rewriting the file for
+    /// ([`SAVE_SHARE`]).
+    fn worth_saving(&self) -> bool {
+        let rows = self.0.index.borrow().as_ref().map_or(0, VectorIndex::vector_count);
+        self.0.unsaved_work.get().saturating_mul(SAVE_SHARE) >= rows
+    }
+
+    /// Notes that the vectors changed, and how much work a restart would redo for it.
+    fn changed(&self, work: usize) {
+        self.0.unsaved.set(true);
+        self.0.unsaved_work.set(self.0.unsaved_work.get() + work);
+    }
+
+    fn set_saved(&self) {
+        self.0.unsaved.set(false);
+        self.0.unsaved_work.set(0);
     }
 
     fn update_status(&self, f: impl FnOnce(&mut EmbedStatus)) {
@@ -389,7 +419,7 @@ impl SemanticIndex {
             None => return Ok(0),
         };
         vault.write_binary(&VaultPath::parse(super::VECTORS_FILE)?, &bytes).await?;
-        self.0.unsaved.set(false);
+        self.set_saved();
         Ok(bytes.len())
     }
 

@@ -75,7 +75,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::json;
 use vault_agent::embed::{
-    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, SearchMode, SemanticIndex, VectorIndex,
+    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, SearchMode, SemanticIndex, VectorIndex, SAVE_SHARE,
 };
 use vault_agent::host::{Clock, ManualClock, ReqwestClient, SystemClock};
 use vault_agent::index::{hybrid_search, SharedIndex};
@@ -336,6 +336,62 @@ fn only_changed_notes_are_embedded_again() {
     assert!(block_on(loaded.load(&vault)).unwrap());
     let unchanged = block_on(loaded.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
     assert_eq!((unchanged.chunks, unchanged.saved_bytes), (0, 0), "loaded vectors are not written back");
+}
+
+/// A run that embeds an edited note or two does not rewrite the whole file; the next start
+/// embeds them again, and small changes add up to a save.
+#[test]
+fn small_changes_to_a_large_index_are_saved_only_once_they_add_up() {
+    let vault = english_vault(120);
+    let clock = ManualClock::new(1_000);
+    let semantic = SemanticIndex::new();
+    let model = counting();
+    semantic.set_embedder(model.clone());
+    let first = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert!(first.saved_bytes > 0, "a first run saves");
+    let rows = semantic.read(|i| Ok(i.vector_count())).unwrap();
+    // The notes with fewest chunks first: each edit is small beside the index.
+    let mut notes: Vec<(usize, String)> =
+        semantic.read(|i| Ok(i.notes().map(|(p, n)| (n.headings.len(), p.to_string())).collect())).unwrap();
+    notes.sort();
+    let edit = |path: &str| {
+        let path = VaultPath::parse(path).unwrap();
+        let text = block_on(vault.read(&path)).unwrap();
+        block_on(vault.write(&path, &format!("{text}\n\nOne more line about sourdough.\n"))).unwrap();
+    };
+
+    edit(&notes[0].1);
+    let small = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!(small.embedded_notes, 1);
+    assert!(small.chunks * SAVE_SHARE < rows, "{} chunks of {rows}", small.chunks);
+    assert_eq!(small.saved_bytes, 0, "one edited note does not rewrite the file");
+
+    // What is saved is the first run's: a fresh start embeds that note again, and only it.
+    let restarted = SemanticIndex::new();
+    restarted.set_embedder(model.clone());
+    assert!(block_on(restarted.load(&vault)).unwrap());
+    let redone = block_on(restarted.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+    assert_eq!((redone.embedded_notes, redone.chunks), (1, small.chunks));
+
+    // Edits one after another: saved once their chunks reach a SAVE_SHARE-th of the index.
+    let mut pending = small.chunks;
+    let mut saved = false;
+    for (_, path) in &notes[1..] {
+        edit(path);
+        let run = block_on(semantic.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
+        pending += run.chunks;
+        let rows = semantic.read(|i| Ok(i.vector_count())).unwrap();
+        assert_eq!(run.saved_bytes > 0, pending * SAVE_SHARE >= rows, "{pending} chunks unsaved of {rows}");
+        if run.saved_bytes > 0 {
+            saved = true;
+            break;
+        }
+    }
+    assert!(saved, "the edits added up to a save");
+    let after = SemanticIndex::new();
+    after.set_embedder(model.clone());
+    assert!(block_on(after.load(&vault)).unwrap());
+    assert_eq!(block_on(after.embed_vault(&vault, &clock, &mut |_| {})).unwrap().embedded_notes, 0);
 }
 
 #[test]
