@@ -27,6 +27,9 @@ cargo clippy --locked --all-targets -- -D warnings
 step "cargo clippy (wasm32)"
 cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
 
+step "cargo doc (a broken or private intra-doc link fails)"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --lib
+
 step "cargo test (native)"
 cargo test --locked
 
