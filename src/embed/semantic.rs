@@ -423,6 +423,17 @@ impl SemanticIndex {
         Ok(bytes.len())
     }
 
+    /// Saves the vectors if they changed since they were last saved or loaded (a run that
+    /// changed little leaves them unsaved: [`SAVE_SHARE`]). For a host that ends after one run,
+    /// such as the CLI, whose next start would otherwise embed the same notes again. Resolves to
+    /// the bytes written (0: nothing had changed).
+    pub async fn save_changes(&self, vault: &dyn Vault) -> Result<usize> {
+        if !self.0.unsaved.get() {
+            return Ok(0);
+        }
+        self.save(vault).await
+    }
+
     /// Re-embeds the notes marked stale (up to a few), so a search sees the agent's own writes.
     async fn catch_up(&self, vault: &dyn Vault, embedder: &dyn Embedder) -> Result<()> {
         let stale: Vec<String> = self.0.stale.borrow().iter().take(CATCH_UP_NOTES).cloned().collect();

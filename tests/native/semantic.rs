@@ -372,6 +372,13 @@ fn small_changes_to_a_large_index_are_saved_only_once_they_add_up() {
     assert!(block_on(restarted.load(&vault)).unwrap());
     let redone = block_on(restarted.embed_vault(&vault, &clock, &mut |_| {})).unwrap();
     assert_eq!((redone.embedded_notes, redone.chunks), (1, small.chunks));
+    // A host that ends after a run (the CLI) saves what it left unsaved.
+    assert!(block_on(restarted.save_changes(&vault)).unwrap() > 0);
+    assert_eq!(block_on(restarted.save_changes(&vault)).unwrap(), 0, "nothing changed since");
+    let reloaded = SemanticIndex::new();
+    reloaded.set_embedder(model.clone());
+    assert!(block_on(reloaded.load(&vault)).unwrap());
+    assert_eq!(block_on(reloaded.embed_vault(&vault, &clock, &mut |_| {})).unwrap().embedded_notes, 0);
 
     // Edits one after another: saved once their chunks reach a SAVE_SHARE-th of the index.
     let mut pending = small.chunks;

@@ -43,6 +43,9 @@ pub async fn current_vectors(vault: &FsVault, semantic: &SemanticIndex, embedder
         })
         .await?;
     eprint!("\r");
+    // A small change is left unsaved by the run (the plugin's next start embeds it again); each
+    // command here is such a start, so save it now.
+    semantic.save_changes(vault).await?;
     if report.chunks > 0 || report.removed > 0 {
         eprintln!(
             "vault-agent: embedded {} notes ({} chunks) in {:.1} s",
