@@ -30,10 +30,11 @@ use crate::{Error, Result};
 
 /// The job saves its work at least this often (milliseconds).
 pub const SAVE_EVERY_MS: u64 = 30_000;
-/// A run that did not stop early saves at its end when the work done since the last save — chunks
-/// embedded, notes re-dated — is at least this share of the index's chunks (1/64). Saving rewrites the whole file —
-/// 16 MB for the sample vault, held once more in wasm memory, which keeps that peak — where
-/// the few notes of a smaller change cost the next start a moment to embed again.
+/// A run that did not stop early saves at its end when the work done since the last save
+/// (chunks embedded, notes re-dated) is at least this share of the index's chunks (1/64).
+/// Saving rewrites the whole file — 16 MB for the sample vault, held once more in wasm memory,
+/// which keeps that peak — where the few notes of a smaller change cost the next start a
+/// moment to embed again.
 pub const SAVE_SHARE: usize = 64;
 /// Notes changed since the last job that a search embeds before answering, at most.
 const CATCH_UP_NOTES: usize = 32;
@@ -412,13 +413,15 @@ impl SemanticIndex {
         f(&mut self.0.status.borrow_mut());
     }
 
-    /// Saves the vectors (when there are any). Resolves to the bytes written.
+    /// Saves the vectors (when there are any), replace-safe as [`VectorIndex::save`]: an
+    /// interrupted save leaves the previous vectors loadable. Resolves to the bytes written.
     pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
+        // Made under the borrow, written after it: searches answer during the write.
         let bytes = match self.0.index.borrow().as_ref() {
             Some(index) => index.to_bytes(),
             None => return Ok(0),
         };
-        vault.write_binary(&VaultPath::parse(super::VECTORS_FILE)?, &bytes).await?;
+        VectorIndex::save_bytes(vault, &bytes).await?;
         self.set_saved();
         Ok(bytes.len())
     }

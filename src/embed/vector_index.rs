@@ -507,8 +507,14 @@ impl VectorIndex {
     /// previous vectors loadable. Resolves to the bytes written.
     pub async fn save(&self, vault: &dyn Vault) -> Result<usize> {
         let bytes = self.to_bytes();
-        write_atomic(vault, &VaultPath::parse(VECTORS_FILE)?, &bytes).await?;
+        VectorIndex::save_bytes(vault, &bytes).await?;
         Ok(bytes.len())
+    }
+
+    /// Writes bytes made by [`VectorIndex::to_bytes`] as [`VectorIndex::save`] does (for a
+    /// caller that must not hold the index across the write).
+    pub(crate) async fn save_bytes(vault: &dyn Vault, bytes: &[u8]) -> Result<()> {
+        write_atomic(vault, &VaultPath::parse(VECTORS_FILE)?, bytes).await
     }
 
     /// Loads [`VECTORS_FILE`]: `None` when there is none, or when it is unusable (then it is

@@ -2,7 +2,7 @@
 //! without a panic, and a save interrupted at any call leaves a loadable version.
 
 use futures::executor::block_on;
-use vault_agent::embed::{Precision, VectorIndex, VECTORS_FILE};
+use vault_agent::embed::{Precision, SemanticIndex, VectorIndex, VECTORS_FILE};
 use vault_agent::host::ManualClock;
 use vault_agent::search::{LoadOutcome, LoadProblem, SearchIndex, SearchQuery, Snapshot, INDEX_DIR};
 use vault_agent::vault::{MemoryVault, Vault, VaultPath};
@@ -181,6 +181,27 @@ fn an_index_save_interrupted_at_any_call_leaves_a_loadable_index() {
 #[test]
 fn a_vectors_save_interrupted_at_any_call_leaves_loadable_vectors() {
     let (old, new) = (vectors(4), vectors(5));
+    let check = |vault: &FaultyVault| match block_on(VectorIndex::load(vault)).unwrap().map(|v| v.note_count()) {
+        Some(4) => "previous",
+        Some(5) => "next",
+        other => panic!("no loadable vectors: {other:?} (injected {:?})", vault.injected()),
+    };
+    let tried = interrupt_everywhere(
+        &|v| {
+            block_on(old.save(v)).unwrap();
+        },
+        &|v| block_on(new.save(v)).map(drop),
+        &check,
+    );
+    assert!(tried >= 9, "{tried}");
+}
+
+/// The embedding job saves through `SemanticIndex::save`: the same guarantee.
+#[test]
+fn the_embedding_jobs_save_interrupted_at_any_call_leaves_loadable_vectors() {
+    let (old, new) = (SemanticIndex::new(), SemanticIndex::new());
+    old.replace(vectors(4));
+    new.replace(vectors(5));
     let check = |vault: &FaultyVault| match block_on(VectorIndex::load(vault)).unwrap().map(|v| v.note_count()) {
         Some(4) => "previous",
         Some(5) => "next",
