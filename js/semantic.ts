@@ -210,12 +210,18 @@ export class SemanticService {
 
   /**
    * Lets the engine go, whose core is ending (a restart): a running embedding stops first (it
-   * saves what it has). The next {@link start} sets up again in the new core.
+   * saves what it has), then what earlier runs left unsaved is saved. The next {@link start}
+   * sets up again in the new core.
    */
   async reset(): Promise<void> {
     this.stop();
     await this.job;
     await this.setup;
+    // A run that changed little leaves its vectors unsaved (the core's SAVE_SHARE): save them
+    // before the core ends, or the new one would embed the same notes again.
+    if (this.engine && this.embedderSet) {
+      await this.engine.saveEmbeddings().catch((error: unknown) => console.error("Vault Agent: the embeddings could not be saved", error));
+    }
     this.engine = null;
     this.embedderSet = false;
     this.started = null;

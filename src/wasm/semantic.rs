@@ -197,6 +197,16 @@ impl SearchEngine {
         self.index.semantic().cancel();
     }
 
+    /// Saves the vectors if they changed since they were last saved or loaded: a run that
+    /// changed little leaves them unsaved (`SAVE_SHARE`), and a core about to end (a restart)
+    /// saves them first, so the next core does not embed them again. Call it when no
+    /// `embedNotes` is running. Resolves to the bytes written (0: nothing had changed).
+    #[wasm_bindgen(js_name = saveEmbeddings)]
+    pub async fn save_embeddings(&self) -> Result<f64, JsValue> {
+        let bytes = self.index.semantic().save_changes(&*self.vault).await.map_err(js_error)?;
+        Ok(bytes as f64)
+    }
+
     /// `{running, done, total, chunks, embeddedNotes, cancelled, error}`.
     #[wasm_bindgen(js_name = embeddingStatus)]
     pub fn embedding_status(&self) -> Result<JsValue, JsValue> {

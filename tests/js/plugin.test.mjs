@@ -271,12 +271,26 @@ function memoryEngine({ notes = 5, installed = true } = {}) {
       engine.embedded = 0;
     },
     loadEmbeddings: async () => true,
+    log: [],
     cancelEmbedding: () => {
       engine.cancelled = true;
+    },
+    saveEmbeddings: async () => {
+      engine.log.push(engine.running ? "save while running" : "save");
+      return 1;
     },
     embedNotes: async (onProgress) => {
       engine.runs++;
       engine.cancelled = false;
+      engine.running = true;
+      try {
+        return await engine.embedRun(onProgress);
+      } finally {
+        engine.running = false;
+        engine.log.push("run ended");
+      }
+    },
+    embedRun: async (onProgress) => {
       if (engine.failNext) {
         const error = engine.failNext;
         engine.failNext = null;
@@ -363,6 +377,23 @@ test("semantic search waits for a download, embeds in the background with progre
   assert.equal(service.state.kind, "off");
   assert.equal(engine.embedder, null);
   assert.equal(service.canSearch(), false);
+});
+
+test("a restart of the core stops the running embedding, then saves what the runs left unsaved", async () => {
+  const engine = memoryEngine({ notes: 50 });
+  engine.stepMs = 20;
+  const service = semanticOver(engine, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
+  await service.start();
+  await until(() => service.state.kind === "embedding" && service.state.done >= 2);
+  await service.reset();
+  assert.equal(engine.cancelled, true);
+  assert.deepEqual(engine.log, ["run ended", "save"], "saved once, after the run stopped");
+  // Nothing set up (no embedder): nothing to save.
+  const off = memoryEngine();
+  const idle = semanticOver(off, { embedder: null, modelBaseUrl: "", background: true });
+  await idle.start();
+  await idle.reset();
+  assert.deepEqual(off.log, []);
 });
 
 test("the model comes from the release package.json names, a mirror, or a file the user picks", async () => {
