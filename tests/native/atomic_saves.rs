@@ -178,9 +178,9 @@ fn an_index_save_interrupted_at_any_call_leaves_a_loadable_index() {
     assert_eq!(saved(vault.inner(), INDEX_DIR).len(), 3);
 }
 
-#[test]
-fn a_vectors_save_interrupted_at_any_call_leaves_loadable_vectors() {
-    let (old, new) = (vectors(4), vectors(5));
+/// Saves four notes' vectors with `save(vault, 4)`, then five with a fault at each of its calls
+/// in turn: a restarted process loads the four or the five.
+fn interrupt_vector_saves(save: &dyn Fn(&FaultyVault, usize) -> vault_agent::Result<usize>) {
     let check = |vault: &FaultyVault| match block_on(VectorIndex::load(vault)).unwrap().map(|v| v.note_count()) {
         Some(4) => "previous",
         Some(5) => "next",
@@ -188,33 +188,27 @@ fn a_vectors_save_interrupted_at_any_call_leaves_loadable_vectors() {
     };
     let tried = interrupt_everywhere(
         &|v| {
-            block_on(old.save(v)).unwrap();
+            save(v, 4).unwrap();
         },
-        &|v| block_on(new.save(v)).map(drop),
+        &|v| save(v, 5).map(drop),
         &check,
     );
     assert!(tried >= 9, "{tried}");
 }
 
+#[test]
+fn a_vectors_save_interrupted_at_any_call_leaves_loadable_vectors() {
+    interrupt_vector_saves(&|vault, notes| block_on(vectors(notes).save(vault)));
+}
+
 /// The embedding job saves through `SemanticIndex::save`: the same guarantee.
 #[test]
 fn the_embedding_jobs_save_interrupted_at_any_call_leaves_loadable_vectors() {
-    let (old, new) = (SemanticIndex::new(), SemanticIndex::new());
-    old.replace(vectors(4));
-    new.replace(vectors(5));
-    let check = |vault: &FaultyVault| match block_on(VectorIndex::load(vault)).unwrap().map(|v| v.note_count()) {
-        Some(4) => "previous",
-        Some(5) => "next",
-        other => panic!("no loadable vectors: {other:?} (injected {:?})", vault.injected()),
-    };
-    let tried = interrupt_everywhere(
-        &|v| {
-            block_on(old.save(v)).unwrap();
-        },
-        &|v| block_on(new.save(v)).map(drop),
-        &check,
-    );
-    assert!(tried >= 9, "{tried}");
+    interrupt_vector_saves(&|vault, notes| {
+        let semantic = SemanticIndex::new();
+        semantic.replace(vectors(notes));
+        block_on(semantic.save(vault))
+    });
 }
 
 #[test]
