@@ -134,6 +134,14 @@ pub fn normalize(v: &mut [f32]) {
     }
 }
 
+/// The int8 rows stored from `at` to the end of a file's `bytes`, in the same allocation: the
+/// part before them is moved out of the way and the bytes are reinterpreted by an in-place
+/// collect, so loading holds the file once, not the file and a copy of its rows.
+pub fn tail_as_i8(mut bytes: Vec<u8>, at: usize) -> Vec<i8> {
+    bytes.drain(..at);
+    bytes.into_iter().map(|b| b as i8).collect()
+}
+
 /// Symmetric int8 quantisation of `v`: `(codes, scale)` with `v ≈ codes · scale`.
 pub fn quantize_i8(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));

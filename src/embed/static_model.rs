@@ -10,6 +10,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use super::kernels::tail_as_i8;
 use super::wordpiece::WordPiece;
 use super::Embedder;
 use crate::{Error, Result};
@@ -59,10 +60,9 @@ impl StaticEmbedder {
 
     /// [`StaticEmbedder::from_bytes`], taking the bytes: the rows, the file's tail, keep their
     /// allocation, so loading the model holds it once, not the file and a copy of its rows.
-    pub fn from_vec(mut bytes: Vec<u8>) -> Result<StaticEmbedder> {
+    pub fn from_vec(bytes: Vec<u8>) -> Result<StaticEmbedder> {
         let (header, vocab, scales, codes_at) = StaticEmbedder::parse(&bytes)?;
-        bytes.drain(..codes_at);
-        let codes = bytes.into_iter().map(|b| b as i8).collect();
+        let codes = tail_as_i8(bytes, codes_at);
         Ok(StaticEmbedder { header, vocab, scales, codes, max_tokens: 512 })
     }
 

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::kernels::{dot, dot_i8, quantize_i8};
+use super::kernels::{dot, dot_i8, quantize_i8, tail_as_i8};
 use super::sign_sketch::SignSketch;
 use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
@@ -439,7 +439,7 @@ impl VectorIndex {
 
     /// [`VectorIndex::from_bytes`], taking the bytes: an int8 index keeps their allocation as
     /// its codes, so loading holds the file once, not the file and a copy of its rows.
-    pub fn from_vec(mut bytes: Vec<u8>) -> Result<VectorIndex> {
+    pub fn from_vec(bytes: Vec<u8>) -> Result<VectorIndex> {
         let bad = |why: String| Error::Invalid(format!("the saved vectors are unusable: {why}"));
         if bytes.len() < 10 || &bytes[..6] != MAGIC {
             return Err(bad("not a vector index".into()));
@@ -469,10 +469,8 @@ impl VectorIndex {
             Precision::F32 => index.floats = f32s(data),
             Precision::Int8 => {
                 index.scales = f32s(&data[..rows * 4]);
-                // The codes are the file's tail: the header and scales are moved out of the
-                // way and the same allocation becomes the codes (an in-place collect).
-                bytes.drain(..start + rows * 4);
-                index.codes = bytes.into_iter().map(|b| b as i8).collect();
+                // The codes are the file's tail, after the header and the scales.
+                index.codes = tail_as_i8(bytes, start + rows * 4);
             }
         }
         let mut notes = header.notes;

@@ -177,8 +177,8 @@ impl SearchEngine {
 
     /// Embeds every note whose vectors are missing or stale, in the background (yielding to the
     /// event loop), `onProgress(done, total)` in notes; saves as it goes, and at the end unless
-    /// it changed little (`SAVE_SHARE`). Resolves
-    /// to `{notes, embeddedNotes, chunks, removed, cancelled, savedBytes}`.
+    /// it changed little (`SAVE_SHARE`). Resolves to `{notes, embeddedNotes, chunks, removed,
+    /// cancelled, savedBytes}`.
     #[wasm_bindgen(js_name = embedNotes)]
     pub async fn embed_notes(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
         let mut report = |p: Progress| {
