@@ -32,6 +32,14 @@ export class BenchHost {
     if (!f) throw this.missing(p);
     return f.text ?? new TextDecoder().decode(f.data);
   }
+  // As the plugin's hosts do: a build reads its notes in batches, one round trip each.
+  async readBatch(paths) {
+    return paths.map((p) => {
+      const f = this.files.get(p);
+      if (!f) return { error: `ENOENT: ${p}`, code: "ENOENT" };
+      return { text: f.text ?? new TextDecoder().decode(f.data), mtime: f.mtime };
+    });
+  }
   async readBinary(p) {
     const f = this.files.get(p);
     if (!f) throw this.missing(p);
