@@ -11,6 +11,7 @@
 //! lives.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
 use serde::{Deserialize, Serialize};
@@ -129,6 +130,18 @@ pub struct SearchIndex {
     lev2: LevenshteinAutomatonBuilder,
     /// What the last build or sync left out, and why.
     skipped: Vec<Skipped>,
+    /// This index's contents: a fresh version (unique in the process) after every change.
+    version: u64,
+    /// The version the last save wrote (or the saved index was loaded at).
+    saved_version: u64,
+}
+
+/// Versions of indexes, unique in the process: an index rebuilt while an older one's save was
+/// under way never takes that save's version for its own.
+static VERSIONS: AtomicU64 = AtomicU64::new(1);
+
+fn next_version() -> u64 {
+    VERSIONS.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Why a note that was listed cannot be indexed.
@@ -255,9 +268,31 @@ impl SearchIndex {
             lev1: LevenshteinAutomatonBuilder::new(1, true),
             lev2: LevenshteinAutomatonBuilder::new(2, true),
             skipped: Vec::new(),
+            version: next_version(),
+            saved_version: 0,
         };
         index.relocate(0);
         index
+    }
+
+    /// Whether the index holds changes no save has written: a build, or a note indexed,
+    /// re-dated or removed since. A quiet session has nothing to save.
+    pub fn has_unsaved_changes(&self) -> bool {
+        self.version != self.saved_version
+    }
+
+    /// The version of the contents, for [`SearchIndex::mark_saved`].
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Records that the contents at `version` are saved (a later change stays unsaved).
+    pub(crate) fn mark_saved(&mut self, version: u64) {
+        self.saved_version = version;
+    }
+
+    fn changed(&mut self) {
+        self.version = next_version();
     }
 
     /// What the last [`SearchIndex::build`] or [`SearchIndex::sync`] left out, and why.
@@ -344,9 +379,13 @@ impl SearchIndex {
         let note = parse_note(path, text);
         if let Some(entry) = self.catalog.get(path) {
             if entry.hash == note.hash {
-                let mut entry = entry.clone();
-                entry.mtime = mtime;
-                self.catalog.insert(path.to_string(), entry);
+                if entry.mtime != mtime {
+                    let mut entry = entry.clone();
+                    entry.mtime = mtime;
+                    self.catalog.insert(path.to_string(), entry);
+                    // The catalog's dates are saved too: the next start's sync skips this note.
+                    self.changed();
+                }
                 return Ok(false);
             }
         }
@@ -356,6 +395,7 @@ impl SearchIndex {
         self.kill(path);
         self.deltas.push(delta);
         self.catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+        self.changed();
         self.relocate(self.deltas.len());
         if self.deltas.len() > MAX_DELTA_SHARDS {
             self.merge_deltas()?;
@@ -366,7 +406,11 @@ impl SearchIndex {
     /// Removes a note from the index. Returns whether it was indexed.
     pub fn remove(&mut self, path: &str) -> bool {
         self.kill(path);
-        self.catalog.remove(path).is_some()
+        let removed = self.catalog.remove(path).is_some();
+        if removed {
+            self.changed();
+        }
+        removed
     }
 
     /// Follows a rename: the note leaves `from` and is read again at `to`.

@@ -89,6 +89,8 @@ impl Part {
 
 /// A packed index, ready to be written.
 pub struct Snapshot {
+    /// The index's version it packs ([`SearchIndex::saved`] records it once written).
+    version: u64,
     segments: Vec<u8>,
     catalog: Vec<u8>,
     manifest: Vec<u8>,
@@ -165,7 +167,16 @@ fn schema_fingerprint() -> String {
 impl SearchIndex {
     /// Compacts the index and saves it to `.obsidian-agent/index/` in the vault.
     pub async fn persist(&mut self, vault: &dyn Vault) -> Result<()> {
-        self.snapshot()?.write(vault).await
+        let snapshot = self.snapshot()?;
+        snapshot.write(vault).await?;
+        self.saved(&snapshot);
+        Ok(())
+    }
+
+    /// Records that `snapshot` (taken from this index) is written: the index has no unsaved
+    /// changes unless it changed since the snapshot was taken.
+    pub fn saved(&mut self, snapshot: &Snapshot) {
+        self.mark_saved(snapshot.version);
     }
 
     /// Compacts the index and packs it for saving. Split from writing so that a host can keep
@@ -187,7 +198,7 @@ impl SearchIndex {
             |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
         let parts = [part(&manifest.segments, Part::Segments)?, part(&manifest.catalog, Part::Catalog)?];
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-        Ok(Snapshot { segments, catalog, manifest, parts })
+        Ok(Snapshot { version: self.version(), segments, catalog, manifest, parts })
     }
 
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
@@ -255,7 +266,9 @@ impl SearchIndex {
         if notes.len() != manifest.notes || !indexed.iter().copied().eq(notes.keys().map(String::as_str)) {
             return corrupt("the catalog and the index list different notes".into());
         }
-        Ok(SearchIndex::assemble(schema, fields, main, Catalog::from_notes(notes)))
+        let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(notes));
+        index.mark_saved(index.version());
+        Ok(index)
     }
 
     /// Loads the saved index, or — when there is none, or it is stale or corrupt — builds it

@@ -62,10 +62,20 @@ impl SearchEngine {
         to_js(&outcome)
     }
 
-    /// Compacts the index and saves it to `.obsidian-agent/index/`. Resolves to the bytes written.
+    /// Compacts the index and saves it to `.obsidian-agent/index/`, when it holds changes no
+    /// save has written (a plugin that unloads after a quiet session writes nothing). Resolves
+    /// to the bytes written: 0 when there was nothing to save.
     pub async fn persist(&self) -> Result<u32, JsValue> {
-        let snapshot = self.with_index_mut(|index| index.snapshot())?;
+        let snapshot =
+            self.with_index_mut(|index| index.has_unsaved_changes().then(|| index.snapshot()).transpose())?;
+        let Some(snapshot) = snapshot else { return Ok(0) };
         snapshot.write(&*self.vault).await.map_err(js_error)?;
+        // Searches and updates went on while the bytes were written: a change made meanwhile,
+        // or an index rebuilt meanwhile, stays unsaved.
+        self.with_index_mut(|index| {
+            index.saved(&snapshot);
+            Ok(())
+        })?;
         Ok(snapshot.len() as u32)
     }
 

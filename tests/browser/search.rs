@@ -165,6 +165,8 @@ async fn a_saved_index_loads_and_a_corrupted_one_is_rebuilt_without_a_crash() {
     let outcome = again.load_or_build(None).await.unwrap();
     assert_eq!(js_sys::Reflect::get(&outcome, &"kind".into()).unwrap().as_string().unwrap(), "loaded");
     assert_eq!(top(&again, "canvas", 5), expected);
+    // Loaded and unchanged: a save writes nothing (a plugin unloading after a quiet session).
+    assert_eq!(again.persist().await.unwrap(), 0);
 
     // Parts are named by their checksums: `segments-<xxh3>.bin`.
     let listing = vault.list(&p(INDEX_DIR)).await.unwrap();

@@ -348,6 +348,49 @@ async fn a_corrupted_saved_index_is_rebuilt_without_a_crash() {
     assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Stale(_) }), "{outcome:?}");
 }
 
+/// A plugin saves its index when it unloads, and Obsidian closes often: an index saves only what
+/// no save has written, so a quiet session writes nothing.
+#[tokio::test(flavor = "current_thread")]
+async fn an_index_knows_whether_it_holds_changes_no_save_has_written() {
+    let vault = MemoryVault::new();
+    let mut index =
+        SearchIndex::from_notes([("a.md", "# A\n\nalpha words", 1), ("b.md", "# B\n\nbeta words", 1)]).unwrap();
+    assert!(index.has_unsaved_changes(), "a new index is not saved");
+    index.persist(&vault).await.unwrap();
+    assert!(!index.has_unsaved_changes());
+
+    // Loaded, it is what was saved.
+    let mut loaded = SearchIndex::load(&vault).await.ok().unwrap();
+    assert!(!loaded.has_unsaved_changes());
+    // The same text at the same date changes nothing; at a new date, the catalog's date changes.
+    assert!(!loaded.index_note("a.md", "# A\n\nalpha words", 1).unwrap());
+    assert!(!loaded.has_unsaved_changes());
+    assert!(!loaded.index_note("a.md", "# A\n\nalpha words", 2).unwrap());
+    assert!(loaded.has_unsaved_changes(), "a re-dated note is saved, or every start reads it again");
+    loaded.persist(&vault).await.unwrap();
+    assert!(!loaded.has_unsaved_changes());
+    assert!(!loaded.remove("missing.md"));
+    assert!(!loaded.has_unsaved_changes());
+    assert!(loaded.remove("b.md"));
+    assert!(loaded.has_unsaved_changes());
+
+    // A change made while a save was being written stays unsaved.
+    let snapshot = loaded.snapshot().unwrap();
+    assert!(loaded.index_note("c.md", "# C\n\ngamma", 3).unwrap());
+    snapshot.write(&vault).await.unwrap();
+    loaded.saved(&snapshot);
+    assert!(loaded.has_unsaved_changes());
+    let snapshot = loaded.snapshot().unwrap();
+    snapshot.write(&vault).await.unwrap();
+    loaded.saved(&snapshot);
+    assert!(!loaded.has_unsaved_changes());
+
+    // So does an index built anew while an older one's save was being written.
+    let mut rebuilt = SearchIndex::from_notes([("a.md", "# A\n\nalpha words", 1)]).unwrap();
+    rebuilt.saved(&snapshot);
+    assert!(rebuilt.has_unsaved_changes());
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     let vault = english_vault().await;

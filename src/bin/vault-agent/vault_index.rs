@@ -12,11 +12,13 @@ use vault_agent::vault::FsVault;
 /// vault still gets its index.
 pub async fn current_index(vault: &FsVault) -> vault_agent::Result<SearchIndex> {
     let (mut index, outcome) = SearchIndex::load_or_build(vault, &SystemClock, &mut |_| {}).await?;
-    let changed = index.sync(vault, &SystemClock, &mut |_| {}).await?;
+    index.sync(vault, &SystemClock, &mut |_| {}).await?;
     if let LoadOutcome::Built { reason } = &outcome {
         eprintln!("vault-agent: indexed the vault ({reason})");
     }
-    if changed > 0 || outcome != LoadOutcome::Loaded {
+    // Built, or changed by the sync — notes only re-dated too: saved, the next run does not
+    // read them again.
+    if index.has_unsaved_changes() {
         if let Err(e) = index.persist(vault).await {
             eprintln!("vault-agent: could not save the index: {e}");
         }
