@@ -146,6 +146,10 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.registerEvent(
       this.app.vault.on("rename", (file, oldPath) => follow(file, () => this.search.renamed(oldPath, file.path))),
     );
+    // Obsidian waits for these tasks before it quits, where it asks at all (best effort): the
+    // index's changes of the last half minute and the vectors of the last few edited notes are
+    // saved, so the next start need not redo them (with an embeddings API, pay for them again).
+    this.registerEvent(this.app.workspace.on("quit", (tasks) => tasks.add(() => this.saveIndexes())));
 
     // Start the core once the workspace is ready, off the critical path of app start-up; sweep
     // temporary files that tasks interrupted by a closed app left behind; load the index.
@@ -167,13 +171,23 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   }
 
   onunload(): void {
-    // Views close with the plugin (Obsidian detaches their leaves). Changes not yet applied to
-    // the index are applied and saved; then the core (its worker) ends.
-    this.semantic.stop();
+    // Views close with the plugin (Obsidian detaches their leaves). What the index and the
+    // embeddings hold unsaved is saved; then the core (its worker) ends.
     this.processes.closeAll();
     const started = this.started;
     this.started = null;
-    void this.search.stop().finally(() => void started?.then(({ core }) => core.close(), () => undefined));
+    void this.saveIndexes().finally(() => void started?.then(({ core }) => core.close(), () => undefined));
+  }
+
+  /**
+   * Applies the changes the index has not followed yet, then saves what the index and the
+   * embeddings hold unsaved (the core writes nothing when nothing changed). A running
+   * embedding stops at once (it saves what it has); the next vault change resumes it.
+   */
+  private async saveIndexes(): Promise<void> {
+    this.semantic.stop();
+    await this.search.stop();
+    await this.semantic.save();
   }
 
   /**

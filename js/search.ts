@@ -115,7 +115,10 @@ export class SearchService {
     this.enqueue({ kind: "rename", from, to });
   }
 
-  /** Applies queued changes now and saves; resolves once saved (the core can then end). */
+  /**
+   * Applies queued changes now and saves what the index holds unsaved (the core writes nothing
+   * when nothing changed); resolves once saved (the core can then end).
+   */
   async stop(): Promise<void> {
     this.flushSoon.cancel();
     this.saveSoon.cancel();

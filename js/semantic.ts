@@ -209,19 +209,26 @@ export class SemanticService {
   }
 
   /**
-   * Lets the engine go, whose core is ending (a restart): a running embedding stops first (it
-   * saves what it has), then what earlier runs left unsaved is saved. The next {@link start}
-   * sets up again in the new core.
+   * Saves what the runs left unsaved, before the core ends or the app quits: a running
+   * embedding stops first (it saves what it has). A run that changed little leaves its vectors
+   * unsaved (the core's SAVE_SHARE); unsaved, the next core would embed the same notes again.
+   * The service carries on: the next vault change embeds as usual.
    */
-  async reset(): Promise<void> {
+  async save(): Promise<void> {
     this.stop();
     await this.job;
     await this.setup;
-    // A run that changed little leaves its vectors unsaved (the core's SAVE_SHARE): save them
-    // before the core ends, or the new one would embed the same notes again.
     if (this.engine && this.embedderSet) {
       await this.engine.saveEmbeddings().catch((error: unknown) => console.error("Vault Agent: the embeddings could not be saved", error));
     }
+  }
+
+  /**
+   * Lets the engine go, whose core is ending (a restart), after {@link save}. The next
+   * {@link start} sets up again in the new core.
+   */
+  async reset(): Promise<void> {
+    await this.save();
     this.engine = null;
     this.embedderSet = false;
     this.started = null;

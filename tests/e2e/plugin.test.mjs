@@ -1619,6 +1619,28 @@ test("semantic search: the settings download the model, notes are embedded with 
     window.fakeObsidian.app.vault.create("en/Plugins/Sourdough.md", "# Sourdough\n\nFeed the starter, then bake the loaf hot."),
   );
   await status.filter({ hasText: `Search index: ${count + 1} notes · ${count + 1} embedded` }).waitFor();
+
+  // Obsidian quits: the tasks it waits for save the index's change (saved otherwise 30 s after
+  // it) and what the embeddings hold unsaved; a second quit, with nothing new, writes nothing.
+  const saves = () =>
+    page.evaluate(async () => {
+      const stat = async (path) => (await window.fakeObsidian.app.vault.adapter.stat(path))?.mtime ?? null;
+      return { index: await stat(".obsidian-agent/index/manifest.json"), vectors: await stat(".obsidian-agent/index/vectors.bin") };
+    });
+  const quit = () =>
+    page.evaluate(async () => {
+      const waits = [];
+      window.fakeObsidian.app.workspace.trigger("quit", { add: (task) => waits.push(task()), addPromise: (p) => waits.push(p) });
+      await Promise.all(waits);
+      return waits.length;
+    });
+  const beforeQuit = await saves();
+  assert.equal(await quit(), 1, "one task to wait for");
+  const quitSaves = await saves();
+  assert.ok(quitSaves.index > beforeQuit.index, "the index's change was saved");
+  await page.waitForTimeout(50);
+  await quit();
+  assert.deepEqual(await saves(), quitSaves, "nothing changed since: nothing written");
   assert.deepEqual(page.errors, []);
   await page.close();
 });

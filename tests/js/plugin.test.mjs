@@ -396,6 +396,23 @@ test("a restart of the core stops the running embedding, then saves what the run
   assert.deepEqual(off.log, []);
 });
 
+test("saving before the app quits stops the running embedding, saves, and the next change embeds again", async () => {
+  const engine = memoryEngine({ notes: 50 });
+  engine.stepMs = 20;
+  const service = semanticOver(engine, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
+  await service.start();
+  await until(() => service.state.kind === "embedding" && service.state.done >= 2);
+  await service.save();
+  assert.equal(engine.cancelled, true);
+  assert.deepEqual(engine.log, ["run ended", "save"], "saved once, after the run stopped");
+  // Unlike a restart's reset, the service keeps its engine: a later change embeds as usual.
+  engine.stepMs = 1;
+  const runs = engine.runs;
+  service.changed();
+  await until(() => engine.runs > runs && service.state.kind === "ready" && !service.running);
+  assert.equal(engine.embedded, 50);
+});
+
 test("the model comes from the release package.json names, a mirror, or a file the user picks", async () => {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   const engine = memoryEngine({ installed: false });
