@@ -379,12 +379,18 @@ test("semantic search waits for a download, embeds in the background with progre
   assert.equal(service.canSearch(), false);
 });
 
-test("a restart of the core stops the running embedding, then saves what the runs left unsaved", async () => {
+/** A service whose embedding of 50 notes is under way, a note every 20 ms. */
+async function embeddingUnderWay() {
   const engine = memoryEngine({ notes: 50 });
   engine.stepMs = 20;
   const service = semanticOver(engine, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
   await service.start();
   await until(() => service.state.kind === "embedding" && service.state.done >= 2);
+  return { engine, service };
+}
+
+test("a restart of the core stops the running embedding, then saves what the runs left unsaved", async () => {
+  const { engine, service } = await embeddingUnderWay();
   await service.reset();
   assert.equal(engine.cancelled, true);
   assert.deepEqual(engine.log, ["run ended", "save"], "saved once, after the run stopped");
@@ -397,11 +403,7 @@ test("a restart of the core stops the running embedding, then saves what the run
 });
 
 test("saving before the app quits stops the running embedding, saves, and the next change embeds again", async () => {
-  const engine = memoryEngine({ notes: 50 });
-  engine.stepMs = 20;
-  const service = semanticOver(engine, { embedder: { kind: "static" }, modelBaseUrl: "", background: true });
-  await service.start();
-  await until(() => service.state.kind === "embedding" && service.state.done >= 2);
+  const { engine, service } = await embeddingUnderWay();
   await service.save();
   assert.equal(engine.cancelled, true);
   assert.deepEqual(engine.log, ["run ended", "save"], "saved once, after the run stopped");
