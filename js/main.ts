@@ -146,10 +146,18 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.registerEvent(
       this.app.vault.on("rename", (file, oldPath) => follow(file, () => this.search.renamed(oldPath, file.path))),
     );
-    // Obsidian waits for these tasks before it quits, where it asks at all (best effort): the
-    // index's changes of the last half minute and the vectors of the last few edited notes are
-    // saved, so the next start need not redo them (with an embeddings API, pay for them again).
-    this.registerEvent(this.app.workspace.on("quit", (tasks) => tasks.add(() => this.saveIndexes())));
+    // Obsidian waits for these tasks before it quits (onunload does not run then): the index's
+    // changes of the last half minute and the vectors of the last few edited notes are saved, so
+    // the next start need not redo them (with an embeddings API, pay for them again). The event
+    // is best effort both ways: where the app goes on after all, embedding resumes a while later.
+    this.registerEvent(
+      this.app.workspace.on("quit", (tasks) =>
+        tasks.add(async () => {
+          await this.saveIndexes();
+          this.semantic.changed();
+        }),
+      ),
+    );
 
     // Start the core once the workspace is ready, off the critical path of app start-up; sweep
     // temporary files that tasks interrupted by a closed app left behind; load the index.
