@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::embed::SemanticIndex;
 use crate::host::Clock;
-use crate::search::{read_note, LoadOutcome, NoteRead, Progress, SearchIndex};
+use crate::search::{read_note, LoadOutcome, NoteRead, Pacer, Progress, SearchIndex, READ_BATCH};
 use crate::vault::{EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -98,6 +98,41 @@ impl SharedIndex {
             self.build(vault, clock, &mut |_| {}).await?;
         }
         Ok(())
+    }
+}
+
+impl SharedIndex {
+    /// Brings a loaded index up to date with the vault as the host lists it now (`notes`: every
+    /// file with its mtime; what is not a note is ignored): notes no longer listed are removed,
+    /// notes new or with another date are read (in batches) and indexed — what changed while
+    /// the app was closed. Returns the number of notes that changed. Reads never hold the index.
+    pub async fn catch_up(
+        &self,
+        vault: &dyn Vault,
+        notes: &[(VaultPath, u64)],
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<usize> {
+        let (stale, gone) = self.read(|index| Ok(index.stale(notes)))?;
+        let mut changed = self.write(|index| Ok(gone.iter().filter(|path| index.remove(path)).count()))?;
+        let total = stale.len();
+        let mut pacer = Pacer::new(clock);
+        let mut done = 0;
+        for batch in stale.chunks(READ_BATCH) {
+            let reads = vault.read_batch(batch).await;
+            for (path, read) in batch.iter().zip(reads) {
+                done += 1;
+                changed += usize::from(self.write(|index| match read {
+                    Ok((text, mtime)) => index.index_note(path.as_str(), &text, mtime),
+                    Err(e) if e.is_not_found() => Ok(index.remove(path.as_str())),
+                    // Unreadable now (not text, an I/O error): left as it was.
+                    Err(_) => Ok(false),
+                })?);
+            }
+            pacer.tick(progress, done, total).await;
+        }
+        progress(Progress { done: total, total });
+        Ok(changed)
     }
 }
 

@@ -39,7 +39,7 @@ pub const MAX_DELTA_SHARDS: usize = 8;
 const YIELD_EVERY_MS: u64 = 40;
 /// Notes a build reads in one [`Vault::read_batch`]: one round trip where the vault is across
 /// a message channel, few enough that a batch's text stays small.
-const READ_BATCH: usize = 64;
+pub(crate) const READ_BATCH: usize = 64;
 
 /// How far an indexing run has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -506,6 +506,21 @@ impl SearchIndex {
         self.skipped = skipped;
         progress(Progress { done: total, total });
         Ok(changed)
+    }
+
+    /// Compares `notes` (every note of the vault now, with its mtime, as the host's file list
+    /// says) with what the index holds: the notes to read again (new, or with another mtime) and
+    /// the indexed notes no longer listed. What [`SearchIndex::sync`] finds by listing and
+    /// stating the vault, from a listing the host already has.
+    pub fn stale(&self, notes: &[(VaultPath, u64)]) -> (Vec<VaultPath>, Vec<String>) {
+        let listed: std::collections::HashSet<&str> = notes.iter().map(|(p, _)| p.as_str()).collect();
+        let gone = self.catalog.notes().keys().filter(|p| !listed.contains(p.as_str())).cloned().collect();
+        let stale = notes
+            .iter()
+            .filter(|(path, mtime)| is_note(path) && self.catalog.get(path.as_str()).is_none_or(|e| e.mtime != *mtime))
+            .map(|(path, _)| path.clone())
+            .collect();
+        (stale, gone)
     }
 
     // ---- search -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
+use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
 use crate::host::HttpClient;
 use crate::index::SharedIndex;
 use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery};
@@ -60,6 +60,28 @@ impl SearchEngine {
         let outcome =
             self.index.load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         to_js(&outcome)
+    }
+
+    /// Brings the loaded index up to date with the vault as the host lists it now: `notes` is
+    /// every file, `[{path, mtime}]` (what is not a note is ignored). Notes no longer listed are
+    /// removed, new or re-dated ones read and indexed, with `onProgress(done, total)` over
+    /// those. Resolves to the number of notes that changed.
+    #[wasm_bindgen(js_name = catchUp)]
+    pub async fn catch_up(&self, notes: JsValue, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
+        #[derive(serde::Deserialize)]
+        struct Dated {
+            path: String,
+            mtime: f64,
+        }
+        let listed: Vec<Dated> = from_js(notes)?;
+        // A path the core cannot take (outside the vault) is not one of its notes.
+        let notes: Vec<(VaultPath, u64)> = listed
+            .into_iter()
+            .filter_map(|d| Some((VaultPath::parse(&d.path).ok()?, d.mtime.max(0.0) as u64)))
+            .collect();
+        let changed =
+            self.index.catch_up(&*self.vault, &notes, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
+        Ok(changed as u32)
     }
 
     /// Compacts the index and saves it to `.obsidian-agent/index/`, when it holds changes no

@@ -5,7 +5,7 @@
 use futures::executor::block_on;
 use vault_agent::host::ManualClock;
 use vault_agent::index::SharedIndex;
-use vault_agent::search::{read_note, NoteRead, SearchIndex};
+use vault_agent::search::{read_note, NoteRead, SearchIndex, SearchQuery};
 use vault_agent::vault::{is_hidden, is_note, list_notes, MemoryVault, PathRules, Vault, VaultPath};
 
 fn p(raw: &str) -> VaultPath {
@@ -107,4 +107,53 @@ fn the_shared_index_is_built_on_demand_once() {
     assert_eq!(shared.read(|i| Ok(i.note_count())).unwrap(), 1);
     block_on(shared.refresh(&vault, &p("C.md"))).unwrap();
     assert_eq!(shared.read(|i| Ok(i.note_count())).unwrap(), 2);
+}
+
+/// The plugin's start: the saved index is loaded, then brought up to date from the host's file
+/// list and dates, reading only the notes that changed while the app was closed.
+#[test]
+fn a_loaded_index_catches_up_with_the_vault_from_its_file_list() {
+    let vault = MemoryVault::with_notes([
+        ("Keep.md", "# Keep\n\nunchanged words"),
+        ("Edit.md", "# Edit\n\nold words"),
+        ("Gone.md", "# Gone\n\nvanishing words"),
+    ])
+    .unwrap();
+    let clock = ManualClock::new(0);
+    let mut saved = block_on(SearchIndex::build(&vault, &clock, &mut |_| {})).unwrap();
+    block_on(saved.persist(&vault)).unwrap();
+
+    // While the app is closed: one note edited, one added, one deleted, a file that is not a note.
+    block_on(vault.write(&p("Edit.md"), "# Edit\n\nfresh wombat words")).unwrap();
+    block_on(vault.write(&p("New.md"), "# New\n\nquokka")).unwrap();
+    block_on(vault.remove(&p("Gone.md"))).unwrap();
+    block_on(vault.write(&p("data.csv"), "a,b")).unwrap();
+    let listing: Vec<(VaultPath, u64)> = block_on(async {
+        let mut out = Vec::new();
+        for path in ["Keep.md", "Edit.md", "New.md", "data.csv"] {
+            out.push((p(path), vault.stat(&p(path)).await.unwrap().unwrap().mtime));
+        }
+        out
+    });
+
+    let shared = SharedIndex::new();
+    shared.replace(block_on(SearchIndex::load(&vault)).ok().unwrap());
+    assert_eq!(
+        shared.read(|i| Ok(i.stale(&listing))).unwrap(),
+        (vec![p("Edit.md"), p("New.md")], vec!["Gone.md".to_string()])
+    );
+    let mut reports = Vec::new();
+    let changed = block_on(shared.catch_up(&vault, &listing, &clock, &mut |r| reports.push(r))).unwrap();
+    assert_eq!(changed, 3);
+    assert_eq!(reports.last().map(|r| (r.done, r.total)), Some((2, 2)), "progress counts the notes read");
+    let top = |text: &str| {
+        shared.read(|i| Ok(i.search(&SearchQuery::new(text))?.into_iter().map(|h| h.path).collect::<Vec<_>>())).unwrap()
+    };
+    assert_eq!(top("wombat"), ["Edit.md"]);
+    assert_eq!(top("quokka"), ["New.md"]);
+    assert!(top("vanishing").is_empty());
+    assert!(shared.read(|i| Ok(i.has_unsaved_changes())).unwrap());
+    // Caught up, the same list finds nothing to read.
+    assert_eq!(shared.read(|i| Ok(i.stale(&listing))).unwrap(), (Vec::new(), Vec::new()));
+    assert_eq!(block_on(shared.catch_up(&vault, &listing, &clock, &mut |_| {})).unwrap(), 0);
 }
