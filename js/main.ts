@@ -30,7 +30,10 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   private restarting = false;
   /** MCP servers that are commands, on desktop. */
   private readonly processes = new Processes();
-  readonly search = new SearchService(() => this.core());
+  readonly search = new SearchService(
+    () => this.core(),
+    () => this.app.vault.getMarkdownFiles().map((file) => ({ path: file.path, mtime: file.stat.mtime })),
+  );
   readonly semantic = new SemanticService(
     () => this.core(),
     this.search,
@@ -134,18 +137,23 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
 
     // The indexes follow the vault. Events arrive for every file; the core indexes notes only.
     // Embedding looks at every note again (cheaply: unchanged ones by their date) a while later.
+    // Registered once the layout is ready: Obsidian reports every file of the vault as created
+    // while it loads, and the saved index catches up with the vault's dates instead (one call,
+    // reading only the notes that changed while the app was closed).
     const note = (file: TAbstractFile) => this.settings.indexing.enabled && file instanceof TFile && file.extension === "md";
     const follow = (file: TAbstractFile, apply: () => void) => {
       if (!note(file)) return;
       apply();
       this.semantic.changed();
     };
-    this.registerEvent(this.app.vault.on("create", (file) => follow(file, () => this.search.changed(file.path))));
-    this.registerEvent(this.app.vault.on("modify", (file) => follow(file, () => this.search.changed(file.path))));
-    this.registerEvent(this.app.vault.on("delete", (file) => follow(file, () => this.search.removed(file.path))));
-    this.registerEvent(
-      this.app.vault.on("rename", (file, oldPath) => follow(file, () => this.search.renamed(oldPath, file.path))),
-    );
+    this.app.workspace.onLayoutReady(() => {
+      this.registerEvent(this.app.vault.on("create", (file) => follow(file, () => this.search.changed(file.path))));
+      this.registerEvent(this.app.vault.on("modify", (file) => follow(file, () => this.search.changed(file.path))));
+      this.registerEvent(this.app.vault.on("delete", (file) => follow(file, () => this.search.removed(file.path))));
+      this.registerEvent(
+        this.app.vault.on("rename", (file, oldPath) => follow(file, () => this.search.renamed(oldPath, file.path))),
+      );
+    });
     // Obsidian waits for these tasks before it quits (onunload does not run then): the index's
     // changes of the last half minute and the vectors of the last few edited notes are saved, so
     // the next start need not redo them (with an embeddings API, pay for them again). The event

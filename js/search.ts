@@ -25,6 +25,12 @@ export type IndexState =
   | { kind: "failed"; message: string };
 
 /** A change in the vault the index has to follow. */
+/** A file of the vault and its modification date (ms since the epoch). */
+export interface DatedFile {
+  path: string;
+  mtime: number;
+}
+
 type Change = { kind: "update"; path: string } | { kind: "remove"; path: string } | { kind: "rename"; from: string; to: string };
 
 /** Changes are applied this long after the last one (typing in a note modifies it often). */
@@ -48,7 +54,14 @@ export class SearchService {
   private readonly saveSoon: Debouncer<[], void>;
   private flushing = false;
 
-  constructor(private readonly core: () => Promise<CoreHandle>) {
+  /**
+   * `files`: every file of the vault now, with its modification date (Obsidian's file list,
+   * which it keeps in memory: no disk access).
+   */
+  constructor(
+    private readonly core: () => Promise<CoreHandle>,
+    private readonly files: () => DatedFile[],
+  ) {
     this.flushSoon = debounce(() => void this.flush(), UPDATE_DELAY_MS, true);
     this.saveSoon = debounce(() => void this.save(), SAVE_DELAY_MS, true);
   }
@@ -158,11 +171,14 @@ export class SearchService {
     const { vault } = await this.core();
     const engine = await vault.searchEngine();
     this.set({ kind: "loading" });
-    const outcome = (await engine.loadOrBuild((done: number, total: number) =>
-      this.set({ kind: "indexing", done, total }),
-    )) as { kind: "loaded" | "built" };
+    const progress = (done: number, total: number) => this.set({ kind: "indexing", done, total });
+    const outcome = (await engine.loadOrBuild(progress)) as { kind: "loaded" | "built" };
+    // A saved index misses what changed while the app was closed: the core compares the
+    // vault's file list and dates with it and reads only the notes that differ.
+    const caughtUp = outcome.kind === "loaded" ? await engine.catchUp(this.files(), progress) : 0;
     this.engine = engine;
     if (outcome.kind === "built") await engine.persist();
+    else if (caughtUp > 0) this.saveSoon();
     const notes = await engine.noteCount();
     if (outcome.kind === "built") this.builtNotes = notes;
     this.set({ kind: "ready", notes });

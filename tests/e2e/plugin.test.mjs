@@ -216,6 +216,40 @@ test("the index follows the vault, with progress, and the sidebar shows related 
   await page.close();
 });
 
+test("notes changed while Obsidian was closed are found after it starts again; unchanged ones are not read again", async () => {
+  const page = await openHost();
+  const status = page.locator(".vault-agent-index-status");
+  await status.filter({ hasText: "Search index: 4 notes" }).waitFor();
+  // The saved index is in place (a build saves at once); then the app closes, and while it is
+  // closed (no events reach the plugin) a note is edited, one added and one deleted.
+  await until(page, () => window.fakeObsidian.exists(".obsidian-agent/index/manifest.json"));
+  await page.evaluate(() => {
+    const { app } = window.fakeObsidian;
+    window.notesRead = [];
+    const read = app.vault.adapter.readBinary.bind(app.vault.adapter);
+    app.vault.adapter.readBinary = (path) => {
+      if (path.endsWith(".md") && !path.startsWith(".")) window.notesRead.push(path);
+      return read(path);
+    };
+  });
+  await page.evaluate(() =>
+    window.fakeObsidian.reloadPlugin(async (app) => {
+      await app.vault.modify(app.vault.getFileByPath("Cooking/Pizza.md"), "# Pizza\n\nA blistered crust from the wood oven.\n");
+      await app.vault.create("Garden/Basil.md", "# Basil\n\nPinch the flowers off.\n");
+      await app.vault.delete(app.vault.getFileByPath("Travel/Kyoto.md"));
+    }),
+  );
+  await status.filter({ hasText: "Search index: 4 notes" }).waitFor();
+  const found = (text) => page.evaluate(async (text) => (await window.fakeObsidian.plugin.search.search(text)).map((h) => h.path), text);
+  await until(page, async () => (await window.fakeObsidian.plugin.search.search("blistered"))[0]?.path === "Cooking/Pizza.md");
+  assert.deepEqual(await found("flowers"), ["Garden/Basil.md"]);
+  assert.deepEqual(await found("temples"), []);
+  // The start read the two notes that changed, not the two that did not.
+  assert.deepEqual((await page.evaluate(() => window.notesRead)).sort(), ["Cooking/Pizza.md", "Garden/Basil.md"]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the core runs in a worker: a click is handled while the first index build is still running", async () => {
   // Reading the last note waits for the test, so the build is surely under way at the click.
   const page = await openHost({ files: { ...NOTES, "Zz/Last.md": "# Last\n\nThe gate." }, gate: "Zz/Last.md" });

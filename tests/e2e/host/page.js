@@ -59,6 +59,7 @@ async function boot() {
   host.app = app;
   populate(app, files);
   fixAdapter(app.vault.adapter);
+  datedFiles(app.vault);
   if (cfg.gate) gate(app.vault.adapter, cfg.gate);
   app.vault.getName = () => cfg.vaultName ?? "Vault";
   app.isDarkMode = () => document.body.hasClass("theme-dark");
@@ -157,6 +158,17 @@ function fixAdapter(adapter) {
     adapter.textFiles.delete(p);
     return orig(p, data, options);
   });
+}
+
+/** Obsidian keeps each file's `stat` current; the mocks leave it at 0. */
+function datedFiles(vault) {
+  const markdownFiles = vault.getMarkdownFiles.bind(vault);
+  vault.getMarkdownFiles = () =>
+    markdownFiles().map((file) => {
+      const meta = vault.adapter.fileMeta.get(file.path);
+      if (meta) file.stat = { ctime: meta.ctime, mtime: meta.mtime, size: meta.size };
+      return file;
+    });
 }
 
 /** Reading `path` waits until the test calls `fakeObsidian.openGate()` (work held mid-way). */
@@ -403,9 +415,9 @@ async function loadPlugin(app, parts, store) {
 /**
  * Disables and enables the plugin, as after a restart of the app: the chat views are closed
  * (their leaves detached), the plugin unloaded, main.js loaded again, the chat opened. The vault
- * and the plugin's data stay.
+ * and the plugin's data stay; `whileClosed(app)`, if given, changes the vault in between.
  */
-host.reloadPlugin = async () => {
+host.reloadPlugin = async (whileClosed) => {
   const { app, plugin } = host;
   for (const leaf of app.workspace.getLeavesOfType("vault-agent-chat")) {
     await leaf.view?.onClose?.();
@@ -413,6 +425,7 @@ host.reloadPlugin = async () => {
     leaf.detach();
   }
   plugin.unload();
+  await whileClosed?.(app);
   host.commands.clear();
   document.querySelectorAll(".side-dock-ribbon-action:not(.fake-host-theme)").forEach((el) => el.remove());
   document.querySelector(".status-bar")?.empty();
