@@ -24,13 +24,13 @@ export type IndexState =
   | { kind: "ready"; notes: number }
   | { kind: "failed"; message: string };
 
-/** A change in the vault the index has to follow. */
 /** A file of the vault and its modification date (ms since the epoch). */
 export interface DatedFile {
   path: string;
   mtime: number;
 }
 
+/** A change in the vault the index has to follow. */
 type Change = { kind: "update"; path: string } | { kind: "remove"; path: string } | { kind: "rename"; from: string; to: string };
 
 /** Changes are applied this long after the last one (typing in a note modifies it often). */

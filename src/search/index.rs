@@ -383,7 +383,7 @@ impl SearchIndex {
                     let mut entry = entry.clone();
                     entry.mtime = mtime;
                     self.catalog.insert(path.to_string(), entry);
-                    // The catalog's dates are saved too: the next start's sync skips this note.
+                    // The catalog's dates are saved too: the next start does not read this note again.
                     self.changed();
                 }
                 return Ok(false);
@@ -476,15 +476,12 @@ impl SearchIndex {
         let total = notes.len();
         let mut changed = 0;
         let mut pacer = Pacer::new(clock);
-        let present: std::collections::HashSet<&str> = notes.iter().map(VaultPath::as_str).collect();
-        let gone: Vec<String> =
-            self.catalog.notes().keys().filter(|p| !present.contains(p.as_str())).cloned().collect();
-        for path in gone {
+        for path in self.unlisted(notes.iter().map(VaultPath::as_str)) {
             changed += usize::from(self.remove(&path));
         }
         for (i, path) in notes.iter().enumerate() {
             let mtime = vault.stat(path).await.ok().flatten().map(|s| s.mtime).unwrap_or(0);
-            if self.catalog.get(path.as_str()).is_some_and(|e| e.mtime == mtime) {
+            if !self.outdated(path.as_str(), mtime) {
                 continue;
             }
             let updated = match read_note(vault, path).await {
@@ -513,14 +510,25 @@ impl SearchIndex {
     /// the indexed notes no longer listed. What [`SearchIndex::sync`] finds by listing and
     /// stating the vault, from a listing the host already has.
     pub fn stale(&self, notes: &[(VaultPath, u64)]) -> (Vec<VaultPath>, Vec<String>) {
-        let listed: std::collections::HashSet<&str> = notes.iter().map(|(p, _)| p.as_str()).collect();
-        let gone = self.catalog.notes().keys().filter(|p| !listed.contains(p.as_str())).cloned().collect();
+        let gone = self.unlisted(notes.iter().map(|(p, _)| p.as_str()));
         let stale = notes
             .iter()
-            .filter(|(path, mtime)| is_note(path) && self.catalog.get(path.as_str()).is_none_or(|e| e.mtime != *mtime))
+            .filter(|(path, mtime)| is_note(path) && self.outdated(path.as_str(), *mtime))
             .map(|(path, _)| path.clone())
             .collect();
         (stale, gone)
+    }
+
+    /// The indexed notes not among `listed` (every note of the vault now).
+    fn unlisted<'a>(&self, listed: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let listed: std::collections::HashSet<&str> = listed.into_iter().collect();
+        self.catalog.notes().keys().filter(|p| !listed.contains(p.as_str())).cloned().collect()
+    }
+
+    /// Whether the note at `path`, modified at `mtime`, must be read again: it is not indexed,
+    /// or indexed at another date.
+    fn outdated(&self, path: &str, mtime: u64) -> bool {
+        self.catalog.get(path).is_none_or(|e| e.mtime != mtime)
     }
 
     // ---- search -----------------------------------------------------------------------------
