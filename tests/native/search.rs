@@ -483,3 +483,12 @@ async fn excluded_phrases_exclude_exactly_their_matches_and_never_panic() {
     assert_eq!(found("garden -\"note about\""), ["b.md", "c.md"]);
     assert_eq!(found("-\"garden note\""), ["c.md"]);
 }
+
+/// tantivy's `regex` is the `regex-lite` stand-in (crates/regex-via-lite): a facet with a slash
+/// in one of its steps still prints escaped, and reads back as the same facet.
+#[test]
+fn tantivys_regex_stand_in_escapes_a_facets_slashes() {
+    let facet = tantivy::schema::Facet::from_text(r"/notes\/drafts/2026").expect("a valid facet");
+    assert_eq!(facet.to_string(), r"/notes\/drafts/2026");
+    assert_eq!(tantivy::schema::Facet::from_text(&facet.to_string()).expect("reads back"), facet);
+}
