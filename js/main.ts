@@ -3,7 +3,7 @@ import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import { Processes } from "./host/processes";
-import type { CheckpointSummary, Transport, UndoReport } from "./protocol";
+import type { Transport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
@@ -367,14 +367,14 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   private async undoLastTask(): Promise<void> {
     try {
       const { vault } = await this.core();
-      const tasks = (await vault.listCheckpoints()) as CheckpointSummary[];
+      const tasks = await vault.listCheckpoints();
       const last = tasks.find((t) => !t.taskId.startsWith("undo-") && (t.undoneMs === undefined || t.undoneMs === null));
       if (!last) {
         new Notice("No task to undo.");
         return;
       }
       // Files changed since the task are kept (the chat's Undo asks about each one).
-      const report = (await vault.undoTask(last.taskId)) as UndoReport;
+      const report = await vault.undoTask(last.taskId);
       new Notice(`Task ${last.taskId}: ${describeUndo(report)}`);
     } catch (error) {
       new Notice(`Undo failed: ${errorMessage(error)}`);

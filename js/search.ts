@@ -1,7 +1,7 @@
 import { debounce, moment, type Debouncer } from "obsidian";
 import type { CoreHandle } from "./context";
 import type { SearchEngine } from "./core";
-import type { RelatedNote, SearchHit } from "./generated/protocol";
+import type { DatedNote, RelatedNote, SearchHit } from "./generated/protocol";
 import type { VaultAgentSettings } from "./settings";
 import { errorMessage } from "./views/turn";
 
@@ -23,12 +23,6 @@ export type IndexState =
   | { kind: "indexing"; done: number; total: number }
   | { kind: "ready"; notes: number }
   | { kind: "failed"; message: string };
-
-/** A file of the vault and its modification date (ms since the epoch). */
-export interface DatedFile {
-  path: string;
-  mtime: number;
-}
 
 /** A change in the vault the index has to follow. */
 type Change = { kind: "update"; path: string } | { kind: "remove"; path: string } | { kind: "rename"; from: string; to: string };
@@ -60,7 +54,7 @@ export class SearchService {
    */
   constructor(
     private readonly core: () => Promise<CoreHandle>,
-    private readonly files: () => DatedFile[],
+    private readonly files: () => DatedNote[],
   ) {
     this.flushSoon = debounce(() => void this.flush(), UPDATE_DELAY_MS, true);
     this.saveSoon = debounce(() => void this.save(), SAVE_DELAY_MS, true);
@@ -99,14 +93,14 @@ export class SearchService {
   /** Up to `limit` hits for `text`, or none while the index is not ready. */
   async search(text: string, limit = 30, language?: string): Promise<SearchHit[]> {
     if (!this.engine || this.state.kind !== "ready" || !text.trim()) return [];
-    return (await this.engine.search({ text, limit, snippets: true, language })) as SearchHit[];
+    return await this.engine.search({ text, limit, snippets: true, language });
   }
 
   /** Notes related to `path`, or none while the index is not ready. */
   async related(path: string, limit = 6): Promise<RelatedNote[]> {
     if (!this.engine || this.state.kind !== "ready") return [];
     try {
-      return (await this.engine.related(path, limit)) as RelatedNote[];
+      return await this.engine.related(path, limit);
     } catch (error) {
       console.error("Vault Agent: related notes failed", error);
       return [];
@@ -172,7 +166,7 @@ export class SearchService {
     const engine = await vault.searchEngine();
     this.set({ kind: "loading" });
     const progress = (done: number, total: number) => this.set({ kind: "indexing", done, total });
-    const outcome = (await engine.loadOrBuild(progress)) as { kind: "loaded" | "built" };
+    const outcome = await engine.loadOrBuild(progress);
     // A saved index misses what changed while the app was closed: the core compares the
     // vault's file list and dates with it and reads only the notes that differ.
     const caughtUp = outcome.kind === "loaded" ? await engine.catchUp(this.files(), progress) : 0;

@@ -2,9 +2,9 @@ import { debounce, Notice, type Debouncer } from "obsidian";
 import type { CoreHandle } from "./context";
 import type { SearchEngine } from "./core";
 import { detach } from "./core/client";
-import type { EmbedReport, HybridHit, Signals } from "./generated/protocol";
+import type { EmbedderOptions, EmbedReport, HybridHit, Signals } from "./generated/protocol";
 import type { SearchService } from "./search";
-import type { EmbedderOptions, LocalModel, SearchMode } from "./settings";
+import type { LocalModel, SearchMode } from "./settings";
 import { errorMessage } from "./views/turn";
 // The one place the plugin's repository and version are written: the core derives the release
 // address of the static model from them (esbuild bundles just these two fields).
@@ -138,7 +138,7 @@ export class SemanticService {
   /** Up to `limit` notes for `text` by `mode`, each saying which signal found it. */
   async query(text: string, mode: SearchMode, limit: number, language?: string): Promise<ModeHit[]> {
     if (!this.engine || !text.trim()) return [];
-    return (await this.engine.searchMode({ text, mode, limit, language })) as ModeHit[];
+    return await this.engine.searchMode({ text, mode, limit, language });
   }
 
   /** Whether a local model's files are in the vault. */
@@ -308,7 +308,7 @@ export class SemanticService {
         return;
       }
       this.set({ kind: "loading" });
-      const set = (await engine.setEmbedder(embedder)) as { workersFailed?: string | null };
+      const set = await engine.setEmbedder(embedder);
       if (set.workersFailed) console.warn(`Vault Agent: MiniLM runs in the core's own thread: ${set.workersFailed}`);
       await engine.loadEmbeddings();
       this.embedderSet = true;
@@ -339,9 +339,9 @@ export class SemanticService {
         do {
           this.again = false;
           this.set({ kind: "embedding", done: 0, total: 0 });
-          const report = (await engine.embedNotes((done: number, total: number) =>
+          const report = await engine.embedNotes((done: number, total: number) =>
             this.set({ kind: "embedding", done, total }),
-          )) as EmbedReport;
+          );
           const notes = await engine.embeddedNoteCount();
           this.embeddedByJobs += report.embeddedNotes;
           end = { kind: report.cancelled ? "stopped" : "ready", notes, total: report.notes };

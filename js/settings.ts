@@ -1,5 +1,5 @@
 import { requireApiVersion, type App } from "obsidian";
-import type { AgentConfig, ApprovalCategory, ModeConfig, ModelPrice, ProviderConfig, Transport } from "./protocol";
+import type { AgentConfig, ApprovalCategory, EmbedderOptions, ModeConfig, ModelPrice, ProviderConfig, Transport } from "./protocol";
 import { PRESETS, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
 
 /** The providers the settings offer, and what each stands for: one table, in the core (src/provider/preset.rs). */
@@ -325,12 +325,6 @@ export function userPrice(settings: VaultAgentSettings): ModelPrice | null {
   const { input, output } = settings.price;
   return { input, output, cacheRead: input * 0.1, cacheWrite: input * 1.25 };
 }
-
-/** `SearchEngine.setEmbedder`'s options (src/wasm/semantic.rs). */
-export type EmbedderOptions =
-  | { kind: "static" }
-  | { kind: "minilm"; workers: number }
-  | { kind: "api"; baseUrl: string; model: string; apiKey?: string };
 
 /**
  * How many workers MiniLM runs in: one core left to the rest of the app, at most four (each holds

@@ -156,7 +156,7 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
       try {
         const [config] = mcpServers({ ...ctx.settings, mcp: { servers: [{ ...server, enabled: true }] } }, keys, Platform.isDesktopApp);
         if (!config) throw new Error("commands run on desktop only");
-        const listed = (await (await ctx.core()).vault.mcpTools(config, ctx.transport())) as McpToolInfo[];
+        const listed = await (await ctx.core()).vault.mcpTools(config, ctx.transport());
         showTools(tools, server, listed, save);
       } catch (error) {
         tools.empty();

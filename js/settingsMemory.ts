@@ -44,7 +44,7 @@ async function showEntries(list: HTMLElement, ctx: PluginContext): Promise<void>
   let vault;
   try {
     vault = (await ctx.core()).vault;
-    entries = (await vault.memoryList()) as MemoryEntry[];
+    entries = await vault.memoryList();
   } catch (error) {
     list.empty();
     list.createDiv({ cls: "setting-item-description", text: `Memory could not be read: ${errorMessage(error)}` });

@@ -4,7 +4,7 @@ import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
 import { memorySection } from "./settingsMemory";
 import { safetySection } from "./settingsSafety";
-import type { ApprovalCategory, ConnectionCheck, ModeConfig, ToolGroup } from "./protocol";
+import type { ApprovalCategory, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
   LOCAL_MODELS,
@@ -216,7 +216,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     if ("missing" in config) return `Not configured: the provider needs ${config.missing}.`;
     try {
       const { vault } = await this.ctx.core();
-      const check = (await vault.testConnection(config, this.ctx.transport())) as ConnectionCheck;
+      const check = await vault.testConnection(config, this.ctx.transport());
       if (check.ok) return `Connected: ${check.model} answered in ${check.latencyMs} ms.`;
       if (!check.problem) return "Failed: no answer.";
       const { message, detail } = check.problem;

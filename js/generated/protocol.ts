@@ -816,6 +816,70 @@ snippet: string,
 heading: string | null, };
 
 /**
+ * A search request. `text` uses the query language in [`crate::search`]'s docs.
+ */
+export type SearchQuery = { text: string, 
+/**
+ * At most this many hits (default 10).
+ */
+limit: number, 
+/**
+ * Hits to skip first, for paging.
+ */
+offset: number, 
+/**
+ * Only notes in this folder or below it.
+ */
+folder: string | null, 
+/**
+ * Only notes with all of these tags (a tag also matches tags nested under it).
+ */
+tags: Array<string>, 
+/**
+ * Only notes whose path starts with this.
+ */
+pathPrefix: string | null, 
+/**
+ * Whether to compute snippets (default true).
+ */
+snippets: boolean, 
+/**
+ * Snippets for the first this many hits only (`None`: for every hit). A hybrid search ranks
+ * more full-text candidates than it shows, and snippets are most of a search's cost.
+ */
+snippetLimit: number | null, 
+/**
+ * The user's language (`en`, `pt-BR`), preferred when the query's own words do not say
+ * which language it is in (see [`crate::search::LanguagePreference`]). `None`: no preference
+ * beyond the query's.
+ */
+language: string | null, };
+
+/**
+ * What [`SearchIndex::load_or_build`] did.
+ */
+export type LoadOutcome = { "kind": "loaded" } | { "kind": "built", reason: LoadProblem, };
+
+/**
+ * Why a persisted index was not used.
+ */
+export type LoadProblem = { "kind": "missing" } | { "kind": "stale", "detail": string } | { "kind": "corrupt", "detail": string };
+
+/**
+ * A file as the host lists it, with its modification date: what [`SharedIndex::catch_up`]
+ * compares the index with (the plugin sends Obsidian's file list, `TFile.stat.mtime`).
+ */
+export type DatedNote = { 
+/**
+ * Vault-relative path.
+ */
+path: string, 
+/**
+ * Last modified, in milliseconds since the epoch.
+ */
+mtime: number, };
+
+/**
  * A note related to another, and why.
  */
 export type RelatedNote = { path: string, title: string, 
@@ -843,6 +907,32 @@ linkedFrom: string | null, };
 export type HybridHit = { path: string, title: string, score: number, heading: string | null, snippet: string, foundBy: Signals, };
 
 /**
+ * A hybrid search request.
+ */
+export type HybridQuery = { text: string, limit: number, mode: SearchMode, fusion: Fusion, 
+/**
+ * Add notes one wikilink away from the top hits (scored below the hit they hang off).
+ */
+expandLinks: boolean, folder: string | null, 
+/**
+ * The user's language, preferred when the query's words do not say theirs (see
+ * [`crate::search::LanguagePreference`]).
+ */
+language: string | null, };
+
+/**
+ * Which signals a search uses.
+ */
+export type SearchMode = "fulltext" | "semantic" | "hybrid";
+
+/**
+ * How two ranked lists become one. The `covered`, `confident` and `rank_covered` fusions also
+ * read how much of the query each full-text hit holds ([`SearchIndex::coverage`]): a hit that
+ * matched only the query's common words says little, whatever its rank.
+ */
+export type Fusion = { "kind": "rrf", k: number, } | { "kind": "weighted", dense: number, } | { "kind": "dense_first", bm25: number, } | { "kind": "covered", dense: number, power: number, } | { "kind": "confident", dense: number, } | { "kind": "rank_covered", k: number, dense: number, } | { "kind": "blend", k: number, dense: number, };
+
+/**
  * What one run of the job did.
  */
 export type EmbedReport = { 
@@ -866,6 +956,122 @@ removed: number, cancelled: boolean,
  * Bytes written by the last save (0: the vectors had not changed, nothing was written).
  */
 savedBytes: number, };
+
+/**
+ * What the embedding job is doing (for a progress bar).
+ */
+export type EmbedStatus = { running: boolean, 
+/**
+ * Notes looked at / in the vault.
+ */
+done: number, total: number, 
+/**
+ * Chunks embedded by this run.
+ */
+chunks: number, 
+/**
+ * Notes whose vectors this run made.
+ */
+embeddedNotes: number, cancelled: boolean, error: string | null, };
+
+/**
+ * Which embedder to use.
+ */
+export type EmbedderOptions = { "kind": "static", precision?: Precision, } | { "kind": "minilm", 
+/**
+ * Tokens of a chunk the model reads (default 256).
+ */
+maxTokens?: number, precision?: Precision, 
+/**
+ * Workers of its own (0, the default: in the core's thread).
+ */
+workers?: number, } | { "kind": "api", precision?: Precision, 
+/**
+ * The URL before `/embeddings`, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`.
+ */
+baseUrl: string, model: string, apiKey?: string, 
+/**
+ * The vectors' width, if known; otherwise learnt from the first answer.
+ */
+dimensions?: number, retry?: RetryPolicy, };
+
+/**
+ * The embedder `setEmbedder` set up.
+ */
+export type EmbedderSet = { 
+/**
+ * The model's id (vectors saved by another are dropped).
+ */
+id: string, dimensions: number, 
+/**
+ * MiniLM workers running (0: in the core's thread).
+ */
+workers: number, 
+/**
+ * Why MiniLM's workers could not start, when it fell back to the core's thread.
+ */
+workersFailed: string | null, };
+
+/**
+ * Where and what to ask (camelCase in the plugin's settings).
+ */
+export type ApiEmbedderConfig = { 
+/**
+ * The URL before `/embeddings`, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`.
+ */
+baseUrl: string, model: string, apiKey?: string, 
+/**
+ * The vectors' width, if known; otherwise learnt from the first answer.
+ */
+dimensions?: number, retry?: RetryPolicy, };
+
+/**
+ * How rows are stored. Int8 is the default: a quarter of the memory and of the saved file, the
+ * same retrieval quality on our query sets, and the fastest scoring in the browser
+ * (BENCHMARKS.md). An index keeps the precision it was saved with until it is rebuilt.
+ */
+export type Precision = "f32" | "int8";
+
+/**
+ * `installModel`'s options.
+ */
+export type InstallOptions = { 
+/**
+ * `"static"` or `"minilm"`.
+ */
+model: string, 
+/**
+ * A mirror: replaces the model's source.
+ */
+baseUrl?: string, 
+/**
+ * The plugin's `package.json` `{repository, version}`: where the static model is published.
+ */
+release?: PluginRelease, };
+
+/**
+ * The plugin's published release: its repository and version, as `package.json` states them
+ * (the one place they are written). The static model is one of its assets.
+ */
+export type PluginRelease = { 
+/**
+ * `https://github.com/<owner>/<repo>` (also `git+https://….git`, `github:<owner>/<repo>` or
+ * `<owner>/<repo>`, as npm accepts them).
+ */
+repository: string | { url: string }, version: string, };
+
+/**
+ * What is kept of finished tasks' checkpoints and audit logs.
+ */
+export type RetentionPolicy = { 
+/**
+ * A task older than this (by its newest file) is pruned. 0: no age limit.
+ */
+maxAgeDays: number, 
+/**
+ * Only the newest this many tasks are kept. 0: no count limit.
+ */
+maxTasks: number, };
 
 /**
  * The API a provider speaks.

@@ -6,16 +6,12 @@ import type {
   AgentEvent,
   ApprovalDecision,
   ApprovalRequest,
-  ChatSummary,
   InterruptedTask,
-  MediaSupport,
   ProviderConfig,
   RunReport,
   Transcript,
   TranscriptTurn,
   UndoChoices,
-  UndoPlan,
-  UndoReport,
 } from "../protocol";
 import { agentConfig, mcpServers, PRESETS, providerConfig } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
@@ -333,7 +329,7 @@ export class ChatView extends ItemView {
     let tasks: InterruptedTask[];
     try {
       const { vault } = await this.plugin.core();
-      tasks = (await vault.interruptedTasks()) as InterruptedTask[];
+      tasks = await vault.interruptedTasks();
     } catch (error) {
       console.error("Vault Agent: could not look for interrupted tasks", error);
       return;
@@ -361,7 +357,7 @@ export class ChatView extends ItemView {
     let transcript: Transcript;
     try {
       const { vault } = await this.plugin.core();
-      transcript = (await vault.taskTranscript(task.taskId)) as Transcript;
+      transcript = await vault.taskTranscript(task.taskId);
     } catch (error) {
       new Notice(`The task cannot be resumed: ${errorMessage(error)}`);
       return;
@@ -494,14 +490,14 @@ export class ChatView extends ItemView {
    */
   private async undo(taskId: string, redo: boolean): Promise<string | null> {
     const { vault } = await this.plugin.core();
-    const plan = (await (redo ? vault.planRedo(taskId) : vault.planUndo(taskId))) as UndoPlan;
+    const plan = await (redo ? vault.planRedo(taskId) : vault.planUndo(taskId));
     let choices: UndoChoices = {};
     if (plan.conflicts.length > 0) {
       const chosen = await new Promise<UndoChoices | null>((resolve) => new UndoModal(this.app, plan, redo, resolve).open());
       if (chosen === null) return null;
       choices = chosen;
     }
-    const report = (await (redo ? vault.redoTask(taskId, choices) : vault.applyUndo(taskId, choices))) as UndoReport;
+    const report = await (redo ? vault.redoTask(taskId, choices) : vault.applyUndo(taskId, choices));
     // The chat's footer shows it undone when the chat is opened again.
     if (this.saved.id) {
       await vault.markUndone(this.saved.id, taskId, !redo).catch((error: unknown) => console.error("Vault Agent:", error));
@@ -678,14 +674,14 @@ export class ChatView extends ItemView {
       return;
     }
     const { vault } = await this.plugin.core();
-    const chats = (await vault.listChats()) as ChatSummary[];
+    const chats = await vault.listChats();
     new ChatHistoryModal(this.app, chats, (summary) => void this.openChat(summary.id)).open();
   }
 
   /** Shows a saved chat; the next message continues it. */
   async openChat(id: string): Promise<void> {
     const { vault } = await this.plugin.core();
-    const transcript = (await vault.chatTranscript(id)) as Transcript;
+    const transcript = await vault.chatTranscript(id);
     this.showTranscript(transcript);
     this.scroll(true);
   }
@@ -826,7 +822,7 @@ export class ChatView extends ItemView {
   /** Says, under the chips, when the chat's model will not see the images attached. */
   private async sayIfBlind(): Promise<void> {
     const chat = await this.ensureChat();
-    const media = (await chat?.mediaSupport()) as MediaSupport | undefined;
+    const media = await chat?.mediaSupport();
     if (!media || media.images || !this.attachments.some(isImage)) return;
     if (this.chipsEl.querySelector(".vault-agent-media-note")) return;
     this.chipsEl.createDiv({

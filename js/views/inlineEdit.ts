@@ -13,7 +13,7 @@ import {
 import { Decoration, EditorView, WidgetType, keymap, showTooltip, type DecorationSet, type Tooltip } from "@codemirror/view";
 import { detach } from "../core/client";
 import type { PluginContext } from "../context";
-import type { AgentEvent, ApprovalRequest, DiffRow, InlineEditReport, UndoReport } from "../protocol";
+import type { AgentEvent, ApprovalRequest, DiffRow, InlineEditReport } from "../protocol";
 import { agentConfig, providerConfig } from "../settings";
 import { describeUndo } from "./UndoModal";
 import { errorMessage } from "./turn";
@@ -330,7 +330,7 @@ export function editSelection(
       try {
         if (stopped) return;
         stopCore = () => detach(running.cancel());
-        const report = (await running.run({ path: file.path, from, to, selection, instruction })) as InlineEditReport;
+        const report = await running.run({ path: file.path, from, to, selection, instruction });
         close();
         tell(plugin, report);
       } finally {
@@ -390,7 +390,7 @@ function tell(plugin: PluginContext, report: InlineEditReport): void {
       void plugin
         .core()
         .then(({ vault }) => vault.undoTask(report.taskId))
-        .then((undone) => new Notice(`Inline edit undone: ${describeUndo(undone as UndoReport)}`))
+        .then((undone) => new Notice(`Inline edit undone: ${describeUndo(undone)}`))
         .catch((error: unknown) => new Notice(`Undo failed: ${errorMessage(error)}`));
     });
   });

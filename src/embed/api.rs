@@ -10,6 +10,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use ts_rs::TS;
 
 use super::kernels::normalize;
 use super::Embedder;
@@ -24,18 +25,21 @@ use crate::{Error, Result};
 pub const API_BATCH: usize = 16;
 
 /// Where and what to ask (camelCase in the plugin's settings).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiEmbedderConfig {
     /// The URL before `/embeddings`, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`.
     pub base_url: String,
     pub model: String,
     #[serde(default)]
+    #[ts(optional)]
     pub api_key: Option<String>,
     /// The vectors' width, if known; otherwise learnt from the first answer.
     #[serde(default)]
+    #[ts(optional)]
     pub dimensions: Option<usize>,
     #[serde(default)]
+    #[ts(as = "Option<RetryPolicy>", optional)]
     pub retry: RetryPolicy,
 }
 

@@ -34,7 +34,7 @@ use crate::Result;
 pub const CANDIDATES: usize = 50;
 
 /// Which signals a search uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchMode {
     /// BM25 over words (the query language applies).
@@ -63,7 +63,7 @@ impl std::str::FromStr for SearchMode {
 /// How two ranked lists become one. The `covered`, `confident` and `rank_covered` fusions also
 /// read how much of the query each full-text hit holds ([`SearchIndex::coverage`]): a hit that
 /// matched only the query's common words says little, whatever its rank.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fusion {
     Rrf {
@@ -154,7 +154,7 @@ pub struct HybridHit {
 }
 
 /// A hybrid search request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(default, rename_all = "camelCase")]
 pub struct HybridQuery {
     pub text: String,

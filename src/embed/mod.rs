@@ -8,6 +8,7 @@
 mod api;
 mod chunk;
 mod distill;
+mod embedder_choice;
 mod fit;
 mod hybrid;
 mod kernels;
@@ -25,6 +26,7 @@ use async_trait::async_trait;
 pub use api::{ApiEmbedder, ApiEmbedderConfig, API_BATCH};
 pub use chunk::{embed_chunks, EmbedChunk, MAX_CHUNK_CHARS};
 pub use distill::{distill, DistillOptions, DistillProgress};
+pub use embedder_choice::{EmbedderOptions, EmbedderSet, InstallOptions, MINILM_DEFAULT_TOKENS};
 pub use fit::{featurize, prose_passages, sentences, FitOptions, FitReport, Passage};
 pub(crate) use hybrid::{add_meaning_snippets, add_meaning_snippets_from_index};
 pub use hybrid::{

@@ -75,11 +75,12 @@ impl ModelSpec {
 
 /// The plugin's published release: its repository and version, as `package.json` states them
 /// (the one place they are written). The static model is one of its assets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PluginRelease {
     /// `https://github.com/<owner>/<repo>` (also `git+https://….git`, `github:<owner>/<repo>` or
     /// `<owner>/<repo>`, as npm accepts them).
     #[serde(deserialize_with = "repository_url")]
+    #[ts(type = "string | { url: string }")]
     pub repository: String,
     pub version: String,
 }

@@ -63,7 +63,7 @@ const STATIC_FLOOR: f32 = 0.30;
 const MINILM_FLOOR: f32 = 0.27;
 
 /// What the embedding job is doing (for a progress bar).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbedStatus {
     pub running: bool,

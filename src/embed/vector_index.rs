@@ -41,7 +41,7 @@ pub const RESCORED: usize = 2048;
 /// How rows are stored. Int8 is the default: a quarter of the memory and of the saved file, the
 /// same retrieval quality on our query sets, and the fastest scoring in the browser
 /// (BENCHMARKS.md). An index keeps the precision it was saved with until it is rebuilt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {
     F32,

@@ -11,4 +11,4 @@ mod hybrid_search;
 mod shared;
 
 pub use hybrid_search::hybrid_search;
-pub use shared::SharedIndex;
+pub use shared::{DatedNote, SharedIndex};

@@ -3,6 +3,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
 use crate::embed::SemanticIndex;
 use crate::host::Clock;
 use crate::search::{read_note, LoadOutcome, NoteRead, Pacer, Progress, SearchIndex, READ_BATCH};
@@ -98,6 +101,24 @@ impl SharedIndex {
             self.build(vault, clock, &mut |_| {}).await?;
         }
         Ok(())
+    }
+}
+
+/// A file as the host lists it, with its modification date: what [`SharedIndex::catch_up`]
+/// compares the index with (the plugin sends Obsidian's file list, `TFile.stat.mtime`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct DatedNote {
+    /// Vault-relative path.
+    pub path: String,
+    /// Last modified, in milliseconds since the epoch.
+    pub mtime: f64,
+}
+
+impl DatedNote {
+    /// The path and date as the index keeps them; `None` for a path outside the vault (not
+    /// one of its notes).
+    pub fn parse(&self) -> Option<(VaultPath, u64)> {
+        Some((VaultPath::parse(&self.path).ok()?, self.mtime.max(0.0) as u64))
     }
 }
 

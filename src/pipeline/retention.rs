@@ -2,13 +2,14 @@
 //! count; externalized results live as long as their chat is open.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::{CHECKPOINT_FOLDER, LOG_FOLDER, TMP_FOLDER};
 use crate::vault::{Vault, VaultPath};
 use crate::Result;
 
 /// What is kept of finished tasks' checkpoints and audit logs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RetentionPolicy {
     /// A task older than this (by its newest file) is pruned. 0: no age limit.

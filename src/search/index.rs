@@ -49,8 +49,8 @@ pub struct Progress {
 }
 
 /// A search request. `text` uses the query language in [`crate::search`]'s docs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SearchQuery {
     pub text: String,
     /// At most this many hits (default 10).
@@ -62,12 +62,13 @@ pub struct SearchQuery {
     /// Only notes with all of these tags (a tag also matches tags nested under it).
     pub tags: Vec<String>,
     /// Only notes whose path starts with this.
-    #[serde(alias = "pathPrefix")]
+    #[serde(alias = "path_prefix")]
     pub path_prefix: Option<String>,
     /// Whether to compute snippets (default true).
     pub snippets: bool,
     /// Snippets for the first this many hits only (`None`: for every hit). A hybrid search ranks
     /// more full-text candidates than it shows, and snippets are most of a search's cost.
+    #[serde(alias = "snippet_limit")]
     pub snippet_limit: Option<usize>,
     /// The user's language (`en`, `pt-BR`), preferred when the query's own words do not say
     /// which language it is in (see [`crate::search::LanguagePreference`]). `None`: no preference

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use tantivy::directory::OwnedBytes;
 use tantivy::{Directory, Index};
+use ts_rs::TS;
 
 use super::catalog::{Catalog, NoteEntry};
 use super::index::{Progress, SearchIndex};
@@ -121,7 +122,7 @@ impl Snapshot {
 }
 
 /// Why a persisted index was not used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum LoadProblem {
     /// There is no saved index.
@@ -143,7 +144,7 @@ impl std::fmt::Display for LoadProblem {
 }
 
 /// What [`SearchIndex::load_or_build`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LoadOutcome {
     /// The saved index was loaded.

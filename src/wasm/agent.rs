@@ -72,6 +72,7 @@ impl Chat {
     /// Runs `message` as a task, with the notes at `attachments` (vault paths, the user's
     /// `@`-mentions; optional) attached; resolves with its `RunReport`. Rejects only if the
     /// task could not start (another is running, an attachment cannot be read).
+    #[wasm_bindgen(unchecked_return_type = "Protocol.RunReport")]
     pub async fn send(&self, message: String, attachments: Option<Vec<String>>) -> Result<JsValue, JsValue> {
         let attachments = attachments.unwrap_or_default();
         let report = self.conversation.send_with_attachments(&message, &attachments).await.map_err(js_error)?;
@@ -79,13 +80,14 @@ impl Chat {
     }
 
     /// What the chat's model takes besides text: `{images, documents}` (a `MediaSupport`).
-    #[wasm_bindgen(js_name = mediaSupport)]
+    #[wasm_bindgen(js_name = mediaSupport, unchecked_return_type = "Protocol.MediaSupport")]
     pub fn media_support(&self) -> Result<JsValue, JsValue> {
         to_js(&self.conversation.media())
     }
 
     /// Runs the last request again from where the chat stood before it (after a provider error,
     /// a stop or a denial); resolves with the new `RunReport`.
+    #[wasm_bindgen(unchecked_return_type = "Protocol.RunReport")]
     pub async fn retry(&self) -> Result<JsValue, JsValue> {
         let report = self.conversation.retry_last().await.map_err(js_error)?;
         to_js(&report)
@@ -93,7 +95,7 @@ impl Chat {
 
     /// Runs `message` (with the notes at `attachments`) in place of the last request: the
     /// chat goes back to before it first. Resolves with the new `RunReport`.
-    #[wasm_bindgen(js_name = editLast)]
+    #[wasm_bindgen(js_name = editLast, unchecked_return_type = "Protocol.RunReport")]
     pub async fn edit_last(&self, message: String, attachments: Option<Vec<String>>) -> Result<JsValue, JsValue> {
         let attachments = attachments.unwrap_or_default();
         let report = self.conversation.edit_last(&message, &attachments).await.map_err(js_error)?;
@@ -103,6 +105,7 @@ impl Chat {
     /// Resumes the interrupted task `taskId` (see `VaultCore.interruptedTasks`) in this chat:
     /// it goes on where it stopped — a call that was waiting for approval asks again.
     /// Resolves with its `RunReport`; rejects if the snapshot cannot be resumed.
+    #[wasm_bindgen(unchecked_return_type = "Protocol.RunReport")]
     pub async fn resume(&self, task_id: String) -> Result<JsValue, JsValue> {
         let snapshot = load_snapshot(&*self.vault, &task_id).await.map_err(js_error)?;
         let report = self.conversation.resume(&snapshot).await.map_err(js_error)?;
@@ -111,7 +114,7 @@ impl Chat {
 
     /// After a task stopped at a limit (steps, tool calls, deadline): a new task with a fresh
     /// budget, asked to continue. Resolves with its `RunReport`.
-    #[wasm_bindgen(js_name = continueTask)]
+    #[wasm_bindgen(js_name = continueTask, unchecked_return_type = "Protocol.RunReport")]
     pub async fn continue_task(&self) -> Result<JsValue, JsValue> {
         let report = self.conversation.continue_last().await.map_err(js_error)?;
         to_js(&report)
@@ -132,7 +135,7 @@ impl Chat {
         request_id: &str,
         decision: &str,
         reason: Option<String>,
-        hunks: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number[] | null | undefined")] hunks: JsValue,
     ) -> Result<bool, JsValue> {
         let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
         let hunks: Option<Vec<usize>> =
@@ -164,7 +167,10 @@ impl Chat {
 
     /// Sets what the next task is told about the vault (`{name, noteCount, activeNote}`).
     #[wasm_bindgen(js_name = setVaultInfo)]
-    pub fn set_vault_info(&self, info: JsValue) -> Result<(), JsValue> {
+    pub fn set_vault_info(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Partial<Protocol.VaultInfo>")] info: JsValue,
+    ) -> Result<(), JsValue> {
         self.conversation.set_vault_info(from_js(info)?);
         Ok(())
     }

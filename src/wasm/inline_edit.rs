@@ -37,7 +37,11 @@ impl InlineEdit {
     /// editor counts them) and resolves with an `InlineEditReport` once the user accepted or
     /// rejected the diff. Rejects only when the edit cannot start (no such note, a range that
     /// is not in it).
-    pub async fn run(&self, request: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(unchecked_return_type = "Protocol.InlineEditReport")]
+    pub async fn run(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.InlineEditRequest")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let request: InlineEditRequest = from_js(request)?;
         let report = self.edit.run(&request).await.map_err(js_error)?;
         to_js(&report)

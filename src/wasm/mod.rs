@@ -44,6 +44,13 @@ use crate::protocol::{ErrorKind, ProviderError, Usage};
 use crate::provider::{build, check_connection, ProviderConfig, RetryPolicy};
 use crate::vault::Vault;
 
+/// The generated `.d.ts` names what the core's methods take and answer by the types generated
+/// from the Rust ones (`js/generated/protocol.ts`, through `js/protocol.ts`, which adds the
+/// partial shapes JS writes): each method's `unchecked_return_type` and `unchecked_param_type`
+/// say `Protocol.X`, so `tsc` checks both ends of every call instead of trusting casts.
+#[wasm_bindgen(typescript_custom_section)]
+const PROTOCOL_TYPES: &str = r#"import type * as Protocol from "../js/protocol";"#;
+
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
@@ -137,8 +144,12 @@ impl VaultCore {
     /// Connects to the MCP server `server` (an `McpServerConfig`) over `transport` and
     /// resolves with its tools (`McpToolInfo[]`), for the settings' test. Rejects with what
     /// went wrong in words (unreachable, refused credentials, a command on mobile).
-    #[wasm_bindgen(js_name = mcpTools)]
-    pub async fn mcp_tools(&self, server: JsValue, transport: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "Protocol.McpToolInfo[]")]
+    pub async fn mcp_tools(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.McpServerConfig")] server: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | undefined")] transport: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let server: crate::mcp::McpServerConfig = from_js(server)?;
         let transport: Transport = if transport.is_undefined() { Transport::Auto } else { from_js(transport)? };
         let launcher = self.launcher.as_deref().map(|l| l as &dyn crate::host::ProcessLauncher);
@@ -172,7 +183,11 @@ impl VaultCore {
     /// chatId?, mcpServers?}` (`ChatOptions`; with `chatId` it continues that saved chat, whose
     /// history the core reads); `onEvent` receives every `AgentEvent`.
     #[wasm_bindgen(js_name = newChat)]
-    pub fn new_chat(&self, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
+    pub fn new_chat(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
+        on_event: js_sys::Function,
+    ) -> Result<Chat, JsValue> {
         Chat::new(self, options, on_event)
     }
 
@@ -180,7 +195,11 @@ impl VaultCore {
     /// provider, agent settings and transport are used); `onEvent` receives the write's events,
     /// its `approval_required` among them (answered with `InlineEdit.respond`).
     #[wasm_bindgen(js_name = newInlineEdit)]
-    pub fn new_inline_edit(&self, options: JsValue, on_event: js_sys::Function) -> Result<InlineEdit, JsValue> {
+    pub fn new_inline_edit(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
+        on_event: js_sys::Function,
+    ) -> Result<InlineEdit, JsValue> {
         InlineEdit::new(self, options, on_event)
     }
 
@@ -188,8 +207,12 @@ impl VaultCore {
     /// resolves with a `ConnectionCheck`: `{ok, model, latencyMs, firstTokenMs?, reply, usage,
     /// error?: {kind, message, status}}`. Rejects only for a configuration that cannot work
     /// (no model, no key where one is needed, a bad URL).
-    #[wasm_bindgen(js_name = testConnection)]
-    pub async fn test_connection(&self, provider: JsValue, transport: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = testConnection, unchecked_return_type = "Protocol.ConnectionCheck")]
+    pub async fn test_connection(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ProviderConfig")] provider: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | null | undefined")] transport: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let mut config: ProviderConfig = from_js(provider)?;
         config.retry = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
         let transport: Transport =
@@ -224,7 +247,7 @@ impl VaultCore {
     }
 
     /// The saved chat `id`, turn by turn (a `Transcript`), to show it.
-    #[wasm_bindgen(js_name = chatTranscript)]
+    #[wasm_bindgen(js_name = chatTranscript, unchecked_return_type = "Protocol.Transcript")]
     pub async fn chat_transcript(&self, id: String) -> Result<JsValue, JsValue> {
         to_js(&load_chat(&*self.vault, &id).await.map_err(js_error)?.transcript())
     }
@@ -243,7 +266,7 @@ impl VaultCore {
     }
 
     /// Saved chats, most recent first: `[{id, title, updatedMs, messages}]`.
-    #[wasm_bindgen(js_name = listChats)]
+    #[wasm_bindgen(js_name = listChats, unchecked_return_type = "Protocol.ChatSummary[]")]
     pub async fn list_chats(&self) -> Result<JsValue, JsValue> {
         to_js(&list_chats(&*self.vault).await.map_err(js_error)?)
     }
@@ -262,7 +285,7 @@ impl VaultCore {
 
     /// Restores what the task `taskId` changed, keeping every file changed since (see
     /// `applyUndo`); resolves with an `UndoReport`.
-    #[wasm_bindgen(js_name = undoTask)]
+    #[wasm_bindgen(js_name = undoTask, unchecked_return_type = "Protocol.UndoReport")]
     pub async fn undo_task(&self, task_id: String) -> Result<JsValue, JsValue> {
         let report = undo_task(self.vault.clone(), &task_id, JsClock.now_ms()).await.map_err(js_error)?;
         to_js(&report)
@@ -272,15 +295,19 @@ impl VaultCore {
     /// `unchanged`, `kept`, and `conflicts`: files changed since the task, each with its
     /// reason, the later tasks that touched it, its `choices` and the `copy_path` a copy would
     /// get).
-    #[wasm_bindgen(js_name = planUndo)]
+    #[wasm_bindgen(js_name = planUndo, unchecked_return_type = "Protocol.UndoPlan")]
     pub async fn plan_undo(&self, task_id: String) -> Result<JsValue, JsValue> {
         to_js(&plan_undo(&*self.vault, &task_id).await.map_err(js_error)?)
     }
 
     /// Undoes `taskId` with a choice per conflicting path (`{path: "keep_mine" | "restore" |
     /// "save_copy"}`; a path not named keeps what is there); resolves with an `UndoReport`.
-    #[wasm_bindgen(js_name = applyUndo)]
-    pub async fn apply_undo(&self, task_id: String, choices: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = applyUndo, unchecked_return_type = "Protocol.UndoReport")]
+    pub async fn apply_undo(
+        &self,
+        task_id: String,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.UndoChoices")] choices: JsValue,
+    ) -> Result<JsValue, JsValue> {
         to_js(
             &apply_undo(self.vault.clone(), &task_id, &undo_choices(choices)?, JsClock.now_ms())
                 .await
@@ -289,15 +316,19 @@ impl VaultCore {
     }
 
     /// What redoing the undone task `taskId` would do: the plan of its undo's checkpoint.
-    #[wasm_bindgen(js_name = planRedo)]
+    #[wasm_bindgen(js_name = planRedo, unchecked_return_type = "Protocol.UndoPlan")]
     pub async fn plan_redo(&self, task_id: String) -> Result<JsValue, JsValue> {
         to_js(&plan_undo(&*self.vault, &redo_checkpoint(&task_id)).await.map_err(js_error)?)
     }
 
     /// Applies the undone task `taskId` again (its undo's checkpoint, with the same choices as
     /// `applyUndo`); resolves with an `UndoReport`.
-    #[wasm_bindgen(js_name = redoTask)]
-    pub async fn redo_task(&self, task_id: String, choices: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = redoTask, unchecked_return_type = "Protocol.UndoReport")]
+    pub async fn redo_task(
+        &self,
+        task_id: String,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.UndoChoices")] choices: JsValue,
+    ) -> Result<JsValue, JsValue> {
         to_js(
             &redo_task(self.vault.clone(), &task_id, &undo_choices(choices)?, JsClock.now_ms())
                 .await
@@ -306,14 +337,19 @@ impl VaultCore {
     }
 
     /// What the agent remembers (`MemoryEntry[]`, oldest first).
-    #[wasm_bindgen(js_name = memoryList)]
+    #[wasm_bindgen(js_name = memoryList, unchecked_return_type = "Protocol.MemoryEntry[]")]
     pub async fn memory_list(&self) -> Result<JsValue, JsValue> {
         to_js(MemoryStore::load(&*self.vault).await.map_err(js_error)?.entries())
     }
 
     /// Replaces memory `id`'s kind (`"fact"` or `"preference"`) and text.
     #[wasm_bindgen(js_name = memoryEdit)]
-    pub async fn memory_edit(&self, id: String, kind: JsValue, text: String) -> Result<(), JsValue> {
+    pub async fn memory_edit(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.MemoryKind")] kind: JsValue,
+        text: String,
+    ) -> Result<(), JsValue> {
         let kind: MemoryKind = from_js(kind)?;
         MemoryStore::update(&*self.vault, |store| store.edit(&id, kind, &text)).await.map_err(js_error)
     }
@@ -336,14 +372,14 @@ impl VaultCore {
     }
 
     /// The tasks that can be undone, newest first.
-    #[wasm_bindgen(js_name = listCheckpoints)]
+    #[wasm_bindgen(js_name = listCheckpoints, unchecked_return_type = "Protocol.CheckpointSummary[]")]
     pub async fn list_checkpoints(&self) -> Result<JsValue, JsValue> {
         to_js(&list_checkpoints(&*self.vault).await.map_err(js_error)?)
     }
 
     /// Removes temporary task folders left over from tasks that ended more than an hour ago
     /// without cleaning up (a crash, a closed app). Resolves with the folders removed.
-    #[wasm_bindgen(js_name = sweepTemporaryFiles)]
+    #[wasm_bindgen(js_name = sweepTemporaryFiles, unchecked_return_type = "string[]")]
     pub async fn sweep_temporary_files(&self) -> Result<JsValue, JsValue> {
         let removed = sweep_orphans(&*self.vault, JsClock.now_ms(), ORPHAN_AGE_MS).await.map_err(js_error)?;
         to_js(&removed)

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
 use crate::host::HttpClient;
-use crate::index::SharedIndex;
+use crate::index::{DatedNote, SharedIndex};
 use crate::search::{read_note, NoteRead, Progress, SearchIndex, SearchQuery};
 use crate::vault::VaultPath;
 
@@ -55,7 +55,7 @@ impl SearchEngine {
 
     /// Loads the saved index, or builds it when it is missing, stale or corrupt. Resolves to
     /// `{kind: "loaded"}` or `{kind: "built", reason: {kind, detail}}`.
-    #[wasm_bindgen(js_name = loadOrBuild)]
+    #[wasm_bindgen(js_name = loadOrBuild, unchecked_return_type = "Protocol.LoadOutcome")]
     pub async fn load_or_build(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
         let outcome =
             self.index.load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
@@ -67,18 +67,13 @@ impl SearchEngine {
     /// removed, new or re-dated ones read and indexed, with `onProgress(done, total)` over
     /// those. Resolves to the number of notes that changed.
     #[wasm_bindgen(js_name = catchUp)]
-    pub async fn catch_up(&self, notes: JsValue, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
-        #[derive(serde::Deserialize)]
-        struct Dated {
-            path: String,
-            mtime: f64,
-        }
-        let listed: Vec<Dated> = from_js(notes)?;
-        // A path the core cannot take (outside the vault) is not one of its notes.
-        let notes: Vec<(VaultPath, u64)> = listed
-            .into_iter()
-            .filter_map(|d| Some((VaultPath::parse(&d.path).ok()?, d.mtime.max(0.0) as u64)))
-            .collect();
+    pub async fn catch_up(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.DatedNote[]")] notes: JsValue,
+        on_progress: Option<js_sys::Function>,
+    ) -> Result<u32, JsValue> {
+        let listed: Vec<DatedNote> = from_js(notes)?;
+        let notes: Vec<(VaultPath, u64)> = listed.iter().filter_map(DatedNote::parse).collect();
         let changed =
             self.index.catch_up(&*self.vault, &notes, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         Ok(changed as u32)
@@ -133,7 +128,11 @@ impl SearchEngine {
     /// Searches. `query` is a string, or `{text, limit, offset, folder, tags, pathPrefix,
     /// snippets}`. Resolves to `[{path, title, score, snippet, heading}]`; snippets mark
     /// matches with `**…**`.
-    pub fn search(&self, query: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(unchecked_return_type = "Protocol.SearchHit[]")]
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string | Partial<Protocol.SearchQuery>")] query: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let query: SearchQuery = match query.as_string() {
             Some(text) => SearchQuery::new(text),
             None => serde_wasm_bindgen::from_value(query).map_err(js_error)?,
@@ -144,17 +143,19 @@ impl SearchEngine {
 
     /// Up to `limit` notes related to `note` (links either way, shared tags, text like its
     /// title), closest first: `[{path, title, score, reasons}]`.
+    #[wasm_bindgen(unchecked_return_type = "Protocol.RelatedNote[]")]
     pub fn related(&self, note: String, limit: u32) -> Result<JsValue, JsValue> {
         to_js(&self.with_index(|index| index.related(&note, limit as usize))?)
     }
 
     /// Notes linking to `path`.
+    #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn backlinks(&self, note: String) -> Result<JsValue, JsValue> {
         to_js(&self.with_index(|index| index.backlinks(&note))?)
     }
 
     /// Notes with `tag` or a tag nested under it.
-    #[wasm_bindgen(js_name = notesWithTag)]
+    #[wasm_bindgen(js_name = notesWithTag, unchecked_return_type = "string[]")]
     pub fn notes_with_tag(&self, tag: String) -> Result<JsValue, JsValue> {
         to_js(&self.with_index(|index| index.notes_with_tag(&tag))?)
     }

@@ -6,7 +6,6 @@
 
 use std::rc::Rc;
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::embed_worker::start_workers;
@@ -15,53 +14,12 @@ use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
     install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, static_model_spec,
-    ApiEmbedder, ApiEmbedderConfig, Embedder, HybridQuery, ModelSpec, PluginRelease, Precision,
+    ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery, InstallOptions, ModelSpec, Precision,
+    MINILM_DEFAULT_TOKENS,
 };
 use crate::index::hybrid_search;
 use crate::protocol::EmbedWorkersRequest;
 use crate::search::Progress;
-
-/// `setEmbedder`'s options.
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum EmbedderOptions {
-    /// The static model in `.obsidian-agent/models/` (fast; the default).
-    Static {
-        #[serde(default)]
-        precision: Precision,
-    },
-    /// all-MiniLM-L6-v2 in `.obsidian-agent/models/` (slower, more precise): in `workers`
-    /// workers of its own where the host can start them, else in the core's thread.
-    Minilm {
-        #[serde(default = "default_tokens", rename = "maxTokens")]
-        max_tokens: usize,
-        #[serde(default)]
-        precision: Precision,
-        #[serde(default)]
-        workers: u32,
-    },
-    /// An OpenAI-compatible `/embeddings` API.
-    Api {
-        #[serde(flatten)]
-        config: ApiEmbedderConfig,
-        #[serde(default)]
-        precision: Precision,
-    },
-}
-
-fn default_tokens() -> usize {
-    256
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InstallOptions {
-    model: String,
-    /// A mirror: replaces the model's source.
-    base_url: Option<String>,
-    /// The plugin's `package.json` `{repository, version}`: where the static model is published.
-    release: Option<PluginRelease>,
-}
 
 fn spec(model: &str) -> Result<ModelSpec, JsValue> {
     match model {
@@ -80,15 +38,19 @@ impl SearchEngine {
     /// without them: in this thread). Vectors made by another embedder are dropped. Resolves to
     /// `{id, dimensions, workers, workersFailed?}` (dimensions 0 for an API until its first
     /// answer; `workers` the number MiniLM runs in, `workersFailed` why none could start).
-    #[wasm_bindgen(js_name = setEmbedder)]
-    pub async fn set_embedder(&self, options: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = setEmbedder, unchecked_return_type = "Protocol.EmbedderSet")]
+    pub async fn set_embedder(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.EmbedderOptions")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let options: EmbedderOptions = from_js(options)?;
         let (mut workers, mut workers_failed) = (0, None);
-        let (embedder, precision): (Rc<dyn Embedder>, Precision) = match options {
+        let (embedder, precision): (Rc<dyn Embedder>, Option<Precision>) = match options {
             EmbedderOptions::Static { precision } => {
                 (load_static_model(&*self.vault).await.map_err(js_error)?, precision)
             }
-            EmbedderOptions::Minilm { max_tokens, precision, workers: count } if count > 0 => {
+            EmbedderOptions::Minilm { max_tokens, precision, workers: Some(count) } if count > 0 => {
+                let max_tokens = max_tokens.unwrap_or(MINILM_DEFAULT_TOKENS);
                 let spec = minilm_spec();
                 let file = |name: &str| spec.path(name).map(|p| p.to_string()).map_err(js_error);
                 let request = EmbedWorkersRequest {
@@ -110,6 +72,7 @@ impl SearchEngine {
                 }
             }
             EmbedderOptions::Minilm { max_tokens, precision, .. } => {
+                let max_tokens = max_tokens.unwrap_or(MINILM_DEFAULT_TOKENS);
                 (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
             }
             EmbedderOptions::Api { config, precision } => {
@@ -118,14 +81,14 @@ impl SearchEngine {
             }
         };
         let semantic = self.index.semantic();
-        semantic.set_precision(precision);
+        semantic.set_precision(precision.unwrap_or_default());
         semantic.set_embedder(embedder.clone());
-        to_js(&serde_json::json!({
-            "id": embedder.id(),
-            "dimensions": embedder.dimensions(),
-            "workers": workers,
-            "workersFailed": workers_failed,
-        }))
+        to_js(&EmbedderSet {
+            id: embedder.id().to_string(),
+            dimensions: embedder.dimensions(),
+            workers,
+            workers_failed,
+        })
     }
 
     /// Turns semantic search off: stops a running `embedNotes` and forgets the embedder and the
@@ -147,7 +110,11 @@ impl SearchEngine {
     /// `.obsidian-agent/models/`, checks each against its pinned size and SHA-256 and only then
     /// writes it; `onProgress(file, bytes, totalBytes)`.
     #[wasm_bindgen(js_name = installModel)]
-    pub async fn install_model(&self, options: JsValue, on_progress: Option<js_sys::Function>) -> Result<(), JsValue> {
+    pub async fn install_model(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.InstallOptions")] options: JsValue,
+        on_progress: Option<js_sys::Function>,
+    ) -> Result<(), JsValue> {
         let options: InstallOptions = from_js(options)?;
         let spec = spec(&options.model)?;
         let base = spec.download_base(options.base_url.as_deref(), options.release.as_ref()).map_err(js_error)?;
@@ -179,7 +146,7 @@ impl SearchEngine {
     /// event loop), `onProgress(done, total)` in notes; saves as it goes, and at the end unless
     /// it changed little (`SAVE_SHARE`). Resolves to `{notes, embeddedNotes, chunks, removed,
     /// cancelled, savedBytes}`.
-    #[wasm_bindgen(js_name = embedNotes)]
+    #[wasm_bindgen(js_name = embedNotes, unchecked_return_type = "Protocol.EmbedReport")]
     pub async fn embed_notes(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
         let mut report = |p: Progress| {
             if let Some(f) = &on_progress {
@@ -208,7 +175,7 @@ impl SearchEngine {
     }
 
     /// `{running, done, total, chunks, embeddedNotes, cancelled, error}`.
-    #[wasm_bindgen(js_name = embeddingStatus)]
+    #[wasm_bindgen(js_name = embeddingStatus, unchecked_return_type = "Protocol.EmbedStatus")]
     pub fn embedding_status(&self) -> Result<JsValue, JsValue> {
         to_js(&self.index.semantic().status())
     }
@@ -223,8 +190,11 @@ impl SearchEngine {
     /// expandLinks?, language?, fusion?: {kind: "covered", dense, power} | {kind: "weighted", dense}
     /// | {kind: "rrf", k} | {kind: "dense_first", bm25} | …}` (a string is a hybrid query). Resolves to `[{path, title, score, heading, snippet,
     /// foundBy: {fulltext, semantic, linkedFrom}}]`: each signal's rank for the hit, if it found it.
-    #[wasm_bindgen(js_name = searchMode)]
-    pub async fn search_mode(&self, query: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = searchMode, unchecked_return_type = "Protocol.HybridHit[]")]
+    pub async fn search_mode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string | Partial<Protocol.HybridQuery>")] query: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let query: HybridQuery = match query.as_string() {
             Some(text) => HybridQuery { text, ..HybridQuery::default() },
             None => from_js(query)?,

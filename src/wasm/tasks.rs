@@ -12,7 +12,7 @@ impl VaultCore {
     /// The tasks that did not finish (the app closed, a crash), most recent first:
     /// `[{taskId, chatId?, title, updatedMs, steps, waitingFor?, problem?}]`. One with a
     /// `problem` (another version, a damaged file) can only be discarded.
-    #[wasm_bindgen(js_name = interruptedTasks)]
+    #[wasm_bindgen(js_name = interruptedTasks, unchecked_return_type = "Protocol.InterruptedTask[]")]
     pub async fn interrupted_tasks(&self) -> Result<JsValue, JsValue> {
         to_js(&list_interrupted(&*self.vault).await.map_err(js_error)?)
     }
@@ -20,7 +20,7 @@ impl VaultCore {
     /// The chat of the interrupted task `taskId` as it stood when the task stopped (a
     /// `Transcript` whose last turn is the task's, without a task yet), to show it before
     /// resuming the task with `Chat.resume` in a chat made with its `chat_id`.
-    #[wasm_bindgen(js_name = taskTranscript)]
+    #[wasm_bindgen(js_name = taskTranscript, unchecked_return_type = "Protocol.Transcript")]
     pub async fn task_transcript(&self, task_id: String) -> Result<JsValue, JsValue> {
         to_js(&task_transcript(&*self.vault, &task_id).await.map_err(js_error)?)
     }
@@ -40,8 +40,12 @@ impl VaultCore {
     /// Prunes checkpoints and audit logs past `policy` (`{maxAgeDays, maxTasks}`; defaults 30
     /// and 200), never those of `keep` (the open chat's tasks) nor of interrupted tasks.
     /// Resolves with the pruned task ids.
-    #[wasm_bindgen(js_name = pruneTasks)]
-    pub async fn prune_tasks(&self, policy: JsValue, keep: Vec<String>) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = pruneTasks, unchecked_return_type = "string[]")]
+    pub async fn prune_tasks(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Partial<Protocol.RetentionPolicy> | null | undefined")] policy: JsValue,
+        keep: Vec<String>,
+    ) -> Result<JsValue, JsValue> {
         let policy: RetentionPolicy =
             if policy.is_undefined() || policy.is_null() { RetentionPolicy::default() } else { from_js(policy)? };
         let mut keep = keep;

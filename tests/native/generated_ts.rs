@@ -21,7 +21,7 @@ use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelPrice, PresetInfo, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
     TextToolDialect,
 };
-use vault_agent::search::{RelatedNote, SearchHit};
+use vault_agent::search::{RelatedNote, SearchHit, SearchQuery};
 use vault_agent::tools::ToolGroup;
 
 const GENERATED: &str = "js/generated/protocol.ts";
@@ -115,10 +115,25 @@ fn generate() -> String {
         vault_agent::agent::InlineEditReport,
         vault_agent::agent::InlineEditOutcome,
         SearchHit,
+        SearchQuery,
+        vault_agent::search::LoadOutcome,
+        vault_agent::search::LoadProblem,
+        vault_agent::index::DatedNote,
         RelatedNote,
         Signals,
         HybridHit,
+        vault_agent::embed::HybridQuery,
+        vault_agent::embed::SearchMode,
+        vault_agent::embed::Fusion,
         EmbedReport,
+        vault_agent::embed::EmbedStatus,
+        vault_agent::embed::EmbedderOptions,
+        vault_agent::embed::EmbedderSet,
+        vault_agent::embed::ApiEmbedderConfig,
+        vault_agent::embed::Precision,
+        vault_agent::embed::InstallOptions,
+        vault_agent::embed::PluginRelease,
+        vault_agent::pipeline::RetentionPolicy,
         // What JS writes (every field has a default in the core: JS sends a partial object).
         ProviderKind,
         ProviderConfig,

@@ -492,3 +492,17 @@ fn tantivys_regex_stand_in_escapes_a_facets_slashes() {
     assert_eq!(facet.to_string(), r"/notes\/drafts/2026");
     assert_eq!(tantivy::schema::Facet::from_text(&facet.to_string()).expect("reads back"), facet);
 }
+
+/// A query crosses into the core in camelCase (the plugin's one case) and still reads the
+/// snake_case names callers wrote before.
+#[test]
+fn a_search_query_reads_camel_case_and_the_older_snake_case_names() {
+    let camel: SearchQuery =
+        serde_json::from_str(r#"{"text": "sync", "pathPrefix": "en/", "snippetLimit": 3}"#).expect("camelCase");
+    let snake: SearchQuery =
+        serde_json::from_str(r#"{"text": "sync", "path_prefix": "en/", "snippet_limit": 3}"#).expect("snake_case");
+    assert_eq!(camel, snake);
+    assert_eq!(camel.path_prefix.as_deref(), Some("en/"));
+    assert_eq!(camel.snippet_limit, Some(3));
+    assert_eq!(camel.limit, 10, "what is left out keeps its default");
+}
