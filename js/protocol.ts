@@ -50,6 +50,7 @@ export type {
   Usage,
   VaultInfo,
   DatedNote,
+  FromEmbedWorker,
   EmbedderOptions,
   EmbedderSet,
   InstallOptions,

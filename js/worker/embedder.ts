@@ -13,8 +13,7 @@ export function serveEmbedder(port: Port<FromEmbedWorker, ToEmbedWorker>): void 
       init({ module_or_path: request.wasm })
         .then(() => {
           model = new MiniLmWorker(new Uint8Array(request.weights), request.vocab, request.config, request.maxTokens);
-          const { model: id, dimensions, batchSize } = model.describe() as { model: string; dimensions: number; batchSize: number };
-          port.post({ kind: "ready", model: id, dimensions, batchSize });
+          port.post(model.describe());
         })
         .catch((error: unknown) => port.post({ kind: "failed", message: `MiniLM could not start in a worker: ${message(error)}` }));
       return;

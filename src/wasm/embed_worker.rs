@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::vault::js_message;
 use super::{js_error, to_js};
 use crate::embed::{Embedder, MiniLm, ParallelEmbedder};
-use crate::protocol::EmbedWorkersRequest;
+use crate::protocol::{EmbedWorkersRequest, FromEmbedWorker};
 use crate::{Error, Result};
 
 /// all-MiniLM-L6-v2, loaded in an embedding worker.
@@ -38,13 +38,14 @@ impl MiniLmWorker {
         Ok(MiniLmWorker { model })
     }
 
-    /// `{model, dimensions, batchSize}`: what the worker's `ready` message says.
+    /// The worker's `ready` message: the model's id, dimensions and batch size.
+    #[wasm_bindgen(unchecked_return_type = "Extract<Protocol.FromEmbedWorker, { kind: \"ready\" }>")]
     pub fn describe(&self) -> Result<JsValue, JsValue> {
-        to_js(&serde_json::json!({
-            "model": self.model.id(),
-            "dimensions": self.model.dimensions(),
-            "batchSize": self.model.batch_size(),
-        }))
+        to_js(&FromEmbedWorker::Ready {
+            model: self.model.id().to_string(),
+            dimensions: self.model.dimensions() as u32,
+            batch_size: self.model.batch_size() as u32,
+        })
     }
 
     /// One unit vector per text, back to back.

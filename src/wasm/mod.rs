@@ -47,9 +47,11 @@ use crate::vault::Vault;
 /// The generated `.d.ts` names what the core's methods take and answer by the types generated
 /// from the Rust ones (`js/generated/protocol.ts`, through `js/protocol.ts`, which adds the
 /// partial shapes JS writes): each method's `unchecked_return_type` and `unchecked_param_type`
-/// say `Protocol.X`, so `tsc` checks both ends of every call instead of trusting casts.
+/// say `Protocol.X`, so `tsc` checks both ends of every call instead of trusting casts. The
+/// host the core is given is the plugin's `VaultHost` interface.
 #[wasm_bindgen(typescript_custom_section)]
-const PROTOCOL_TYPES: &str = r#"import type * as Protocol from "../js/protocol";"#;
+const PROTOCOL_TYPES: &str = r#"import type * as Protocol from "../js/protocol";
+import type { VaultHost as JsVaultHost } from "../js/host/VaultHost";"#;
 
 #[wasm_bindgen(start)]
 fn start() {

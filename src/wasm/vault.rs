@@ -16,6 +16,7 @@ extern "C" {
     /// The JS object that owns the vault. Every method returns a promise; a rejection whose
     /// error has `code` `ENOENT`, `EEXIST`, `EISDIR`, `ENOTDIR` or `EILSEQ` (text that is not UTF-8) maps to the matching
     /// [`Error`], any other rejection to [`Error::Host`] carrying its message.
+    #[wasm_bindgen(typescript_type = "JsVaultHost")]
     pub type VaultHost;
 
     #[wasm_bindgen(method, catch)]
