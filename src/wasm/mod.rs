@@ -188,7 +188,7 @@ impl VaultCore {
     pub fn new_chat(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
-        on_event: js_sys::Function,
+        #[wasm_bindgen(unchecked_param_type = "(event: Protocol.AgentEvent) => void")] on_event: js_sys::Function,
     ) -> Result<Chat, JsValue> {
         Chat::new(self, options, on_event)
     }
@@ -200,7 +200,7 @@ impl VaultCore {
     pub fn new_inline_edit(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
-        on_event: js_sys::Function,
+        #[wasm_bindgen(unchecked_param_type = "(event: Protocol.AgentEvent) => void")] on_event: js_sys::Function,
     ) -> Result<InlineEdit, JsValue> {
         InlineEdit::new(self, options, on_event)
     }

@@ -48,7 +48,12 @@ impl SearchEngine {
 
     /// Indexes every note, yielding to the event loop between chunks and calling
     /// `onProgress(done, total)`. Resolves to the number of notes indexed.
-    pub async fn build(&self, on_progress: Option<js_sys::Function>) -> Result<u32, JsValue> {
+    pub async fn build(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
+            js_sys::Function,
+        >,
+    ) -> Result<u32, JsValue> {
         let count = self.index.build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         Ok(count as u32)
     }
@@ -56,7 +61,12 @@ impl SearchEngine {
     /// Loads the saved index, or builds it when it is missing, stale or corrupt. Resolves to
     /// `{kind: "loaded"}` or `{kind: "built", reason: {kind, detail}}`.
     #[wasm_bindgen(js_name = loadOrBuild, unchecked_return_type = "Protocol.LoadOutcome")]
-    pub async fn load_or_build(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
+    pub async fn load_or_build(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
+            js_sys::Function,
+        >,
+    ) -> Result<JsValue, JsValue> {
         let outcome =
             self.index.load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         to_js(&outcome)
@@ -70,7 +80,9 @@ impl SearchEngine {
     pub async fn catch_up(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.DatedNote[]")] notes: JsValue,
-        on_progress: Option<js_sys::Function>,
+        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
+            js_sys::Function,
+        >,
     ) -> Result<u32, JsValue> {
         let listed: Vec<DatedNote> = from_js(notes)?;
         let notes: Vec<(VaultPath, u64)> = listed.iter().filter_map(DatedNote::parse).collect();

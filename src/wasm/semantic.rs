@@ -113,6 +113,7 @@ impl SearchEngine {
     pub async fn install_model(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.InstallOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "((file: string, done: number, total: number) => void) | null")]
         on_progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
         let options: InstallOptions = from_js(options)?;
@@ -147,7 +148,12 @@ impl SearchEngine {
     /// it changed little (`SAVE_SHARE`). Resolves to `{notes, embeddedNotes, chunks, removed,
     /// cancelled, savedBytes}`.
     #[wasm_bindgen(js_name = embedNotes, unchecked_return_type = "Protocol.EmbedReport")]
-    pub async fn embed_notes(&self, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsValue> {
+    pub async fn embed_notes(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
+            js_sys::Function,
+        >,
+    ) -> Result<JsValue, JsValue> {
         let mut report = |p: Progress| {
             if let Some(f) = &on_progress {
                 let _ = f.call2(&JsValue::NULL, &JsValue::from(p.done as u32), &JsValue::from(p.total as u32));
