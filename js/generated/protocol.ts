@@ -34,10 +34,16 @@ export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", p
 export type HttpRequest = { method: string, url: string, headers: { [key in string]: string }, body?: Uint8Array, };
 
 /**
- * One note of a `readBatch`: its text and mtime (ms since the epoch, 0 when unknown), or why
- * it could not be read (`code` as in [`Reply::Error`]).
+ * One note of a `readBatch`: its text, or its bytes for the core to decode (UTF-8; not text
+ * is `EILSEQ`), with its mtime (ms since the epoch, 0 when unknown); or why it could not be
+ * read (`code` as in [`Reply::Error`]). The plugin's host sends bytes: a string decoded on the
+ * UI thread for each note was garbage its collector paused for (BENCHMARKS.md, gen50k).
  */
-export type BatchRead = { text: string, mtime: number, } | { error: string, code?: string, };
+export type BatchRead = { text: string, mtime: number, } | { 
+/**
+ * A `Uint8Array` in JS (read from it directly by the binding, not through serde).
+ */
+bytes: Uint8Array, mtime: number, } | { error: string, code?: string, };
 
 /**
  * What the core asks of its host to run MiniLM in workers (`VaultHost.embedWorkers`): `count`

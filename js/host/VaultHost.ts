@@ -74,12 +74,17 @@ export function readBatch(host: VaultHost, paths: string[]): Promise<BatchRead[]
         const [text, stat] = await Promise.all([host.read(path), host.stat(path)]);
         return { text, mtime: stat?.mtime ?? 0 };
       } catch (error) {
-        const code = (error as { code?: unknown } | null)?.code;
-        const message = error instanceof Error ? error.message : String(error);
-        return typeof code === "string" ? { error: message, code } : { error: message };
+        return batchFailure(error);
       }
     }),
   );
+}
+
+/** A note of a batch that could not be read: the error's message, and its `code` if it has one. */
+export function batchFailure(error: unknown): BatchRead {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === "string" ? { error: message, code } : { error: message };
 }
 
 export interface HostStat {

@@ -3,7 +3,7 @@ import type { BatchRead } from "../generated/protocol";
 import { pageMarkdown } from "./htmlMarkdown";
 import { pdfPages } from "./pdfText";
 import type { Processes } from "./processes";
-import { readBatch, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
+import { batchFailure, VaultHostError, type HostStat, type VaultHost } from "./VaultHost";
 
 /** Whether a path is inside a hidden folder or names a hidden file (Obsidian does not track those). */
 const isHidden = (path: string): boolean => path.split("/").some((segment) => segment.startsWith("."));
@@ -96,9 +96,24 @@ export class ObsidianVaultHost implements VaultHost {
     return { files: listed.files.map(strip), folders: listed.folders.map(strip) };
   }
 
-  /** The notes at once: the reads overlap, and a worker's core waits one round trip. */
+  /**
+   * The notes at once: the reads overlap, and a worker's core waits one round trip. Each comes
+   * as the bytes Obsidian read, which the core decodes: decoding them here made a string per
+   * note on the UI thread, tens of MB of garbage in a large vault's build (BENCHMARKS.md).
+   */
   readBatch(paths: string[]): Promise<BatchRead[]> {
-    return readBatch(this, paths);
+    return Promise.all(
+      paths.map(async (path): Promise<BatchRead> => {
+        try {
+          const stat = await this.stat(path);
+          if (!stat) throw new VaultHostError("ENOENT", path);
+          if (stat.kind === "folder") throw new VaultHostError("EISDIR", path);
+          return { bytes: new Uint8Array(await this.adapter.readBinary(adapterPath(path))), mtime: stat.mtime };
+        } catch (error) {
+          return batchFailure(error);
+        }
+      }),
+    );
   }
 
   async stat(path: string): Promise<HostStat | null> {

@@ -175,13 +175,21 @@ pub struct HttpRequest {
     pub body: Option<Vec<u8>>,
 }
 
-/// One note of a `readBatch`: its text and mtime (ms since the epoch, 0 when unknown), or why
-/// it could not be read (`code` as in [`Reply::Error`]).
+/// One note of a `readBatch`: its text, or its bytes for the core to decode (UTF-8; not text
+/// is `EILSEQ`), with its mtime (ms since the epoch, 0 when unknown); or why it could not be
+/// read (`code` as in [`Reply::Error`]). The plugin's host sends bytes: a string decoded on the
+/// UI thread for each note was garbage its collector paused for (BENCHMARKS.md, gen50k).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(untagged)]
 pub enum BatchRead {
     Text {
         text: String,
+        mtime: f64,
+    },
+    Bytes {
+        /// A `Uint8Array` in JS (read from it directly by the binding, not through serde).
+        #[ts(type = "Uint8Array")]
+        bytes: Value,
         mtime: f64,
     },
     Failed {

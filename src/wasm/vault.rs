@@ -122,6 +122,25 @@ fn host_value<T: for<'de> Deserialize<'de>>(op: &str, path: &VaultPath, value: J
         .map_err(|e| Error::Host { op: format!("{op} {path}"), message: format!("unexpected answer from host: {e}") })
 }
 
+/// One note of a `readBatch` answer: bytes are copied out of their `Uint8Array` and decoded here
+/// (the host leaves decoding to the core, off the UI thread); text and failures go through serde.
+fn batch_read(path: &VaultPath, answer: JsValue) -> Result<(String, u64)> {
+    let field = |name: &str| Reflect::get(&answer, &JsValue::from_str(name)).ok();
+    if let Some(bytes) = field("bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
+        let mtime = field("mtime").and_then(|m| m.as_f64()).unwrap_or(0.0);
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText(path.to_string()))?;
+        return Ok((text, mtime.max(0.0) as u64));
+    }
+    match host_value::<BatchRead>("readBatch", path, answer)? {
+        BatchRead::Text { text, mtime } => Ok((text, mtime.max(0.0) as u64)),
+        BatchRead::Failed { error, code } => Err(coded_error("read", path, code.as_deref(), || error)),
+        BatchRead::Bytes { .. } => Err(Error::Host {
+            op: format!("readBatch {path}"),
+            message: "unexpected answer from host: bytes that are not a Uint8Array".into(),
+        }),
+    }
+}
+
 fn parse_paths(raw: Vec<String>) -> Vec<VaultPath> {
     // Entries no VaultPath can name (hosts may allow names we refuse) cannot be addressed.
     let mut paths: Vec<VaultPath> = raw.iter().filter_map(|p| VaultPath::parse(p).ok()).collect();
@@ -214,18 +233,13 @@ impl Vault for JsVault {
         };
         let array: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p.as_str())).collect();
         let answers = match call("readBatch", first, self.host.read_batch(array)).await {
-            Ok(value) => host_value::<Vec<BatchRead>>("readBatch", first, value),
-            Err(e) => Err(e),
+            Ok(value) => value.dyn_into::<js_sys::Array>().ok(),
+            Err(_) => None,
         };
         match answers {
-            Ok(answers) if answers.len() == paths.len() => paths
-                .iter()
-                .zip(answers)
-                .map(|(path, answer)| match answer {
-                    BatchRead::Text { text, mtime } => Ok((text, mtime as u64)),
-                    BatchRead::Failed { error, code } => Err(coded_error("read", path, code.as_deref(), || error)),
-                })
-                .collect(),
+            Some(answers) if answers.length() as usize == paths.len() => {
+                paths.iter().zip(answers.iter()).map(|(path, answer)| batch_read(path, answer)).collect()
+            }
             // The batch as a whole failed: each note is read on its own, so one bad note costs
             // only itself.
             _ => read_one_by_one(self, paths).await,

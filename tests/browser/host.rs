@@ -10,7 +10,7 @@ use vault_agent::Error;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-use crate::support::{new_failing_host, new_memory_host, server_url};
+use crate::support::{new_bytes_host, new_failing_host, new_memory_host, server_url};
 use crate::vault_contract::run_contract;
 
 fn p(raw: &str) -> VaultPath {
@@ -21,6 +21,21 @@ fn p(raw: &str) -> VaultPath {
 async fn js_vault_keeps_the_contract() {
     let vault = JsVault::new(new_memory_host().unchecked_into());
     run_contract(&vault).await;
+}
+
+/// The plugin's host answers a batch with each note's bytes, which the core decodes: the same
+/// answers as text would give, and bytes that are not UTF-8 are a note that is not text.
+#[wasm_bindgen_test]
+async fn a_batch_of_bytes_reads_as_the_same_notes_and_refuses_what_is_not_text() {
+    let vault = JsVault::new(new_bytes_host().unchecked_into());
+    run_contract(&vault).await;
+    vault.write(&p("日本語/ノート.md"), "# ノート 🎉").await.unwrap();
+    vault.write_binary(&p("latin1.md"), b"caf\xe9").await.unwrap();
+    let answers = vault.read_batch(&[p("日本語/ノート.md"), p("latin1.md"), p("gone.md")]).await;
+    let mtime = vault.stat(&p("日本語/ノート.md")).await.unwrap().unwrap().mtime;
+    assert_eq!(answers[0].as_ref().unwrap(), &("# ノート 🎉".to_string(), mtime));
+    assert!(matches!(answers[1], Err(Error::NotText(_))), "{:?}", answers[1]);
+    assert!(matches!(answers[2], Err(Error::NotFound(_))), "{:?}", answers[2]);
 }
 
 #[wasm_bindgen_test]

@@ -136,6 +136,24 @@ export function newMemoryHost() {
   return new MemoryHost();
 }
 
+// As js/host/obsidianVaultHost.ts's readBatch: each note comes as its bytes (a copy), and the core
+// decodes them.
+export function newBytesHost() {
+  const host = new MemoryHost();
+  host.readBatch = async (paths) =>
+    Promise.all(
+      paths.map(async (p) => {
+        try {
+          const data = host.get(p);
+          return { bytes: data.slice(), mtime: host.files.get(p).mtime };
+        } catch (e) {
+          return e.code ? { error: e.message, code: e.code } : { error: String(e.message ?? e) };
+        }
+      }),
+    );
+  return host;
+}
+
 // A host whose every call fails, in the three ways a JS host can fail.
 export function newFailingHost() {
   const host = new MemoryHost();

@@ -13,6 +13,9 @@ extern "C" {
     /// A contract-keeping `VaultHost` held in JS memory.
     #[wasm_bindgen(js_name = newMemoryHost)]
     pub fn new_memory_host() -> JsValue;
+    /// The same, whose `readBatch` answers each note's bytes (as the plugin's host does).
+    #[wasm_bindgen(js_name = newBytesHost)]
+    pub fn new_bytes_host() -> JsValue;
     /// A `VaultHost` whose calls reject, throw, or answer nonsense.
     #[wasm_bindgen(js_name = newFailingHost)]
     pub fn new_failing_host() -> JsValue;
