@@ -49,10 +49,16 @@ export class ObsidianVaultHost implements VaultHost {
   }
 
   async readBinary(path: string): Promise<ArrayBuffer> {
+    await this.fileStat(path);
+    return this.adapter.readBinary(adapterPath(path));
+  }
+
+  /** The stat of the file at `path`, which must be one: `ENOENT` when nothing is there, `EISDIR` for a folder. */
+  private async fileStat(path: string): Promise<HostStat> {
     const stat = await this.stat(path);
     if (!stat) throw new VaultHostError("ENOENT", path);
     if (stat.kind === "folder") throw new VaultHostError("EISDIR", path);
-    return this.adapter.readBinary(adapterPath(path));
+    return stat;
   }
 
   /** A PDF's text, one string a page, read with Obsidian's PDF.js. */
@@ -105,9 +111,7 @@ export class ObsidianVaultHost implements VaultHost {
     return Promise.all(
       paths.map(async (path): Promise<BatchRead> => {
         try {
-          const stat = await this.stat(path);
-          if (!stat) throw new VaultHostError("ENOENT", path);
-          if (stat.kind === "folder") throw new VaultHostError("EISDIR", path);
+          const stat = await this.fileStat(path);
           return { bytes: new Uint8Array(await this.adapter.readBinary(adapterPath(path))), mtime: stat.mtime };
         } catch (error) {
           return batchFailure(error);
