@@ -12,6 +12,10 @@ fi
 export VAULT_AGENT_TEST_PORT
 # Tests over the whole sample vault take longer than wasm-bindgen-test's 20 s default.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}"
+# chromedriver gets 5 s to bind its port by default; on a loaded 2-core CI machine it once took
+# longer and the runner killed it ("driver failed to bind port during startup"). The runner
+# restarts a driver that has not bound in 10 s; this is how long it keeps trying.
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-120}"
 
 step() { printf '\n==> %s\n' "$*"; }
 
