@@ -1,7 +1,7 @@
 import workerSource from "vault-agent:worker";
 import type { FromCore, ToCore } from "./generated/protocol";
 import type { VaultHost } from "./host/VaultHost";
-import type { CoreRequest, CoreResponse } from "./transport";
+import type { HttpAnswer, HttpRequest } from "./protocol";
 import { CoreClient, type RemoteVaultCore } from "./core/client";
 import { directPorts, type Port } from "./core/port";
 import { serveCore } from "./core/server";
@@ -20,7 +20,7 @@ export interface Core {
    * A core bound to one vault host. `request` is the non-streaming transport without CORS
    * (Obsidian's `requestUrl`), used when `fetch` cannot reach a server or when asked for.
    */
-  open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): Promise<RemoteVaultCore>;
+  open(host: VaultHost, request?: (request: HttpRequest) => Promise<HttpAnswer>): Promise<RemoteVaultCore>;
   /** Ends the core (its worker, and the memory it holds): calls not answered yet fail. */
   close(): void;
 }

@@ -51,6 +51,8 @@ export type {
   VaultInfo,
   DatedNote,
   FromEmbedWorker,
+  HttpAnswer,
+  HttpRequest,
   EmbedderOptions,
   EmbedderSet,
   InstallOptions,

@@ -1,7 +1,7 @@
 import type { Chat, InlineEdit, SearchEngine, VaultCore } from "../../pkg/vault_agent.js";
 import type { CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import { readBatch, type VaultHost } from "../host/VaultHost";
-import type { CoreRequest, CoreResponse } from "../transport";
+import type { HttpAnswer, HttpRequest } from "../protocol";
 import type { Port } from "./port";
 import { coded, failure } from "./server";
 
@@ -46,7 +46,7 @@ export function detach(call: Promise<unknown> | undefined): void {
 /** Where the core's calls to the main thread go. */
 export interface HostSide {
   host: VaultHost;
-  request?: (request: CoreRequest) => Promise<CoreResponse>;
+  request?: (request: HttpRequest) => Promise<HttpAnswer>;
 }
 
 /**

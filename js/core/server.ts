@@ -1,6 +1,6 @@
 import type { CallbackArg, EmbedWorkersRequest, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import type { VaultHost } from "../host/VaultHost";
-import type { CoreRequest, CoreResponse } from "../transport";
+import type { HttpAnswer, HttpRequest } from "../protocol";
 import type { EmbedWorker } from "./embedWorkers";
 import type { Port } from "./port";
 
@@ -9,7 +9,7 @@ export interface CoreModule {
   /** Instantiates the core from its packed text (`js/wasmBytes.ts`) or a compiled module; resolves with its version. */
   start(wasm: string | WebAssembly.Module): Promise<string>;
   /** A core bound to `host`, with `request` as its transport without CORS. */
-  open(host: VaultHost, request?: (request: CoreRequest) => Promise<CoreResponse>): object;
+  open(host: VaultHost, request?: (request: HttpRequest) => Promise<HttpAnswer>): object;
 }
 
 /** What the core's side offers beyond the main thread's host (in a worker: embedding workers). */
@@ -70,8 +70,8 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule, loca
   };
   const { embedWorkers } = local;
   if (embedWorkers) host.embedWorkers = (request) => embedWorkers(host, request);
-  const request = (req: CoreRequest) =>
-    askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<CoreResponse>;
+  const request = (req: HttpRequest) =>
+    askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<HttpAnswer>;
 
   // Target 0: the module itself.
   const root: Record<string, unknown> = {

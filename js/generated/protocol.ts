@@ -34,6 +34,13 @@ export type HostCall = { "op": "read", path: string, } | { "op": "readBinary", p
 export type HttpRequest = { method: string, url: string, headers: { [key in string]: string }, body?: Uint8Array, };
 
 /**
+ * The whole answer to an [`HttpRequest`] (the reply to [`HostCall::Request`]): an error status
+ * is an answer, not a rejection. The binding reads it field by field (`JsRequestClient`), so
+ * the body may be any of the three shapes a JS transport has at hand.
+ */
+export type HttpAnswer = { status: number, headers: { [key in string]: string }, body: ArrayBuffer | Uint8Array | string, };
+
+/**
  * One note of a `readBatch`: its text, or its bytes for the core to decode (UTF-8; not text
  * is `EILSEQ`), with its mtime (ms since the epoch, 0 when unknown); or why it could not be
  * read (`code` as in [`Reply::Error`]). The plugin's host sends bytes: a string decoded on the

@@ -21,7 +21,7 @@ pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};
 pub use subtask::SubtaskInfo;
-pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpRequest, Reply, ToCore};
+pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpAnswer, HttpRequest, Reply, ToCore};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

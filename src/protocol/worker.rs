@@ -175,6 +175,17 @@ pub struct HttpRequest {
     pub body: Option<Vec<u8>>,
 }
 
+/// The whole answer to an [`HttpRequest`] (the reply to [`HostCall::Request`]): an error status
+/// is an answer, not a rejection. The binding reads it field by field (`JsRequestClient`), so
+/// the body may be any of the three shapes a JS transport has at hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct HttpAnswer {
+    pub status: u16,
+    pub headers: std::collections::BTreeMap<String, String>,
+    #[ts(type = "ArrayBuffer | Uint8Array | string")]
+    pub body: Value,
+}
+
 /// One note of a `readBatch`: its text, or its bytes for the core to decode (UTF-8; not text
 /// is `EILSEQ`), with its mtime (ms since the epoch, 0 when unknown); or why it could not be
 /// read (`code` as in [`Reply::Error`]). The plugin's host sends bytes: a string decoded on the

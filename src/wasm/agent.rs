@@ -106,7 +106,7 @@ impl Chat {
     /// it goes on where it stopped — a call that was waiting for approval asks again.
     /// Resolves with its `RunReport`; rejects if the snapshot cannot be resumed.
     #[wasm_bindgen(unchecked_return_type = "Protocol.RunReport")]
-    pub async fn resume(&self, task_id: String) -> Result<JsValue, JsValue> {
+    pub async fn resume(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<JsValue, JsValue> {
         let snapshot = load_snapshot(&*self.vault, &task_id).await.map_err(js_error)?;
         let report = self.conversation.resume(&snapshot).await.map_err(js_error)?;
         to_js(&report)
@@ -132,8 +132,8 @@ impl Chat {
     /// changes of a note. Returns false if no such request is waiting.
     pub fn respond(
         &self,
-        request_id: &str,
-        decision: &str,
+        #[wasm_bindgen(js_name = requestId)] request_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ApprovalDecision")] decision: &str,
         reason: Option<String>,
         #[wasm_bindgen(unchecked_param_type = "number[] | null | undefined")] hunks: JsValue,
     ) -> Result<bool, JsValue> {
@@ -149,7 +149,7 @@ impl Chat {
 
     /// Answers the question `questionId`; `null` declines. Returns false if no such question is
     /// waiting.
-    pub fn answer(&self, question_id: &str, answer: Option<String>) -> bool {
+    pub fn answer(&self, #[wasm_bindgen(js_name = questionId)] question_id: &str, answer: Option<String>) -> bool {
         self.host.answer(question_id, answer)
     }
 

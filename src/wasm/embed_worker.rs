@@ -28,7 +28,12 @@ impl MiniLmWorker {
     /// a time, so the wasm memory holds the tensors and not a second copy of the file),
     /// `vocab.txt` and `config.json`; inputs cut at `maxTokens`.
     #[wasm_bindgen(constructor)]
-    pub fn new(weights: &Uint8Array, vocab: &str, config: &str, max_tokens: u32) -> Result<MiniLmWorker, JsValue> {
+    pub fn new(
+        weights: &Uint8Array,
+        vocab: &str,
+        config: &str,
+        #[wasm_bindgen(js_name = maxTokens)] max_tokens: u32,
+    ) -> Result<MiniLmWorker, JsValue> {
         let len = weights.length() as usize;
         let mut read_at = |offset: usize, buf: &mut [u8]| {
             weights.subarray(offset as u32, (offset + buf.len()) as u32).copy_to(buf);

@@ -49,7 +49,11 @@ impl InlineEdit {
 
     /// Answers the write's approval `requestId`: `approve` (accept) or `deny` (reject).
     /// Returns false if no such request is waiting.
-    pub fn respond(&self, request_id: &str, decision: &str) -> Result<bool, JsValue> {
+    pub fn respond(
+        &self,
+        #[wasm_bindgen(js_name = requestId)] request_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ApprovalDecision")] decision: &str,
+    ) -> Result<bool, JsValue> {
         let decision: ApprovalDecision = from_js(JsValue::from_str(decision))?;
         Ok(self.host.respond(request_id, decision))
     }

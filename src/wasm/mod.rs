@@ -138,7 +138,13 @@ impl VaultCore {
     /// `requestUrl`; see `JsRequestClient`): the fallback when `fetch` cannot reach a server.
     /// A host with `processStart` (desktop) can run MCP servers that are commands.
     #[wasm_bindgen(constructor)]
-    pub fn new(host: VaultHost, request: Option<js_sys::Function>) -> VaultCore {
+    pub fn new(
+        host: VaultHost,
+        #[wasm_bindgen(
+            unchecked_optional_param_type = "(request: Protocol.HttpRequest) => Promise<Protocol.HttpAnswer>"
+        )]
+        request: Option<js_sys::Function>,
+    ) -> VaultCore {
         let launcher = JsLauncher::of(&host).map(Rc::new);
         VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new(), launcher }
     }
@@ -263,7 +269,12 @@ impl VaultCore {
 
     /// Marks the task `taskId` of the saved chat `chatId` undone (or, `false`, redone).
     #[wasm_bindgen(js_name = markUndone)]
-    pub async fn mark_undone(&self, chat_id: String, task_id: String, undone: bool) -> Result<(), JsValue> {
+    pub async fn mark_undone(
+        &self,
+        #[wasm_bindgen(js_name = chatId)] chat_id: String,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
+        undone: bool,
+    ) -> Result<(), JsValue> {
         mark_undone(&*self.vault, &chat_id, &task_id, undone, JsClock.now_ms()).await.map_err(js_error)
     }
 
@@ -288,7 +299,7 @@ impl VaultCore {
     /// Restores what the task `taskId` changed, keeping every file changed since (see
     /// `applyUndo`); resolves with an `UndoReport`.
     #[wasm_bindgen(js_name = undoTask, unchecked_return_type = "Protocol.UndoReport")]
-    pub async fn undo_task(&self, task_id: String) -> Result<JsValue, JsValue> {
+    pub async fn undo_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<JsValue, JsValue> {
         let report = undo_task(self.vault.clone(), &task_id, JsClock.now_ms()).await.map_err(js_error)?;
         to_js(&report)
     }
@@ -298,7 +309,7 @@ impl VaultCore {
     /// reason, the later tasks that touched it, its `choices` and the `copy_path` a copy would
     /// get).
     #[wasm_bindgen(js_name = planUndo, unchecked_return_type = "Protocol.UndoPlan")]
-    pub async fn plan_undo(&self, task_id: String) -> Result<JsValue, JsValue> {
+    pub async fn plan_undo(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<JsValue, JsValue> {
         to_js(&plan_undo(&*self.vault, &task_id).await.map_err(js_error)?)
     }
 
@@ -307,7 +318,7 @@ impl VaultCore {
     #[wasm_bindgen(js_name = applyUndo, unchecked_return_type = "Protocol.UndoReport")]
     pub async fn apply_undo(
         &self,
-        task_id: String,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
         #[wasm_bindgen(unchecked_param_type = "Protocol.UndoChoices")] choices: JsValue,
     ) -> Result<JsValue, JsValue> {
         to_js(
@@ -319,7 +330,7 @@ impl VaultCore {
 
     /// What redoing the undone task `taskId` would do: the plan of its undo's checkpoint.
     #[wasm_bindgen(js_name = planRedo, unchecked_return_type = "Protocol.UndoPlan")]
-    pub async fn plan_redo(&self, task_id: String) -> Result<JsValue, JsValue> {
+    pub async fn plan_redo(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<JsValue, JsValue> {
         to_js(&plan_undo(&*self.vault, &redo_checkpoint(&task_id)).await.map_err(js_error)?)
     }
 
@@ -328,7 +339,7 @@ impl VaultCore {
     #[wasm_bindgen(js_name = redoTask, unchecked_return_type = "Protocol.UndoReport")]
     pub async fn redo_task(
         &self,
-        task_id: String,
+        #[wasm_bindgen(js_name = taskId)] task_id: String,
         #[wasm_bindgen(unchecked_param_type = "Protocol.UndoChoices")] choices: JsValue,
     ) -> Result<JsValue, JsValue> {
         to_js(

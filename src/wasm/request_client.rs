@@ -13,9 +13,10 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{ByteStream, HttpClient, HttpRequest, HttpResponse};
 use crate::{Error, Result};
 
-/// Calls `request({method, url, headers, body})`, where `headers` is an object and `body` a
-/// `Uint8Array` (or `undefined`), and expects a promise of `{status, headers, body}` with
-/// `body` an `ArrayBuffer`, a `Uint8Array` or a string. A rejection is a network error.
+/// Calls `request` with an [`HttpRequest`](crate::protocol::HttpRequest) (`headers` an object,
+/// `body` a `Uint8Array` or absent) and expects a promise of an
+/// [`HttpAnswer`](crate::protocol::HttpAnswer) (`body` an `ArrayBuffer`, a `Uint8Array` or a
+/// string); both shapes are generated for JS. A rejection is a network error.
 /// Cancelling stops waiting (the JS call itself cannot be aborted; its answer is dropped).
 pub struct JsRequestClient {
     request: Function,

@@ -50,9 +50,8 @@ impl SearchEngine {
     /// `onProgress(done, total)`. Resolves to the number of notes indexed.
     pub async fn build(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
-            js_sys::Function,
-        >,
+        #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((done: number, total: number) => void) | null")]
+        on_progress: Option<js_sys::Function>,
     ) -> Result<u32, JsValue> {
         let count = self.index.build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
         Ok(count as u32)
@@ -63,9 +62,8 @@ impl SearchEngine {
     #[wasm_bindgen(js_name = loadOrBuild, unchecked_return_type = "Protocol.LoadOutcome")]
     pub async fn load_or_build(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
-            js_sys::Function,
-        >,
+        #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((done: number, total: number) => void) | null")]
+        on_progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsValue> {
         let outcome =
             self.index.load_or_build(&*self.vault, &JsClock, &mut reporter(on_progress)).await.map_err(js_error)?;
@@ -80,9 +78,8 @@ impl SearchEngine {
     pub async fn catch_up(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.DatedNote[]")] notes: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
-            js_sys::Function,
-        >,
+        #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((done: number, total: number) => void) | null")]
+        on_progress: Option<js_sys::Function>,
     ) -> Result<u32, JsValue> {
         let listed: Vec<DatedNote> = from_js(notes)?;
         let notes: Vec<(VaultPath, u64)> = listed.iter().filter_map(DatedNote::parse).collect();

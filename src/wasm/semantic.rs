@@ -113,7 +113,7 @@ impl SearchEngine {
     pub async fn install_model(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.InstallOptions")] options: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "((file: string, done: number, total: number) => void) | null")]
+        #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((file: string, done: number, total: number) => void) | null")]
         on_progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
         let options: InstallOptions = from_js(options)?;
@@ -150,9 +150,8 @@ impl SearchEngine {
     #[wasm_bindgen(js_name = embedNotes, unchecked_return_type = "Protocol.EmbedReport")]
     pub async fn embed_notes(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "((done: number, total: number) => void) | null")] on_progress: Option<
-            js_sys::Function,
-        >,
+        #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((done: number, total: number) => void) | null")]
+        on_progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsValue> {
         let mut report = |p: Progress| {
             if let Some(f) = &on_progress {

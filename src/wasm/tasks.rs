@@ -19,21 +19,24 @@ impl VaultCore {
 
     /// The chat of the interrupted task `taskId` as it stood when the task stopped (a
     /// `Transcript` whose last turn is the task's, without a task yet), to show it before
-    /// resuming the task with `Chat.resume` in a chat made with its `chat_id`.
+    /// resuming the task with `Chat.resume` in a chat made with its `chatId`.
     #[wasm_bindgen(js_name = taskTranscript, unchecked_return_type = "Protocol.Transcript")]
-    pub async fn task_transcript(&self, task_id: String) -> Result<JsValue, JsValue> {
+    pub async fn task_transcript(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<JsValue, JsValue> {
         to_js(&task_transcript(&*self.vault, &task_id).await.map_err(js_error)?)
     }
 
     /// Forgets the interrupted task `taskId` (what it changed stays undoable).
     #[wasm_bindgen(js_name = discardTask)]
-    pub async fn discard_task(&self, task_id: String) -> Result<(), JsValue> {
+    pub async fn discard_task(&self, #[wasm_bindgen(js_name = taskId)] task_id: String) -> Result<(), JsValue> {
         discard_snapshot(&*self.vault, &task_id).await.map_err(js_error)
     }
 
     /// Removes the externalized results of `taskIds`: their chat was closed.
     #[wasm_bindgen(js_name = releaseResults)]
-    pub async fn release_results(&self, task_ids: Vec<String>) -> Result<(), JsValue> {
+    pub async fn release_results(
+        &self,
+        #[wasm_bindgen(js_name = taskIds)] task_ids: Vec<String>,
+    ) -> Result<(), JsValue> {
         release_results(&*self.vault, &task_ids).await.map_err(js_error)
     }
 

@@ -117,6 +117,12 @@ pub(crate) fn js_message(value: &JsValue) -> String {
     js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()).unwrap_or_else(|| format!("{value:?}"))
 }
 
+/// A host's time in ms since the epoch (a JS number) as the core's: `as` saturates, so a
+/// negative time or NaN (a host that does not know) is 0, "unknown".
+fn millis(ms: f64) -> u64 {
+    ms as u64
+}
+
 fn host_value<T: for<'de> Deserialize<'de>>(op: &str, path: &VaultPath, value: JsValue) -> Result<T> {
     serde_wasm_bindgen::from_value(value)
         .map_err(|e| Error::Host { op: format!("{op} {path}"), message: format!("unexpected answer from host: {e}") })
@@ -129,10 +135,10 @@ fn batch_read(path: &VaultPath, answer: JsValue) -> Result<(String, u64)> {
     if let Some(bytes) = field("bytes").and_then(|b| b.dyn_into::<Uint8Array>().ok()) {
         let mtime = field("mtime").and_then(|m| m.as_f64()).unwrap_or(0.0);
         let text = String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText(path.to_string()))?;
-        return Ok((text, mtime.max(0.0) as u64));
+        return Ok((text, millis(mtime)));
     }
     match host_value::<BatchRead>("readBatch", path, answer)? {
-        BatchRead::Text { text, mtime } => Ok((text, mtime.max(0.0) as u64)),
+        BatchRead::Text { text, mtime } => Ok((text, millis(mtime))),
         BatchRead::Failed { error, code } => Err(coded_error("read", path, code.as_deref(), || error)),
         BatchRead::Bytes { .. } => Err(Error::Host {
             op: format!("readBatch {path}"),
@@ -184,7 +190,7 @@ impl Vault for JsVault {
             return Ok(None);
         }
         let stat: JsStat = host_value("stat", path, value)?;
-        Ok(Some(Stat { kind: stat.kind, size: stat.size as u64, mtime: stat.mtime as u64 }))
+        Ok(Some(Stat { kind: stat.kind, size: stat.size as u64, mtime: millis(stat.mtime) }))
     }
 
     async fn mkdir(&self, path: &VaultPath) -> Result<()> {

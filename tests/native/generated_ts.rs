@@ -13,9 +13,9 @@ use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
     ContentBlock, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FromCore, FromEmbedWorker,
-    HostCall, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse,
-    Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore, ToEmbedWorker, ToolCallReport, ToolOutcome,
-    Usage,
+    HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question,
+    RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore, ToEmbedWorker, ToolCallReport,
+    ToolOutcome, Usage,
 };
 use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelPrice, PresetInfo, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
@@ -54,6 +54,7 @@ fn generate() -> String {
         Reply,
         HostCall,
         HttpRequest,
+        HttpAnswer,
         BatchRead,
         EmbedWorkersRequest,
         ToEmbedWorker,
