@@ -34,11 +34,16 @@ export async function serve(mainJs, vault) {
   return { origin: `http://127.0.0.1:${port}`, stop: () => server.kill() };
 }
 
-/** Debian's Chromium, headless, with `gc()` exposed. */
+/**
+ * Debian's Chromium, headless, with `gc()` exposed. `BENCH_JS_FLAGS` adds V8 flags, e.g.
+ * `--trace-gc --trace-incremental-marking` (printed with `DEBUG=pw:browser`) to see what the
+ * collector does in the page and the workers.
+ */
 export function launch() {
+  const jsFlags = ["--expose-gc", ...(process.env.BENCH_JS_FLAGS ?? "").split(/\s+/).filter(Boolean)];
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--js-flags=--expose-gc"],
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", `--js-flags=${jsFlags.join(" ")}`],
   });
 }
 

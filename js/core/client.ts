@@ -1,5 +1,5 @@
 import type { Chat, InlineEdit, SearchEngine, VaultCore } from "../../pkg/vault_agent.js";
-import type { CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
+import type { BatchRead, CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import { readBatch, type VaultHost } from "../host/VaultHost";
 import type { HttpAnswer, HttpRequest } from "../protocol";
 import type { Port } from "./port";
@@ -195,7 +195,7 @@ export class CoreClient {
     } catch (error) {
       reply = failure(error);
     }
-    if (!this.closed) this.port.post({ kind: "host_reply", id, reply });
+    if (!this.closed) this.port.post({ kind: "host_reply", id, reply }, reply.outcome === "value" ? handedOver(call, reply.value) : []);
   }
 
   private runHost(call: HostCall): Promise<unknown> {
@@ -260,4 +260,23 @@ function runProcess(host: VaultHost, call: ProcessCall): Promise<unknown> {
     case "processClose":
       return host.processClose(call.id);
   }
+}
+
+/**
+ * The buffers of a host's answer that move to the core's thread instead of being copied: a
+ * batch's note bytes, which the host read for this answer alone ({@link VaultHost.readBatch}).
+ * Copied, each stayed on the UI thread as garbage until its collector ran — tens of MB in a
+ * large vault's first build. A buffer only part of which is the note is copied, as before.
+ */
+function handedOver(call: HostCall, value: unknown): Transferable[] {
+  if (call.op !== "readBatch" || !Array.isArray(value)) return [];
+  const buffers = new Set<ArrayBuffer>();
+  for (const read of value as BatchRead[]) {
+    if (!("bytes" in read)) continue;
+    const { bytes } = read;
+    if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+      buffers.add(bytes.buffer);
+    }
+  }
+  return [...buffers];
 }

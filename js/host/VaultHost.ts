@@ -33,8 +33,10 @@ export interface VaultHost {
   /** Deletes a file or folder recursively. The core uses it only for its own files. */
   remove(path: string): Promise<void>;
   /**
-   * Optional: several notes as text with their mtime, one answer per path (the index build
-   * reads in batches, one round trip each where the host is across a worker's channel).
+   * Optional: several notes as text or bytes with their mtime, one answer per path (the index
+   * build reads in batches, one round trip each where the host is across a worker's channel).
+   * Bytes are handed over: where the core runs in a worker they move to it and are gone here,
+   * so a host answers buffers it read for this call and does not keep.
    */
   readBatch?(paths: string[]): Promise<BatchRead[]>;
   /**

@@ -106,6 +106,7 @@ export class ObsidianVaultHost implements VaultHost {
    * The notes at once: the reads overlap, and a worker's core waits one round trip. Each comes
    * as the bytes Obsidian read, which the core decodes: decoding them here made a string per
    * note on the UI thread, tens of MB of garbage in a large vault's build (BENCHMARKS.md).
+   * The adapter reads each file into a new buffer, which the channel then moves to the worker.
    */
   readBatch(paths: string[]): Promise<BatchRead[]> {
     return Promise.all(

@@ -107,6 +107,36 @@ test("the core reads the vault through the host, a batch in one call, each path'
   assert.deepEqual(calls, [["x.md", "y.md"]]);
 });
 
+test("a batch's bytes move to the core's thread: the host's buffers are gone, a view on part of one is copied", async () => {
+  // A real channel, as between the plugin and its worker: what is transferred is detached here.
+  const { port1, port2 } = new MessageChannel();
+  const port = (end) => ({ post: (message, transfer) => end.postMessage(message, transfer ?? []), listen: (handler) => end.on("message", handler) });
+  serveCore(port(port2), fakeModule([]));
+  const client = new CoreClient(port(port1));
+  const answered = [];
+  const shared = new Uint8Array([104, 105, 33, 33]);
+  const host = {
+    ...memoryHost(),
+    readBatch: async (paths) => {
+      const reads = paths.map((p) => (p === "part.md" ? { bytes: shared.subarray(0, 2), mtime: 2 } : { bytes: new TextEncoder().encode(p), mtime: 1 }));
+      answered.push(...reads.map((r) => r.bytes));
+      return reads;
+    },
+  };
+  try {
+    await client.start("packed");
+    const core = await client.open({ host });
+    const [whole, part] = await core.readTwo("x.md", "part.md");
+    assert.deepEqual([...whole.bytes], [...new TextEncoder().encode("x.md")]);
+    assert.deepEqual([...part.bytes], [104, 105]);
+    assert.equal(answered[0].byteLength, 0, "the note's own buffer moved");
+    assert.equal(shared.byteLength, 4, "a buffer the note is only part of stays");
+  } finally {
+    client.close("done");
+    port1.close();
+  }
+});
+
 test("callbacks cross in order, and live as long as the object that calls them", async () => {
   const { client, made, open } = connect(memoryHost());
   const core = await open();

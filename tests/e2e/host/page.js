@@ -138,13 +138,15 @@ function fixAdapter(adapter) {
   };
   wrap("stat", async (orig, p) => {
     const stat = await orig(root(p));
-    if (stat?.type === "file" && adapter.textFiles.has(root(p))) stat.size = encoder.encode(adapter.textFiles.get(root(p))).length;
+    if (stat?.type === "file" && adapter.textFiles.has(root(p))) stat.size = utf8Length(adapter.textFiles.get(root(p)));
     return stat;
   });
   wrap("list", (orig, p) => orig(root(p)));
+  // Obsidian reads a file into a new buffer each time (the plugin moves a batch's buffers to
+  // its worker); the mocks answer the one they keep.
   wrap("readBinary", async (orig, p) => {
     const text = adapter.textFiles.get(p);
-    return text === undefined ? orig(p) : encoder.encode(text).buffer;
+    return text === undefined ? (await orig(p)).slice(0) : encoder.encode(text).buffer;
   });
   wrap("read", async (orig, p) => {
     const bytes = adapter.binaryFiles.get(p);
@@ -477,3 +479,18 @@ host.ready = boot().catch((error) => {
   document.body.createDiv({ cls: "fake-host-error", text: `The fake host failed: ${error?.stack ?? error}` });
   throw error;
 });
+
+/** The length of `text` in UTF-8, counted without encoding it (a stat is asked for often). */
+function utf8Length(text) {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) length += 1;
+    else if (code < 0x800) length += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 4;
+      i++;
+    } else length += 3;
+  }
+  return length;
+}
