@@ -194,7 +194,8 @@ impl VaultCore {
     pub fn new_chat(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "(event: Protocol.AgentEvent) => void")] on_event: js_sys::Function,
+        #[wasm_bindgen(js_name = onEvent, unchecked_param_type = "(event: Protocol.AgentEvent) => void")]
+        on_event: js_sys::Function,
     ) -> Result<Chat, JsValue> {
         Chat::new(self, options, on_event)
     }
@@ -206,7 +207,8 @@ impl VaultCore {
     pub fn new_inline_edit(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "(event: Protocol.AgentEvent) => void")] on_event: js_sys::Function,
+        #[wasm_bindgen(js_name = onEvent, unchecked_param_type = "(event: Protocol.AgentEvent) => void")]
+        on_event: js_sys::Function,
     ) -> Result<InlineEdit, JsValue> {
         InlineEdit::new(self, options, on_event)
     }
