@@ -2,7 +2,7 @@ import type { Chat, InlineEdit, SearchEngine, VaultCore } from "../../pkg/vault_
 import type { BatchRead, CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import { readBatch, type VaultHost } from "../host/VaultHost";
 import type { HttpAnswer, HttpRequest } from "../protocol";
-import type { Port } from "./port";
+import { wholeBuffer, type Port } from "./port";
 import { coded, failure } from "./server";
 
 /** A core object seen from the main thread: the same methods, each answering a promise. */
@@ -272,11 +272,8 @@ function handedOver(call: HostCall, value: unknown): Transferable[] {
   if (call.op !== "readBatch" || !Array.isArray(value)) return [];
   const buffers = new Set<ArrayBuffer>();
   for (const read of value as BatchRead[]) {
-    if (!("bytes" in read)) continue;
-    const { bytes } = read;
-    if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
-      buffers.add(bytes.buffer);
-    }
+    const buffer = "bytes" in read ? wholeBuffer(read.bytes) : null;
+    if (buffer) buffers.add(buffer);
   }
   return [...buffers];
 }

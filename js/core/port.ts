@@ -23,3 +23,12 @@ export function directPorts<A, B>(): [Port<A, B>, Port<B, A>] {
     { post: (message) => deliver(() => toA, message), listen: (handler) => (toB = handler) },
   ];
 }
+
+/**
+ * The buffer under `bytes` when they are all of it: one that can move across the channel
+ * (a transfer) instead of being copied. A view on part of a buffer answers null.
+ */
+export function wholeBuffer(bytes: Uint8Array): ArrayBuffer | null {
+  const { buffer } = bytes;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? buffer : null;
+}

@@ -2,7 +2,7 @@ import type { CallbackArg, EmbedWorkersRequest, FromCore, HostCall, Reply, ToCor
 import type { VaultHost } from "../host/VaultHost";
 import type { HttpAnswer, HttpRequest } from "../protocol";
 import type { EmbedWorker } from "./embedWorkers";
-import type { Port } from "./port";
+import { wholeBuffer, type Port } from "./port";
 
 /** What the core side needs of the wasm module (`wasmModule.ts`; a fake in the tests). */
 export interface CoreModule {
@@ -43,10 +43,10 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule, loca
 
   // The vault and the transport, on the main thread. Bytes sent are fresh copies out of the
   // wasm memory, so their buffers move instead of being copied again.
-  const moved = (data: Uint8Array): Transferable[] =>
-    data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength
-      ? [data.buffer]
-      : [];
+  const moved = (data: Uint8Array): Transferable[] => {
+    const buffer = wholeBuffer(data);
+    return buffer ? [buffer] : [];
+  };
   const host: VaultHost = {
     read: (path) => askHost({ op: "read", path }) as Promise<string>,
     readBinary: (path) => askHost({ op: "readBinary", path }) as Promise<ArrayBuffer>,
