@@ -51,7 +51,7 @@ const mb = (n) => (n / 1e6).toFixed(2);
 console.log(`\n| | bytes |\n|---|---:|`);
 console.log(`| release wasm after wasm-bindgen (with names) | ${mb(statSync(named).size)} MB |`);
 console.log(`| after wasm-opt -O3, names stripped (what ships) | ${mb(bytes.length)} MB |`);
-console.log(`| zstd -19 (inlined in main.js, base64; esbuild.config.mjs) | ${mb(zst)} MB |`);
+console.log(`| zstd -19 (inlined in main.js as Z85 text; esbuild.config.mjs) | ${mb(zst)} MB |`);
 console.log(`| gzip -9 (for comparison) | ${mb(gz)} MB |`);
 if (existsSync(path.join(repo, "main.js"))) console.log(`| main.js on disk now | ${mb(statSync(path.join(repo, "main.js")).size)} MB |`);
 console.log(`\n| crate | bytes | share |\n|---|---:|---:|`);

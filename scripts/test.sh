@@ -37,6 +37,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --lib
 step "cargo test (native)"
 cargo test --locked
 
+step "the patched bitpacking (crates/bitpacking): the wasm's variant against the native one"
+cargo test --locked -p bitpacking
+
 step "fuzz every parser of outside input briefly: 10 targets x 2 s (long runs: RELIABILITY.md)"
 FUZZ_SECONDS=2 cargo test --locked --test fuzz
 
