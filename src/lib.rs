@@ -52,6 +52,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod provider;
 pub mod search;
+mod sort;
 pub mod tools;
 pub mod vault;
 

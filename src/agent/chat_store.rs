@@ -104,7 +104,7 @@ pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
             });
         }
     }
-    chats.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id)));
+    crate::sort::sort_by(&mut chats, |a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id)));
     Ok(chats)
 }
 

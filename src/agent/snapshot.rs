@@ -204,7 +204,7 @@ pub async fn list_interrupted(vault: &dyn Vault) -> Result<Vec<InterruptedTask>>
         .filter_map(|f| f.name())
         .filter_map(|n| n.strip_suffix(TEMP_SUFFIX).unwrap_or(n).strip_suffix(".json").map(str::to_string))
         .collect();
-    ids.sort();
+    crate::sort::sort(&mut ids);
     ids.dedup();
     let mut tasks = Vec::new();
     for id in ids {
@@ -238,7 +238,7 @@ pub async fn list_interrupted(vault: &dyn Vault) -> Result<Vec<InterruptedTask>>
         };
         tasks.push(task);
     }
-    tasks.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.task_id.cmp(&a.task_id)));
+    crate::sort::sort_by(&mut tasks, |a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.task_id.cmp(&a.task_id)));
     Ok(tasks)
 }
 

@@ -147,7 +147,7 @@ pub fn transcript_turns(messages: &[Message], tasks: &[ChatTask]) -> Vec<Transcr
         }
     }
     let mut ledger = tasks.to_vec();
-    ledger.sort_by_key(|t| t.message_index);
+    crate::sort::sort_by_key(&mut ledger, |t| t.message_index);
     for task in ledger {
         // A task belongs to the last turn that starts at or before its request.
         let at = starts.partition_point(|&start| start <= task.message_index);

@@ -86,7 +86,7 @@ pub fn sanitize(messages: &[Message]) -> Vec<Message> {
     }
     // Within a user message, tool results come before text (Anthropic requires it).
     for message in out.iter_mut().filter(|m| m.role == Role::User) {
-        message.content.sort_by_key(|b| !matches!(b, ContentBlock::ToolResult { .. }));
+        crate::sort::sort_by_key(&mut message.content, |b| !matches!(b, ContentBlock::ToolResult { .. }));
     }
     out
 }

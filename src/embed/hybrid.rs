@@ -235,7 +235,7 @@ pub fn fuse<'a>(bm25: &'a [(String, f32)], coverage: &[f32], dense: &'a [(String
     add(bm25, false);
     add(dense, true);
     let mut out: Vec<Fused> = by_path.into_values().collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+    crate::sort::sort_by(&mut out, |a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out
 }
 
@@ -512,7 +512,7 @@ fn expand_links(index: &SearchIndex, hits: &mut Vec<HybridHit>, limit: usize, ke
         }
     }
     hits.extend(added.into_values());
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+    crate::sort::sort_by(hits, |a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     hits.truncate(limit);
 }
 

@@ -360,7 +360,7 @@ impl VectorIndex {
             ranked.select_nth_unstable_by(k - 1, by_score);
             ranked.truncate(k);
         }
-        ranked.sort_by(by_score);
+        crate::sort::sort_by(&mut ranked, by_score);
         ranked
             .into_iter()
             .map(|(score, slot, r)| {

@@ -201,7 +201,7 @@ impl SharedIndex {
                 pending.extend(listing.folders);
             }
         }
-        paths.sort();
+        crate::sort::sort(&mut paths);
         paths.dedup();
         for note in paths {
             let read = read_note(vault, &note).await?;

@@ -36,7 +36,7 @@ pub fn recall<'a>(entries: &'a [MemoryEntry], request: &str, budget_tokens: usiz
     let scores = scores(entries, request);
     let mut order: Vec<usize> = (0..entries.len()).collect();
     // Best score first; ties (and no score) newest first.
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
+    crate::sort::sort_by(&mut order, |&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
     let everything: usize = entries.iter().map(cost).sum();
     if everything <= budget_tokens {
         return order.into_iter().map(|i| &entries[i]).collect();

@@ -86,7 +86,12 @@ fn template(value: &Value) -> Value {
             text.chars().count()
         )),
         Value::Array(items) => Value::Array(items.iter().map(template).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), template(v))).collect()),
+        Value::Object(map) => {
+            // Inserted one by one: `collect` into a B-tree sorts a buffer first (src/sort.rs).
+            let mut object = serde_json::Map::new();
+            object.extend(map.iter().map(|(k, v)| (k.clone(), template(v))));
+            Value::Object(object)
+        }
         other => other.clone(),
     }
 }

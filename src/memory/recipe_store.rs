@@ -198,7 +198,9 @@ impl RecipeStore {
                 (terms >= TERM_MATCH || by_vector).then(|| (i, terms.max(f64::from(cosine.unwrap_or(0.0)))))
             })
             .collect();
-        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(self.recipes[b.0].net().cmp(&self.recipes[a.0].net())));
+        crate::sort::sort_by(&mut found, |a, b| {
+            b.1.total_cmp(&a.1).then(self.recipes[b.0].net().cmp(&self.recipes[a.0].net()))
+        });
         found
     }
 }

@@ -316,7 +316,7 @@ pub async fn list_checkpoints(vault: &dyn Vault) -> Result<Vec<CheckpointSummary
             out.push(CheckpointSummary { task_id: m.task_id, created_ms: m.created_ms, paths, undone_ms: m.undone_ms });
         }
     }
-    out.sort_by(|a, b| b.created_ms.cmp(&a.created_ms).then_with(|| b.task_id.cmp(&a.task_id)));
+    crate::sort::sort_by(&mut out, |a, b| b.created_ms.cmp(&a.created_ms).then_with(|| b.task_id.cmp(&a.task_id)));
     Ok(out)
 }
 

@@ -72,7 +72,7 @@ fn canonical(value: &Value) -> String {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<_> = map.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             let fields: Vec<String> =
                 keys.into_iter().map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&map[k]))).collect();
             format!("{{{}}}", fields.join(","))
@@ -84,7 +84,10 @@ fn canonical(value: &Value) -> String {
 
 /// A query's distinct lower-cased words.
 fn query_terms(query: &str) -> BTreeSet<String> {
-    query.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
+    // Inserted one by one: `collect` into a B-tree sorts a buffer first (src/sort.rs).
+    let mut terms = BTreeSet::new();
+    terms.extend(query.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase));
+    terms
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {

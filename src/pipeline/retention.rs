@@ -33,7 +33,7 @@ const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 pub fn plan_prune(tasks: &[(String, u64)], now_ms: u64, policy: RetentionPolicy, keep: &[String]) -> Vec<String> {
     let kept = |id: &str| keep.iter().any(|k| k == id || id.strip_prefix("undo-") == Some(k.as_str()));
     let mut newest_first: Vec<&(String, u64)> = tasks.iter().collect();
-    newest_first.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+    crate::sort::sort_by(&mut newest_first, |a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
     let cutoff = (policy.max_age_days > 0).then(|| now_ms.saturating_sub(u64::from(policy.max_age_days) * DAY_MS));
     let mut pruned: Vec<String> = newest_first
         .iter()
@@ -46,7 +46,7 @@ pub fn plan_prune(tasks: &[(String, u64)], now_ms: u64, policy: RetentionPolicy,
         .map(|(_, (id, _))| id.clone())
         .filter(|id| !kept(id))
         .collect();
-    pruned.sort();
+    crate::sort::sort(&mut pruned);
     pruned
 }
 

@@ -426,7 +426,7 @@ pub async fn apply_undo(vault: Rc<dyn Vault>, task_id: &str, choices: &UndoChoic
         .filter(acting)
         .filter(|a| a.entry.prior == Prior::Absent && !done.contains(&a.entry.path))
         .collect();
-    created.sort_by_key(|a| std::cmp::Reverse(a.entry.path.segments().count()));
+    crate::sort::sort_by_key(&mut created, |a| std::cmp::Reverse(a.entry.path.segments().count()));
     for a in created {
         let path = &a.entry.path;
         let step = async {
@@ -457,7 +457,7 @@ pub async fn apply_undo(vault: Rc<dyn Vault>, task_id: &str, choices: &UndoChoic
     // Folders that were there come back, then files get their bytes.
     let mut folders: Vec<&Assessed> =
         assessed.iter().filter(acting).filter(|a| a.entry.prior == Prior::Folder).collect();
-    folders.sort_by_key(|a| a.entry.path.segments().count());
+    crate::sort::sort_by_key(&mut folders, |a| a.entry.path.segments().count());
     for a in folders {
         let path = &a.entry.path;
         let step = async {

@@ -24,7 +24,7 @@ pub struct NoteEntry {
 impl NoteEntry {
     pub(crate) fn new(note: &ParsedNote, mtime: u64) -> NoteEntry {
         let mut links: Vec<String> = note.links.iter().filter_map(|l| normalize_link(&l.target)).collect();
-        links.sort();
+        crate::sort::sort(&mut links);
         links.dedup();
         NoteEntry { title: note.title.clone(), tags: note.tags.clone(), links, mtime, hash: note.hash.clone() }
     }

@@ -35,8 +35,7 @@ impl Frontmatter {
         };
         match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml) {
             Ok(serde_yaml_ng::Value::Mapping(map)) => {
-                let properties = map.into_iter().map(|(k, v)| (key_string(&k), to_json(v))).collect();
-                Frontmatter { properties, body_start, warning: None }
+                Frontmatter { properties: object(map), body_start, warning: None }
             }
             // `---\n---` and a block of comments are empty frontmatter, not an error.
             Ok(serde_yaml_ng::Value::Null) => Frontmatter { properties: Map::new(), body_start, warning: None },
@@ -128,7 +127,7 @@ fn to_json(value: serde_yaml_ng::Value) -> Value {
         }
         Y::String(s) => Value::String(s),
         Y::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
-        Y::Mapping(map) => Value::Object(map.into_iter().map(|(k, v)| (key_string(&k), to_json(v))).collect()),
+        Y::Mapping(map) => Value::Object(object(map)),
         Y::Tagged(tagged) => to_json(tagged.value),
     }
 }
@@ -140,4 +139,13 @@ fn scalar_string(value: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
+}
+
+/// A YAML mapping as a JSON object, its keys as strings. Inserted one by one: `collect` into a
+/// B-tree sorts a buffer first, with a copy of the standard library's sort per call site
+/// (src/sort.rs); a mapping keeps its last value for a repeated key either way.
+fn object(map: serde_yaml_ng::Mapping) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.extend(map.into_iter().map(|(k, v)| (key_string(&k), to_json(v))));
+    object
 }

@@ -690,7 +690,7 @@ impl SearchIndex {
                 .map_err(search_error)?;
             ranked.extend(top.into_iter().filter(|(_, addr)| !shard.dead.contains(addr)).map(|(s, addr)| (s, i, addr)));
         }
-        ranked.sort_by(|a, b| {
+        crate::sort::sort_by(&mut ranked, |a, b| {
             b.0.total_cmp(&a.0).then_with(|| self.shard(a.1).path(a.2).cmp(&self.shard(b.1).path(b.2)))
         });
         ranked.truncate(wanted);
@@ -706,7 +706,7 @@ impl SearchIndex {
                 docs.into_iter().filter(|a| !shard.dead.contains(a)).filter_map(|a| shard.path(a).map(str::to_string)),
             );
         }
-        out.sort();
+        crate::sort::sort(&mut out);
         out.dedup();
         Ok(out)
     }

@@ -208,7 +208,7 @@ pub fn apply_factors<T>(items: &mut Vec<T>, factors: &[f32], score: impl Fn(&mut
         *s = if *s >= 0.0 { *s * f } else { *s / f };
     }
     let mut keyed: Vec<(f32, T)> = items.drain(..).map(|mut i| (*score(&mut i), i)).collect();
-    keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    crate::sort::sort_by(&mut keyed, |a, b| b.0.total_cmp(&a.0));
     items.extend(keyed.into_iter().map(|k| k.1));
 }
 

@@ -323,7 +323,7 @@ fn pack(index: &Index) -> Result<Vec<u8>> {
     // Candidates: files that do not exist are skipped below.
     let mut segment_files: Vec<PathBuf> =
         index.load_metas().map_err(search_error)?.list_segment_files().into_iter().collect();
-    segment_files.sort();
+    crate::sort::sort(&mut segment_files);
     files.extend(segment_files);
     let directory = index.directory();
     let mut present = Vec::new();

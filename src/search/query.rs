@@ -590,7 +590,7 @@ impl QueryBuilder<'_> {
             }
         }
         let mut ranked: Vec<(String, u64)> = freq.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        crate::sort::sort_by(&mut ranked, |a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         ranked.into_iter().take(MAX_EXPANSIONS).map(|(t, _)| t).collect()
     }
 }

@@ -82,7 +82,7 @@ impl SearchIndex {
                 RelatedNote { path, title, score, reasons }
             })
             .collect();
-        related.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        crate::sort::sort_by(&mut related, |a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
         related.truncate(limit);
         Ok(related)
     }

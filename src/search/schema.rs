@@ -108,7 +108,7 @@ impl Fields {
             doc.add_text(self.tag, &tag);
         }
         let mut links: Vec<String> = note.links.iter().filter_map(|l| normalize_link(&l.target)).collect();
-        links.sort();
+        crate::sort::sort(&mut links);
         links.dedup();
         for link in links {
             doc.add_text(self.link, &link);

@@ -63,7 +63,7 @@ impl Snippets {
         // Overlapping matches (CJK bigrams `录音` + `音机`) become one highlight.
         let mut ranges: Vec<std::ops::Range<usize>> =
             snippet.highlighted().iter().filter(|r| r.end <= fragment.len()).cloned().collect();
-        ranges.sort_by_key(|r| r.start);
+        crate::sort::sort_by_key(&mut ranges, |r| r.start);
         let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
         for range in ranges {
             match merged.last_mut() {

@@ -31,7 +31,7 @@ impl ReadLedger {
     /// Every note seen and its hash, for a task's snapshot.
     pub fn entries(&self) -> Vec<(String, u64)> {
         let mut entries: Vec<_> = self.seen.borrow().iter().map(|(p, h)| (p.to_string(), *h)).collect();
-        entries.sort();
+        crate::sort::sort(&mut entries);
         entries
     }
 

@@ -105,7 +105,7 @@ impl Tool for ListFiles {
                 pending.extend(listing.folders.into_iter().filter(|f| visible(f)).rev());
             }
         }
-        entries.sort();
+        crate::sort::sort(&mut entries);
 
         let place = if args.path.is_root() { "the vault root".to_string() } else { args.path.to_string() };
         let summary = format!("{} in {place}", plural(total, "entry", "entries"));

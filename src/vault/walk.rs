@@ -142,6 +142,6 @@ pub async fn walk_vault(vault: &dyn Vault, dir: &VaultPath, skip: &dyn Fn(&Vault
         // Reverse so that popping visits folders in sorted order.
         pending.extend(listing.folders.into_iter().filter(|f| !skip(f)).rev());
     }
-    walk.files.sort();
+    crate::sort::sort(&mut walk.files);
     Ok(walk)
 }

@@ -150,7 +150,7 @@ fn batch_read(path: &VaultPath, answer: JsValue) -> Result<(String, u64)> {
 fn parse_paths(raw: Vec<String>) -> Vec<VaultPath> {
     // Entries no VaultPath can name (hosts may allow names we refuse) cannot be addressed.
     let mut paths: Vec<VaultPath> = raw.iter().filter_map(|p| VaultPath::parse(p).ok()).collect();
-    paths.sort();
+    crate::sort::sort(&mut paths);
     paths
 }
 

@@ -201,7 +201,7 @@ impl OpenAiDecoder {
 
     fn end_calls(&mut self, out: &mut Vec<StreamEvent>) {
         let mut calls: Vec<&mut OpenCall> = self.calls.values_mut().collect();
-        calls.sort_by_key(|c| c.ours);
+        crate::sort::sort_by_key(&mut calls, |c| c.ours);
         for call in calls {
             end_call(call, out);
         }
