@@ -8,8 +8,8 @@
 //! or a save sorts once (hits, paths, checkpoints), not for inner loops.
 //!
 //! The same goes for `collect` into a `BTreeMap`, a `BTreeSet` or a `serde_json::Map`: it sorts a
-//! buffer first, with a copy of the sort per call site, so small ones are built with `extend`,
-//! which inserts one by one.
+//! buffer first, with a copy of the sort per call site, so small ones are built by
+//! [`by_insertion`].
 
 use std::cmp::Ordering;
 
@@ -27,6 +27,14 @@ pub fn sort_by_key<T, K: Ord>(items: &mut [T], mut key: impl FnMut(&T) -> K) {
 /// Sorts `items` in ascending order, keeping equal items in their order, as `slice::sort` does.
 pub fn sort<T: Ord>(items: &mut [T]) {
     sort_by(items, T::cmp);
+}
+
+/// A `BTreeMap`, `BTreeSet` or `serde_json::Map` of `items`, inserted one by one: what `collect`
+/// gives (the last value of a repeated key wins), without the sort `collect` runs first.
+pub fn by_insertion<C: Default + Extend<T>, T>(items: impl IntoIterator<Item = T>) -> C {
+    let mut built = C::default();
+    built.extend(items);
+    built
 }
 
 /// The positions `0..len` in the order `compare` puts the items there: the one instantiation of

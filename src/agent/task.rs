@@ -1186,11 +1186,7 @@ impl AgentTask {
 
 /// The names of the tools in `registry` that `mode` grants.
 fn allowed_tools(registry: &ToolRegistry, mode: &Mode) -> BTreeSet<String> {
-    // Inserted one by one: `collect` into a B-tree sorts a buffer first, with a copy of the
-    // standard library's sort per call site (src/sort.rs).
-    let mut allowed = BTreeSet::new();
-    allowed.extend(registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()));
-    allowed
+    crate::sort::by_insertion(registry.iter().filter(|t| mode.grants(t.group())).map(|t| t.name().to_string()))
 }
 
 /// The user message that answers a turn's tool calls, in call order, then the images and

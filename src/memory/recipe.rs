@@ -87,10 +87,7 @@ fn template(value: &Value) -> Value {
         )),
         Value::Array(items) => Value::Array(items.iter().map(template).collect()),
         Value::Object(map) => {
-            // Inserted one by one: `collect` into a B-tree sorts a buffer first (src/sort.rs).
-            let mut object = serde_json::Map::new();
-            object.extend(map.iter().map(|(k, v)| (k.clone(), template(v))));
-            Value::Object(object)
+            Value::Object(crate::sort::by_insertion(map.iter().map(|(k, v)| (k.clone(), template(v)))))
         }
         other => other.clone(),
     }

@@ -84,10 +84,9 @@ fn canonical(value: &Value) -> String {
 
 /// A query's distinct lower-cased words.
 fn query_terms(query: &str) -> BTreeSet<String> {
-    // Inserted one by one: `collect` into a B-tree sorts a buffer first (src/sort.rs).
-    let mut terms = BTreeSet::new();
-    terms.extend(query.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase));
-    terms
+    crate::sort::by_insertion(
+        query.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase),
+    )
 }
 
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {

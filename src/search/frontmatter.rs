@@ -141,11 +141,7 @@ fn scalar_string(value: &Value) -> Option<String> {
     }
 }
 
-/// A YAML mapping as a JSON object, its keys as strings. Inserted one by one: `collect` into a
-/// B-tree sorts a buffer first, with a copy of the standard library's sort per call site
-/// (src/sort.rs); a mapping keeps its last value for a repeated key either way.
+/// A YAML mapping as a JSON object, its keys as strings (a repeated key keeps its last value).
 fn object(map: serde_yaml_ng::Mapping) -> Map<String, Value> {
-    let mut object = Map::new();
-    object.extend(map.into_iter().map(|(k, v)| (key_string(&k), to_json(v))));
-    object
+    crate::sort::by_insertion(map.into_iter().map(|(k, v)| (key_string(&k), to_json(v))))
 }

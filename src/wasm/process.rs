@@ -55,10 +55,7 @@ impl JsLauncher {
 impl ProcessLauncher for JsLauncher {
     async fn launch(&self, command: &str, args: &[String], env: &[(String, String)]) -> Result<Rc<dyn LineProcess>> {
         let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
-        // An object for JS; inserted one by one, as `collect` into a B-tree sorts a buffer first
-        // with a copy of the standard library's sort per call site (src/sort.rs).
-        let mut vars = std::collections::BTreeMap::new();
-        vars.extend(env.iter().cloned());
+        let vars: std::collections::BTreeMap<_, _> = crate::sort::by_insertion(env.iter().cloned());
         let env = super::to_js(&vars).map_err(|e| Error::Invalid(js_message(&e)))?;
         let id = call("processStart", self.host.process_start(command, args, env)).await?;
         let id =
