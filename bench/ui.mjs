@@ -80,8 +80,8 @@ function instrument() {
   }, 100);
   new MutationObserver(() => {
     const text = document.querySelector(".vault-agent-index-status")?.textContent ?? "";
-    if (m.indexing === null && /^(Indexing|Loading)/.test(text)) m.indexing = performance.now();
-    if (m.indexing !== null && m.ready === null && text.startsWith("Search index:")) m.ready = performance.now();
+    if (m.indexing === null && /^(Indexing|Loading)/.test(text)) m.indexing = performance.mark("bench:indexing").startTime;
+    if (m.indexing !== null && m.ready === null && text.startsWith("Search index:")) m.ready = performance.mark("bench:ready").startTime;
   }).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
@@ -132,6 +132,9 @@ async function hostOnlyPssMb(browser, origin) {
   return loaded - blank;
 }
 
+let traced = 0;
+const traceCategories = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "v8.execute", "disabled-by-default-v8.gc", "blink.user_timing", "toplevel", "disabled-by-default-v8.cpu_profiler"];
+
 async function once(browser, origin) {
   const hostPssMb = await hostOnlyPssMb(browser, origin);
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -140,8 +143,13 @@ async function once(browser, origin) {
   page.on("crash", () => console.error("the page crashed"));
   page.on("pageerror", (error) => console.error("page error:", error));
   await page.addInitScript(instrument);
+  // BENCH_TRACE=file.json: a Chromium trace (the page's and the worker's threads) from the page's
+  // start to the index ready, for reading what a long task was (bench/longtasks.mjs).
+  const trace = process.env.BENCH_TRACE;
+  if (trace) await browser.startTracing(page, { path: trace.replace(/\.json$/, `-${++traced}.json`), categories: traceCategories });
   await page.goto(`${origin}/host/`);
   await page.waitForFunction(() => window.benchUi.ready !== null, null, { timeout: 600_000, polling: 100 });
+  if (trace) await browser.stopTracing();
   const build = await page.evaluate(() => {
     const m = window.benchUi;
     const inside = (t) => t >= m.indexing && t <= m.ready;
