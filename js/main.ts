@@ -219,8 +219,10 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     await this.search.stop();
     // A task that began while the index was being saved keeps this core.
     if (running()) return false;
-    await this.semantic.reset();
-    this.search.reset();
+    // With indexing on, both load again at once below, quietly: to the user, nothing happened.
+    const reload = this.settings.indexing.enabled;
+    await this.semantic.reset(reload);
+    this.search.reset(reload);
     this.started = null;
     (await started.catch(() => null))?.core.close();
     // Chats re-create themselves in the new core from their history.

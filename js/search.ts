@@ -1,6 +1,7 @@
 import { debounce, moment, type Debouncer } from "obsidian";
 import type { CoreHandle } from "./context";
 import type { SearchEngine } from "./core";
+import { Handover } from "./handover";
 import type { DatedNote, RelatedNote, SearchHit } from "./generated/protocol";
 import type { VaultAgentSettings } from "./settings";
 import { errorMessage } from "./views/turn";
@@ -47,6 +48,12 @@ export class SearchService {
   private readonly flushSoon: Debouncer<[], void>;
   private readonly saveSoon: Debouncer<[], void>;
   private flushing = false;
+  /**
+   * Set while the core restarts to give memory back (see {@link reset}): the new core's index,
+   * once loaded (null if it failed). Meanwhile the index stays "ready" to the user, and a
+   * search waits for the new core's copy instead of finding nothing.
+   */
+  private restart: Handover<SearchEngine> | null = null;
 
   /**
    * `files`: every file of the vault now, with its modification date (Obsidian's file list,
@@ -73,6 +80,7 @@ export class SearchService {
   start(): Promise<SearchEngine> {
     this.started ??= this.load().catch((error: unknown) => {
       this.started = null;
+      this.endRestart(null);
       this.set({ kind: "failed", message: errorMessage(error) });
       throw error;
     });
@@ -92,15 +100,17 @@ export class SearchService {
 
   /** Up to `limit` hits for `text`, or none while the index is not ready. */
   async search(text: string, limit = 30, language?: string): Promise<SearchHit[]> {
-    if (!this.engine || this.state.kind !== "ready" || !text.trim()) return [];
-    return await this.engine.search({ text, limit, snippets: true, language });
+    if (!text.trim()) return [];
+    const engine = await this.readyEngine();
+    return engine ? await engine.search({ text, limit, snippets: true, language }) : [];
   }
 
   /** Notes related to `path`, or none while the index is not ready. */
   async related(path: string, limit = 6): Promise<RelatedNote[]> {
-    if (!this.engine || this.state.kind !== "ready") return [];
+    const engine = await this.readyEngine();
+    if (!engine) return [];
     try {
-      return await this.engine.related(path, limit);
+      return await engine.related(path, limit);
     } catch (error) {
       console.error("Vault Agent: related notes failed", error);
       return [];
@@ -135,12 +145,31 @@ export class SearchService {
   /**
    * Forgets the engine, whose core is ending (a restart): the next {@link start} loads the
    * saved index in the new core. Changes arriving meanwhile wait for it. Call {@link stop} first.
+   * With `reload` (a {@link start} follows at once), a ready index stays "ready" to the user
+   * through the restart — the status bar does not flash "Indexing…" — and searches meanwhile
+   * answer from the new core once it has loaded the index, a moment later.
    */
-  reset(): void {
+  reset(reload = false): void {
     this.engine = null;
     this.started = null;
     this.builtNotes = 0;
-    this.set({ kind: "idle" });
+    this.endRestart(null);
+    if (reload && this.state.kind === "ready") {
+      this.restart = new Handover();
+    } else {
+      this.set({ kind: "idle" });
+    }
+  }
+
+  /** The engine when the index is ready; during a restart, the new core's once loaded. */
+  private async readyEngine(): Promise<SearchEngine | null> {
+    const engine = this.engine ?? (await this.restart?.next) ?? null;
+    return engine && this.state.kind === "ready" ? engine : null;
+  }
+
+  private endRestart(engine: SearchEngine | null): void {
+    this.restart?.done(engine);
+    this.restart = null;
   }
 
   /** One line for the status bar and the settings. */
@@ -164,18 +193,21 @@ export class SearchService {
   private async load(): Promise<SearchEngine> {
     const { vault } = await this.core();
     const engine = await vault.searchEngine();
-    this.set({ kind: "loading" });
+    // A restart's reload shows nothing unless it has to build (the saved index was lost).
+    const quiet = this.restart !== null;
+    if (!quiet) this.set({ kind: "loading" });
     const progress = (done: number, total: number) => this.set({ kind: "indexing", done, total });
     const outcome = await engine.loadOrBuild(progress);
     // A saved index misses what changed while the app was closed: the core compares the
     // vault's file list and dates with it and reads only the notes that differ.
-    const caughtUp = outcome.kind === "loaded" ? await engine.catchUp(this.files(), progress) : 0;
+    const caughtUp = outcome.kind === "loaded" ? await engine.catchUp(this.files(), quiet ? () => {} : progress) : 0;
     this.engine = engine;
     if (outcome.kind === "built") await engine.persist();
     else if (caughtUp > 0) this.saveSoon();
     const notes = await engine.noteCount();
     if (outcome.kind === "built") this.builtNotes = notes;
     this.set({ kind: "ready", notes });
+    this.endRestart(engine);
     // Changes made while the index was loading.
     if (this.pending.length) this.flushSoon();
     return engine;

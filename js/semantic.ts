@@ -1,6 +1,7 @@
 import { debounce, Notice, type Debouncer } from "obsidian";
 import type { CoreHandle } from "./context";
 import type { SearchEngine } from "./core";
+import { Handover } from "./handover";
 import { detach } from "./core/client";
 import type { EmbedderOptions, EmbedReport, HybridHit, Signals } from "./generated/protocol";
 import type { SearchService } from "./search";
@@ -77,6 +78,12 @@ export class SemanticService {
   /** Stopped by the user, or failed: changes do not start a run until asked again. */
   private held = false;
   private readonly listeners = new Set<() => void>();
+  /**
+   * Set while the core restarts to give memory back (see {@link reset}): the new core's engine
+   * once set up again (null if it cannot search by meaning). Meanwhile semantic search stays
+   * "ready" to the user, and a query waits for the new core instead of finding nothing.
+   */
+  private restart: Handover<SearchEngine> | null = null;
   private readonly embedSoon: Debouncer<[], void>;
   private readonly reconfigureSoon: Debouncer<[], void>;
 
@@ -122,6 +129,11 @@ export class SemanticService {
 
   /** Whether searching by meaning can answer now: an embedder is set and some notes are embedded. */
   canSearch(): boolean {
+    return this.restart !== null || this.answers();
+  }
+
+  /** Whether this core's engine can answer by meaning now. */
+  private answers(): boolean {
     return this.embedderSet && this.engine !== null && this.embeddedNotes > 0;
   }
 
@@ -137,8 +149,9 @@ export class SemanticService {
 
   /** Up to `limit` notes for `text` by `mode`, each saying which signal found it. */
   async query(text: string, mode: SearchMode, limit: number, language?: string): Promise<ModeHit[]> {
-    if (!this.engine || !text.trim()) return [];
-    return await this.engine.searchMode({ text, mode, limit, language });
+    if (!text.trim()) return [];
+    const engine = this.engine ?? (await this.restart?.next) ?? null;
+    return engine ? await engine.searchMode({ text, mode, limit, language }) : [];
   }
 
   /** Whether a local model's files are in the vault. */
@@ -225,14 +238,26 @@ export class SemanticService {
 
   /**
    * Lets the engine go, whose core is ending (a restart), after {@link save}. The next
-   * {@link start} sets up again in the new core.
+   * {@link start} sets up again in the new core. With `reload` (a {@link start} follows at
+   * once), semantic search that could answer stays so to the user through the restart, and a
+   * query meanwhile waits for the new core to have the vectors again.
    */
-  async reset(): Promise<void> {
+  async reset(reload = false): Promise<void> {
     await this.save();
+    const searchable = this.canSearch();
     this.engine = null;
     this.embedderSet = false;
     this.started = null;
     this.embeddedByJobs = 0;
+    this.endRestart(null);
+    if (reload && searchable) {
+      this.restart = new Handover();
+    }
+  }
+
+  private endRestart(engine: SearchEngine | null): void {
+    this.restart?.done(engine);
+    this.restart = null;
   }
 
   /** One line for the settings. */
@@ -280,6 +305,15 @@ export class SemanticService {
   }
 
   private async configure(): Promise<void> {
+    try {
+      await this.setUp();
+    } finally {
+      // A restart's reload is done: queries waiting for it go to the new core, if it can answer.
+      this.endRestart(this.answers() ? this.engine : null);
+    }
+  }
+
+  private async setUp(): Promise<void> {
     let engine: SearchEngine;
     try {
       engine = await this.search.start();
@@ -307,7 +341,8 @@ export class SemanticService {
         this.set({ kind: "no-model", model: embedder.kind });
         return;
       }
-      this.set({ kind: "loading" });
+      // A restart's reload keeps showing what was there: the same vectors, loaded again.
+      if (!this.restart) this.set({ kind: "loading" });
       const set = await engine.setEmbedder(embedder);
       if (set.workersFailed) console.warn(`Vault Agent: MiniLM runs in the core's own thread: ${set.workersFailed}`);
       await engine.loadEmbeddings();
@@ -322,7 +357,7 @@ export class SemanticService {
 
   /** Whether the model is being set up or loaded, or notes are being embedded. */
   busy(): boolean {
-    return this.job !== null || ["installing", "loading", "embedding"].includes(this.state.kind);
+    return this.job !== null || this.restart !== null || ["installing", "loading", "embedding"].includes(this.state.kind);
   }
 
   /** Runs the core's embedding job (again while changes keep arriving), in the background. */

@@ -326,16 +326,33 @@ test("once a large build is done and nothing runs, the core restarts by itself a
   await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();
   const outcome = await page.evaluate(async () => {
     const { plugin } = window.fakeObsidian;
+    // What the status bar says from now on, and a search asked while the core restarts.
+    const status = document.querySelector(".vault-agent-index-status");
+    const shown = new Set([status.textContent]);
+    new MutationObserver(() => shown.add(status.textContent)).observe(status, { subtree: true, childList: true, characterData: true });
     const first = await plugin.core();
     const built = plugin.search.builtNotes;
-    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
-    while (plugin.settling() || plugin.search.state.kind !== "ready" || (await plugin.core()) === first) await pause();
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    while (!plugin.settling() || (await plugin.core()) === first) await pause();
+    const during = plugin.search.search("pizza");
+    while (plugin.settling() || plugin.search.state.kind !== "ready") await pause();
     const hits = await plugin.search.search("pizza");
-    return { built, builtAfter: plugin.search.builtNotes, hits: hits.map((h) => h.path), settling: plugin.settling() };
+    return {
+      built,
+      builtAfter: plugin.search.builtNotes,
+      fresh: (await plugin.core()) !== first,
+      during: (await during).map((h) => h.path),
+      hits: hits.map((h) => h.path),
+      settling: plugin.settling(),
+      shown: [...shown],
+    };
   });
   assert.equal(outcome.built, 4, "the first core built the index");
+  assert.ok(outcome.fresh, "a new core");
   assert.equal(outcome.builtAfter, 0, "the new core loaded the saved index instead");
   assert.deepEqual(outcome.hits, ["Cooking/Pizza.md"]);
+  assert.deepEqual(outcome.during, ["Cooking/Pizza.md"], "a search during the restart waits for the new core");
+  assert.deepEqual(outcome.shown, ["Search index: 4 notes"], "the restart does not show in the status bar");
   assert.equal(outcome.settling, false, "once: a loaded index is no heavy work");
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -20,17 +20,17 @@ const turn = await load(
 // Obsidian's debounce (resettable, with cancel; its waits cut to 20 ms at most, so tests of
 // what happens "a while after" a change take no seconds) and notices, recorded.
 globalThis.__notices = [];
-const semantic = await load(
-  "js/semantic.ts",
-  `export class Component {}; export const MarkdownRenderer = {}; export const setIcon = () => {};
+const servicesStub = `export class Component {}; export const MarkdownRenderer = {}; export const setIcon = () => {};
    export class Notice { constructor(text) { globalThis.__notices.push(text); } }
+   export const moment = { locale: () => "en" };
    export function debounce(fn, ms) {
      let timer = null;
      const d = (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), Math.min(ms, 20)); return d; };
      d.cancel = () => { clearTimeout(timer); return d; };
      return d;
-   }`,
-);
+   }`;
+const semantic = await load("js/semantic.ts", servicesStub);
+const search = await load("js/search.ts", servicesStub);
 
 test("the manifest is what Obsidian needs", () => {
   assert.equal(manifest.id, "vault-agent");
@@ -400,6 +400,84 @@ test("a restart of the core stops the running embedding, then saves what the run
   await idle.start();
   await idle.reset();
   assert.deepEqual(off.log, []);
+});
+
+/** A full-text engine of the core named `name`, whose saved index loads in `loadMs`. */
+function indexEngine(name, loadMs = 0) {
+  return {
+    loadOrBuild: async () => {
+      await new Promise((resolve) => setTimeout(resolve, loadMs));
+      return { kind: "loaded" };
+    },
+    catchUp: async (_files, progress) => {
+      progress(1, 1);
+      return 0;
+    },
+    noteCount: async () => 4,
+    search: async () => [{ path: `${name}.md` }],
+    related: async () => [],
+    persist: async () => {},
+  };
+}
+
+test("a restart of the core keeps the index ready to the user: a search meanwhile answers from the new core", async () => {
+  let engine = indexEngine("old");
+  const service = new search.SearchService(async () => ({ vault: { searchEngine: async () => engine } }), () => []);
+  await service.start();
+  const shown = [];
+  service.onChange(() => shown.push(service.state.kind));
+  // As the plugin restarts its core: save, let the engine go, start again in the new core.
+  await service.stop();
+  service.reset(true);
+  assert.deepEqual(service.state, { kind: "ready", notes: 4 }, "the status bar keeps the index");
+  engine = indexEngine("new", 30);
+  const during = service.search("pizza");
+  await service.start();
+  assert.deepEqual((await during).map((h) => h.path), ["new.md"], "waited for the new core, not answered empty");
+  assert.deepEqual(shown, ["ready"], "no loading or catching-up shown in between");
+
+  // A reload that fails answers the waiting search with nothing, and says why.
+  service.reset(true);
+  engine = { ...indexEngine("broken"), loadOrBuild: async () => Promise.reject(new Error("the disk is gone")) };
+  const failed = service.search("pizza");
+  await service.start().catch(() => {});
+  assert.deepEqual(await failed, []);
+  assert.deepEqual(service.state, { kind: "failed", message: "the disk is gone" });
+
+  // With indexing off no start follows: the index shows as not loaded, and searches find nothing.
+  engine = indexEngine("again");
+  await service.start();
+  service.reset();
+  assert.equal(service.state.kind, "idle");
+  assert.deepEqual(await service.search("pizza"), []);
+});
+
+test("a restart of the core keeps semantic search answering: a query meanwhile waits for the new core's vectors", async () => {
+  let engine = memoryEngine({ notes: 3 });
+  const config = { embedder: { kind: "static" }, modelBaseUrl: "", background: true };
+  const service = new semantic.SemanticService(async () => ({ vault: { searchEngine: () => engine } }), { start: async () => engine }, () => config);
+  await service.start();
+  await until(() => service.state.kind === "ready" && service.state.notes === 3 && !service.running);
+  const shown = [];
+  service.onChange(() => shown.push(service.state.kind));
+  await service.reset(true);
+  assert.ok(service.canSearch(), "the search modal keeps its modes");
+  assert.ok(service.busy(), "a restart under way is work (the plugin waits for it to settle)");
+  // The new core loads the saved vectors.
+  engine = memoryEngine({ notes: 3 });
+  engine.embedded = 3;
+  engine.searchMode = async () => [{ path: "new.md" }];
+  const during = service.query("pizza", "hybrid", 10);
+  await service.start();
+  assert.deepEqual((await during).map((h) => h.path), ["new.md"]);
+  assert.ok(!shown.includes("loading"), `shown: ${shown.join(", ")}`);
+  await until(() => !service.busy());
+  assert.ok(service.canSearch());
+
+  // Without a reload (indexing off), searching by meaning stops with the core.
+  await service.reset();
+  assert.ok(!service.canSearch());
+  assert.deepEqual(await service.query("pizza", "hybrid", 10), []);
 });
 
 test("saving before the app quits stops the running embedding, saves, and the next change embeds again", async () => {
