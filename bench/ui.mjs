@@ -19,7 +19,9 @@
 //     before each reading, which waits for the plugin to settle (after a large build it restarts
 //     its core once idle, giving the build's memory back). Also read then: the core's wasm memory, and the files the plugin
 //     saved under .obsidian-agent/ (its index), which the fake host keeps in the page's memory
-//     where Obsidian writes them to disk — the plugin's share without them is reported too.
+//     where Obsidian writes them to disk — the plugin's share without them is reported too. Each
+//     memory reading is taken again after the page has been idle 20 s (…Idle…), once V8 has
+//     given back the heap pages its work left unused, the host page's alike.
 // Prints a table and writes target/bench/ui.json.
 //   node bench/ui.mjs [--main main.js] [--main /tmp/before/main.js] [--runs 3] [--query "links"]
 //                     [--corpus real|gen50k] [--semantic]
@@ -119,7 +121,21 @@ async function collectGarbage(page) {
   await page.waitForTimeout(300);
 }
 
-/** The host page alone (`?noplugin`): its renderers' PSS over a blank page's, in MB. */
+/**
+ * V8 gives a heap's unused pages back only once the page has been idle a while (its memory
+ * reducer, ~8 s after allocation slows down): memory is read at once and again after this long
+ * idle, which is what a machine holds for the plugin between a user's actions.
+ */
+const IDLE_MS = 20_000;
+
+/** Collects garbage, waits {@link IDLE_MS}, collects again: the renderers' PSS then, in MB. */
+async function idlePssMb(page) {
+  await page.waitForTimeout(IDLE_MS);
+  await collectGarbage(page);
+  return rendererPssMb();
+}
+
+/** The host page alone (`?noplugin`): its renderers' PSS over a blank page's, in MB, at once and idle. */
 async function hostOnlyPssMb(browser, origin) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await page.goto("about:blank");
@@ -128,15 +144,16 @@ async function hostOnlyPssMb(browser, origin) {
   await page.waitForFunction(() => window.fakeObsidian?.booted === true, null, { timeout: 600_000, polling: 100 });
   await collectGarbage(page);
   const loaded = await rendererPssMb();
+  const idle = await idlePssMb(page);
   await page.close();
-  return loaded - blank;
+  return { now: loaded - blank, idle: idle - blank };
 }
 
 let traced = 0;
 const traceCategories = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "v8.execute", "disabled-by-default-v8.gc", "blink.user_timing", "toplevel", "disabled-by-default-v8.cpu_profiler"];
 
 async function once(browser, origin) {
-  const hostPssMb = await hostOnlyPssMb(browser, origin);
+  const { now: hostPssMb, idle: hostIdlePssMb } = await hostOnlyPssMb(browser, origin);
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await page.goto("about:blank");
   const blankPssMb = await rendererPssMb();
@@ -171,7 +188,9 @@ async function once(browser, origin) {
   await collectGarbage(page);
   const indexedPssMb = await rendererPssMb();
   const held = await heldBy(page);
+  const indexedIdlePssMb = await idlePssMb(page);
   let embeddedPssMb = NaN;
+  let embeddedIdlePssMb = NaN;
   let embedMs = NaN;
   let embeddedHeld = { agentFilesMb: NaN, wasmMb: NaN };
   if (semantic) {
@@ -191,6 +210,7 @@ async function once(browser, origin) {
     await collectGarbage(page);
     embeddedPssMb = await rendererPssMb();
     embeddedHeld = await heldBy(page);
+    embeddedIdlePssMb = await idlePssMb(page);
   }
   // Saved before the reload: the plugin saves a built index at once.
   const firstSearchMs = await page.evaluate(async (q) => {
@@ -225,7 +245,9 @@ async function once(browser, origin) {
   await page.close();
   const growthPssMb = indexedPssMb - blankPssMb;
   const pluginPssMb = growthPssMb - hostPssMb;
-  return { ...build, firstSearchMs, keyP50Ms: keys.p50, keyP90Ms: keys.p90, keyDomP50Ms: keys.domP50, searchCallP50Ms: keys.callP50, keysPainted: keys.painted, keysOvertaken: keys.overtaken, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb, ...held, pluginLessFilesMb: pluginPssMb - held.agentFilesMb, embedMs, embeddedPluginPssMb: embeddedPssMb - blankPssMb - hostPssMb, embeddedWasmMb: embeddedHeld.wasmMb, embeddedLessFilesMb: embeddedPssMb - blankPssMb - hostPssMb - embeddedHeld.agentFilesMb, editedWasmMb };
+  const pluginIdlePssMb = indexedIdlePssMb - blankPssMb - hostIdlePssMb;
+  const embeddedIdlePluginPssMb = embeddedIdlePssMb - blankPssMb - hostIdlePssMb;
+  return { ...build, firstSearchMs, keyP50Ms: keys.p50, keyP90Ms: keys.p90, keyDomP50Ms: keys.domP50, searchCallP50Ms: keys.callP50, keysPainted: keys.painted, keysOvertaken: keys.overtaken, blankPssMb, indexedPssMb, growthPssMb, hostPssMb, pluginPssMb, ...held, pluginLessFilesMb: pluginPssMb - held.agentFilesMb, embedMs, embeddedPluginPssMb: embeddedPssMb - blankPssMb - hostPssMb, embeddedWasmMb: embeddedHeld.wasmMb, embeddedLessFilesMb: embeddedPssMb - blankPssMb - hostPssMb - embeddedHeld.agentFilesMb, editedWasmMb, hostIdlePssMb, pluginIdlePssMb, pluginIdleLessFilesMb: pluginIdlePssMb - held.agentFilesMb, embeddedIdlePluginPssMb, embeddedIdleLessFilesMb: embeddedIdlePluginPssMb - embeddedHeld.agentFilesMb };
 }
 
 /**
@@ -303,7 +325,7 @@ try {
   await browser.close();
 }
 
-const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "keyP50Ms", "keyP90Ms", "keyDomP50Ms", "searchCallP50Ms", "keysPainted", "keysOvertaken", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb", "agentFilesMb", "wasmMb", "pluginLessFilesMb", ...(semantic ? ["embedMs", "embeddedPluginPssMb", "embeddedWasmMb", "embeddedLessFilesMb", "editedWasmMb"] : [])];
+const keys = ["buildMs", "longestTaskMs", "longTasksMs", "timerLateMs", "loadLongestTaskMs", "loadLongTasksMs", "onloadMs", "firstSearchMs", "keyP50Ms", "keyP90Ms", "keyDomP50Ms", "searchCallP50Ms", "keysPainted", "keysOvertaken", "blankPssMb", "indexedPssMb", "growthPssMb", "hostPssMb", "pluginPssMb", "agentFilesMb", "wasmMb", "pluginLessFilesMb", "hostIdlePssMb", "pluginIdlePssMb", "pluginIdleLessFilesMb", ...(semantic ? ["embedMs", "embeddedPluginPssMb", "embeddedWasmMb", "embeddedLessFilesMb", "editedWasmMb", "embeddedIdlePluginPssMb", "embeddedIdleLessFilesMb"] : [])];
 console.log(`\nmedian of ${runs} runs, ms (…PssMb: MB) (vault: ${vault})`);
 console.log(["build", ...keys].join("\t"));
 for (const [mainJs, r] of Object.entries(results)) console.log([mainJs, ...keys.map((k) => r.median[k].toFixed(0))].join("\t"));
