@@ -224,12 +224,17 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     await this.semantic.reset(reload);
     this.search.reset(reload);
     this.started = null;
-    (await started.catch(() => null))?.core.close();
-    // Chats re-create themselves in the new core from their history.
-    for (const view of this.chatViews()) view.refresh();
-    if (this.settings.indexing.enabled) {
-      await this.search.start();
-      void this.semantic.start();
+    try {
+      (await started.catch(() => null))?.core.close();
+      // Chats re-create themselves in the new core from their history.
+      for (const view of this.chatViews()) view.refresh();
+    } finally {
+      // Searches asked since the resets wait for these, whatever happened above. Semantic
+      // search sets up once the index is loaded (or says why not if it failed).
+      if (reload) {
+        void this.semantic.start();
+        await this.search.start();
+      }
     }
     return true;
   }
