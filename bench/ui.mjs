@@ -128,7 +128,7 @@ async function collectGarbage(page) {
  */
 const IDLE_MS = 20_000;
 
-/** Collects garbage, waits {@link IDLE_MS}, collects again: the renderers' PSS then, in MB. */
+/** Waits {@link IDLE_MS}, then collects garbage: the renderers' PSS then, in MB. */
 async function idlePssMb(page) {
   await page.waitForTimeout(IDLE_MS);
   await collectGarbage(page);
