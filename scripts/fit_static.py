@@ -6,7 +6,8 @@ passages; this script does it for hundreds of thousands, where MiniLM's pass ove
 needs a GPU. It writes model files in the plugin's own format (`.vam`, see
 `src/embed/static_model.rs`), so each one can be benchmarked as it is:
 
-    vault-agent model passages --corpus DIR... --sentences --out passages.jsonl
+    scripts/fit_corpus.sh MIRRORS corpus      # the 32 repositories BENCHMARKS.md names
+    vault-agent model passages --corpus corpus/*/ --sentences --out passages.jsonl
     python3 scripts/fit_static.py pack --minilm DIR --out minilm-packed.safetensors
     python3 scripts/fit_static.py fit --minilm DIR --packed minilm-packed.safetensors \
         --passages passages.jsonl.xz --out-dir OUT --run name=mix,loss=mixed,epochs=3
@@ -21,7 +22,12 @@ What it does, as `src/embed/distill.rs` and `src/embed/fit.rs` do:
 4. The rows are fitted so each passage's summed rows point at its target: with the cosine loss
    (as `fit.rs`), or contrastively (InfoNCE over the batch, as tokenlearn does), which teaches
    the rows to tell passages apart, not only to point near them; or both at once (mixed).
-5. `reweight`: SIF weights from the corpus's token counts on top (tokenlearn's last step).
+5. `reweight` (or `fit --sif`): SIF weights from the corpus's token counts on top (tokenlearn's
+   last step).
+
+With `--words` (an extended tokenizer from `scripts/fit_words.py`), runs with `vocab=words` fit
+a vocabulary with the corpus's commonest whole words added, each word's first row MiniLM's
+vector of its pieces.
 
 `pack` keeps MiniLM small enough to carry to a machine that cannot download it: the token
 embeddings as int8 with a scale per row, the rest as float16 (targets stay within 1e-4 of the
@@ -240,7 +246,8 @@ def fit(args):
     if args.limit:
         texts = texts[: args.limit]
     log(f"{len(texts)} passages")
-    seqs = [e.ids for e in tokenizer.encode_batch(texts)]
+    encodings = tokenizer.encode_batch(texts)
+    seqs = [e.ids for e in encodings]
     if args.check_original:
         exact = MiniLm(load_weights(os.path.join(args.minilm, "model.safetensors")), config, device)
         a, b = exact.embed(seqs[:512]), model.embed(seqs[:512])
@@ -254,33 +261,59 @@ def fit(args):
     t0 = time.time()
     targets = model.embed(seqs, batch_tokens=args.batch_tokens)
     log(f"targets: {targets.shape} in {time.time() - t0:.1f} s")
-    seqs = [s[1:-1] for s in seqs]
-    keep = [i for i, s in enumerate(seqs) if s]
-    seqs = [seqs[i] for i in keep]
+    # What the static model reads of each passage: MiniLM's pieces (without [CLS] and [SEP]), and
+    # with --words the same text (up to where MiniLM's 128 tokens end) in the extended vocabulary.
+    pieces = {"pieces": [s[1:-1] for s in seqs]}
+    vocabs = {"pieces": vocab}
+    if args.words:
+        spec = json.load(open(args.words, encoding="utf-8"))
+        words_vocab = sorted(spec["model"]["vocab"], key=spec["model"]["vocab"].get)
+        if words_vocab[: len(vocab)] != vocab:
+            raise SystemExit(f"{args.words} does not extend MiniLM's vocabulary")
+        words_tokenizer = Tokenizer.from_str(json.dumps(spec))
+        words_tokenizer.no_truncation()
+        words_tokenizer.no_padding()
+        cut = [t[: e.offsets[-2][1]] if len(e.ids) > 2 else "" for t, e in zip(texts, encodings)]
+        pieces["words"] = [e.ids for e in words_tokenizer.encode_batch(cut, add_special_tokens=False)]
+        vocabs["words"] = words_vocab
+        log(f"words: {len(words_vocab) - len(vocab)} added")
+    keep = [i for i in range(len(seqs)) if all(p[i] for p in pieces.values())]
+    pieces = {k: [p[i] for i in keep] for k, p in pieces.items()}
+    seqs = pieces["pieces"]
     targets = targets[torch.tensor(keep, device=device)]
 
     t0 = time.time()
     cls, sep = vocab.index("[CLS]"), vocab.index("[SEP]")
-    raw = model.embed([[cls, t, sep] for t in range(len(vocab))], normalize=False)
-    log(f"vocabulary: {raw.shape} in {time.time() - t0:.1f} s")
+    # A token's distilled row is MiniLM's vector of it alone; an added word's, of its pieces.
+    longest = vocabs.get("words", vocab)
+    alone = [[cls, t, sep] for t in range(len(vocab))]
+    alone += [tokenizer.encode(w).ids for w in longest[len(vocab) :]]
+    raw_all = model.embed(alone, normalize=False)
+    raw = raw_all[: len(vocab)]
+    log(f"vocabulary: {raw_all.shape} in {time.time() - t0:.1f} s")
 
     dims = args.dimensions
     components, target_mean = pca(targets, dims)
     raw_mean = raw.double().mean(0).float()
-    n = len(vocab)
-    harmonic = sum(1.0 / r for r in range(1, n + 1))
-    p = 1.0 / (torch.arange(1, n + 1, dtype=torch.float64) * harmonic)
-    sif = (SIF / (SIF + p)).float().to(device)
-    init = ((raw - raw_mean) @ components) * sif.unsqueeze(1)
+
+    def zipf_sif(n):
+        harmonic = sum(1.0 / r for r in range(1, n + 1))
+        p = 1.0 / (torch.arange(1, n + 1, dtype=torch.float64) * harmonic)
+        return (SIF / (SIF + p)).float().to(device)
+
+    inits = {k: ((raw_all[: len(v)] - raw_mean) @ components) * zipf_sif(len(v)).unsqueeze(1) for k, v in vocabs.items()}
+    init = inits["pieces"]
     projected = F.normalize((targets - target_mean) @ components, dim=1)
 
     # Held out in blocks of 100 passages, so a paragraph's own sentences are mostly on its side.
     blocks = torch.arange(len(seqs)) // (100 if len(seqs) >= 100 * HOLDOUT * 10 else 1)
     held = torch.nonzero(blocks % HOLDOUT == HOLDOUT - 1).squeeze(1).to(device)
     train = torch.nonzero(blocks % HOLDOUT != HOLDOUT - 1).squeeze(1).to(device)
-    data = Pieces(seqs, device)
-    counts = torch.bincount(data.flat, minlength=n)
-    log(f"train {len(train)}, held out {len(held)}; tokens seen {(counts > 0).sum().item()} of {n}")
+    datas = {k: Pieces(p, device) for k, p in pieces.items()}
+    data = datas["pieces"]
+    for k, d in datas.items():
+        counts = torch.bincount(d.flat, minlength=len(vocabs[k]))
+        log(f"{k}: train {len(train)}, held out {len(held)}; tokens seen {(counts > 0).sum().item()} of {len(vocabs[k])}")
     before = evaluate(init, data, held, projected)
     log(f"distilled rows: held-out cosine {before[0]:.4f}, top-1 {before[1]:.4f}")
     summary = [{"name": "distilled", "held_cos": before[0], "held_top1": before[1], "passages": len(seqs)}]
@@ -293,10 +326,24 @@ def fit(args):
             "distilled from all-MiniLM-L6-v2 into the principal components of its vectors of the corpus, int8",
         )
 
+    sifs = {}
+    if args.sif:
+        t0 = time.time()
+        sifs["pieces"] = corpus_sif(Tokenizer.from_file(os.path.join(args.minilm, "tokenizer.json")), texts, args.sif)
+        if args.words:
+            sifs["words"] = corpus_sif(Tokenizer.from_file(args.words), texts, args.sif)
+        log(f"corpus SIF weights in {time.time() - t0:.1f} s")
+    args.sifs = sifs
+
     for spec in args.run:
         cfg = dict(kv.split("=") for kv in spec.split(","))
         try:
-            summary.extend(fit_run(cfg, init, projected, data, train, held, vocab, len(seqs), args))
+            v = cfg.get("vocab", "pieces")
+            summary.extend(fit_run(cfg, inits[v], projected, datas[v], train, held, vocabs[v], len(seqs), args))
+            if v in sifs:
+                header, vocab_read, rows = read_vam(os.path.join(args.out_dir, f"{cfg['name']}.vam"))
+                write_sif(os.path.join(args.out_dir, f"{cfg['name']}-sif.vam"), header, vocab_read, rows, sifs[v], args.sif)
+                os.remove(os.path.join(args.out_dir, f"{cfg['name']}.vam"))
         except Exception as e:  # one run failing leaves the others' files
             log(f"{cfg.get('name')}: failed: {e!r}")
         json.dump(summary, open(os.path.join(args.out_dir, "summary.json"), "w"), indent=1)
@@ -322,6 +369,7 @@ def fit_run(cfg, init, projected, data, train, held, vocab, passages, args):
         f"({loss} loss, pass {kept} of {epochs}, batch {batch}, step {lr} of the rows' rms"
         + (f", tau {tau}" if loss != "cosine" else "")
         + (f", cosine weight {cos_weight}" if loss == "mixed" else "")
+        + (f", {n - 30522} whole words added to its pieces" if n > 30522 else "")
         + "), int8"
     )
     summary, best = [], (-1.0, None, 0)
@@ -379,19 +427,33 @@ def read_vam(path):
 def reweight(args):
     """SIF weights from the corpus's own token counts, on top of a fitted model (as tokenlearn
     weights its rows after training): a / (a + p(token)), so the commonest pieces count less."""
-    header, vocab, rows = read_vam(args.model)
-    tokenizer = Tokenizer.from_file(os.path.join(args.minilm, "tokenizer.json"))
+    if len(args.model) != len(args.out):
+        raise SystemExit("give one --out for each --model")
+    tokenizer = Tokenizer.from_file(args.tokenizer or os.path.join(args.minilm, "tokenizer.json"))
+    weights = corpus_sif(tokenizer, read_passages(args.passages), args.sif)
+    for model, out in zip(args.model, args.out):
+        header, vocab, rows = read_vam(model)
+        if len(vocab) != len(weights):
+            raise SystemExit(f"{model} has {len(vocab)} tokens, the tokenizer {len(weights)}: give its --tokenizer")
+        write_sif(out, header, vocab, rows, weights, args.sif, args.id)
+
+
+def corpus_sif(tokenizer, texts, a):
+    """Each token's SIF weight a / (a + p(token)), p from its count in the whole passages."""
     tokenizer.no_truncation()
-    texts = read_passages(args.passages)
-    counts = torch.zeros(len(vocab), dtype=torch.float64)
+    size = tokenizer.get_vocab_size()
+    counts = torch.zeros(size, dtype=torch.float64)
     for start in range(0, len(texts), 50_000):
-        for e in tokenizer.encode_batch(texts[start : start + 50_000], add_special_tokens=False):
-            counts += torch.bincount(torch.tensor(e.ids, dtype=torch.long), minlength=len(vocab)).double()
-    p = (counts + 1) / (counts.sum() + len(vocab))
-    weights = (args.sif / (args.sif + p)).float()
-    source = header["source"].removesuffix(", int8") + f", then SIF weights (a = {args.sif}) from the corpus's token counts, int8"
-    write_vam(args.out, rows * weights.unsqueeze(1), vocab, args.id or header["id"], source)
-    log(f"wrote {args.out}: {(weights < 0.5).sum().item()} tokens weighted below one half")
+        ids = [i for e in tokenizer.encode_batch(texts[start : start + 50_000], add_special_tokens=False) for i in e.ids]
+        counts += torch.bincount(torch.tensor(ids, dtype=torch.long), minlength=size).double()
+    p = (counts + 1) / (counts.sum() + size)
+    return (a / (a + p)).float()
+
+
+def write_sif(out, header, vocab, rows, weights, a, model_id=None):
+    source = header["source"].removesuffix(", int8") + f", then SIF weights (a = {a}) from the corpus's token counts, int8"
+    write_vam(out, rows.cpu() * weights.unsqueeze(1), vocab, model_id or header["id"], source)
+    log(f"wrote {out}: {(weights < 0.5).sum().item()} tokens weighted below one half")
 
 
 def main():
@@ -411,14 +473,17 @@ def main():
     f.add_argument("--check-original", action="store_true")
     f.add_argument("--write-distilled", action="store_true", help="also write the rows before fitting")
     f.add_argument("--reference", help="tests/fixtures/embed/minilm_reference.json")
-    f.add_argument("--run", action="append", default=[], help="name=X,loss=cosine|contrastive|mixed,epochs=N,batch=N,lr=R,tau=T,cos_weight=W,also=1")
+    f.add_argument("--sif", type=float, default=0, help="write each run reweighted (as reweight --sif) instead")
+    f.add_argument("--words", help="an extended tokenizer.json (scripts/fit_words.py), for runs with vocab=words")
+    f.add_argument("--run", action="append", default=[], help="name=X,loss=cosine|contrastive|mixed,epochs=N,batch=N,lr=R,tau=T,cos_weight=W,also=1,vocab=pieces|words")
     r = sub.add_parser("reweight")
-    r.add_argument("--model", required=True, help="a .vam that fit wrote")
+    r.add_argument("--model", action="append", required=True, help="a .vam that fit wrote (repeat for more)")
+    r.add_argument("--tokenizer", help="the tokenizer.json it was fitted with (default: MiniLM's)")
     r.add_argument("--minilm", required=True, help="tokenizer.json")
     r.add_argument("--passages", nargs="+", required=True, help="the corpus it was fitted on")
     r.add_argument("--sif", type=float, default=1e-3)
     r.add_argument("--id", help="the id of the result (default: the model's)")
-    r.add_argument("--out", required=True)
+    r.add_argument("--out", action="append", required=True, help="one for each --model")
     args = parser.parse_args()
     {"pack": pack, "fit": fit, "reweight": reweight}[args.command](args)
 
