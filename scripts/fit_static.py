@@ -333,7 +333,6 @@ def fit(args):
         if args.words:
             sifs["words"] = corpus_sif(Tokenizer.from_file(args.words), texts, args.sif)
         log(f"corpus SIF weights in {time.time() - t0:.1f} s")
-    args.sifs = sifs
 
     for spec in args.run:
         cfg = dict(kv.split("=") for kv in spec.split(","))
@@ -341,6 +340,7 @@ def fit(args):
             v = cfg.get("vocab", "pieces")
             summary.extend(fit_run(cfg, inits[v], projected, datas[v], train, held, vocabs[v], len(seqs), args))
             if v in sifs:
+                # Reweighted from the written int8 rows, as `reweight` reads them: the same bytes.
                 header, vocab_read, rows = read_vam(os.path.join(args.out_dir, f"{cfg['name']}.vam"))
                 write_sif(os.path.join(args.out_dir, f"{cfg['name']}-sif.vam"), header, vocab_read, rows, sifs[v], args.sif)
                 os.remove(os.path.join(args.out_dir, f"{cfg['name']}.vam"))
