@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { chromium } from "playwright-core";
+import { demoScript } from "../servers/routes/host_page.mjs";
 
 const ARTIFACTS = "artifacts";
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -355,6 +356,24 @@ test("once a large build is done and nothing runs, the core restarts by itself a
   assert.deepEqual(outcome.shown, ["Search index: 4 notes"], "the restart does not show in the status bar");
   assert.equal(outcome.settling, false, "once: a loaded index is no heavy work");
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the demo's canned conversation runs to its end: a read, a note approved, the answer, no warning", async () => {
+  const id = `e2e-demo-${Date.now()}`;
+  await script(id, demoScript().responses);
+  const files = { ...NOTES, "en/Linking notes and files/Internal links.md": "# Internal links\n\nLink notes with [[Note name]].\n" };
+  // As `scripts/demo.sh` runs it: memory extraction on (the default), so the task ends with the memory call.
+  const page = await openHost({ mock: id, files, data: { agent: { memoryExtraction: true } } });
+  await send(page, "Sum up what the vault says about internal links in a new note");
+  await page.locator(".modal.vault-agent-approval").locator('button[data-decision="approve"]').click();
+  await page.locator(".vault-agent-text", { hasText: "sums up internal links" }).waitFor();
+  await page.locator(".vault-agent-undo").waitFor();
+  await until(page, async () => (await window.fakeObsidian.read("Demo/Links summary.md")).startsWith("# Links summary"));
+  await until(page, () => !document.querySelector(".vault-agent-send")?.innerText.includes("Stop"));
+  const calls = await requests(id);
+  assert.equal(calls.length, demoScript().responses.length, "every scripted answer was asked for, and no more");
+  assert.equal(await page.locator(".vault-agent-warning").count(), 0, await page.locator(".vault-agent-warning").allInnerTexts().then(String));
   await page.close();
 });
 

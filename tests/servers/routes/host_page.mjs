@@ -38,8 +38,11 @@ async function readBody(req) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** A canned conversation for the demo without a model (VAULT_AGENT_PROVIDER=mock). */
-function demoScript() {
+/**
+ * A canned conversation for the demo without a model (VAULT_AGENT_PROVIDER=mock): every call one
+ * task makes, the memory call after it included (the e2e test runs it to the end).
+ */
+export function demoScript() {
   return {
     responses: [
       {
@@ -56,6 +59,8 @@ function demoScript() {
         delayMs: 15,
       },
       { text: "Done: [[Links summary]] sums up internal links. You can undo it with one click.", delayMs: 15 },
+      // The memory call after a completed task (settings: memory extraction, on by default).
+      { text: "NONE", delayMs: 15 },
     ],
   };
 }
