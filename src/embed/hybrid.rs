@@ -403,8 +403,8 @@ pub fn hybrid_rank(
         }
         // Full text prefers the query's language itself (`SearchQuery::language`); so do the vectors.
         let preference = LanguagePreference::new(&query.text, query.language.as_deref());
-        let notes: Vec<(&str, &str)> = dense.iter().map(|(p, _)| (p.as_str(), file_stem(p))).collect();
-        if let Some(factors) = preference.factors(&notes) {
+        let paths: Vec<&str> = dense.iter().map(|(p, _)| p.as_str()).collect();
+        if let Some(factors) = preference.factors(&paths, file_stem) {
             apply_factors(&mut dense, &factors, |d| &mut d.1);
         }
     }

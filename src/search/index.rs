@@ -114,9 +114,9 @@ pub struct SearchHit {
     pub heading: Option<String>,
 }
 
-/// Hits ranked before notes in other languages are pushed down, at least (see
-/// [`SearchQuery::language`]): enough for the English note to overtake twenty translations.
-const LANGUAGE_WINDOW: usize = 50;
+/// Hits ranked before notes in other languages are pushed down, at first (see
+/// [`SearchQuery::language`] and [`SearchIndex::search`], which widens it when it must).
+const LANGUAGE_WINDOW: usize = 200;
 
 /// The vault's full-text index. See the module docs for its layout.
 pub struct SearchIndex {
@@ -539,30 +539,35 @@ impl SearchIndex {
     pub fn search(&self, request: &SearchQuery) -> Result<Vec<SearchHit>> {
         let expr = query::parse(&request.text);
         let preference = LanguagePreference::new(&request.text, request.language.as_deref());
-        // Notes in other languages fall behind after ranking: rank enough to fill the page.
+        // Notes in other languages fall behind after ranking: rank a window of candidates,
+        // push the other languages' down, and widen the window until no note ranked below it
+        // could reach the page (a note outside it scores at most the window's last score, and
+        // a factor never raises a score). A page that one language's notes fill is exact with
+        // the first window; a page where twenty translations of each note outscored the user's
+        // own notes needs a wider one.
         let page_end = request.offset + request.limit.max(1);
-        let window = if preference.is_some() { page_end.max(LANGUAGE_WINDOW) } else { page_end };
-        let (mut ranked, query) = if expr.is_question() {
-            self.run(request, &expr, Matching::Question, window)?
-        } else {
-            let hits = self.run(request, &expr, Matching::All, window)?;
-            if hits.0.is_empty() && expr.is_multi_and() {
+        let mut window = if preference.is_some() { page_end.max(LANGUAGE_WINDOW) } else { page_end };
+        let mut query = self.query(request, &expr, if expr.is_question() { Matching::Question } else { Matching::All });
+        let ranked = loop {
+            let mut ranked = self.rank(query.as_ref(), window)?;
+            if ranked.is_empty() && !expr.is_question() && expr.is_multi_and() {
                 // Nothing has every word: rank the notes that have some of them.
-                self.run(request, &expr, Matching::Any, window)?
-            } else {
-                hits
+                query = self.query(request, &expr, Matching::Any);
+                ranked = self.rank(query.as_ref(), window)?;
             }
-        };
-        let notes: Vec<(&str, &str)> = ranked
-            .iter()
-            .map(|&(_, i, addr)| {
-                let path = self.shard(i).path(addr).unwrap_or_default();
-                (path, self.catalog.get(path).map_or("", |e| e.title.as_str()))
-            })
-            .collect();
-        if let Some(factors) = preference.factors(&notes) {
+            let every_match = ranked.len() < window;
+            let floor = ranked.last().map_or(0.0, |hit| hit.0);
+            let paths: Vec<&str> =
+                ranked.iter().map(|&(_, i, addr)| self.shard(i).path(addr).unwrap_or_default()).collect();
+            let title = |path: &str| self.catalog.get(path).map_or("", |e| e.title.as_str());
+            let Some(factors) = preference.factors(&paths, title) else { break ranked };
             apply_factors(&mut ranked, &factors, |hit| &mut hit.0);
-        }
+            let settled = ranked.get(page_end - 1).is_some_and(|hit| hit.0 >= floor);
+            if every_match || settled {
+                break ranked;
+            }
+            window *= 4;
+        };
         let ranked: Vec<_> = ranked.into_iter().skip(request.offset).take(request.limit).collect();
         if !request.snippets || ranked.is_empty() {
             return Ok(ranked
@@ -646,14 +651,8 @@ impl SearchIndex {
         self.shards().map(|s| &s.searcher).collect()
     }
 
-    #[allow(clippy::type_complexity)]
-    fn run(
-        &self,
-        request: &SearchQuery,
-        expr: &Expr,
-        matching: Matching,
-        wanted: usize,
-    ) -> Result<(Vec<(Score, usize, DocAddress)>, Box<dyn Query>)> {
+    /// The query for `expr` with `request`'s filters.
+    fn query(&self, request: &SearchQuery, expr: &Expr, matching: Matching) -> Box<dyn Query> {
         let mut builder = QueryBuilder {
             fields: &self.fields,
             analyzer: vault_analyzer(),
@@ -678,23 +677,29 @@ impl SearchIndex {
         for f in &filters {
             clauses.push((Occur::Must, builder.build(f)));
         }
-        let query: Box<dyn Query> =
-            if clauses.len() == 1 { clauses.remove(0).1 } else { Box::new(BooleanQuery::new(clauses)) };
+        if clauses.len() == 1 {
+            clauses.remove(0).1
+        } else {
+            Box::new(BooleanQuery::new(clauses))
+        }
+    }
+
+    /// The `wanted` live notes that score best for `query` over every shard, best first (ties
+    /// by path).
+    fn rank(&self, query: &dyn Query, wanted: usize) -> Result<Vec<(Score, usize, DocAddress)>> {
         let stats = CombinedStats(self.searchers());
         let mut ranked = Vec::new();
         for (i, shard) in self.shards().enumerate() {
             let collector = TopDocs::with_limit(wanted + shard.dead.len()).order_by_score();
-            let top = shard
-                .searcher
-                .search_with_statistics_provider(query.as_ref(), &collector, &stats)
-                .map_err(search_error)?;
+            let top =
+                shard.searcher.search_with_statistics_provider(query, &collector, &stats).map_err(search_error)?;
             ranked.extend(top.into_iter().filter(|(_, addr)| !shard.dead.contains(addr)).map(|(s, addr)| (s, i, addr)));
         }
         crate::sort::sort_by(&mut ranked, |a, b| {
             b.0.total_cmp(&a.0).then_with(|| self.shard(a.1).path(a.2).cmp(&self.shard(b.1).path(b.2)))
         });
         ranked.truncate(wanted);
-        Ok((ranked, query))
+        Ok(ranked)
     }
 
     /// Paths of the live notes matching `query`, sorted.

@@ -118,8 +118,7 @@ fn primary(code: &str) -> &str {
 /// → `pt-br`).
 pub fn folder_language(path: &str) -> Option<&'static str> {
     let (first, _) = path.split_once('/')?;
-    let first = first.to_ascii_lowercase();
-    LANGUAGE_FOLDERS.iter().find(|c| **c == first).copied()
+    LANGUAGE_FOLDERS.iter().find(|c| c.eq_ignore_ascii_case(first)).copied()
 }
 
 /// What a search prefers: the language its words are in, else the user's.
@@ -159,38 +158,42 @@ impl LanguagePreference {
     }
 
     /// Whether a note in `note_language` (a code) or written in `note_script` is in the
-    /// preferred language: `Some(true)` or `Some(false)`, or `None` when unknown.
-    fn matches(&self, note_language: Option<&str>, note_script: Option<Script>) -> Option<bool> {
+    /// preferred language: `Some(true)` or `Some(false)`, or `None` when unknown. The script is
+    /// asked for only when the language does not say.
+    fn matches(&self, note_language: Option<&str>, note_script: impl FnOnce() -> Option<Script>) -> Option<bool> {
         if let Some(script) = self.script {
-            let theirs = note_language.map(script_of_language).or(note_script)?;
+            let theirs = note_language.map(script_of_language).or_else(note_script)?;
             return Some(theirs == script);
         }
         let wanted = self.language.as_deref()?;
-        match (note_language, note_script) {
-            (Some(code), _) => Some(code == wanted || primary(code) == primary(wanted)),
+        match note_language {
+            Some(code) => Some(code == wanted || primary(code) == primary(wanted)),
             // A title in another script than the wanted language's is in another language.
-            (None, Some(s)) if s != Script::Latin => Some(s == script_of_language(wanted)),
-            _ => None,
+            None => match note_script() {
+                Some(s) if s != Script::Latin => Some(s == script_of_language(wanted)),
+                _ => None,
+            },
         }
     }
 
     /// What each note's score is multiplied by: [`OTHER_LANGUAGE_FACTOR`] for a note in another
-    /// language, 1 otherwise; `None` when nothing changes. `notes` are the candidates' (path,
-    /// title), best first. Folders name languages only when the candidates span two language
-    /// folders or more, so a lone `ml/` folder in a vault is just a folder.
-    pub fn factors(&self, notes: &[(&str, &str)]) -> Option<Vec<f32>> {
-        if !self.is_some() || notes.len() < 2 {
+    /// language, 1 otherwise; `None` when nothing changes. `paths` are the candidates', best
+    /// first; `title` gives a candidate's title, read only when its folder does not say its
+    /// language. Folders name languages only when the candidates span two language folders or
+    /// more, so a lone `ml/` folder in a vault is just a folder.
+    pub fn factors<'a>(&self, paths: &[&'a str], title: impl Fn(&'a str) -> &'a str) -> Option<Vec<f32>> {
+        if !self.is_some() || paths.len() < 2 {
             return None;
         }
-        let mut folders: Vec<&str> = notes.iter().filter_map(|n| folder_language(n.0)).collect();
-        folders.sort_unstable();
-        folders.dedup();
-        let layout = folders.len() >= 2;
-        let factors: Vec<f32> = notes
+        let languages: Vec<Option<&str>> = paths.iter().map(|p| folder_language(p)).collect();
+        let first = languages.iter().flatten().next();
+        let layout = first.is_some_and(|first| languages.iter().flatten().any(|l| l != first));
+        let factors: Vec<f32> = paths
             .iter()
-            .map(|&(path, title)| {
-                let language = if layout { folder_language(path) } else { None };
-                match self.matches(language, script_of(title)) {
+            .zip(&languages)
+            .map(|(&path, &language)| {
+                let language = if layout { language } else { None };
+                match self.matches(language, || script_of(title(path))) {
                     Some(false) => OTHER_LANGUAGE_FACTOR,
                     _ => 1.0,
                 }
@@ -239,8 +242,9 @@ mod tests {
 
     fn order(pref: &LanguagePreference, hits: Vec<Hit>) -> Vec<&'static str> {
         let mut hits = hits;
-        let notes: Vec<(&str, &str)> = hits.iter().map(|h| (h.0, h.1)).collect();
-        if let Some(factors) = pref.factors(&notes) {
+        let paths: Vec<&str> = hits.iter().map(|h| h.0).collect();
+        let title = |path: &str| hits.iter().find(|h| h.0 == path).map_or("", |h| h.1);
+        if let Some(factors) = pref.factors(&paths, title) {
             apply_factors(&mut hits, &factors, |h| &mut h.2);
         }
         hits.iter().map(|h| h.0).collect()

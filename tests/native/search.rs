@@ -446,6 +446,28 @@ fn an_english_reader_gets_the_english_note_before_its_translations() {
     assert_eq!(index.search(&english("Холст")).unwrap()[0].path, "ru/Плагины/Холст.md");
 }
 
+/// How many hits are asked for does not change which come first, even where each English note
+/// has twenty translations that score above it until other languages are pushed down: "how do I
+/// publish a site" first ranked 50 candidates that held four English notes and 46 translations,
+/// so the English "Publish your content" (fifth of all) was missing from a page of ten.
+#[test]
+fn a_page_of_hits_is_the_head_of_a_longer_one_however_many_translations_outscore_it() {
+    let index = &shared().index;
+    let ask = |text: &str, limit: usize| {
+        let request = SearchQuery { text: text.into(), language: Some("en".into()), limit, ..SearchQuery::default() };
+        index.search(&request).unwrap().into_iter().map(|h| h.path).collect::<Vec<String>>()
+    };
+    for text in ["how do I publish a site", "canvas", "sync settings", "internal links", "publish"] {
+        let long = ask(text, 200);
+        for limit in [5, 10, 30] {
+            assert_eq!(ask(text, limit), long[..limit.min(long.len())], "{text:?}, {limit} hits");
+        }
+    }
+    let page = ask("how do I publish a site", 10);
+    assert!(page[..7].iter().all(|p| p.starts_with("en/")), "{page:#?}");
+    assert!(page.contains(&"en/Obsidian Publish/Publish your content.md".to_string()), "{page:#?}");
+}
+
 #[test]
 fn a_question_in_plain_words_finds_its_note_in_the_top_3() {
     let index = &shared().index;
