@@ -106,10 +106,12 @@ fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, 
     }
     // ASCII lowercasing keeps byte offsets; terms are lowercase already.
     let lower = body.to_ascii_lowercase();
+    let finders: Vec<(memchr::memmem::Finder<'_>, f32)> =
+        terms.iter().map(|(t, w)| (memchr::memmem::Finder::new(stem_surface(t)), *w)).collect();
     let mut best = (0.0f32, 0, body.len());
     for pair in bounds.windows(2) {
-        let section = &lower[pair[0]..pair[1]];
-        let score: f32 = terms.iter().filter(|(t, _)| section.contains(stem_surface(t))).map(|(_, w)| w).sum();
+        let section = &lower.as_bytes()[pair[0]..pair[1]];
+        let score: f32 = finders.iter().filter(|(f, _)| f.find(section).is_some()).map(|(_, w)| w).sum();
         if score > best.0 {
             best = (score, pair[0], pair[1]);
         }
