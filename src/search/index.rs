@@ -548,13 +548,13 @@ impl SearchIndex {
         let page_end = request.offset + request.limit.max(1);
         let mut window = if preference.is_some() { page_end.max(LANGUAGE_WINDOW) } else { page_end };
         let mut query = self.query(request, &expr, if expr.is_question() { Matching::Question } else { Matching::All });
+        let mut ranked = self.rank(query.as_ref(), window)?;
+        if ranked.is_empty() && !expr.is_question() && expr.is_multi_and() {
+            // Nothing has every word: rank the notes that have some of them.
+            query = self.query(request, &expr, Matching::Any);
+            ranked = self.rank(query.as_ref(), window)?;
+        }
         let ranked = loop {
-            let mut ranked = self.rank(query.as_ref(), window)?;
-            if ranked.is_empty() && !expr.is_question() && expr.is_multi_and() {
-                // Nothing has every word: rank the notes that have some of them.
-                query = self.query(request, &expr, Matching::Any);
-                ranked = self.rank(query.as_ref(), window)?;
-            }
             let every_match = ranked.len() < window;
             let floor = ranked.last().map_or(0.0, |hit| hit.0);
             let paths: Vec<&str> =
@@ -567,6 +567,7 @@ impl SearchIndex {
                 break ranked;
             }
             window *= 4;
+            ranked = self.rank(query.as_ref(), window)?;
         };
         let ranked: Vec<_> = ranked.into_iter().skip(request.offset).take(request.limit).collect();
         if !request.snippets || ranked.is_empty() {
