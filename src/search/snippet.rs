@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use memchr::memmem::Finder;
 use tantivy::query::Query;
 use tantivy::schema::Value;
 use tantivy::snippet::SnippetGenerator;
@@ -19,8 +20,8 @@ const SNIPPET_CHARS: usize = 200;
 pub(crate) struct Snippets {
     generator: SnippetGenerator,
     fields: Fields,
-    /// The highlighted terms and their weights (the generator keeps its copy private).
-    terms: Vec<(String, f32)>,
+    /// The highlighted terms' finders and weights (the generator keeps its terms private).
+    words: Vec<(Finder<'static>, f32)>,
 }
 
 impl Snippets {
@@ -38,10 +39,10 @@ impl Snippets {
                 }
             }
         });
-        let list = terms.iter().map(|(t, w)| (t.clone(), *w)).collect();
+        let words = finders(&terms);
         let analyzer = snippet_analyzer(terms.keys().map(String::as_str));
         let generator = SnippetGenerator::new(terms, analyzer, fields.body, SNIPPET_CHARS);
-        Snippets { generator, fields: *fields, terms: list }
+        Snippets { generator, fields: *fields, words }
     }
 
     /// The snippet for a document and the heading of the section it comes from.
@@ -51,7 +52,7 @@ impl Snippets {
         let sections = doc.get_first(self.fields.sections).and_then(|v| v.as_str()).unwrap_or_default();
         // Tokenising and stemming a whole long note is most of a snippet's cost: look only in
         // the section where the query's terms appear most (a cheap substring check first).
-        let (start, end) = best_section(&self.terms, body, sections);
+        let (start, end) = best_section(&self.words, body, sections);
         let snippet = self.generator.snippet(&body[start..end]);
         if snippet.fragment().is_empty() {
             // Matched by title, alias or tag only: the note's opening.
@@ -86,10 +87,16 @@ impl Snippets {
     }
 }
 
+/// A substring finder for each term's [`stem_surface`] (what of a stemmed term the text holds),
+/// with its weight: built once per query, asked of every section of every hit.
+fn finders<'a>(terms: impl IntoIterator<Item = (&'a String, &'a f32)>) -> Vec<(Finder<'static>, f32)> {
+    terms.into_iter().map(|(t, w)| (Finder::new(stem_surface(t)).into_owned(), *w)).collect()
+}
+
 /// The byte range of the body section (split at the stored heading offsets) containing the
 /// most query terms, weighted by rarity; the whole body when no section clearly wins.
-fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, usize) {
-    if terms.is_empty() || body.len() < 2 * SNIPPET_CHARS {
+fn best_section(words: &[(Finder<'static>, f32)], body: &str, sections: &str) -> (usize, usize) {
+    if words.is_empty() || body.len() < 2 * SNIPPET_CHARS {
         return (0, body.len());
     }
     let mut bounds: Vec<usize> = vec![0];
@@ -106,12 +113,10 @@ fn best_section(terms: &[(String, f32)], body: &str, sections: &str) -> (usize, 
     }
     // ASCII lowercasing keeps byte offsets; terms are lowercase already.
     let lower = body.to_ascii_lowercase();
-    let finders: Vec<(memchr::memmem::Finder<'_>, f32)> =
-        terms.iter().map(|(t, w)| (memchr::memmem::Finder::new(stem_surface(t)), *w)).collect();
     let mut best = (0.0f32, 0, body.len());
     for pair in bounds.windows(2) {
         let section = &lower.as_bytes()[pair[0]..pair[1]];
-        let score: f32 = finders.iter().filter(|(f, _)| f.find(section).is_some()).map(|(_, w)| w).sum();
+        let score: f32 = words.iter().filter(|(f, _)| f.find(section).is_some()).map(|(_, w)| w).sum();
         if score > best.0 {
             best = (score, pair[0], pair[1]);
         }
@@ -153,14 +158,14 @@ mod tests {
         let sections = format!("{daily}\tDaily notes\n{other}\tOther");
         for term in ["daili", "possibl"] {
             let text = body.replace("daily", if term == "daili" { "daily" } else { "possibility" });
-            let terms = vec![(term.to_string(), 1.0)];
-            assert_eq!(best_section(&terms, &text, &sections), (daily, other), "{term}");
+            let terms = BTreeMap::from([(term.to_string(), 1.0)]);
+            assert_eq!(best_section(&finders(&terms), &text, &sections), (daily, other), "{term}");
         }
         // A short or non-ASCII term is looked for whole.
         assert_eq!(stem_surface("day"), "day");
         assert_eq!(stem_surface("überall"), "überall");
         // No section holds the word: the whole body.
-        let terms = vec![("quokka".to_string(), 1.0)];
-        assert_eq!(best_section(&terms, &body, &sections), (0, body.len()));
+        let terms = BTreeMap::from([("quokka".to_string(), 1.0)]);
+        assert_eq!(best_section(&finders(&terms), &body, &sections), (0, body.len()));
     }
 }
