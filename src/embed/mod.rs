@@ -3,7 +3,8 @@
 //! - [`Embedder`] turns texts into unit vectors. Three implementations: [`StaticEmbedder`] (a
 //!   model2vec-style table distilled from all-MiniLM-L6-v2: fast enough for wasm), [`MiniLm`]
 //!   (the transformer itself, in plain Rust), and [`ApiEmbedder`] (any OpenAI-compatible
-//!   `/embeddings` endpoint).
+//!   `/embeddings` endpoint); and [`MiniLmQueries`], the static model's notes with MiniLM's
+//!   queries read into their space.
 
 mod api;
 mod chunk;
@@ -15,6 +16,7 @@ mod kernels;
 mod minilm;
 mod model_files;
 mod parallel;
+mod query_map;
 mod semantic;
 mod sign_sketch;
 mod static_model;
@@ -36,11 +38,13 @@ pub use hybrid::{
 pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, ReadAt, MINILM_FILES};
 pub use model_files::{
-    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, place_model_file,
-    static_model_spec, verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, STATIC_MODEL_BYTES,
-    STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+    install_model, is_installed, load_minilm, load_static_model, load_static_with_minilm_queries, local_model_specs,
+    minilm_spec, place_model_bytes, place_model_bytes_among, place_model_file, query_map_spec, static_model_spec,
+    verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, QUERY_MAP_BYTES, QUERY_MAP_FILE,
+    QUERY_MAP_SHA256, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
 pub use parallel::ParallelEmbedder;
+pub use query_map::{MiniLmQueries, QueryMap, QueryMapHeader};
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS, SAVE_SHARE};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{
@@ -64,6 +68,11 @@ pub trait Embedder {
     }
     /// One unit vector per text, in order.
     async fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// The vector a search compares with the notes' vectors: by default the text's own, but an
+    /// embedder may read queries with another model ([`MiniLmQueries`]).
+    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.embed(&[text]).await?.pop().unwrap_or_default())
+    }
 }
 
 /// Where the distilled static model sits in this repository (tests and benchmarks copy it into

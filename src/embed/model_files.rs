@@ -19,6 +19,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::minilm::MiniLm;
+use super::query_map::{MiniLmQueries, QueryMap};
 use super::static_model::StaticEmbedder;
 use super::{sha256_hex, Embedder};
 use crate::cancel::CancelToken;
@@ -156,6 +157,23 @@ pub fn minilm_spec() -> ModelSpec {
     }
 }
 
+/// The map that reads MiniLM's query vectors into the static model's space (`QueryMap`, 385 ×
+/// 256 floats): an asset of the plugin's release, kept in the static model's folder. Made by
+/// `vault-agent model query-map` (BENCHMARKS.md, "MiniLM reads the queries").
+pub fn query_map_spec() -> ModelSpec {
+    ModelSpec {
+        name: "static-minilm-l6-v2-256".into(),
+        base_url: None,
+        files: vec![file(QUERY_MAP_FILE, QUERY_MAP_BYTES, QUERY_MAP_SHA256)],
+    }
+}
+
+/// The query map's file name, size and SHA-256 (of `models/minilm-queries-256.vaqm` in this
+/// repository).
+pub const QUERY_MAP_FILE: &str = "minilm-queries-256.vaqm";
+pub const QUERY_MAP_BYTES: u64 = 394_424;
+pub const QUERY_MAP_SHA256: &str = "d14267a53c10f7705059202b58339076eb769c82c6321399569fbe056f01a671";
+
 /// The static model's file name.
 pub const STATIC_MODEL_FILE: &str = "static-minilm-l6-v2-256.vam";
 /// Its pinned size and SHA-256 (of `models/static-minilm-l6-v2-256.vam` in this repository).
@@ -246,19 +264,48 @@ pub async fn place_model_file(
 /// other file is refused, saying what was expected, and nothing is written. Returns the file's
 /// name in the model.
 pub async fn place_model_bytes(vault: &dyn Vault, spec: &ModelSpec, bytes: &[u8], source: &str) -> Result<String> {
+    place_model_bytes_among(vault, std::slice::from_ref(spec), bytes, source).await
+}
+
+/// [`place_model_bytes`] for a local model made of several ([`local_model_specs`]): `bytes` go
+/// where the file of whichever spec they are belongs.
+pub async fn place_model_bytes_among(
+    vault: &dyn Vault,
+    specs: &[ModelSpec],
+    bytes: &[u8],
+    source: &str,
+) -> Result<String> {
     let sha = sha256_hex(bytes);
-    let Some(f) = spec.files.iter().find(|f| f.bytes == bytes.len() as u64 && f.sha256 == sha) else {
-        let wanted: Vec<String> =
-            spec.files.iter().map(|f| format!("{} ({} bytes, SHA-256 {})", f.name, f.bytes, f.sha256)).collect();
-        return Err(Error::Invalid(format!(
-            "{source} is not a file of {} (got {} bytes, SHA-256 {sha}; want {}): not installed",
-            spec.name,
-            bytes.len(),
-            wanted.join(" or ")
-        )));
-    };
-    vault.write_binary(&path_of(spec, &f.name)?, bytes).await?;
-    Ok(f.name.clone())
+    for spec in specs {
+        if let Some(f) = spec.files.iter().find(|f| f.bytes == bytes.len() as u64 && f.sha256 == sha) {
+            vault.write_binary(&path_of(spec, &f.name)?, bytes).await?;
+            return Ok(f.name.clone());
+        }
+    }
+    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    let wanted: Vec<String> = specs
+        .iter()
+        .flat_map(|s| &s.files)
+        .map(|f| format!("{} ({} bytes, SHA-256 {})", f.name, f.bytes, f.sha256))
+        .collect();
+    Err(Error::Invalid(format!(
+        "{source} is not a file of {} (got {} bytes, SHA-256 {sha}; want {}): not installed",
+        names.join(" or "),
+        bytes.len(),
+        wanted.join(" or ")
+    )))
+}
+
+/// What the local model the settings name is made of: `static` (the static model), `minilm`
+/// (MiniLM), or `minilm-queries` (MiniLM and the map that reads its query vectors into the
+/// static model's space, beside a static model installed on its own).
+pub fn local_model_specs(model: &str) -> Result<Vec<ModelSpec>> {
+    match model {
+        "static" => Ok(vec![static_model_spec()]),
+        "minilm" => Ok(vec![minilm_spec()]),
+        "minilm-queries" => Ok(vec![minilm_spec(), query_map_spec()]),
+        other => Err(Error::Invalid(format!("unknown model {other:?} (static, minilm or minilm-queries)"))),
+    }
 }
 
 /// The static embedder from the vault's models folder.
@@ -266,6 +313,16 @@ pub async fn load_static_model(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
     let spec = static_model_spec();
     let bytes = read(vault, &spec, STATIC_MODEL_FILE).await?;
     Ok(Rc::new(StaticEmbedder::from_vec(bytes)?))
+}
+
+/// The static model for the notes with MiniLM (inputs cut at 128 tokens, as the map was fitted)
+/// for the queries ([`MiniLmQueries`]): needs both models and the query map in the vault. Its
+/// vectors are the static model's own.
+pub async fn load_static_with_minilm_queries(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
+    let notes = load_static_model(vault).await?;
+    let map = QueryMap::from_bytes(&read(vault, &query_map_spec(), QUERY_MAP_FILE).await?)?;
+    let queries = load_minilm(vault, 128).await?;
+    Ok(Rc::new(MiniLmQueries::new(notes, queries, map)?))
 }
 
 /// MiniLM from the vault's models folder, inputs cut at `max_tokens`.

@@ -471,7 +471,7 @@ impl SemanticIndex {
                 self.catch_up(vault, &*embedder).await?;
             }
         }
-        Ok(embedder.embed(&[text]).await?.pop().unwrap_or_default())
+        embedder.embed_query(text).await
     }
 
     /// The `k` notes closest in meaning to `text` (among those `keep` accepts).

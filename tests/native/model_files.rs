@@ -124,9 +124,55 @@ fn the_release_workflow_builds_with_build_sh_and_attaches_the_install_and_the_mo
     for file in copied.split_whitespace() {
         assert!(publish.contains(&format!("dist/vault-agent/{file}")), "{file} is not attached");
     }
-    assert!(publish.contains("\"$MODEL\""));
+    assert!(publish.contains("\"$MODEL\"") && publish.contains("\"$QUERY_MAP\""));
+    assert_eq!(workflow["env"]["QUERY_MAP"].as_str(), Some("models/minilm-queries-256.vaqm"));
     // The wasm-pack pin is setup.sh's.
     let setup = repo_file("scripts/setup.sh");
     let pinned = workflow["env"]["WASM_PACK_VERSION"].as_str().unwrap();
     assert!(setup.contains(&format!("WASM_PACK_VERSION={pinned}\n")), "wasm-pack {pinned} is not setup.sh's");
+}
+
+#[test]
+fn minilm_reading_the_searches_needs_minilm_and_the_query_map_and_each_file_lands_in_its_models_folder() {
+    use vault_agent::embed::{
+        load_static_with_minilm_queries, local_model_specs, place_model_bytes_among, query_map_spec,
+    };
+    futures::executor::block_on(async {
+        let vault = MemoryVault::new();
+        let specs = local_model_specs("minilm-queries").unwrap();
+        assert_eq!(specs, vec![minilm_spec(), query_map_spec()]);
+        assert!(local_model_specs("bert").unwrap_err().to_string().contains("static, minilm or minilm-queries"));
+
+        // Each picked file goes where its own model keeps it; a stranger is refused, naming all four.
+        let map = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/minilm-queries-256.vaqm")).unwrap();
+        let error = place_model_bytes_among(&vault, &specs, b"a text file", "notes.txt").await.unwrap_err().to_string();
+        assert!(error.contains("notes.txt is not a file of all-MiniLM-L6-v2 or static-minilm-l6-v2-256"), "{error}");
+        for name in ["model.safetensors", "vocab.txt", "config.json", "minilm-queries-256.vaqm"] {
+            assert!(error.contains(name), "{error}");
+        }
+        assert_eq!(place_model_bytes_among(&vault, &specs, &map, "map.vaqm").await.unwrap(), "minilm-queries-256.vaqm");
+        let placed =
+            VaultPath::parse(&format!("{MODELS_DIR}/static-minilm-l6-v2-256/minilm-queries-256.vaqm")).unwrap();
+        assert_eq!(vault.read_binary(&placed).await.unwrap(), map);
+        place_model_bytes(&vault, &static_model_spec(), &static_model_bytes(), "model.vam").await.unwrap();
+
+        // Without MiniLM it cannot be set up, and says which file is missing.
+        let error = load_static_with_minilm_queries(&vault).await.err().unwrap().to_string();
+        assert!(error.contains("all-MiniLM-L6-v2/model.safetensors"), "{error}");
+        let dir = crate::semantic_support::minilm_dir();
+        for name in ["model.safetensors", "vocab.txt", "config.json"] {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            assert_eq!(place_model_bytes_among(&vault, &specs, &bytes, name).await.unwrap(), name);
+        }
+        for spec in &specs {
+            assert!(is_installed(&vault, spec).await.unwrap(), "{}", spec.name);
+        }
+        // Set up, it is the static model as far as the vectors go.
+        let embedder = load_static_with_minilm_queries(&vault).await.unwrap();
+        let alone = load_static_model(&vault).await.unwrap();
+        assert_eq!((embedder.id(), embedder.dimensions()), (alone.id(), 256));
+        let note = ["Record audio notes with the microphone."];
+        assert_eq!(embedder.embed(&note).await.unwrap(), alone.embed(&note).await.unwrap());
+        assert_ne!(embedder.embed_query(note[0]).await.unwrap(), alone.embed_query(note[0]).await.unwrap());
+    });
 }

@@ -836,3 +836,84 @@ fn a_long_note_embedded_by_a_slow_model_yields_between_its_batches() {
     assert!(calls.len() >= 3, "{calls:?}");
     assert!(calls.windows(2).all(|w| w[1] > w[0]), "a yield between every two batches: {calls:?}");
 }
+
+#[test]
+fn a_query_map_fitted_to_a_linear_map_gives_it_back_and_survives_its_file() {
+    use vault_agent::embed::{normalize, QueryMap, QueryMapHeader};
+    // y = x·A + c, for a known A (4 inputs, 3 outputs) and c.
+    let a = [[1.0, 0.5, -0.2], [0.0, 2.0, 0.3], [-1.0, 0.1, 0.0], [0.4, -0.6, 1.5]];
+    let c = [0.1, -0.2, 0.05];
+    let truth = |x: &[f32]| -> Vec<f32> {
+        let mut y: Vec<f32> = (0..3).map(|j| c[j] + (0..4).map(|i| x[i] * a[i][j]).sum::<f32>()).collect();
+        normalize(&mut y);
+        y
+    };
+    let mut seed = 12345u32;
+    let mut next = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    };
+    let xs: Vec<Vec<f32>> = (0..40).map(|_| (0..4).map(|_| next()).collect()).collect();
+    let pairs: Vec<(Vec<f32>, Vec<f32>)> = xs
+        .iter()
+        .map(|x| (x.clone(), (0..3).map(|j| c[j] + (0..4).map(|i| x[i] * a[i][j]).sum::<f32>()).collect()))
+        .collect();
+    let header =
+        QueryMapHeader { from: "small".into(), to: "smaller".into(), inputs: 4, outputs: 3, source: "a test".into() };
+    let map = QueryMap::fit(header.clone(), &pairs, 0.0).unwrap();
+    for x in xs.iter().take(5).chain([&vec![0.3, -0.7, 0.2, 0.9]]) {
+        let (got, want) = (map.apply(x), truth(x));
+        assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-4), "{got:?} against {want:?}");
+    }
+
+    // Its file reads back as the same map; a cut or foreign file is refused.
+    let bytes = map.to_bytes();
+    assert_eq!(QueryMap::from_bytes(&bytes).unwrap(), map);
+    for bad in [&bytes[..bytes.len() - 4], &bytes[..8], b"VASTM\x01 a static model".as_slice()] {
+        let error = QueryMap::from_bytes(bad).unwrap_err().to_string();
+        assert!(error.contains("not a query map"), "{error}");
+    }
+    // Fewer pairs than unknowns per output, or pairs of the wrong length, determine no map.
+    assert!(QueryMap::fit(header.clone(), &pairs[..4], 0.0).unwrap_err().to_string().contains("at least 5 pairs"));
+    let short = vec![(vec![1.0; 3], vec![1.0; 3]); 10];
+    assert!(QueryMap::fit(header, &short, 0.0).is_err());
+}
+
+#[test]
+fn with_minilm_reading_the_queries_the_notes_keep_the_static_vectors_and_paraphrases_find_their_notes() {
+    use crate::semantic_support::minilm_cut_at as minilm;
+    use vault_agent::embed::{MiniLmQueries, QueryMap};
+    let map_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/minilm-queries-256.vaqm");
+    let map = QueryMap::from_bytes(&std::fs::read(map_file).unwrap()).unwrap();
+    let queries = Rc::new(minilm(128));
+    let notes: Rc<dyn Embedder> = Rc::new(static_model());
+    let both = MiniLmQueries::new(notes.clone(), queries.clone(), map.clone()).unwrap();
+
+    // The same id and the same vectors for notes: vectors saved by the static model stay valid.
+    assert_eq!((both.id(), both.dimensions()), (notes.id(), notes.dimensions()));
+    let texts = ["# Daily notes\n\nOpen today's note.", "Canvas is a space for visual note-taking."];
+    assert_eq!(block_on(both.embed(&texts)).unwrap(), block_on(notes.embed(&texts)).unwrap());
+
+    // A query is MiniLM's vector read into the static model's space: near the static model's own
+    // reading of it (the same space), not the same vector.
+    for (query, _) in PARAPHRASES {
+        let vector = block_on(both.embed_query(query)).unwrap();
+        assert_eq!(vector, map.apply(&queries.embed_texts(&[query])[0]));
+        let cosine = dot(&vector, &block_on(notes.embed_query(query)).unwrap());
+        assert!((0.5..0.99).contains(&cosine), "{query}: {cosine}");
+    }
+
+    // Searching the English notes with it, each paraphrase finds its note.
+    let vault = english_vault(usize::MAX);
+    let semantic = SemanticIndex::new();
+    semantic.set_embedder(Rc::new(both));
+    block_on(semantic.embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    for (query, note) in PARAPHRASES {
+        let hits = block_on(semantic.search(None, query, 5, &|_| true)).unwrap();
+        assert!(hits.iter().any(|h| h.path == *note), "{query:?}: {hits:?}");
+    }
+
+    // A map made for other models is refused, naming both.
+    let error = MiniLmQueries::new(notes, Rc::new(minilm(256)), map).err().unwrap().to_string();
+    assert!(error.contains("reads minilm-l6-v2@128 into static-minilm-l6-v2-256@2, not minilm-l6-v2@256"), "{error}");
+}

@@ -27,17 +27,20 @@ pub fn minilm_dir() -> PathBuf {
 /// MiniLM loaded (once) from the package's files, inputs capped at 256 tokens.
 pub fn minilm() -> &'static MiniLm {
     static MODEL: OnceLock<MiniLm> = OnceLock::new();
-    MODEL.get_or_init(|| {
-        let dir = minilm_dir();
-        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-        MiniLm::load(
-            &read("model.safetensors"),
-            &String::from_utf8(read("vocab.txt")).unwrap(),
-            &String::from_utf8(read("config.json")).unwrap(),
-            256,
-        )
-        .unwrap()
-    })
+    MODEL.get_or_init(|| minilm_cut_at(256))
+}
+
+/// MiniLM loaded from the package's files, inputs cut at `max_tokens`.
+pub fn minilm_cut_at(max_tokens: usize) -> MiniLm {
+    let dir = minilm_dir();
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    MiniLm::load(
+        &read("model.safetensors"),
+        &String::from_utf8(read("vocab.txt")).unwrap(),
+        &String::from_utf8(read("config.json")).unwrap(),
+        max_tokens,
+    )
+    .unwrap()
 }
 
 /// The static model shipped in `models/` (distilled from the same MiniLM).

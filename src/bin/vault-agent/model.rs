@@ -3,7 +3,9 @@
 //! DIR, fitted to MiniLM's vectors of a corpus when one is given.
 //! `vault-agent model passages --corpus DIR… [--sentences] --out FILE`: the corpus's passages as
 //! JSON lines, for `scripts/fit_static.py` (the same fit on a GPU, for hundreds of thousands).
-//! `vault-agent model install --vault DIR [--model static|minilm] [--from DIR]`: places a model's
+//! `vault-agent model query-map --minilm DIR --static FILE --passages FILE --out FILE [--count N]
+//! [--ridge R]`: fits the map that reads MiniLM's query vectors into the static model's space.
+//! `vault-agent model install --vault DIR [--model static|minilm|minilm-queries] [--from DIR…]`: places a model's
 //! files in the vault's `.obsidian-agent/models/`, each checked against its pinned SHA-256.
 
 use std::io::Write;
@@ -14,8 +16,8 @@ use std::rc::Rc;
 use crate::vault_arg::VaultArg;
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{
-    distill, featurize, install_model, minilm_spec, place_model_file, prose_passages, sentences, static_model_spec,
-    DistillOptions, DistillProgress, FitOptions, MiniLm, Passage, PluginRelease,
+    distill, featurize, install_model, local_model_specs, place_model_file, prose_passages, sentences, DistillOptions,
+    DistillProgress, FitOptions, MiniLm, Passage, PluginRelease, QueryMap, QueryMapHeader, StaticEmbedder, MODELS_DIR,
 };
 use vault_agent::host::ReqwestClient;
 use vault_agent::Error;
@@ -35,18 +37,45 @@ pub enum Command {
     /// SHA-256: copied from --from DIR, or downloaded from --base-url (default: where the model
     /// is published — the static model with this version's release, from package.json).
     Install(InstallArgs),
+    /// Fit the map that reads MiniLM's vectors of queries into the static model's space (least
+    /// squares over passages embedded by both; minutes: every passage goes through MiniLM).
+    QueryMap(QueryMapArgs),
+}
+
+#[derive(clap::Args)]
+pub struct QueryMapArgs {
+    /// The folder with MiniLM's model.safetensors, vocab.txt and config.json.
+    #[arg(long)]
+    minilm: PathBuf,
+    /// The static model file (`.vam`) whose space the map reads into.
+    #[arg(long = "static")]
+    static_model: PathBuf,
+    /// Passages as JSON lines (one string per line; `model passages` writes them).
+    #[arg(long)]
+    passages: PathBuf,
+    /// Fit on the first this many passages; up to 500 after them measure the fit.
+    #[arg(long, default_value_t = 3000)]
+    count: usize,
+    /// The ridge penalty per passage on the weights.
+    #[arg(long, default_value_t = 1e-4)]
+    ridge: f64,
+    /// The map file to write (`.vaqm`).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
 pub struct InstallArgs {
     #[command(flatten)]
     vault: VaultArg,
-    /// static or minilm.
+    /// static, minilm, or minilm-queries (MiniLM and the map that reads its queries into the
+    /// static model's space).
     #[arg(long, default_value = "static")]
     model: String,
-    /// A folder holding the model's files (e.g. the PyPI package's model folder, or models/).
+    /// A folder holding the model's files (e.g. the PyPI package's model folder, or models/);
+    /// repeat for a model whose files are in several.
     #[arg(long)]
-    from: Option<PathBuf>,
+    from: Vec<PathBuf>,
     /// Download from here instead of the model's published location.
     #[arg(long)]
     base_url: Option<String>,
@@ -106,26 +135,76 @@ fn io(op: &'static str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -
     move |e| Error::Io { op, path, message: e.to_string() }
 }
 
+/// `model query-map`: see [`QueryMapArgs`].
+fn query_map(args: &QueryMapArgs) -> vault_agent::Result<()> {
+    let read = |path: &std::path::Path| std::fs::read(path).map_err(io("read", path));
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| Error::Invalid("not UTF-8".into()));
+    // 128 tokens, as the static model was fitted and as queries are short.
+    let minilm = MiniLm::load(
+        &read(&args.minilm.join("model.safetensors"))?,
+        &text(read(&args.minilm.join("vocab.txt"))?)?,
+        &text(read(&args.minilm.join("config.json"))?)?,
+        128,
+    )?;
+    let notes = StaticEmbedder::from_vec(read(&args.static_model)?)?;
+    let passages: Vec<String> = text(read(&args.passages)?)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).map_err(|e| Error::Invalid(format!("{}: {e}", args.passages.display()))))
+        .collect::<vault_agent::Result<_>>()?;
+    let (fit, held) = passages.split_at(args.count.min(passages.len()));
+    let start = std::time::Instant::now();
+    let mut pairs = Vec::with_capacity(fit.len());
+    for batch in fit.chunks(8) {
+        let texts: Vec<&str> = batch.iter().map(String::as_str).collect();
+        pairs.extend(minilm.embed_texts(&texts).into_iter().zip(texts.iter().map(|t| notes.embed_one(t))));
+        eprint!("\rembedded {} / {} passages", pairs.len(), fit.len());
+        let _ = std::io::stderr().flush();
+    }
+    eprintln!(" in {:.0} s", start.elapsed().as_secs_f64());
+    let header = QueryMapHeader {
+        from: vault_agent::embed::Embedder::id(&minilm).to_string(),
+        to: notes.header().id.clone(),
+        inputs: vault_agent::embed::Embedder::dimensions(&minilm),
+        outputs: notes.header().dimensions,
+        source: format!(
+            "least squares over {} passages of {}, ridge {}",
+            fit.len(),
+            args.passages
+                .file_name()
+                .map_or_else(|| args.passages.display().to_string(), |n| n.to_string_lossy().into()),
+            args.ridge
+        ),
+    };
+    let map = QueryMap::fit(header, &pairs, args.ridge)?;
+    let held: Vec<f32> = held
+        .iter()
+        .take(500)
+        .map(|t| {
+            let read_in = map.apply(&minilm.embed_texts(&[t]).pop().unwrap_or_default());
+            read_in.iter().zip(notes.embed_one(t)).map(|(a, b)| a * b).sum::<f32>()
+        })
+        .collect();
+    if !held.is_empty() {
+        eprintln!(
+            "held-out passages: mean cosine of the map's vector to the static model's {:.3} ({} passages)",
+            held.iter().sum::<f32>() / held.len() as f32,
+            held.len()
+        );
+    }
+    std::fs::write(&args.out, map.to_bytes()).map_err(io("write", &args.out))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(())
+}
+
 pub async fn run(command: Command) -> vault_agent::Result<()> {
     match command {
         Command::Install(args) => {
             let vault = args.vault.open()?;
-            let spec = match args.model.as_str() {
-                "static" => static_model_spec(),
-                "minilm" => minilm_spec(),
-                other => return Err(Error::Invalid(format!("unknown model {other:?} (static or minilm)"))),
-            };
-            match (&args.from, args.base_url) {
-                (Some(dir), _) => {
-                    for f in &spec.files {
-                        let path = dir.join(&f.name);
-                        let bytes = std::fs::read(&path).map_err(io("read", &path))?;
-                        place_model_file(&vault, &spec, f, &bytes, &path.display().to_string()).await?;
-                    }
-                }
-                (None, mirror) => {
+            for spec in local_model_specs(&args.model)? {
+                if args.from.is_empty() {
                     let release = PluginRelease::from_package_json(PACKAGE_JSON)?;
-                    let base = spec.download_base(mirror.as_deref(), Some(&release))?;
+                    let base = spec.download_base(args.base_url.as_deref(), Some(&release))?;
                     let http = Rc::new(ReqwestClient::new());
                     install_model(&vault, &*http, &spec, &base, &CancelToken::new(), &mut |file, done, total| {
                         eprint!("\r{file}: {} / {} KB", done / 1024, total / 1024);
@@ -133,16 +212,20 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
                     })
                     .await?;
                     eprintln!();
+                } else {
+                    for f in &spec.files {
+                        // The first folder given that holds it.
+                        let path = args.from.iter().map(|dir| dir.join(&f.name)).find(|p| p.exists());
+                        let path = path.unwrap_or_else(|| args.from[0].join(&f.name));
+                        let bytes = std::fs::read(&path).map_err(io("read", &path))?;
+                        place_model_file(&vault, &spec, f, &bytes, &path.display().to_string()).await?;
+                    }
                 }
+                eprintln!("installed {} in {}/{MODELS_DIR}/{}", args.model, args.vault.vault.display(), spec.name);
             }
-            eprintln!(
-                "installed {} in {}/.obsidian-agent/models/{}",
-                args.model,
-                args.vault.vault.display(),
-                spec.name
-            );
             Ok(())
         }
+        Command::QueryMap(args) => query_map(&args),
         Command::Passages(args) => {
             let (texts, files) = corpus_paragraphs(&args.corpus, args.passages)?;
             let mut out = String::new();

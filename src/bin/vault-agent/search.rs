@@ -29,7 +29,8 @@ pub struct Args {
     /// fulltext (BM25 and the query language), semantic (by meaning) or hybrid (both, fused).
     #[arg(long, default_value = "fulltext")]
     mode: SearchMode,
-    /// The local embedding model for the semantic modes: static (fast) or minilm.
+    /// The local embedding model for the semantic modes: static (fast), static+minilm (the static
+    /// model's vectors, queries read by MiniLM: `model install --model minilm-queries`) or minilm.
     #[arg(long, default_value = "static")]
     embedder: String,
     /// How hybrid fuses the two rankings: covered (default: scores, each full-text hit weighed

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use vault_agent::embed::{load_minilm, load_static_model, SemanticIndex};
+use vault_agent::embed::{load_minilm, load_static_model, load_static_with_minilm_queries, SemanticIndex};
 use vault_agent::host::SystemClock;
 use vault_agent::search::{LoadOutcome, SearchIndex};
 use vault_agent::vault::FsVault;
@@ -26,14 +26,20 @@ pub async fn current_index(vault: &FsVault) -> vault_agent::Result<SearchIndex> 
     Ok(index)
 }
 
-/// The vault's vectors for the local model `embedder` (`static` or `minilm`), loaded from the
+/// The vault's vectors for the local model `embedder` (`static`, `static+minilm` — the static
+/// model's vectors, queries read by MiniLM — or `minilm`), loaded from the
 /// saved file and brought up to date (new and changed notes embedded, with a progress line on
 /// stderr), saved again.
 pub async fn current_vectors(vault: &FsVault, semantic: &SemanticIndex, embedder: &str) -> vault_agent::Result<()> {
     let model = match embedder {
         "static" => load_static_model(vault).await?,
+        "static+minilm" => load_static_with_minilm_queries(vault).await?,
         "minilm" => load_minilm(vault, 256).await?,
-        other => return Err(vault_agent::Error::Invalid(format!("unknown embedder {other:?} (static or minilm)"))),
+        other => {
+            return Err(vault_agent::Error::Invalid(format!(
+                "unknown embedder {other:?} (static, static+minilm or minilm)"
+            )))
+        }
     };
     semantic.set_embedder(model);
     semantic.load(vault).await?;
