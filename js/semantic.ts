@@ -5,7 +5,7 @@ import { Handover } from "./handover";
 import { detach } from "./core/client";
 import type { EmbedderOptions, EmbedReport, HybridHit, Signals } from "./generated/protocol";
 import type { SearchService } from "./search";
-import type { LocalModel, SearchMode } from "./settings";
+import { modelsNeeded, type LocalModel, type SearchMode } from "./settings";
 import { errorMessage } from "./views/turn";
 // The one place the plugin's repository and version are written: the core derives the release
 // address of the static model from them (esbuild bundles just these two fields).
@@ -336,9 +336,10 @@ export class SemanticService {
         this.set(embedder ? { kind: "unconfigured", missing: embedder.missing } : { kind: "off" });
         return;
       }
-      if (embedder.kind !== "api" && !(await engine.isModelInstalled(embedder.kind))) {
+      for (const model of modelsNeeded(embedder)) {
+        if (await engine.isModelInstalled(model)) continue;
         await engine.clearEmbedder();
-        this.set({ kind: "no-model", model: embedder.kind });
+        this.set({ kind: "no-model", model });
         return;
       }
       // A restart's reload keeps showing what was there: the same vectors, loaded again.

@@ -10,10 +10,13 @@ export { PRESETS, type PresetInfo, type ProviderPreset } from "./generated/proto
  * `.obsidian-agent/models/` (downloaded once from the settings), or an OpenAI-compatible
  * `/embeddings` API.
  */
-export type EmbedderChoice = "off" | "static" | "minilm" | "api";
+export type EmbedderChoice = "off" | "static" | "static-minilm" | "minilm" | "api";
 
-/** The local models the core knows (`SearchEngine.installModel`). */
-export type LocalModel = "static" | "minilm";
+/**
+ * The local models the core knows (`SearchEngine.installModel`): "minilm-queries" is MiniLM and
+ * the map that reads its query vectors into the static model's space.
+ */
+export type LocalModel = "static" | "minilm" | "minilm-queries";
 
 export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; files: string; source: string }> = {
   static: {
@@ -28,7 +31,25 @@ export const LOCAL_MODELS: Record<LocalModel, { name: string; size: string; file
     files: "model.safetensors, vocab.txt and config.json (from sentence-transformers/all-MiniLM-L6-v2)",
     source: "Hugging Face (sentence-transformers/all-MiniLM-L6-v2)",
   },
+  "minilm-queries": {
+    name: "MiniLM for searches",
+    size: "91 MB",
+    files: "model.safetensors, vocab.txt and config.json (from sentence-transformers/all-MiniLM-L6-v2) and minilm-queries-256.vaqm (an asset of the plugin's GitHub release)",
+    source: "Hugging Face for MiniLM, this plugin's GitHub release for the map",
+  },
 };
+
+/** The local models an embedder needs installed before it can be set up. */
+export function modelsNeeded(options: EmbedderOptions): LocalModel[] {
+  switch (options.kind) {
+    case "static":
+      return options.minilmQueries ? ["static", "minilm-queries"] : ["static"];
+    case "minilm":
+      return ["minilm"];
+    default:
+      return [];
+  }
+}
 
 /** The ways a search can find notes (`SearchMode`, src/embed/hybrid.rs). */
 export type SearchMode = "fulltext" | "semantic" | "hybrid";
@@ -350,6 +371,8 @@ export function embedderOptions(
       return null;
     case "static":
       return { kind: "static" };
+    case "static-minilm":
+      return { kind: "static", minilmQueries: true };
     case "minilm":
       return { kind: "minilm", workers: embedWorkerCount(cores ?? window.navigator.hardwareConcurrency) };
     case "api": {

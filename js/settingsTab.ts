@@ -560,6 +560,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
         d
           .addOption("off", "Off")
           .addOption("static", "Local: static model (fast, 8 MB)")
+          .addOption("static-minilm", "Local: static model, searches read by MiniLM (finds more, 99 MB)")
           .addOption("minilm", "Local: MiniLM (more precise, slower, 91 MB)")
           .addOption("api", "OpenAI-compatible API")
           .setValue(semantic.embedder)
@@ -573,6 +574,12 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     if (semantic.embedder === "static" || semantic.embedder === "minilm") {
       this.modelDownload(el, semantic.embedder);
+      this.mirrorUrl(el, semantic.embedder);
+    } else if (semantic.embedder === "static-minilm") {
+      // The notes keep the static model's vectors; MiniLM reads only what is searched for.
+      this.modelDownload(el, "static", "Static model (for the notes)");
+      this.modelDownload(el, "minilm-queries", "MiniLM (for what you search)");
+      this.mirrorUrl(el, "minilm-queries");
     } else if (semantic.embedder === "api") {
       this.embeddingsApi(el);
     }
@@ -595,14 +602,13 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   }
 
   /**
-   * The local model: installed, or a button that downloads it (the only way it is fetched), a
-   * mirror to download it from, and a file picker for a copy the user already has (offline).
+   * A local model: installed, or a button that downloads it (the only way it is fetched), and a
+   * file picker for a copy the user already has (offline).
    */
-  private modelDownload(el: HTMLElement, model: LocalModel): void {
-    const semantic = this.ctx.settings.semantic;
+  private modelDownload(el: HTMLElement, model: LocalModel, title = "Model file"): void {
     const service = this.ctx.semantic;
     const info = LOCAL_MODELS[model];
-    const row = new Setting(el).setName("Model file");
+    const row = new Setting(el).setName(title);
     const desc = row.descEl.createDiv({ text: "Looking…" });
     const result = row.descEl.createDiv({ cls: "vault-agent-model-result" });
     let download: ButtonComponent | null = null;
@@ -645,12 +651,12 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     refresh();
 
     const picker = new Setting(el)
-      .setName("Load model from a file…")
+      .setName(model === "static" ? "Load model from a file…" : "Load MiniLM's files…")
       .setDesc(
         `Offline: pick ${info.files} you already have. Each file is checked against its pinned checksum before it is kept.`,
       );
     const input = picker.controlEl.createEl("input", { type: "file", cls: "vault-agent-model-file" });
-    input.multiple = model === "minilm";
+    input.multiple = model !== "static";
     picker.addButton((b) => {
       b.setButtonText("Choose file…").onClick(() => input.click());
       const load = async (files: File[]) => {
@@ -673,11 +679,15 @@ export class VaultAgentSettingTab extends PluginSettingTab {
         if (files.length) void load(files);
       });
     });
+  }
 
+  /** Where local models are downloaded from, when not from each model's own source. */
+  private mirrorUrl(el: HTMLElement, model: LocalModel): void {
+    const semantic = this.ctx.settings.semantic;
     new Setting(el)
       .setName("Mirror URL")
       .setDesc(
-        `Empty: ${info.source}. A mirror serves the same files under one address; every file is checked before it is kept.`,
+        `Empty: ${LOCAL_MODELS[model].source}. A mirror serves the same files under one address; every file is checked before it is kept.`,
       )
       .addText((t) =>
         t

@@ -990,7 +990,13 @@ embeddedNotes: number, cancelled: boolean, error: string | null, };
 /**
  * Which embedder to use.
  */
-export type EmbedderOptions = { "kind": "static", precision?: Precision, } | { "kind": "minilm", 
+export type EmbedderOptions = { "kind": "static", precision?: Precision, 
+/**
+ * Queries read by MiniLM into the static model's space (`MiniLmQueries`): the notes keep
+ * the static model's vectors, searches by meaning find more. Needs MiniLM and the query
+ * map installed (`installModel({model: "minilm-queries"})`).
+ */
+minilmQueries?: boolean, } | { "kind": "minilm", 
 /**
  * Tokens of a chunk the model reads (default 256).
  */
@@ -1050,7 +1056,8 @@ export type Precision = "f32" | "int8";
  */
 export type InstallOptions = { 
 /**
- * `"static"` or `"minilm"`.
+ * `"static"`, `"minilm"` or `"minilm-queries"` (MiniLM and the map that reads its query
+ * vectors into the static model's space).
  */
 model: string, 
 /**

@@ -19,6 +19,12 @@ pub enum EmbedderOptions {
         #[serde(default)]
         #[ts(optional)]
         precision: Option<Precision>,
+        /// Queries read by MiniLM into the static model's space (`MiniLmQueries`): the notes keep
+        /// the static model's vectors, searches by meaning find more. Needs MiniLM and the query
+        /// map installed (`installModel({model: "minilm-queries"})`).
+        #[serde(default, rename = "minilmQueries")]
+        #[ts(optional)]
+        minilm_queries: Option<bool>,
     },
     /// all-MiniLM-L6-v2 in `.obsidian-agent/models/` (slower, more precise): in `workers`
     /// workers of its own where the host can start them, else in the core's thread.
@@ -65,7 +71,8 @@ pub struct EmbedderSet {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InstallOptions {
-    /// `"static"` or `"minilm"`.
+    /// `"static"`, `"minilm"` or `"minilm-queries"` (MiniLM and the map that reads its query
+    /// vectors into the static model's space).
     pub model: String,
     /// A mirror: replaces the model's source.
     #[serde(default)]

@@ -13,20 +13,16 @@ use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
-    install_model, is_installed, load_minilm, load_static_model, minilm_spec, place_model_bytes, static_model_spec,
-    ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery, InstallOptions, ModelSpec, Precision,
-    MINILM_DEFAULT_TOKENS,
+    install_model, is_installed, load_minilm, load_static_model, load_static_with_minilm_queries, local_model_specs,
+    minilm_spec, place_model_bytes_among, ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery,
+    InstallOptions, ModelSpec, Precision, MINILM_DEFAULT_TOKENS,
 };
 use crate::index::hybrid_search;
 use crate::protocol::EmbedWorkersRequest;
 use crate::search::Progress;
 
-fn spec(model: &str) -> Result<ModelSpec, JsValue> {
-    match model {
-        "static" => Ok(static_model_spec()),
-        "minilm" => Ok(minilm_spec()),
-        other => Err(js_error(format!("unknown model {other:?} (static or minilm)"))),
-    }
+fn specs(model: &str) -> Result<Vec<ModelSpec>, JsValue> {
+    local_model_specs(model).map_err(js_error)
 }
 
 #[wasm_bindgen]
@@ -46,7 +42,10 @@ impl SearchEngine {
         let options: EmbedderOptions = from_js(options)?;
         let (mut workers, mut workers_failed) = (0, None);
         let (embedder, precision): (Rc<dyn Embedder>, Option<Precision>) = match options {
-            EmbedderOptions::Static { precision } => {
+            EmbedderOptions::Static { precision, minilm_queries: Some(true) } => {
+                (load_static_with_minilm_queries(&*self.vault).await.map_err(js_error)?, precision)
+            }
+            EmbedderOptions::Static { precision, .. } => {
                 (load_static_model(&*self.vault).await.map_err(js_error)?, precision)
             }
             EmbedderOptions::Minilm { max_tokens, precision, workers: Some(count) } if count > 0 => {
@@ -98,10 +97,16 @@ impl SearchEngine {
         self.index.semantic().clear();
     }
 
-    /// Whether a local model's files are in the vault: `"static"` or `"minilm"`.
+    /// Whether a local model's files are in the vault: `"static"`, `"minilm"` or
+    /// `"minilm-queries"` (MiniLM and the query map).
     #[wasm_bindgen(js_name = isModelInstalled)]
     pub async fn is_model_installed(&self, model: String) -> Result<bool, JsValue> {
-        is_installed(&*self.vault, &spec(&model)?).await.map_err(js_error)
+        for spec in specs(&model)? {
+            if !is_installed(&*self.vault, &spec).await.map_err(js_error)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The settings action "Download model": `{model: "static" | "minilm", baseUrl?, release?:
@@ -117,15 +122,19 @@ impl SearchEngine {
         on_progress: Option<js_sys::Function>,
     ) -> Result<(), JsValue> {
         let options: InstallOptions = from_js(options)?;
-        let spec = spec(&options.model)?;
-        let base = spec.download_base(options.base_url.as_deref(), options.release.as_ref()).map_err(js_error)?;
         let mut report = |file: &str, done: u64, total: u64| {
             if let Some(f) = &on_progress {
                 let _ =
                     f.call3(&JsValue::NULL, &file.into(), &JsValue::from(done as f64), &JsValue::from(total as f64));
             }
         };
-        install_model(&*self.vault, &*self.http, &spec, &base, &CancelToken::new(), &mut report).await.map_err(js_error)
+        for spec in specs(&options.model)? {
+            let base = spec.download_base(options.base_url.as_deref(), options.release.as_ref()).map_err(js_error)?;
+            install_model(&*self.vault, &*self.http, &spec, &base, &CancelToken::new(), &mut report)
+                .await
+                .map_err(js_error)?;
+        }
+        Ok(())
     }
 
     /// The settings action "Load model from a file…": `bytes` of a file the user picked (`name`
@@ -133,7 +142,7 @@ impl SearchEngine {
     /// check as a download. Resolves to the file's name in the model; a wrong file is refused.
     #[wasm_bindgen(js_name = installModelFile)]
     pub async fn install_model_file(&self, model: String, name: String, bytes: Vec<u8>) -> Result<String, JsValue> {
-        place_model_bytes(&*self.vault, &spec(&model)?, &bytes, &name).await.map_err(js_error)
+        place_model_bytes_among(&*self.vault, &specs(&model)?, &bytes, &name).await.map_err(js_error)
     }
 
     /// Loads the saved vectors (`.obsidian-agent/index/vectors.bin`) if they fit the embedder.

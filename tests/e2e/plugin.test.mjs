@@ -7,7 +7,7 @@
 // Screenshots go to artifacts/ (chat and approval, light and dark).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { chromium } from "playwright-core";
@@ -32,7 +32,12 @@ async function freePort() {
 before(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ["tests/servers/server.mjs", "--port", String(port)], { stdio: ["pipe", "pipe", "inherit"] });
+  // The test server serves MiniLM's files too (from the package scripts/setup.sh installs), as a mirror does.
+  const minilm = execSync("bash scripts/minilm_path.sh").toString().trim();
+  server = spawn(process.execPath, ["tests/servers/server.mjs", "--port", String(port)], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, VAULT_AGENT_MINILM_DIR: minilm },
+  });
   await new Promise((resolve, reject) => {
     server.stdout.on("data", (d) => String(d).includes("listening") && resolve());
     server.on("exit", (code) => reject(new Error(`the test server exited (${code})`)));
@@ -2307,6 +2312,57 @@ test("stopping a streaming answer ends its request: eight stops in a row, then a
   // A browser keeps six connections a host: had the stopped requests stayed open, this one would wait.
   await send(page, "one more");
   await page.locator(".vault-agent-text", { hasText: "The ninth answer arrives." }).waitFor({ timeout: 15_000 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("MiniLM reads the searches for the static model: the settings download it and its map, the notes keep the static vectors, a paraphrase is found", async () => {
+  const { files } = await (await fetch(`${origin}/vault/bundle?prefix=en/Plugins/`)).json();
+  const count = Object.keys(files).length;
+  const page = await openHost({ files, data: { semantic: { embedder: "static-minilm", modelBaseUrl: `${origin}/models` } } });
+  await page.locator(".vault-agent-index-status", { hasText: `Search index: ${count} notes` }).waitFor();
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  const status = settings.locator(".vault-agent-embedding-status");
+
+  // Two downloads: the static model for the notes, then MiniLM and its map for the searches.
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).click();
+  await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).waitFor();
+  await status.filter({ hasText: "not downloaded yet" }).waitFor();
+  assert.equal(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/vectors.bin")), false, "nothing embedded without MiniLM");
+  await settings.locator("button.vault-agent-model-download", { hasText: "Download model (91 MB)" }).click();
+  await settings.locator(".vault-agent-model-result.is-ok", { hasText: "Downloaded and checked." }).nth(1).waitFor({ timeout: 60_000 });
+  assert.equal(await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).count(), 2);
+  await status.filter({ hasText: `${count}/${count} notes embedded.` }).waitFor({ timeout: 60_000 });
+  for (const file of ["all-MiniLM-L6-v2/model.safetensors", "static-minilm-l6-v2-256/minilm-queries-256.vaqm"]) {
+    assert.ok(await page.evaluate((p) => window.fakeObsidian.exists(p), `.obsidian-agent/models/${file}`), file);
+  }
+  await page.locator(".vault-agent-model-result.is-ok").nth(1).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/settings-minilm-queries-light.png` });
+  await page.keyboard.press("Escape");
+
+  // The search window finds a paraphrase by meaning.
+  await page.locator(".vault-agent-search").click();
+  const modal = page.locator(".vault-agent-search-modal");
+  await modal.locator('.vault-agent-search-mode[data-mode="semantic"]').click();
+  await modal.locator(".prompt-input").fill("capture voice memos");
+  const recorder = modal.locator(".suggestion-item", { has: page.locator(".vault-agent-search-result-path", { hasText: "en/Plugins/Audio recorder.md" }) });
+  await recorder.waitFor();
+  await page.keyboard.press("Escape");
+
+  // The notes' vectors are the static model's own: switching to it embeds nothing again, and the
+  // same search scores differently there (MiniLM no longer reads it).
+  const compared = await page.evaluate(async () => {
+    const engine = window.fakeObsidian.plugin.search.engine;
+    const search = async () => (await engine.searchMode({ text: "capture voice memos", mode: "semantic", limit: 3 })).map((h) => [h.path, h.score]);
+    const read = await search();
+    const set = await engine.setEmbedder({ kind: "static" });
+    const report = await engine.embedNotes();
+    return { read, set, report, own: await search() };
+  });
+  assert.equal(compared.set.id, "static-minilm-l6-v2-256@2");
+  assert.equal(compared.report.embeddedNotes, 0);
+  assert.ok(compared.read[0][1] !== compared.own[0][1], JSON.stringify(compared));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -23,6 +23,7 @@ globalThis.__notices = [];
 const servicesStub = `export class Component {}; export const MarkdownRenderer = {}; export const setIcon = () => {};
    export class Notice { constructor(text) { globalThis.__notices.push(text); } }
    export const moment = { locale: () => "en" };
+   export const requireApiVersion = () => true;
    export function debounce(fn, ms) {
      let timer = null;
      const d = (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), Math.min(ms, 20)); return d; };
@@ -191,6 +192,13 @@ test("the embedder comes from the settings: off, a local model, or an API with i
   assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 4), { kind: "minilm", workers: 3 });
   assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 2), { kind: "minilm", workers: 1 });
   assert.deepEqual(embedderOptions(withSemantic({ embedder: "minilm" }), "", 1), { kind: "minilm", workers: 1 });
+  // The static model's vectors with MiniLM reading the searches needs both models in the vault.
+  const readByMinilm = embedderOptions(withSemantic({ embedder: "static-minilm" }), "");
+  assert.deepEqual(readByMinilm, { kind: "static", minilmQueries: true });
+  assert.deepEqual(settings.modelsNeeded(readByMinilm), ["static", "minilm-queries"]);
+  assert.deepEqual(settings.modelsNeeded({ kind: "static" }), ["static"]);
+  assert.deepEqual(settings.modelsNeeded({ kind: "minilm", workers: 1 }), ["minilm"]);
+  assert.deepEqual(settings.modelsNeeded({ kind: "api", baseUrl: "http://x", model: "m" }), []);
   const api = withSemantic({ embedder: "api", api: { baseUrl: " http://localhost:11434/v1 ", model: "nomic-embed-text" } });
   assert.deepEqual(embedderOptions(api, ""), { kind: "api", baseUrl: "http://localhost:11434/v1", model: "nomic-embed-text" });
   assert.equal(embedderOptions(api, "sk-e").apiKey, "sk-e");

@@ -9,7 +9,8 @@
 //        → {"data": [{"index", "embedding"}]}: a deterministic bag-of-words vector per text
 //        (each lower-cased word hashed into `dimensions` buckets), so texts sharing words are close.
 //   GET  /embeddings/<id>/requests → [{status, inputs}] in order.
-//   GET  /models/<file>      → models/<file> from the repository (the static model).
+//   GET  /models/<file>      → models/<file> from the repository (the static model, the query
+//        map), else MiniLM's <file> from $VAULT_AGENT_MINILM_DIR when it is set (a mirror).
 //   GET  /models-bad/<file>  → the same bytes with one byte changed (fails its SHA-256).
 //   GET  /models/all-MiniLM-L6-v2/<file> → MiniLM's files from $VAULT_AGENT_MINILM_DIR (the
 //        benchmarks set it from scripts/minilm_path.sh).
@@ -49,7 +50,10 @@ async function file(res, url, damaged) {
   const name = path.basename(decodeURIComponent(url.pathname));
   const minilm = process.env.VAULT_AGENT_MINILM_DIR;
   const dir = minilm && url.pathname.startsWith("/models/all-MiniLM-L6-v2/") ? minilm : path.join(repo, "models");
-  const bytes = await readFile(path.join(dir, name)).catch(() => null);
+  // A mirror serves every file of a model under one address: MiniLM's too, where the server has them.
+  const bytes = await readFile(path.join(dir, name))
+    .catch(() => (minilm ? readFile(path.join(minilm, name)) : null))
+    .catch(() => null);
   if (!bytes) {
     res.writeHead(404).end("no such model file");
     return true;
