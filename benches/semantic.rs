@@ -8,9 +8,11 @@
 //!
 //! `cargo bench --bench semantic` (writes `target/bench/semantic-native.json`, prints tables);
 //! `cargo bench --bench semantic -- quality` skips throughput and latency, `-- quality static`
-//! leaves MiniLM out too, `-- quality fulltext` measures full text alone; `STATIC_MODEL=FILE`
-//! measures another static model file. Needs `models/static-minilm-l6-v2-256.vam` and the MiniLM files
-//! (`scripts/setup.sh`).
+//! leaves MiniLM's vectors of the notes out too (MiniLM still reads the queries of the static
+//! model's "queries read by MiniLM" rows), `-- quality fulltext` measures full text alone;
+//! `STATIC_MODEL=FILE` measures another static model file, `QUERY_MAP=FILE` another query map.
+//! Needs `models/static-minilm-l6-v2-256.vam`, `models/minilm-queries-256.vaqm` and the MiniLM
+//! files (`scripts/setup.sh`).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -29,10 +31,14 @@ mod native {
 
     use serde_json::{json, Value};
     use vault_agent::embed::{
-        embed_chunks, fuse, normalize, relevance_floor, Fusion, MiniLm, Precision, StaticEmbedder, VectorIndex,
-        CANDIDATES, MAX_CHUNK_CHARS, STATIC_MODEL_REPO_PATH,
+        embed_chunks, fuse, normalize, relevance_floor, Fusion, MiniLm, Precision, QueryMap, StaticEmbedder,
+        VectorIndex, CANDIDATES, MAX_CHUNK_CHARS, STATIC_MODEL_REPO_PATH,
     };
     use vault_agent::search::{parse_note, SearchIndex, SearchQuery};
+
+    /// The ranking of the static model's vectors with queries read by MiniLM (its name starts
+    /// with "static": the static model's relevance floor).
+    const READ_BY_MINILM: &str = "static, queries read by MiniLM";
 
     fn repo() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -478,7 +484,7 @@ mod native {
     }
 
     pub fn main() {
-        // Filters: `quality` skips throughput and latency; `static` leaves MiniLM out.
+        // Filters: `quality` skips throughput and latency; `static` leaves MiniLM's vectors out.
         let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
         let speed = !only.iter().any(|o| o == "quality");
         let with_minilm = !only.iter().any(|o| o == "static" || o == "fulltext");
@@ -509,7 +515,10 @@ mod native {
         println!("static: {static_rate:.0} chunks/s");
         results.insert("static_chunks_per_s".into(), json!(static_rate));
 
-        let mut models: Vec<(String, Vec<Vec<f32>>)> = vec![("static".into(), static_vectors)];
+        // The static model's vectors searched with MiniLM's query vectors read into their space
+        // (MiniLmQueries; QUERY_MAP=FILE measures another map from `vault-agent model query-map`).
+        let mut models: Vec<(String, Vec<Vec<f32>>)> =
+            vec![("static".into(), static_vectors.clone()), (READ_BY_MINILM.into(), static_vectors)];
         if with_minilm && speed {
             for (max_tokens, batch) in [(128usize, 1usize), (128, 8), (256, 8)] {
                 let model = minilm(max_tokens);
@@ -573,16 +582,22 @@ mod native {
         for (name, vectors) in models.iter().filter(|_| with_vectors) {
             // MiniLM is loaded once per model, not once per query.
             let model = name.strip_prefix("minilm@").map(|max_tokens| minilm(max_tokens.parse().unwrap()));
+            let reader = (name == READ_BY_MINILM).then(|| {
+                let file =
+                    std::env::var_os("QUERY_MAP").map_or(repo().join("models/minilm-queries-256.vaqm"), Into::into);
+                (minilm(128), QueryMap::from_bytes(&std::fs::read(file).unwrap()).unwrap())
+            });
             let embed_query = |text: &str| -> Vec<f32> {
-                match &model {
-                    None => static_model.embed_one(text),
-                    Some(model) => model.embed_texts(&[text]).pop().unwrap(),
+                match (&model, &reader) {
+                    (Some(model), _) => model.embed_texts(&[text]).pop().unwrap(),
+                    (None, Some((minilm, map))) => map.apply(&minilm.embed_texts(&[text]).pop().unwrap()),
+                    (None, None) => static_model.embed_one(text),
                 }
             };
             let query_vectors: Vec<Vec<f32>> = queries.iter().map(|q| embed_query(&q.text)).collect();
             let cross_vectors: Vec<Vec<f32>> = cross.iter().map(|q| embed_query(&q.text)).collect();
             for precision in [Precision::F32, Precision::Int8] {
-                if precision == Precision::Int8 && name != "static" {
+                if precision == Precision::Int8 && !name.starts_with("static") {
                     continue;
                 }
                 let index = index_of(&chunked, vectors, name, precision);
