@@ -560,7 +560,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
         d
           .addOption("off", "Off")
           .addOption("static", "Local: static model (fast, 8 MB)")
-          .addOption("static-minilm", "Local: static model, searches read by MiniLM (finds more, 99 MB)")
+          .addOption("static-minilm", "Local: static + MiniLM for searches (99 MB)")
           .addOption("minilm", "Local: MiniLM (more precise, slower, 91 MB)")
           .addOption("api", "OpenAI-compatible API")
           .setValue(semantic.embedder)
