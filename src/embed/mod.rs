@@ -40,8 +40,8 @@ pub use minilm::{BertConfig, MiniLm, ReadAt, MINILM_FILES};
 pub use model_files::{
     install_model, is_installed, load_minilm, load_static_model, load_static_with_minilm_queries, local_model_specs,
     minilm_spec, place_model_bytes, place_model_bytes_among, place_model_file, query_map_spec, static_model_spec,
-    verify_model_file, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, QUERY_MAP_BYTES, QUERY_MAP_FILE,
-    QUERY_MAP_SHA256, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+    verify_model_file, with_minilm_queries, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, QUERY_MAP_BYTES,
+    QUERY_MAP_FILE, QUERY_MAP_SHA256, QUERY_TOKENS, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
 };
 pub use parallel::ParallelEmbedder;
 pub use query_map::{MiniLmQueries, QueryMap, QueryMapHeader};

@@ -315,15 +315,25 @@ pub async fn load_static_model(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
     Ok(Rc::new(StaticEmbedder::from_vec(bytes)?))
 }
 
-/// The static model for the notes with MiniLM (inputs cut at 128 tokens, as the map was fitted)
-/// for the queries ([`MiniLmQueries`]): needs both models and the query map in the vault. Its
-/// vectors are the static model's own.
+/// The static model for the notes with MiniLM (inputs cut at [`QUERY_TOKENS`], as the map was
+/// fitted) for the queries ([`MiniLmQueries`]): needs both models and the query map in the vault.
+/// Its vectors are the static model's own.
 pub async fn load_static_with_minilm_queries(vault: &dyn Vault) -> Result<Rc<dyn Embedder>> {
+    let queries = load_minilm(vault, QUERY_TOKENS).await?;
+    with_minilm_queries(vault, queries).await
+}
+
+/// [`load_static_with_minilm_queries`] with MiniLM loaded by the caller (the plugin reads its
+/// weights from the host's buffer a window at a time).
+pub async fn with_minilm_queries(vault: &dyn Vault, queries: Rc<dyn Embedder>) -> Result<Rc<dyn Embedder>> {
     let notes = load_static_model(vault).await?;
     let map = QueryMap::from_bytes(&read(vault, &query_map_spec(), QUERY_MAP_FILE).await?)?;
-    let queries = load_minilm(vault, 128).await?;
     Ok(Rc::new(MiniLmQueries::new(notes, queries, map)?))
 }
+
+/// The tokens of a query MiniLM reads for [`MiniLmQueries`] (the map was fitted on passages cut
+/// there).
+pub const QUERY_TOKENS: usize = 128;
 
 /// MiniLM from the vault's models folder, inputs cut at `max_tokens`.
 pub async fn load_minilm(vault: &dyn Vault, max_tokens: usize) -> Result<Rc<dyn Embedder>> {

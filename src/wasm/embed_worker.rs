@@ -34,12 +34,7 @@ impl MiniLmWorker {
         config: &str,
         #[wasm_bindgen(js_name = maxTokens)] max_tokens: u32,
     ) -> Result<MiniLmWorker, JsValue> {
-        let len = weights.length() as usize;
-        let mut read_at = |offset: usize, buf: &mut [u8]| {
-            weights.subarray(offset as u32, (offset + buf.len()) as u32).copy_to(buf);
-            Ok(())
-        };
-        let model = MiniLm::load_from(len, &mut read_at, vocab, config, max_tokens as usize).map_err(js_error)?;
+        let model = minilm_from_buffer(weights, vocab, config, max_tokens as usize).map_err(js_error)?;
         Ok(MiniLmWorker { model })
     }
 
@@ -59,6 +54,17 @@ impl MiniLmWorker {
         let flat: Vec<f32> = self.model.embed_texts(&refs).into_iter().flatten().collect();
         Float32Array::from(flat.as_slice())
     }
+}
+
+/// MiniLM with `model.safetensors` read from `weights`, a JS buffer, a window at a time: the
+/// wasm memory holds the tensors and not a second copy of the 91 MB file.
+pub(super) fn minilm_from_buffer(weights: &Uint8Array, vocab: &str, config: &str, max_tokens: usize) -> Result<MiniLm> {
+    let len = weights.length() as usize;
+    let mut read_at = |offset: usize, buf: &mut [u8]| {
+        weights.subarray(offset as u32, (offset + buf.len()) as u32).copy_to(buf);
+        Ok(())
+    };
+    MiniLm::load_from(len, &mut read_at, vocab, config, max_tokens)
 }
 
 #[wasm_bindgen]

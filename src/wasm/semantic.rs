@@ -8,21 +8,36 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::embed_worker::start_workers;
+use super::embed_worker::{minilm_from_buffer, start_workers};
 use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
-    install_model, is_installed, load_minilm, load_static_model, load_static_with_minilm_queries, local_model_specs,
-    minilm_spec, place_model_bytes_among, ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery,
-    InstallOptions, ModelSpec, Precision, MINILM_DEFAULT_TOKENS,
+    install_model, is_installed, load_static_model, local_model_specs, minilm_spec, place_model_bytes_among,
+    with_minilm_queries, ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery, InstallOptions, ModelSpec,
+    Precision, MINILM_DEFAULT_TOKENS, QUERY_TOKENS,
 };
 use crate::index::hybrid_search;
 use crate::protocol::EmbedWorkersRequest;
 use crate::search::Progress;
+use crate::vault::Vault;
 
 fn specs(model: &str) -> Result<Vec<ModelSpec>, JsValue> {
     local_model_specs(model).map_err(js_error)
+}
+
+impl SearchEngine {
+    /// MiniLM in this thread, inputs cut at `max_tokens`: its weights read from the host's buffer
+    /// a window at a time, so the wasm memory (which never shrinks) holds the tensors and not
+    /// also a copy of the 91 MB file.
+    async fn minilm_in_thread(&self, max_tokens: usize) -> Result<Rc<dyn Embedder>, JsValue> {
+        let spec = minilm_spec();
+        let path = |name: &str| spec.path(name).map_err(js_error);
+        let weights = self.vault.read_binary_buffer(&path("model.safetensors")?).await.map_err(js_error)?;
+        let vocab = self.vault.read(&path("vocab.txt")?).await.map_err(js_error)?;
+        let config = self.vault.read(&path("config.json")?).await.map_err(js_error)?;
+        Ok(Rc::new(minilm_from_buffer(&weights, &vocab, &config, max_tokens).map_err(js_error)?))
+    }
 }
 
 #[wasm_bindgen]
@@ -43,7 +58,8 @@ impl SearchEngine {
         let (mut workers, mut workers_failed) = (0, None);
         let (embedder, precision): (Rc<dyn Embedder>, Option<Precision>) = match options {
             EmbedderOptions::Static { precision, minilm_queries: Some(true) } => {
-                (load_static_with_minilm_queries(&*self.vault).await.map_err(js_error)?, precision)
+                let queries = self.minilm_in_thread(QUERY_TOKENS).await?;
+                (with_minilm_queries(&*self.vault, queries).await.map_err(js_error)?, precision)
             }
             EmbedderOptions::Static { precision, .. } => {
                 (load_static_model(&*self.vault).await.map_err(js_error)?, precision)
@@ -66,13 +82,12 @@ impl SearchEngine {
                     }
                     Err(why) => {
                         workers_failed = Some(why.to_string());
-                        (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
+                        (self.minilm_in_thread(max_tokens).await?, precision)
                     }
                 }
             }
             EmbedderOptions::Minilm { max_tokens, precision, .. } => {
-                let max_tokens = max_tokens.unwrap_or(MINILM_DEFAULT_TOKENS);
-                (load_minilm(&*self.vault, max_tokens).await.map_err(js_error)?, precision)
+                (self.minilm_in_thread(max_tokens.unwrap_or(MINILM_DEFAULT_TOKENS)).await?, precision)
             }
             EmbedderOptions::Api { config, precision } => {
                 let api = ApiEmbedder::new(config, self.http.clone(), Rc::new(JsClock)).map_err(js_error)?;

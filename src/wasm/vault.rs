@@ -65,6 +65,14 @@ impl JsVault {
     pub(super) fn host(&self) -> &JsValue {
         &self.host
     }
+
+    /// A file's bytes in the host's own buffer, not copied into the wasm memory (which never
+    /// shrinks): for a model's weights, read from it a window at a time.
+    pub(super) async fn read_binary_buffer(&self, path: &VaultPath) -> Result<Uint8Array> {
+        let value = call("readBinary", path, self.host.read_binary(path.as_str())).await?;
+        // Uint8Array::new accepts both an ArrayBuffer and a typed array.
+        Ok(Uint8Array::new(&value))
+    }
 }
 
 #[derive(Deserialize)]
@@ -164,9 +172,7 @@ impl Vault for JsVault {
     }
 
     async fn read_binary(&self, path: &VaultPath) -> Result<Vec<u8>> {
-        let value = call("readBinary", path, self.host.read_binary(path.as_str())).await?;
-        // Uint8Array::new accepts both an ArrayBuffer and a typed array.
-        Ok(Uint8Array::new(&value).to_vec())
+        Ok(self.read_binary_buffer(path).await?.to_vec())
     }
 
     async fn write(&self, path: &VaultPath, content: &str) -> Result<()> {
