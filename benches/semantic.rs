@@ -32,7 +32,7 @@ mod native {
     use serde_json::{json, Value};
     use vault_agent::embed::{
         embed_chunks, fuse, normalize, relevance_floor, Fusion, MiniLm, Precision, QueryMap, StaticEmbedder,
-        VectorIndex, CANDIDATES, MAX_CHUNK_CHARS, STATIC_MODEL_REPO_PATH,
+        VectorIndex, CANDIDATES, MAX_CHUNK_CHARS, QUERY_TOKENS, STATIC_MODEL_REPO_PATH,
     };
     use vault_agent::search::{parse_note, SearchIndex, SearchQuery};
 
@@ -50,15 +50,7 @@ mod native {
     }
 
     fn minilm(max_tokens: usize) -> MiniLm {
-        let dir = minilm_dir();
-        let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
-        MiniLm::load(
-            &read("model.safetensors"),
-            &String::from_utf8(read("vocab.txt")).unwrap(),
-            &String::from_utf8(read("config.json")).unwrap(),
-            max_tokens,
-        )
-        .unwrap()
+        MiniLm::load_dir(&minilm_dir(), max_tokens).unwrap()
     }
 
     /// Every `.md` note below `dir` of the sample vault: (vault path, text).
@@ -585,7 +577,7 @@ mod native {
             let reader = (name == READ_BY_MINILM).then(|| {
                 let file =
                     std::env::var_os("QUERY_MAP").map_or(repo().join("models/minilm-queries-256.vaqm"), Into::into);
-                (minilm(128), QueryMap::from_bytes(&std::fs::read(file).unwrap()).unwrap())
+                (minilm(QUERY_TOKENS), QueryMap::from_bytes(&std::fs::read(file).unwrap()).unwrap())
             });
             let embed_query = |text: &str| -> Vec<f32> {
                 match (&model, &reader) {

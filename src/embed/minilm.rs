@@ -172,6 +172,23 @@ impl MiniLm {
         Self::load_from(safetensors.len(), &mut read_from(safetensors), vocab, config, max_tokens)
     }
 
+    /// [`MiniLm::load`] from a folder holding `model.safetensors`, `vocab.txt` and
+    /// `config.json` (the CLI, benchmarks and tests; the plugin reads them through its vault).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn load_dir(dir: &std::path::Path, max_tokens: usize) -> Result<MiniLm> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| Error::Io {
+                op: "read",
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })
+        };
+        let text =
+            |name: &str| String::from_utf8(read(name)?).map_err(|_| Error::Invalid(format!("{name} is not UTF-8")));
+        Self::load(&read("model.safetensors")?, &text("vocab.txt")?, &text("config.json")?, max_tokens)
+    }
+
     /// [`MiniLm::load`] with `model.safetensors` (`len` bytes) read through `read_at`.
     pub fn load_from(len: usize, read_at: &mut ReadAt, vocab: &str, config: &str, max_tokens: usize) -> Result<MiniLm> {
         let config: BertConfig =

@@ -172,7 +172,7 @@ pub fn query_map_spec() -> ModelSpec {
 /// repository).
 pub const QUERY_MAP_FILE: &str = "minilm-queries-256.vaqm";
 pub const QUERY_MAP_BYTES: u64 = 394_424;
-pub const QUERY_MAP_SHA256: &str = "d14267a53c10f7705059202b58339076eb769c82c6321399569fbe056f01a671";
+pub const QUERY_MAP_SHA256: &str = "bdc536258945cc2794c376dc0f5fda0408b98fb762569643c72de5ad730071c4";
 
 /// The static model's file name.
 pub const STATIC_MODEL_FILE: &str = "static-minilm-l6-v2-256.vam";

@@ -7,8 +7,8 @@
 //! model (thousands of chunks a second), and only queries by MiniLM, whose one short text costs a
 //! single forward pass, then read into the notes' space. A short query is where the static model
 //! is weakest (a few tokens' rows, no context); a note's chunk averages many. On our query sets
-//! this lifts the static vectors on paraphrases from 0.593 to 0.649 nDCG@10 (BENCHMARKS.md,
-//! "MiniLM reads the queries").
+//! this lifts the static vectors on paraphrases from 0.593 to 0.610 nDCG@10, and the default
+//! fusion from 0.584 to 0.625 (BENCHMARKS.md, "MiniLM reads the queries").
 //!
 //! Saved as `.vaqm`: `VAQMP\x01`, a `u32` header length, the header (JSON: [`QueryMapHeader`]),
 //! then `(inputs + 1) × outputs` little-endian `f32` (one row per input, the last the intercept).
@@ -79,16 +79,20 @@ impl QueryMap {
             a[i * n + i] += ridge * pairs.len() as f64;
         }
         let lower = cholesky(&a, n).ok_or_else(|| Error::Invalid("the pairs do not determine a map".into()))?;
+        // Per output: L z = b, then Lᵀ w = z, both in f64 (w rounded to f32 only once solved).
         let mut weights = vec![0f32; n * k];
-        let mut z = vec![0f64; n];
+        let (mut z, mut w) = (vec![0f64; n], vec![0f64; n]);
         for c in 0..k {
             for i in 0..n {
                 let s = b[i * k + c] - (0..i).map(|m| lower[i * n + m] * z[m]).sum::<f64>();
                 z[i] = s / lower[i * n + i];
             }
             for i in (0..n).rev() {
-                let s = z[i] - (i + 1..n).map(|m| lower[m * n + i] * f64::from(weights[m * k + c])).sum::<f64>();
-                weights[i * k + c] = (s / lower[i * n + i]) as f32;
+                let s = z[i] - (i + 1..n).map(|m| lower[m * n + i] * w[m]).sum::<f64>();
+                w[i] = s / lower[i * n + i];
+            }
+            for (i, &v) in w.iter().enumerate() {
+                weights[i * k + c] = v as f32;
             }
         }
         Ok(QueryMap { header, weights })
@@ -206,7 +210,6 @@ impl Embedder for MiniLmQueries {
     }
 
     async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        let vector = self.queries.embed(&[text]).await?.pop().unwrap_or_default();
-        Ok(self.map.apply(&vector))
+        Ok(self.map.apply(&self.queries.embed_query(text).await?))
     }
 }

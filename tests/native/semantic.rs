@@ -885,7 +885,7 @@ fn with_minilm_reading_the_queries_the_notes_keep_the_static_vectors_and_paraphr
     use vault_agent::embed::{MiniLmQueries, QueryMap};
     let map_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/minilm-queries-256.vaqm");
     let map = QueryMap::from_bytes(&std::fs::read(map_file).unwrap()).unwrap();
-    let queries = Rc::new(minilm(128));
+    let queries = Rc::new(minilm(vault_agent::embed::QUERY_TOKENS));
     let notes: Rc<dyn Embedder> = Rc::new(static_model());
     let both = MiniLmQueries::new(notes.clone(), queries.clone(), map.clone()).unwrap();
 

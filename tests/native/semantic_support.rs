@@ -32,15 +32,7 @@ pub fn minilm() -> &'static MiniLm {
 
 /// MiniLM loaded from the package's files, inputs cut at `max_tokens`.
 pub fn minilm_cut_at(max_tokens: usize) -> MiniLm {
-    let dir = minilm_dir();
-    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-    MiniLm::load(
-        &read("model.safetensors"),
-        &String::from_utf8(read("vocab.txt")).unwrap(),
-        &String::from_utf8(read("config.json")).unwrap(),
-        max_tokens,
-    )
-    .unwrap()
+    MiniLm::load_dir(&minilm_dir(), max_tokens).unwrap()
 }
 
 /// The static model shipped in `models/` (distilled from the same MiniLM).

@@ -16,8 +16,9 @@ use std::rc::Rc;
 use crate::vault_arg::VaultArg;
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{
-    distill, featurize, install_model, local_model_specs, place_model_file, prose_passages, sentences, DistillOptions,
-    DistillProgress, FitOptions, MiniLm, Passage, PluginRelease, QueryMap, QueryMapHeader, StaticEmbedder, MODELS_DIR,
+    distill, dot, featurize, install_model, local_model_specs, place_model_file, prose_passages, sentences,
+    DistillOptions, DistillProgress, FitOptions, MiniLm, Passage, PluginRelease, QueryMap, QueryMapHeader,
+    StaticEmbedder, MODELS_DIR, QUERY_TOKENS,
 };
 use vault_agent::host::ReqwestClient;
 use vault_agent::Error;
@@ -138,16 +139,11 @@ fn io(op: &'static str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -
 /// `model query-map`: see [`QueryMapArgs`].
 fn query_map(args: &QueryMapArgs) -> vault_agent::Result<()> {
     let read = |path: &std::path::Path| std::fs::read(path).map_err(io("read", path));
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| Error::Invalid("not UTF-8".into()));
-    // 128 tokens, as the static model was fitted and as queries are short.
-    let minilm = MiniLm::load(
-        &read(&args.minilm.join("model.safetensors"))?,
-        &text(read(&args.minilm.join("vocab.txt"))?)?,
-        &text(read(&args.minilm.join("config.json"))?)?,
-        128,
-    )?;
+    // Cut as queries are for MiniLmQueries (and as the static model was fitted).
+    let minilm = MiniLm::load_dir(&args.minilm, QUERY_TOKENS)?;
     let notes = StaticEmbedder::from_vec(read(&args.static_model)?)?;
-    let passages: Vec<String> = text(read(&args.passages)?)?
+    let passages: Vec<String> = String::from_utf8(read(&args.passages)?)
+        .map_err(|_| Error::Invalid(format!("{} is not UTF-8", args.passages.display())))?
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).map_err(|e| Error::Invalid(format!("{}: {e}", args.passages.display()))))
@@ -180,10 +176,7 @@ fn query_map(args: &QueryMapArgs) -> vault_agent::Result<()> {
     let held: Vec<f32> = held
         .iter()
         .take(500)
-        .map(|t| {
-            let read_in = map.apply(&minilm.embed_texts(&[t]).pop().unwrap_or_default());
-            read_in.iter().zip(notes.embed_one(t)).map(|(a, b)| a * b).sum::<f32>()
-        })
+        .map(|t| dot(&map.apply(&minilm.embed_texts(&[t]).pop().unwrap_or_default()), &notes.embed_one(t)))
         .collect();
     if !held.is_empty() {
         eprintln!(
@@ -254,17 +247,7 @@ pub async fn run(command: Command) -> vault_agent::Result<()> {
             Ok(())
         }
         Command::Distill(args) => {
-            let read = |name: &str| {
-                let path = args.minilm.join(name);
-                std::fs::read(&path).map_err(io("read", &path))
-            };
-            let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| Error::Invalid("not UTF-8".into()));
-            let model = MiniLm::load(
-                &read("model.safetensors")?,
-                &text(read("vocab.txt")?)?,
-                &text(read("config.json")?)?,
-                FIT_MAX_TOKENS,
-            )?;
+            let model = MiniLm::load_dir(&args.minilm, FIT_MAX_TOKENS)?;
             let start = std::time::Instant::now();
             let corpus = corpus_features(&model, &args)?;
             // `@1` is the distilled model; `@2`, the one shipped, was fitted on a GPU
