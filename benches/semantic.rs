@@ -10,7 +10,8 @@
 //! `cargo bench --bench semantic -- quality` skips throughput and latency, `-- quality static`
 //! leaves MiniLM's vectors of the notes out too (MiniLM still reads the queries of the static
 //! model's "queries read by MiniLM" rows), `-- quality fulltext` measures full text alone;
-//! `STATIC_MODEL=FILE` measures another static model file, `QUERY_MAP=FILE` another query map.
+//! `STATIC_MODEL=FILE` measures another static model file, `QUERY_MAP=FILE` another query map;
+//! `DUMP=RANKING` prints one ranking's score and first hits for each query (to stderr).
 //! Needs `models/static-minilm-l6-v2-256.vam`, `models/minilm-queries-256.vaqm` and the MiniLM
 //! files (`scripts/setup.sh`).
 
@@ -31,8 +32,8 @@ mod native {
 
     use serde_json::{json, Value};
     use vault_agent::embed::{
-        embed_chunks, fuse, normalize, relevance_floor, Fusion, MiniLm, Precision, QueryMap, StaticEmbedder,
-        VectorIndex, CANDIDATES, MAX_CHUNK_CHARS, QUERY_TOKENS, STATIC_MODEL_REPO_PATH,
+        embed_chunks, fuse, hybrid_rank, normalize, relevance_floor, Fusion, HybridQuery, MiniLm, Precision, QueryMap,
+        SearchMode, StaticEmbedder, VectorIndex, CANDIDATES, MAX_CHUNK_CHARS, QUERY_TOKENS, STATIC_MODEL_REPO_PATH,
     };
     use vault_agent::search::{parse_note, SearchIndex, SearchQuery};
 
@@ -54,6 +55,12 @@ mod native {
     }
 
     /// Every `.md` note below `dir` of the sample vault: (vault path, text).
+    /// The committed query map, or `QUERY_MAP=FILE`.
+    fn read_query_map() -> QueryMap {
+        let file = std::env::var_os("QUERY_MAP").map_or(repo().join("models/minilm-queries-256.vaqm"), Into::into);
+        QueryMap::from_bytes(&std::fs::read(file).unwrap()).unwrap()
+    }
+
     fn notes_below(dir: &str) -> Vec<(String, String)> {
         let vault = repo().join("../shared/vaults/obsidian-help");
         let mut out = Vec::new();
@@ -300,7 +307,12 @@ mod native {
     fn score(table: &mut Table, name: String, queries: &[Query], ranked: &dyn Fn(usize) -> Vec<String>) {
         let mut sums = [(0.0, 0.0, 0.0, 0usize); SETS.len()];
         for (i, q) in queries.iter().enumerate() {
-            let (a, b, c) = ndcg_at_10(&ranked(i), &q.relevant);
+            let list = ranked(i);
+            let (a, b, c) = ndcg_at_10(&list, &q.relevant);
+            // DUMP=RANKING prints that ranking's nDCG and first five hits for every query.
+            if std::env::var("DUMP").is_ok_and(|d| d == name) {
+                eprintln!("DUMP [{}] {a:.3} {:?} -> {:?}", q.set, q.text, &list[..list.len().min(5)]);
+            }
             for (k, set) in SETS.iter().enumerate() {
                 if in_set(q, set) {
                     sums[k] = (sums[k].0 + a, sums[k].1 + b, sums[k].2 + c, sums[k].3 + 1);
@@ -574,11 +586,7 @@ mod native {
         for (name, vectors) in models.iter().filter(|_| with_vectors) {
             // MiniLM is loaded once per model, not once per query.
             let model = name.strip_prefix("minilm@").map(|max_tokens| minilm(max_tokens.parse().unwrap()));
-            let reader = (name == READ_BY_MINILM).then(|| {
-                let file =
-                    std::env::var_os("QUERY_MAP").map_or(repo().join("models/minilm-queries-256.vaqm"), Into::into);
-                (minilm(QUERY_TOKENS), QueryMap::from_bytes(&std::fs::read(file).unwrap()).unwrap())
-            });
+            let reader = (name == READ_BY_MINILM).then(|| (minilm(QUERY_TOKENS), read_query_map()));
             let embed_query = |text: &str| -> Vec<f32> {
                 match (&model, &reader) {
                     (Some(model), _) => model.embed_texts(&[text]).pop().unwrap(),
@@ -708,6 +716,41 @@ mod native {
                 let above: Vec<Vec<String>> =
                     lists.iter().map(|l| l.iter().filter(|h| h.1 >= floor).map(|h| h.0.clone()).collect()).collect();
                 score(&mut table, format!("static int8 (vectors), {name}"), &queries, &|i| above[i].clone());
+            }
+            // What the product answers over the whole vault (`hybrid_rank`, as the CLI's `search`
+            // and the plugin call it): by meaning and hybrid, without and with the user's language,
+            // the queries read by the static model and by MiniLM through the map.
+            let reader = (minilm(QUERY_TOKENS), read_query_map());
+            let read: Vec<Vec<f32>> = queries
+                .iter()
+                .map(|q| reader.1.apply(&reader.0.embed_texts(&[q.text.as_str()]).pop().unwrap()))
+                .collect();
+            for (queried_by, vectors) in [("static", &query_vectors), ("queries read by MiniLM", &read)] {
+                for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
+                    for language in [None, Some("en")] {
+                        let name = format!(
+                            "product {}, {queried_by}{}",
+                            if mode == SearchMode::Semantic { "by meaning" } else { "hybrid (default fusion)" },
+                            language.map_or(String::new(), |l| format!(", user language {l}"))
+                        );
+                        let times = std::cell::RefCell::new(Vec::new());
+                        score(&mut table, name.clone(), &queries, &|i| {
+                            let query = HybridQuery {
+                                text: queries[i].text.clone(),
+                                mode,
+                                language: language.map(Into::into),
+                                ..HybridQuery::default()
+                            };
+                            let (hits, secs) =
+                                time(|| hybrid_rank(Some(&whole), Some((&index, &vectors[i])), &query, &|_| true));
+                            times.borrow_mut().push(secs * 1e3);
+                            hits.unwrap().into_iter().map(|h| h.path).collect()
+                        });
+                        let mut times = times.into_inner();
+                        times.sort_by(f64::total_cmp);
+                        println!("{name}: p50 {:.2} ms (the query's vector given)", percentile(&times, 0.5));
+                    }
+                }
             }
             print_table(&format!("Whole vault, {} chunks", index.vector_count()), &queries, &table);
             results.insert("whole_vault_vectors".into(), json!({"first_pass": rows, "quality": table_json(&table)}));

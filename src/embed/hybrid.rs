@@ -23,9 +23,10 @@ use ts_rs::TS;
 
 use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
 use super::semantic::relevance_floor;
-use super::vector_index::VectorIndex;
+use super::vector_index::{VectorHit, VectorIndex};
 use crate::search::{
     apply_factors, parse_note, query_terms, tokens, vault_analyzer, LanguagePreference, SearchIndex, SearchQuery,
+    LANGUAGE_WINDOW,
 };
 use crate::vault::{is_note, Vault, VaultPath};
 use crate::Result;
@@ -395,17 +396,9 @@ pub fn hybrid_rank(
     let mut dense = Vec::new();
     let mut headings: HashMap<String, Option<String>> = HashMap::new();
     if let (true, Some((index, vector))) = (query.mode != SearchMode::Fulltext, vectors) {
-        // Below the model's floor a note is no closer to the query than to nonsense.
-        let floor = relevance_floor(index.embedder());
-        for hit in index.search(vector, CANDIDATES, &in_folder).into_iter().filter(|h| h.score >= floor) {
+        for hit in nearest_in_language(index, vector, query, &in_folder) {
             dense.push((hit.path.clone(), hit.score));
             headings.insert(hit.path, hit.heading);
-        }
-        // Full text prefers the query's language itself (`SearchQuery::language`); so do the vectors.
-        let preference = LanguagePreference::new(&query.text, query.language.as_deref());
-        let paths: Vec<&str> = dense.iter().map(|(p, _)| p.as_str()).collect();
-        if let Some(factors) = preference.factors(&paths, file_stem) {
-            apply_factors(&mut dense, &factors, |d| &mut d.1);
         }
     }
     let fused = match (query.mode, bm25.is_empty(), dense.is_empty()) {
@@ -478,6 +471,43 @@ pub fn hybrid_rank(
     Ok(hits)
 }
 
+/// The vectors' [`CANDIDATES`] nearest notes above the model's relevance floor (below it a note
+/// is no closer to the query than to nonsense), the query's or the user's language preferred as
+/// full text prefers it ([`SearchIndex::search`]): a window of nearest notes is ranked, the
+/// other languages' pushed down, and the window widened until no note outside it could reach
+/// the candidates. In a vault of translations the user's own note can be the 60th nearest
+/// behind twenty translations of its neighbours.
+fn nearest_in_language(
+    index: &VectorIndex,
+    vector: &[f32],
+    query: &HybridQuery,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<VectorHit> {
+    let floor = relevance_floor(index.embedder());
+    let preference = LanguagePreference::new(&query.text, query.language.as_deref());
+    let mut window = if preference.is_some() { LANGUAGE_WINDOW.max(CANDIDATES) } else { CANDIDATES };
+    let mut nearest = index.nearest(vector, keep);
+    loop {
+        let mut hits = nearest.top(window);
+        let every_note = hits.len() < window;
+        let last = hits.last().map_or(f32::NEG_INFINITY, |h| h.score);
+        hits.retain(|h| h.score >= floor);
+        let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+        let Some(factors) = preference.factors(&paths, file_stem) else {
+            hits.truncate(CANDIDATES);
+            return hits;
+        };
+        apply_factors(&mut hits, &factors, |h| &mut h.score);
+        // A note outside the window scores at most `last`, and under the floor it is no hit.
+        let settled = last < floor || hits.get(CANDIDATES - 1).is_some_and(|h| h.score >= last);
+        if every_note || settled {
+            hits.truncate(CANDIDATES);
+            return hits;
+        }
+        window *= 4;
+    }
+}
+
 /// The file name without folder and `.md`.
 fn stem(path: &str) -> String {
     file_stem(path).to_string()
@@ -519,6 +549,39 @@ fn expand_links(index: &SearchIndex, hits: &mut Vec<HybridHit>, limit: usize, ke
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::embed::Precision;
+
+    #[test]
+    fn the_users_own_note_is_found_by_meaning_behind_any_number_of_nearer_translations() {
+        // Sixty translations nearer the query than the one English note: it is the 61st nearest.
+        let mut index = VectorIndex::new("static-test", 2, Precision::F32);
+        let unit = |cos: f32| vec![cos, (1.0 - cos * cos).sqrt()];
+        for i in 0..60 {
+            let folder = ["fr", "de", "ja"][i % 3];
+            index
+                .insert(&format!("{folder}/Canvas {i}.md"), "h", 0, vec![(None, unit(0.99 - i as f32 * 1e-4))])
+                .unwrap();
+        }
+        index.insert("en/Canvas.md", "h", 0, vec![(None, unit(0.9))]).unwrap();
+        let query = |language: Option<&str>| HybridQuery {
+            text: "canvas".into(),
+            mode: SearchMode::Semantic,
+            language: language.map(Into::into),
+            ..HybridQuery::default()
+        };
+        let found = |language| -> Vec<String> {
+            hybrid_rank(None, Some((&index, &[1.0, 0.0])), &query(language), &|_| true)
+                .unwrap()
+                .into_iter()
+                .map(|h| h.path)
+                .collect()
+        };
+        assert_eq!(found(Some("en"))[0], "en/Canvas.md");
+        assert_eq!(found(Some("en")).len(), 10);
+        // Without a language to prefer, nearness alone decides.
+        assert!(!found(None).contains(&"en/Canvas.md".to_string()));
+        assert_eq!(found(Some("fr"))[0], "fr/Canvas 0.md");
+    }
 
     fn list(items: &[(&str, f32)]) -> Vec<(String, f32)> {
         items.iter().map(|(p, s)| (p.to_string(), *s)).collect()

@@ -48,7 +48,7 @@ pub use query_map::{MiniLmQueries, QueryMap, QueryMapHeader};
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS, SAVE_SHARE};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{
-    NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE, VECTORS_FORMAT,
+    Nearest, NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE, VECTORS_FORMAT,
 };
 pub use wordpiece::WordPiece;
 

@@ -69,6 +69,43 @@ pub struct VectorHit {
     pub heading: Option<String>,
 }
 
+/// The notes one query's scan scored: each note's best chunk's score, slot and row.
+pub struct Nearest<'a> {
+    index: &'a VectorIndex,
+    scored: Vec<(f32, u32, u32)>,
+}
+
+impl Nearest<'_> {
+    /// The `k` best, best first (ties by path); asked again with a larger `k`, the same list
+    /// longer.
+    pub fn top(&mut self, k: usize) -> Vec<VectorHit> {
+        let index = self.index;
+        let by_score = |a: &(f32, u32, u32), b: &(f32, u32, u32)| {
+            b.0.total_cmp(&a.0).then_with(|| index.slots[a.1 as usize].cmp(&index.slots[b.1 as usize]))
+        };
+        let ranked = &mut self.scored;
+        let k = k.min(ranked.len());
+        if k == 0 {
+            return Vec::new();
+        }
+        if ranked.len() > k {
+            ranked.select_nth_unstable_by(k - 1, by_score);
+        }
+        crate::sort::sort_by(&mut ranked[..k], by_score);
+        ranked[..k]
+            .iter()
+            .map(|&(score, slot, r)| {
+                let path = index.slots[slot as usize].clone();
+                let heading = index
+                    .notes
+                    .get(&path)
+                    .and_then(|n| n.headings.get(index.chunk[r as usize] as usize).cloned().flatten());
+                VectorHit { path, score, heading }
+            })
+            .collect()
+    }
+}
+
 /// The vectors of a vault's chunks. See the module docs.
 #[derive(Debug, Clone)]
 pub struct VectorIndex {
@@ -304,8 +341,14 @@ impl VectorIndex {
     /// `filter` keeps a note when it returns true. Above [`SKETCHED_ABOVE`] live rows only the
     /// [`RESCORED`] rows the sketch ranks first are scored exactly.
     pub fn search(&self, query: &[f32], k: usize, filter: &dyn Fn(&str) -> bool) -> Vec<VectorHit> {
+        self.nearest(query, filter).top(k)
+    }
+
+    /// The notes [`VectorIndex::search`] scores, to be taken best first as many at a time as
+    /// wanted ([`Nearest::top`]) with the rows scanned once.
+    pub fn nearest(&self, query: &[f32], filter: &dyn Fn(&str) -> bool) -> Nearest<'_> {
         let rescored = if self.vector_count() > SKETCHED_ABOVE { RESCORED } else { 0 };
-        self.search_rescoring(query, k, filter, rescored)
+        self.nearest_rescoring(query, filter, rescored)
     }
 
     /// [`VectorIndex::search`], with the sketch passing `rescored` rows on to be scored exactly
@@ -317,8 +360,12 @@ impl VectorIndex {
         filter: &dyn Fn(&str) -> bool,
         rescored: usize,
     ) -> Vec<VectorHit> {
-        if query.len() != self.dims || k == 0 {
-            return Vec::new();
+        self.nearest_rescoring(query, filter, rescored).top(k)
+    }
+
+    fn nearest_rescoring(&self, query: &[f32], filter: &dyn Fn(&str) -> bool, rescored: usize) -> Nearest<'_> {
+        if query.len() != self.dims {
+            return Nearest { index: self, scored: Vec::new() };
         }
         let mut best: Vec<(f32, u32)> = vec![(f32::NEG_INFINITY, u32::MAX); self.slots.len()];
         let d = self.dims;
@@ -347,31 +394,13 @@ impl VectorIndex {
                 *b = (s, r as u32);
             }
         }
-        let mut ranked: Vec<(f32, u32, u32)> = best
+        let scored = best
             .iter()
             .enumerate()
             .filter(|(_, (s, _))| s.is_finite())
             .map(|(slot, &(s, r))| (s, slot as u32, r))
             .collect();
-        let by_score = |a: &(f32, u32, u32), b: &(f32, u32, u32)| {
-            b.0.total_cmp(&a.0).then_with(|| self.slots[a.1 as usize].cmp(&self.slots[b.1 as usize]))
-        };
-        if ranked.len() > k {
-            ranked.select_nth_unstable_by(k - 1, by_score);
-            ranked.truncate(k);
-        }
-        crate::sort::sort_by(&mut ranked, by_score);
-        ranked
-            .into_iter()
-            .map(|(score, slot, r)| {
-                let path = self.slots[slot as usize].clone();
-                let heading = self
-                    .notes
-                    .get(&path)
-                    .and_then(|n| n.headings.get(self.chunk[r as usize] as usize).cloned().flatten());
-                VectorHit { path, score, heading }
-            })
-            .collect()
+        Nearest { index: self, scored }
     }
 
     // ---- persistence ------------------------------------------------------------------------

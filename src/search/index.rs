@@ -22,7 +22,7 @@ use tantivy::{DocAddress, Score, Searcher, Term};
 use ts_rs::TS;
 
 use super::catalog::{Catalog, NoteEntry};
-use super::language::{apply_factors, LanguagePreference};
+use super::language::{apply_factors, LanguagePreference, LANGUAGE_WINDOW};
 use super::note::parse_note;
 use super::query::{self, Expr, Matching, QueryBuilder};
 use super::schema::{section_text, Fields};
@@ -113,10 +113,6 @@ pub struct SearchHit {
     /// The heading path (`A › B`) of the section the snippet comes from, if any.
     pub heading: Option<String>,
 }
-
-/// Hits ranked before notes in other languages are pushed down, at first (see
-/// [`SearchQuery::language`] and [`SearchIndex::search`], which widens it when it must).
-const LANGUAGE_WINDOW: usize = 200;
 
 /// The vault's full-text index. See the module docs for its layout.
 pub struct SearchIndex {

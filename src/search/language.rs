@@ -32,6 +32,11 @@ pub enum Script {
 /// the English questions of `bench/semantic_queries.json` (`cargo bench --bench semantic`).
 pub const OTHER_LANGUAGE_FACTOR: f32 = 0.5;
 
+/// Hits ranked before notes in other languages are pushed down, at first (see
+/// [`crate::search::SearchQuery::language`] and [`crate::search::SearchIndex::search`], which
+/// widen it when they must; hybrid search does the same with the vectors' hits).
+pub const LANGUAGE_WINDOW: usize = 200;
+
 /// Language codes a vault may use as top-level folders: Obsidian's interface languages, lower
 /// case. A folder counts only when the candidates of a search span at least two of them.
 const LANGUAGE_FOLDERS: &[&str] = &[
