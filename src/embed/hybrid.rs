@@ -488,21 +488,21 @@ fn nearest_in_language(
     let mut window = if preference.is_some() { LANGUAGE_WINDOW.max(CANDIDATES) } else { CANDIDATES };
     let mut nearest = index.nearest(vector, keep);
     loop {
-        let mut hits = nearest.top(window);
-        let every_note = hits.len() < window;
-        let last = hits.last().map_or(f32::NEG_INFINITY, |h| h.score);
-        hits.retain(|h| h.score >= floor);
-        let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
-        let Some(factors) = preference.factors(&paths, file_stem) else {
-            hits.truncate(CANDIDATES);
-            return hits;
+        let mut near = nearest.top_near(window);
+        let every_note = near.len() < window;
+        let last = near.last().map_or(f32::NEG_INFINITY, |n| n.score);
+        near.retain(|n| n.score >= floor);
+        let paths: Vec<&str> = near.iter().map(|n| n.path).collect();
+        let settled = match preference.factors(&paths, file_stem) {
+            None => true,
+            Some(factors) => {
+                apply_factors(&mut near, &factors, |n| &mut n.score);
+                // A note outside the window scores at most `last`, and under the floor it is no hit.
+                every_note || last < floor || near.get(CANDIDATES - 1).is_some_and(|n| n.score >= last)
+            }
         };
-        apply_factors(&mut hits, &factors, |h| &mut h.score);
-        // A note outside the window scores at most `last`, and under the floor it is no hit.
-        let settled = last < floor || hits.get(CANDIDATES - 1).is_some_and(|h| h.score >= last);
-        if every_note || settled {
-            hits.truncate(CANDIDATES);
-            return hits;
+        if settled {
+            return near.into_iter().take(CANDIDATES).map(|n| nearest.hit(n)).collect();
         }
         window *= 4;
     }

@@ -39,16 +39,18 @@ pub use kernels::{dot, dot_i8, normalize, quantize_i8};
 pub use minilm::{BertConfig, MiniLm, ReadAt, MINILM_FILES};
 pub use model_files::{
     install_model, is_installed, load_minilm, load_static_model, load_static_with_minilm_queries, local_model_specs,
-    minilm_spec, place_model_bytes, place_model_bytes_among, place_model_file, query_map_spec, static_model_spec,
-    verify_model_file, with_minilm_queries, ModelFile, ModelSpec, PluginRelease, MODELS_DIR, QUERY_MAP_BYTES,
-    QUERY_MAP_FILE, QUERY_MAP_SHA256, QUERY_TOKENS, STATIC_MODEL_BYTES, STATIC_MODEL_FILE, STATIC_MODEL_SHA256,
+    minilm_spec, model_file_error, place_model_bytes, place_model_bytes_among, place_model_file, query_map_spec,
+    static_model_spec, verify_model_file, with_minilm_queries, ModelFile, ModelSpec, PluginRelease, MODELS_DIR,
+    QUERY_MAP_BYTES, QUERY_MAP_FILE, QUERY_MAP_SHA256, QUERY_TOKENS, STATIC_MODEL_BYTES, STATIC_MODEL_FILE,
+    STATIC_MODEL_SHA256,
 };
 pub use parallel::ParallelEmbedder;
 pub use query_map::{MiniLmQueries, QueryMap, QueryMapHeader};
 pub use semantic::{relevance_floor, EmbedReport, EmbedStatus, SemanticIndex, SAVE_EVERY_MS, SAVE_SHARE};
 pub use static_model::{StaticEmbedder, StaticHeader};
 pub use vector_index::{
-    Nearest, NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE, VECTORS_FORMAT,
+    Near, Nearest, NoteVectors, Precision, VectorHit, VectorIndex, RESCORED, SKETCHED_ABOVE, VECTORS_FILE,
+    VECTORS_FORMAT,
 };
 pub use wordpiece::WordPiece;
 

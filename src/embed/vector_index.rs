@@ -75,10 +75,24 @@ pub struct Nearest<'a> {
     scored: Vec<(f32, u32, u32)>,
 }
 
-impl Nearest<'_> {
+/// One of [`Nearest`]'s notes, not yet copied out: its path, its best chunk's score, and
+/// where that chunk is ([`Nearest::hit`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Near<'a> {
+    pub path: &'a str,
+    pub score: f32,
+    row: u32,
+}
+
+impl<'a> Nearest<'a> {
     /// The `k` best, best first (ties by path); asked again with a larger `k`, the same list
     /// longer.
     pub fn top(&mut self, k: usize) -> Vec<VectorHit> {
+        self.top_near(k).into_iter().map(|near| self.hit(near)).collect()
+    }
+
+    /// [`Nearest::top`] without copying the notes' paths and headings.
+    pub fn top_near(&mut self, k: usize) -> Vec<Near<'a>> {
         let index = self.index;
         let by_score = |a: &(f32, u32, u32), b: &(f32, u32, u32)| {
             b.0.total_cmp(&a.0).then_with(|| index.slots[a.1 as usize].cmp(&index.slots[b.1 as usize]))
@@ -94,15 +108,18 @@ impl Nearest<'_> {
         crate::sort::sort_by(&mut ranked[..k], by_score);
         ranked[..k]
             .iter()
-            .map(|&(score, slot, r)| {
-                let path = index.slots[slot as usize].clone();
-                let heading = index
-                    .notes
-                    .get(&path)
-                    .and_then(|n| n.headings.get(index.chunk[r as usize] as usize).cloned().flatten());
-                VectorHit { path, score, heading }
-            })
+            .map(|&(score, slot, row)| Near { path: index.slots[slot as usize].as_str(), score, row })
             .collect()
+    }
+
+    /// `near` as a hit (with `near.score`, which the caller may have changed).
+    pub fn hit(&self, near: Near<'_>) -> VectorHit {
+        let index = self.index;
+        let heading = index
+            .notes
+            .get(near.path)
+            .and_then(|n| n.headings.get(index.chunk[near.row as usize] as usize).cloned().flatten());
+        VectorHit { path: near.path.to_string(), score: near.score, heading }
     }
 }
 
