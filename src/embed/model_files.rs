@@ -346,11 +346,16 @@ pub async fn load_minilm(vault: &dyn Vault, max_tokens: usize) -> Result<Rc<dyn 
 }
 
 async fn read(vault: &dyn Vault, spec: &ModelSpec, file: &str) -> Result<Vec<u8>> {
-    vault.read_binary(&path_of(spec, file)?).await.map_err(|e| match e {
+    vault.read_binary(&path_of(spec, file)?).await.map_err(|e| model_file_error(spec, file, e))
+}
+
+/// A model file's read error, a missing file's saying how to get it.
+pub fn model_file_error(spec: &ModelSpec, file: &str, error: Error) -> Error {
+    match error {
         Error::NotFound(_) => Error::NotFound(format!(
             "{MODELS_DIR}/{}/{file} (download the model from the plugin's settings, or `vault-agent model install`)",
             spec.name
         )),
         other => other,
-    })
+    }
 }

@@ -13,9 +13,9 @@ use super::search::SearchEngine;
 use super::{from_js, js_error, to_js, JsClock};
 use crate::cancel::CancelToken;
 use crate::embed::{
-    install_model, is_installed, load_static_model, local_model_specs, minilm_spec, place_model_bytes_among,
-    with_minilm_queries, ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery, InstallOptions, ModelSpec,
-    Precision, MINILM_DEFAULT_TOKENS, QUERY_TOKENS,
+    install_model, is_installed, load_static_model, local_model_specs, minilm_spec, model_file_error,
+    place_model_bytes_among, with_minilm_queries, ApiEmbedder, Embedder, EmbedderOptions, EmbedderSet, HybridQuery,
+    InstallOptions, ModelSpec, Precision, MINILM_DEFAULT_TOKENS, QUERY_TOKENS,
 };
 use crate::index::hybrid_search;
 use crate::protocol::EmbedWorkersRequest;
@@ -33,9 +33,12 @@ impl SearchEngine {
     async fn minilm_in_thread(&self, max_tokens: usize) -> Result<Rc<dyn Embedder>, JsValue> {
         let spec = minilm_spec();
         let path = |name: &str| spec.path(name).map_err(js_error);
-        let weights = self.vault.read_binary_buffer(&path("model.safetensors")?).await.map_err(js_error)?;
-        let vocab = self.vault.read(&path("vocab.txt")?).await.map_err(js_error)?;
-        let config = self.vault.read(&path("config.json")?).await.map_err(js_error)?;
+        let spec = &spec;
+        let missing = |name: &'static str| move |e| js_error(model_file_error(spec, name, e));
+        let weights =
+            self.vault.read_binary_buffer(&path("model.safetensors")?).await.map_err(missing("model.safetensors"))?;
+        let vocab = self.vault.read(&path("vocab.txt")?).await.map_err(missing("vocab.txt"))?;
+        let config = self.vault.read(&path("config.json")?).await.map_err(missing("config.json"))?;
         Ok(Rc::new(minilm_from_buffer(&weights, &vocab, &config, max_tokens).map_err(js_error)?))
     }
 }

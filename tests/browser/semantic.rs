@@ -75,6 +75,16 @@ async fn the_static_model_is_installed_only_when_its_checksum_matches() {
 }
 
 #[wasm_bindgen_test]
+async fn a_model_not_yet_downloaded_is_refused_with_how_to_get_it() {
+    let (engine, _vault) = vault_with("en/Plugins/", 3).await;
+    for options in [r#"{"kind": "static"}"#, r#"{"kind": "minilm"}"#, r#"{"kind": "static", "minilmQueries": true}"#] {
+        let error = engine.set_embedder(js(options)).await.unwrap_err();
+        let message = js_sys::Error::from(error).message().as_string().unwrap();
+        assert!(message.contains("download the model from the plugin's settings"), "{options}: {message}");
+    }
+}
+
+#[wasm_bindgen_test]
 async fn english_notes_are_embedded_in_the_browser_and_found_by_paraphrase() {
     let (engine, _vault) = vault_with("en/", 0).await;
     install_static(&engine).await;
