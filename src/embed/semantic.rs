@@ -13,7 +13,7 @@
 //! await: searches answer while a job is running.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -108,7 +108,14 @@ struct Inner {
     /// The work since then a restart would redo: chunks embedded, and notes whose unchanged
     /// text was read again (re-dated).
     unsaved_work: Cell<usize>,
+    /// The last [`QUERIES_KEPT`] queries' vectors by the current embedder, the latest first.
+    queries: RefCell<VecDeque<(String, Vec<f32>)>>,
 }
+
+/// Query vectors kept: a query asked again — a key typed and taken back, the search window's
+/// mode switched, the agent searching what the user just did — is not embedded again (with
+/// MiniLM reading the queries that is ~15 ms a search in the page; with an API, a request).
+const QUERIES_KEPT: usize = 32;
 
 /// The vault's semantic index, shared. See the module docs.
 #[derive(Clone, Default)]
@@ -136,6 +143,7 @@ impl SemanticIndex {
             *index = None;
         }
         *self.0.embedder.borrow_mut() = Some(embedder);
+        self.0.queries.borrow_mut().clear();
     }
 
     /// How new vectors are stored (int8 takes a quarter of the memory). Applies to the next
@@ -190,6 +198,7 @@ impl SemanticIndex {
         *self.0.embedder.borrow_mut() = None;
         *self.0.index.borrow_mut() = None;
         self.0.stale.borrow_mut().clear();
+        self.0.queries.borrow_mut().clear();
     }
 
     /// Loads the saved vectors if they exist, are intact and were made by the current embedder.
@@ -471,7 +480,22 @@ impl SemanticIndex {
                 self.catch_up(vault, &*embedder).await?;
             }
         }
-        embedder.embed_query(text).await
+        let cached = {
+            let mut queries = self.0.queries.borrow_mut();
+            let at = queries.iter().position(|(q, _)| q == text);
+            at.and_then(|at| queries.remove(at))
+        };
+        let vector = match cached {
+            Some((_, vector)) => vector,
+            None => embedder.embed_query(text).await?,
+        };
+        // Kept only if the embedder was not changed while this one embedded.
+        if self.embedder().is_some_and(|now| Rc::ptr_eq(&now, &embedder)) {
+            let mut queries = self.0.queries.borrow_mut();
+            queries.push_front((text.to_string(), vector.clone()));
+            queries.truncate(QUERIES_KEPT);
+        }
+        Ok(vector)
     }
 
     /// The `k` notes closest in meaning to `text` (among those `keep` accepts).

@@ -290,6 +290,35 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 #[test]
+fn a_query_asked_again_is_not_embedded_again_until_the_model_changes() {
+    let vault = english_vault(5);
+    let semantic = SemanticIndex::new();
+    let model = counting();
+    semantic.set_embedder(model.clone());
+    block_on(semantic.embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    let ask = |text: &str| {
+        let before = model.calls.get();
+        let vector = block_on(semantic.query_vector(None, text)).unwrap();
+        (vector, model.calls.get() - before)
+    };
+    let (first, calls) = ask("sync settings");
+    assert_eq!(calls, 1);
+    assert_eq!(ask("sync settings"), (first.clone(), 0));
+    assert_eq!(ask("sync setting").1, 1);
+    assert_eq!(ask("sync settings").1, 0, "the latest two are both kept");
+    // Another model (or the same one set again) embeds the query again.
+    semantic.set_embedder(model.clone());
+    block_on(semantic.embed_vault(&vault, &ManualClock::new(0), &mut |_| {})).unwrap();
+    assert_eq!(ask("sync settings").1, 1);
+    // Only the latest 32 are kept.
+    for i in 0..32 {
+        ask(&format!("query {i}"));
+    }
+    assert_eq!(ask("sync settings").1, 1);
+    assert_eq!(ask("query 31").1, 0);
+}
+
+#[test]
 fn only_changed_notes_are_embedded_again() {
     let vault = english_vault(40);
     let clock = ManualClock::new(1_000);
