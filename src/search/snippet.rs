@@ -57,9 +57,14 @@ impl Snippets {
         if snippet.fragment().is_empty() {
             // Matched by title, alias or tag only: the note's opening.
             let end = char_boundary(body, SNIPPET_CHARS);
-            let opening = one_line(&body[..end]);
+            let mut opening = one_line(&body[..end]);
+            if ends_mid_sentence(body, end) {
+                opening.push('…');
+            }
             return Ok((opening, None));
         }
+        let text = &body[start..end];
+        let range = snippet.fragment_range();
         let fragment = snippet.fragment();
         // Overlapping matches (CJK bigrams `录音` + `音机`) become one highlight.
         let mut ranges: Vec<std::ops::Range<usize>> =
@@ -82,9 +87,64 @@ impl Snippets {
             at = range.end;
         }
         marked.push_str(&fragment[at..]);
-        let heading = section_at(sections, start + snippet.fragment_range().start);
-        Ok((one_line(&marked), heading))
+        // The passage reads from its sentence's start when that is a few words back; else an
+        // ellipsis says it starts mid-sentence, as one at the end says it stops there.
+        let marked = match lead_in(text, range.start) {
+            Some(lead) => format!("{lead}{marked}"),
+            None => format!("…{marked}"),
+        };
+        let mut marked = one_line(&marked);
+        if let Some(stop) = full_stop_at(text, range.end) {
+            marked.push(stop);
+        } else if ends_mid_sentence(text, range.end) {
+            marked.push('…');
+        }
+        let heading = section_at(sections, start + range.start);
+        Ok((marked, heading))
     }
+}
+
+/// How far back a passage is taken to its sentence's start.
+const LEAD_IN_CHARS: usize = 40;
+
+/// The text from the start of the sentence holding byte `at` of `text` up to `at`, when that
+/// start is at most [`LEAD_IN_CHARS`] back (the text's start, a line's, or after `.`, `!`, `?`
+/// and a space, or a CJK full stop); `None` when it is further.
+fn lead_in(text: &str, at: usize) -> Option<&str> {
+    let before = &text[..at];
+    let mut prev: Option<char> = None;
+    for (taken, (i, c)) in before.char_indices().rev().enumerate() {
+        let ends =
+            c == '\n' || is_full_stop(c) || (matches!(c, '.' | '!' | '?') && prev.is_some_and(char::is_whitespace));
+        if ends {
+            return Some(before[i + c.len_utf8()..].trim_start());
+        }
+        if taken >= LEAD_IN_CHARS {
+            return None;
+        }
+        prev = Some(c);
+    }
+    Some(before.trim_start())
+}
+
+/// The punctuation ending a sentence right at byte `at` of `text` (a passage ends at a word).
+fn full_stop_at(text: &str, at: usize) -> Option<char> {
+    let mut rest = text[at..].chars();
+    let c = rest.next()?;
+    let ends = is_full_stop(c) || (matches!(c, '.' | '!' | '?') && rest.next().is_none_or(char::is_whitespace));
+    ends.then_some(c)
+}
+
+/// A sentence's end that needs no space after it: CJK full stops, the Indic danda, the Arabic
+/// question mark.
+fn is_full_stop(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '।' | '॥' | '؟')
+}
+
+/// Whether `text` goes on after byte `end` and the passage before it stops mid-sentence.
+fn ends_mid_sentence(text: &str, end: usize) -> bool {
+    let last = text[..end].trim_end().chars().last();
+    !text[end..].trim().is_empty() && !last.is_some_and(|c| matches!(c, '.' | '!' | '?' | ':') || is_full_stop(c))
 }
 
 /// A substring finder for each term's [`stem_surface`] (what of a stemmed term the text holds),
@@ -147,6 +207,34 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_passage_reads_from_its_sentences_start_when_that_is_near_or_says_it_is_cut() {
+        let text = "Intro line.\nCanvas is a core plugin. You can see and understand the connections here";
+        let at = text.find("see").unwrap();
+        assert_eq!(lead_in(text, at), Some("You can "));
+        // At a line's start, or the text's: nothing to add and nothing cut.
+        assert_eq!(lead_in(text, text.find("Canvas").unwrap()), Some(""));
+        assert_eq!(lead_in(text, 0), Some(""));
+        // The sentence starts more than 40 characters back: cut.
+        let long = format!("A sentence that {} goes on and on", "keeps going ".repeat(6));
+        assert_eq!(lead_in(&long, long.find("on and").unwrap()), None);
+        // A dot inside a word (a version, a file name) does not end a sentence.
+        let dotted = "Open file.md in v1.2 then see";
+        assert_eq!(lead_in(dotted, dotted.find("see").unwrap()), Some("Open file.md in v1.2 then "));
+        // CJK sentences end at their full stop, with no space after it.
+        let cjk = "第一句。第二句的内容";
+        assert_eq!(lead_in(cjk, cjk.find("内容").unwrap()), Some("第二句的"));
+        let bengali = "প্রথম বাক্য। দ্বিতীয় বাক্য";
+        assert_eq!(lead_in(bengali, bengali.rfind("বাক্য").unwrap()), Some("দ্বিতীয় "));
+        assert!(ends_mid_sentence(text, text.find("understand").unwrap()));
+        assert!(!ends_mid_sentence(text, text.find("Canvas").unwrap() - 1), "after a full stop");
+        assert!(!ends_mid_sentence(text, text.len()), "at the end");
+        // A passage that stops at a sentence's last word takes its full stop, not an ellipsis.
+        assert_eq!(full_stop_at(text, text.find(" You").unwrap() - 1), Some('.'));
+        assert_eq!(full_stop_at(dotted, dotted.find(".md").unwrap()), None, "file.md");
+        assert_eq!(full_stop_at(text, text.len()), None);
+    }
 
     #[test]
     fn the_section_holding_a_stemmed_word_is_found_where_the_stem_is_not_in_the_text() {
