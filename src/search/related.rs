@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{SearchIndex, SearchQuery};
+use super::{folder_language, SearchIndex, SearchQuery};
 use crate::Result;
 
 /// A note related to another, and why.
@@ -69,7 +69,19 @@ impl SearchIndex {
         if !words.is_empty() {
             let query =
                 SearchQuery { text: words.join(" OR "), limit: limit + 1, snippets: false, ..Default::default() };
-            let hits = self.search(&query)?;
+            // In a vault of translations, a note in a language folder relates by text to the
+            // notes of its own language (its translations share its title's words, and would
+            // fill the list); to the others only when its language has none.
+            let own_language = folder_language(path)
+                .and_then(|_| path.split_once('/'))
+                .map(|(folder, _)| SearchQuery { folder: Some(folder.to_string()), ..query.clone() });
+            let mut hits = match own_language {
+                Some(own) => self.search(&own)?,
+                None => Vec::new(),
+            };
+            if hits.iter().all(|h| h.path == path) {
+                hits = self.search(&query)?;
+            }
             let best = hits.iter().filter(|h| h.path != path).map(|h| h.score).fold(0.0_f32, f32::max);
             for hit in hits.iter().filter(|_| best > 0.0) {
                 add(&hit.path, TEXT * hit.score / best, "similar text".into());
@@ -149,6 +161,24 @@ mod tests {
         assert_eq!(index.related("Baking/Bread.md", 1).unwrap().len(), 1);
         let related = index.related("Elsewhere/Kyoto temples.md", 5).unwrap();
         assert_eq!(related[0].path, "Travel/Kyoto.md");
+    }
+
+    #[test]
+    fn a_note_in_a_language_folder_relates_by_text_to_its_own_language_first() {
+        let index = SearchIndex::from_notes([
+            ("en/Plugins/Canvas.md", "# Canvas\n\nCanvas is a plugin for visual notes.", 0),
+            ("pt-br/Plugins/Canvas.md", "# Canvas\n\nO Canvas é um plugin. Canvas, canvas.", 0),
+            ("sv/Plugins/Canvas.md", "# Canvas\n\nCanvas är ett plugin. Canvas, canvas.", 0),
+            ("en/Plugins/Drawing.md", "# Drawing\n\nDraw shapes on a canvas.", 0),
+        ])
+        .unwrap();
+        let paths = |note: &str| -> Vec<String> {
+            index.related(note, 3).unwrap().into_iter().map(|r| r.path).collect::<Vec<_>>()
+        };
+        assert_eq!(paths("en/Plugins/Canvas.md"), ["en/Plugins/Drawing.md"]);
+        // No other note in its language: its translations.
+        assert_eq!(paths("sv/Plugins/Canvas.md").len(), 3);
+        assert!(paths("sv/Plugins/Canvas.md").contains(&"pt-br/Plugins/Canvas.md".to_string()));
     }
 
     #[test]
