@@ -63,7 +63,8 @@ export class RelatedNotes extends Component {
     for (const note of related) {
       const item = this.list.createDiv({ cls: "vault-agent-related-item", attr: { "data-path": note.path } });
       item.createSpan({ cls: "vault-agent-related-name", text: note.title || note.path });
-      item.createSpan({ cls: "vault-agent-related-why", text: note.reasons.join(", ") });
+      const why = note.reasons.join(", ");
+      item.createSpan({ cls: "vault-agent-related-why", text: why, attr: { title: why } });
       item.addEventListener("click", () => void this.app.workspace.openLinkText(note.path, this.shownFor ?? "", false));
     }
   }
