@@ -25,8 +25,8 @@ use super::chunk::{embed_chunks, MAX_CHUNK_CHARS};
 use super::semantic::relevance_floor;
 use super::vector_index::{VectorHit, VectorIndex};
 use crate::search::{
-    apply_factors, parse_note, query_terms, tokens, vault_analyzer, LanguagePreference, SearchIndex, SearchQuery,
-    LANGUAGE_WINDOW,
+    parse_note, query_terms, rank_in_language, tokens, vault_analyzer, LanguagePreference, SearchIndex, SearchQuery,
+    Window,
 };
 use crate::vault::{is_note, Vault, VaultPath};
 use crate::Result;
@@ -396,7 +396,7 @@ pub fn hybrid_rank(
     let mut dense = Vec::new();
     let mut headings: HashMap<String, Option<String>> = HashMap::new();
     if let (true, Some((index, vector))) = (query.mode != SearchMode::Fulltext, vectors) {
-        for hit in nearest_in_language(index, vector, query, &in_folder) {
+        for hit in nearest_in_language(index, vector, query, &in_folder)? {
             dense.push((hit.path.clone(), hit.score));
             headings.insert(hit.path, hit.heading);
         }
@@ -473,39 +473,34 @@ pub fn hybrid_rank(
 
 /// The vectors' [`CANDIDATES`] nearest notes above the model's relevance floor (below it a note
 /// is no closer to the query than to nonsense), the query's or the user's language preferred as
-/// full text prefers it ([`SearchIndex::search`]): a window of nearest notes is ranked, the
-/// other languages' pushed down, and the window widened until no note outside it could reach
-/// the candidates. In a vault of translations the user's own note can be the 60th nearest
-/// behind twenty translations of its neighbours.
+/// full text prefers it ([`rank_in_language`]). In a vault of translations the user's own note
+/// can be the 60th nearest behind twenty translations of its neighbours.
 fn nearest_in_language(
     index: &VectorIndex,
     vector: &[f32],
     query: &HybridQuery,
     keep: &dyn Fn(&str) -> bool,
-) -> Vec<VectorHit> {
+) -> Result<Vec<VectorHit>> {
     let floor = relevance_floor(index.embedder());
     let preference = LanguagePreference::new(&query.text, query.language.as_deref());
-    let mut window = if preference.is_some() { LANGUAGE_WINDOW.max(CANDIDATES) } else { CANDIDATES };
+    let width = preference.window(CANDIDATES);
     let mut nearest = index.nearest(vector, keep);
-    loop {
-        let mut near = nearest.top_near(window);
-        let every_note = near.len() < window;
+    let mut window = |width: usize| {
+        let mut near = nearest.top_near(width);
         let last = near.last().map_or(f32::NEG_INFINITY, |n| n.score);
         near.retain(|n| n.score >= floor);
-        let paths: Vec<&str> = near.iter().map(|n| n.path).collect();
-        let settled = match preference.factors(&paths, file_stem) {
-            None => true,
-            Some(factors) => {
-                apply_factors(&mut near, &factors, |n| &mut n.score);
-                // A note outside the window scores at most `last`, and under the floor it is no hit.
-                every_note || last < floor || near.get(CANDIDATES - 1).is_some_and(|n| n.score >= last)
-            }
-        };
-        if settled {
-            return near.into_iter().take(CANDIDATES).map(|n| nearest.hit(n)).collect();
-        }
-        window *= 4;
-    }
+        // Under the floor a note is no hit, so a window that reaches it holds every hit.
+        Window { complete: near.len() < width || last < floor, last, items: near }
+    };
+    let near = rank_in_language(
+        window(width),
+        width,
+        CANDIDATES,
+        |width| Ok(window(width)),
+        |near| preference.factors(&near.iter().map(|n| n.path).collect::<Vec<_>>(), file_stem),
+        |n| &mut n.score,
+    )?;
+    Ok(near.into_iter().take(CANDIDATES).map(|n| nearest.hit(n)).collect())
 }
 
 /// The file name without folder and `.md`.

@@ -22,7 +22,7 @@ use tantivy::{DocAddress, Score, Searcher, Term};
 use ts_rs::TS;
 
 use super::catalog::{Catalog, NoteEntry};
-use super::language::{apply_factors, LanguagePreference, LANGUAGE_WINDOW};
+use super::language::{rank_in_language, LanguagePreference, Window};
 use super::note::parse_note;
 use super::query::{self, Expr, Matching, QueryBuilder};
 use super::schema::{section_text, Fields};
@@ -535,14 +535,10 @@ impl SearchIndex {
     pub fn search(&self, request: &SearchQuery) -> Result<Vec<SearchHit>> {
         let expr = query::parse(&request.text);
         let preference = LanguagePreference::new(&request.text, request.language.as_deref());
-        // Notes in other languages fall behind after ranking: rank a window of candidates,
-        // push the other languages' down, and widen the window until no note ranked below it
-        // could reach the page (a note outside it scores at most the window's last score, and
-        // a factor never raises a score). A page that one language's notes fill is exact with
-        // the first window; a page where twenty translations of each note outscored the user's
-        // own notes needs a wider one.
+        // Notes in other languages fall behind after ranking, in a window that widens until
+        // the page is exact (see `rank_in_language`).
         let page_end = request.offset + request.limit.max(1);
-        let mut window = if preference.is_some() { page_end.max(LANGUAGE_WINDOW) } else { page_end };
+        let window = preference.window(page_end);
         let mut query = self.query(request, &expr, if expr.is_question() { Matching::Question } else { Matching::All });
         let mut ranked = self.rank(query.as_ref(), window)?;
         if ranked.is_empty() && !expr.is_question() && expr.is_multi_and() {
@@ -550,21 +546,24 @@ impl SearchIndex {
             query = self.query(request, &expr, Matching::Any);
             ranked = self.rank(query.as_ref(), window)?;
         }
-        let ranked = loop {
-            let every_match = ranked.len() < window;
-            let floor = ranked.last().map_or(0.0, |hit| hit.0);
-            let paths: Vec<&str> =
-                ranked.iter().map(|&(_, i, addr)| self.shard(i).path(addr).unwrap_or_default()).collect();
-            let title = |path: &str| self.catalog.get(path).map_or("", |e| e.title.as_str());
-            let Some(factors) = preference.factors(&paths, title) else { break ranked };
-            apply_factors(&mut ranked, &factors, |hit| &mut hit.0);
-            let settled = ranked.get(page_end - 1).is_some_and(|hit| hit.0 >= floor);
-            if every_match || settled {
-                break ranked;
-            }
-            window *= 4;
-            ranked = self.rank(query.as_ref(), window)?;
+        let in_window = |ranked: Vec<(Score, usize, DocAddress)>, width: usize| Window {
+            complete: ranked.len() < width,
+            last: ranked.last().map_or(0.0, |hit| hit.0),
+            items: ranked,
         };
+        let title = |path: &str| self.catalog.get(path).map_or("", |e| e.title.as_str());
+        let ranked = rank_in_language(
+            in_window(ranked, window),
+            window,
+            page_end,
+            |width| Ok(in_window(self.rank(query.as_ref(), width)?, width)),
+            |ranked| {
+                let paths: Vec<&str> =
+                    ranked.iter().map(|&(_, i, addr)| self.shard(i).path(addr).unwrap_or_default()).collect();
+                preference.factors(&paths, title)
+            },
+            |hit| &mut hit.0,
+        )?;
         let ranked: Vec<_> = ranked.into_iter().skip(request.offset).take(request.limit).collect();
         if !request.snippets || ranked.is_empty() {
             return Ok(ranked

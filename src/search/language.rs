@@ -35,7 +35,7 @@ pub const OTHER_LANGUAGE_FACTOR: f32 = 0.5;
 /// Hits ranked before notes in other languages are pushed down, at first (see
 /// [`crate::search::SearchQuery::language`] and [`crate::search::SearchIndex::search`], which
 /// widen it when they must; hybrid search does the same with the vectors' hits).
-pub const LANGUAGE_WINDOW: usize = 200;
+const LANGUAGE_WINDOW: usize = 200;
 
 /// Language codes a vault may use as top-level folders: Obsidian's interface languages, lower
 /// case. A folder counts only when the candidates of a search span at least two of them.
@@ -181,6 +181,17 @@ impl LanguagePreference {
         }
     }
 
+    /// How many candidates a search that needs its first `needed` ranks at first: with a
+    /// preference, at least [`LANGUAGE_WINDOW`], for notes in other languages to fall behind
+    /// (see [`rank_in_language`]).
+    pub fn window(&self, needed: usize) -> usize {
+        if self.is_some() {
+            needed.max(LANGUAGE_WINDOW)
+        } else {
+            needed
+        }
+    }
+
     /// What each note's score is multiplied by: [`OTHER_LANGUAGE_FACTOR`] for a note in another
     /// language, 1 otherwise; `None` when nothing changes. `paths` are the candidates', best
     /// first; `title` gives a candidate's title, read only when its folder does not say its
@@ -210,7 +221,7 @@ impl LanguagePreference {
 
 /// Multiplies each item's score by its factor (a negative score is divided, so that it falls
 /// too) and sorts best first, ties kept in their order.
-pub fn apply_factors<T>(items: &mut Vec<T>, factors: &[f32], score: impl Fn(&mut T) -> &mut f32) {
+fn apply_factors<T>(items: &mut Vec<T>, factors: &[f32], score: impl Fn(&mut T) -> &mut f32) {
     for (item, &f) in items.iter_mut().zip(factors) {
         let s = score(item);
         *s = if *s >= 0.0 { *s * f } else { *s / f };
@@ -218,6 +229,44 @@ pub fn apply_factors<T>(items: &mut Vec<T>, factors: &[f32], score: impl Fn(&mut
     let mut keyed: Vec<(f32, T)> = items.drain(..).map(|mut i| (*score(&mut i), i)).collect();
     crate::sort::sort_by(&mut keyed, |a, b| b.0.total_cmp(&a.0));
     items.extend(keyed.into_iter().map(|k| k.1));
+}
+
+/// One window of a search's candidates, best first, with their scores before any factor.
+pub struct Window<T> {
+    pub items: Vec<T>,
+    /// No candidate lies outside the window (or none that could be a hit).
+    pub complete: bool,
+    /// The window's last score before it was cut to its hits: no candidate outside it scores
+    /// more.
+    pub last: f32,
+}
+
+/// Candidates with notes in other languages pushed down ([`apply_factors`]), exact for their
+/// first `needed`. A window is ranked (`first`, as wide as `width`), its factors applied, and
+/// the window widened ×4 (`widen` ranks one as wide) until no candidate outside it could reach
+/// the first `needed`: a candidate outside scores at most the window's last raw score, and a
+/// factor never raises a score. A page that one language's notes fill is exact with the first
+/// window; a page where twenty translations of each note outscored the user's own needs a
+/// wider one. `factors` gives a window's factors, `None` when nothing changes.
+pub fn rank_in_language<T>(
+    first: Window<T>,
+    mut width: usize,
+    needed: usize,
+    mut widen: impl FnMut(usize) -> crate::Result<Window<T>>,
+    factors: impl Fn(&[T]) -> Option<Vec<f32>>,
+    score: impl Fn(&mut T) -> &mut f32,
+) -> crate::Result<Vec<T>> {
+    let mut window = first;
+    loop {
+        let Some(factors) = factors(&window.items) else { return Ok(window.items) };
+        apply_factors(&mut window.items, &factors, &score);
+        let settled = window.items.get_mut(needed.saturating_sub(1)).is_some_and(|c| *score(c) >= window.last);
+        if window.complete || settled {
+            return Ok(window.items);
+        }
+        width *= 4;
+        window = widen(width)?;
+    }
 }
 
 #[cfg(test)]

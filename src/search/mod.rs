@@ -54,7 +54,7 @@ pub use frontmatter::Frontmatter;
 pub use index::{read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS};
 pub(crate) use index::{Pacer, READ_BATCH};
 pub use language::{
-    apply_factors, folder_language, script_of, LanguagePreference, Script, LANGUAGE_WINDOW, OTHER_LANGUAGE_FACTOR,
+    folder_language, rank_in_language, script_of, LanguagePreference, Script, Window, OTHER_LANGUAGE_FACTOR,
 };
 pub use note::{content_hash, parse_note, Callout, Chunk, Heading, Link, ParsedNote};
 pub use persist::{LoadOutcome, LoadProblem, Snapshot, FORMAT_VERSION, INDEX_DIR};
