@@ -80,7 +80,6 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
     value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(js_error)
 }
 
-/// A JS value as a core value, or a JS `Error` saying what did not fit.
 /// The per-path choices of an undo or redo; none given keeps every changed file.
 fn undo_choices(value: JsValue) -> Result<UndoChoices, JsValue> {
     if value.is_undefined() || value.is_null() {
@@ -90,6 +89,7 @@ fn undo_choices(value: JsValue) -> Result<UndoChoices, JsValue> {
     }
 }
 
+/// A JS value as a core value, or a JS `Error` saying what did not fit.
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("invalid argument: {e}")))
 }
