@@ -182,7 +182,7 @@ impl LanguagePreference {
     }
 
     /// How many candidates a search that needs its first `needed` ranks at first: with a
-    /// preference, at least [`LANGUAGE_WINDOW`], for notes in other languages to fall behind
+    /// preference, at least `LANGUAGE_WINDOW` (200), for notes in other languages to fall behind
     /// (see [`rank_in_language`]).
     pub fn window(&self, needed: usize) -> usize {
         if self.is_some() {
@@ -241,13 +241,14 @@ pub struct Window<T> {
     pub last: f32,
 }
 
-/// Candidates with notes in other languages pushed down ([`apply_factors`]), exact for their
-/// first `needed`. A window is ranked (`first`, as wide as `width`), its factors applied, and
-/// the window widened ×4 (`widen` ranks one as wide) until no candidate outside it could reach
-/// the first `needed`: a candidate outside scores at most the window's last raw score, and a
-/// factor never raises a score. A page that one language's notes fill is exact with the first
-/// window; a page where twenty translations of each note outscored the user's own needs a
-/// wider one. `factors` gives a window's factors, `None` when nothing changes.
+/// Candidates with notes in other languages pushed down (scores multiplied by their factors,
+/// then sorted again), exact for their first `needed`. A window is ranked (`first`, as wide as
+/// `width`), its factors applied, and the window widened ×4 (`widen` ranks one as wide) until
+/// no candidate outside it could reach the first `needed`: a candidate outside scores at most
+/// the window's last raw score, and a factor never raises a score. A page that one language's
+/// notes fill is exact with the first window; a page where twenty translations of each note
+/// outscored the user's own needs a wider one. `factors` gives a window's factors, `None` when
+/// nothing changes.
 pub fn rank_in_language<T>(
     first: Window<T>,
     mut width: usize,
