@@ -1,6 +1,7 @@
 // `npm run bench`: builds the corpora, runs the native benchmark (cargo bench) and the browser
 // benchmark (release wasm + MiniSearch 7 in headless Chromium, same notes, same queries, same
-// page), and writes BENCHMARKS.md. Node side only; the page is bench/page.html + page.mjs.
+// page), and writes BENCHMARKS.md's tables (a partial run, target/bench/BENCHMARKS-partial.md).
+// Node side only; the page is bench/page.html + page.mjs.
 //   node bench/run.mjs [--skip-native] [--skip-build] [corpus...]   (corpora: real, gen50k)
 import { execFileSync, execSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -98,10 +99,18 @@ for (const corpus of wanted) {
 
 `;
 }
-// A hand-written "## Notes" section (analysis, targets) survives regeneration.
-const previous = await readFile(path.join(repo, "BENCHMARKS.md"), "utf8").catch(() => "");
-const notes = previous.indexOf("\n## Notes");
-if (notes >= 0) md += previous.slice(notes + 1);
-await writeFile(path.join(repo, "BENCHMARKS.md"), md);
 await writeFile(path.join(repo, "target/bench/browser.json"), JSON.stringify(browserResults, null, 2));
-console.log("wrote BENCHMARKS.md");
+// Only a whole run (native side and both corpora) replaces the tables at the top of
+// BENCHMARKS.md: a partial one would blank the native column or drop a corpus's table.
+const whole = !args.includes("--skip-native") && ["real", "gen50k"].every((c) => wanted.includes(c));
+if (whole) {
+  // A hand-written "## Notes" section (analysis, targets) survives regeneration.
+  const previous = await readFile(path.join(repo, "BENCHMARKS.md"), "utf8").catch(() => "");
+  const notes = previous.indexOf("\n## Notes");
+  if (notes >= 0) md += previous.slice(notes + 1);
+  await writeFile(path.join(repo, "BENCHMARKS.md"), md);
+  console.log("wrote BENCHMARKS.md");
+} else {
+  await writeFile(path.join(repo, "target/bench/BENCHMARKS-partial.md"), md);
+  console.log(`a partial run: BENCHMARKS.md left as it is; its tables are in target/bench/BENCHMARKS-partial.md`);
+}
