@@ -112,17 +112,15 @@ const LEAD_IN_CHARS: usize = 40;
 /// and a space, or a CJK full stop); `None` when it is further.
 fn lead_in(text: &str, at: usize) -> Option<&str> {
     let before = &text[..at];
-    let mut prev: Option<char> = None;
+    let mut next = text[at..].chars().next();
     for (taken, (i, c)) in before.char_indices().rev().enumerate() {
-        let ends =
-            c == '\n' || is_full_stop(c) || (matches!(c, '.' | '!' | '?') && prev.is_some_and(char::is_whitespace));
-        if ends {
+        if c == '\n' || ends_sentence(c, next) {
             return Some(before[i + c.len_utf8()..].trim_start());
         }
         if taken >= LEAD_IN_CHARS {
             return None;
         }
-        prev = Some(c);
+        next = Some(c);
     }
     Some(before.trim_start())
 }
@@ -131,8 +129,13 @@ fn lead_in(text: &str, at: usize) -> Option<&str> {
 fn full_stop_at(text: &str, at: usize) -> Option<char> {
     let mut rest = text[at..].chars();
     let c = rest.next()?;
-    let ends = is_full_stop(c) || (matches!(c, '.' | '!' | '?') && rest.next().is_none_or(char::is_whitespace));
-    ends.then_some(c)
+    ends_sentence(c, rest.next()).then_some(c)
+}
+
+/// Whether `c`, followed by `next` (`None`: the text ends), ends a sentence: `.`, `!` or `?`
+/// before a space or the end (not `file.md`, `v1.2`), or a full stop that needs no space.
+fn ends_sentence(c: char, next: Option<char>) -> bool {
+    is_full_stop(c) || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace))
 }
 
 /// A sentence's end that needs no space after it: CJK full stops, the Indic danda, the Arabic
