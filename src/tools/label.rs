@@ -8,19 +8,28 @@ use super::OutputItem;
 use crate::protocol::{CallLabel, LabelPart};
 
 /// The label of a call of `tool` with `input`; with `found` (a finished call's result
-/// entries), what it found too. A tool this function does not know (an MCP server's) reads
-/// "Used *tool*".
+/// entries), what it found too. A call that has not run, or did not succeed (waiting for
+/// approval, denied, skipped, failed), says what was asked ("Write *Plan*"); one that ran says
+/// what it did ("Wrote *Plan*"). A tool this function does not know (an MCP server's) reads
+/// "Use *tool*" or "Used *tool*". The group (a run of such calls, one card) is named as done
+/// in every state: it is the key that joins the calls.
 pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> CallLabel {
     let arg = |name: &str| input.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
+    // The verb of what was done, or of what was asked.
+    let done = found.is_some();
+    let verb = |did: &'static str, asked: &'static str| if done { did } else { asked };
     let mut label = Label::default();
     let path = arg("path");
     let count = |noun: (&str, &str)| found.map(|items| plural(items.len(), noun.0, noun.1));
     match tool {
         "read_file" => label.text("Read ").note(path).group("Read {n} notes"),
         "get_frontmatter" => label.text("Read the properties of ").note(path).group("Read the properties of {n} notes"),
-        "get_linked_notes" => label.text("Looked up the links of ").note(path).count(count(("backlink", "backlinks"))),
+        "get_linked_notes" => label
+            .text(verb("Looked up the links of ", "Look up the links of "))
+            .note(path)
+            .count(count(("backlink", "backlinks"))),
         "list_files" => {
-            label.text("Listed ");
+            label.text(verb("Listed ", "List "));
             match path {
                 Some(folder) => label.text(folder),
                 None => label.text("the vault"),
@@ -28,43 +37,59 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
             label.count(count(("entry", "entries"))).group("Listed {n} folders")
         }
         "search_files" => {
-            label.text(&format!("Searched for ‘{}’", arg("query").unwrap_or_default()));
+            label.text(&format!("{} for ‘{}’", verb("Searched", "Search"), arg("query").unwrap_or_default()));
             label.count(count(("note", "notes"))).group("Ran {n} searches")
         }
         "semantic_search" => {
-            label.text(&format!("Searched by meaning for ‘{}’", arg("query").unwrap_or_default()));
+            label.text(&format!(
+                "{} by meaning for ‘{}’",
+                verb("Searched", "Search"),
+                arg("query").unwrap_or_default()
+            ));
             label.count(count(("note", "notes"))).group("Ran {n} searches")
         }
         "search_by_tag" => {
             let tag = arg("tag").unwrap_or_default().trim_start_matches('#');
-            label.text(&format!("Looked for #{tag}")).count(count(("note", "notes"))).group("Ran {n} searches")
+            label
+                .text(&format!("{} for #{tag}", verb("Looked", "Look")))
+                .count(count(("note", "notes")))
+                .group("Ran {n} searches")
         }
-        "write_file" => label.text("Wrote ").note(path).group("Wrote {n} notes"),
-        "edit_file" => label.text("Edited ").note(path).group("Edited {n} notes"),
-        "replace_selection" => label.text("Edited the selection in ").note(path),
-        "append_to_file" => label.text("Added to ").note(path).group("Added to {n} notes"),
-        "update_frontmatter" => {
-            label.text("Updated the properties of ").note(path).group("Updated the properties of {n} notes")
+        "write_file" => label.text(verb("Wrote ", "Write ")).note(path).group("Wrote {n} notes"),
+        "edit_file" => label.text(verb("Edited ", "Edit ")).note(path).group("Edited {n} notes"),
+        "replace_selection" => label.text(verb("Edited the selection in ", "Edit the selection in ")).note(path),
+        "append_to_file" => label.text(verb("Added to ", "Add to ")).note(path).group("Added to {n} notes"),
+        "update_frontmatter" => label
+            .text(verb("Updated the properties of ", "Update the properties of "))
+            .note(path)
+            .group("Updated the properties of {n} notes"),
+        "move_file" => label.text(verb("Moved ", "Move ")).note(path).text(" to ").note(arg("new_path")),
+        "delete_file" => {
+            label.text(verb("Moved ", "Move ")).note(path).text(" to the trash").group("Moved {n} notes to the trash")
         }
-        "move_file" => label.text("Moved ").note(path).text(" to ").note(arg("new_path")),
-        "delete_file" => label.text("Moved ").note(path).text(" to the trash").group("Moved {n} notes to the trash"),
-        "create_folder" => label.text("Created the folder ").text(path.unwrap_or_default()),
+        "create_folder" => label.text(verb("Created the folder ", "Create the folder ")).text(path.unwrap_or_default()),
         "remember" => label
-            .text(&format!("Remembered ‘{}’", super::new_task::subtask_title(arg("text").unwrap_or_default())))
+            .text(&format!(
+                "{} ‘{}’",
+                verb("Remembered", "Remember"),
+                super::new_task::subtask_title(arg("text").unwrap_or_default())
+            ))
             .group("Remembered {n} things"),
-        "attempt_completion" => label.text("Finished the task"),
-        "ask_followup_question" => label.text("Asked you a question"),
-        "switch_mode" => label.text(&format!("Switched to {} mode", arg("mode").unwrap_or("another"))),
+        "attempt_completion" => label.text(verb("Finished the task", "Finish the task")),
+        "ask_followup_question" => label.text(verb("Asked you a question", "A question for you")),
+        "switch_mode" => {
+            label.text(&format!("{} to {} mode", verb("Switched", "Switch"), arg("mode").unwrap_or("another")))
+        }
         "new_task" => label.text(&format!(
             "Sub-task in {} mode: {}",
             arg("mode").unwrap_or("another"),
             super::new_task::subtask_title(arg("message").unwrap_or_default())
         )),
         other => match crate::mcp::split_tool_name(other) {
-            Some((server, remote)) => {
-                label.text(&format!("Called {remote} on {server}")).group(&format!("Made {{n}} calls to {server}"))
-            }
-            None => label.text(&format!("Used {other}")),
+            Some((server, remote)) => label
+                .text(&format!("{} {remote} on {server}", verb("Called", "Call")))
+                .group(&format!("Made {{n}} calls to {server}")),
+            None => label.text(&format!("{} {other}", verb("Used", "Use"))),
         },
     };
     if let Some(items) = found {
@@ -144,7 +169,7 @@ mod tests {
         assert_eq!(label.text(), "Searched for ‘internal links’ — 3 notes");
         assert_eq!(label.notes, vec!["a/One.md", "b/Two.md"]);
         let running = call_label("search_files", &json!({"query": "internal links"}), None);
-        assert_eq!(running.text(), "Searched for ‘internal links’");
+        assert_eq!(running.text(), "Search for ‘internal links’");
     }
 
     #[test]
@@ -156,10 +181,24 @@ mod tests {
         );
         assert_eq!(label.text(), "Listed Cooking — 2 entries");
         assert_eq!(label.notes, vec!["Cooking/Bread.md"]);
-        assert_eq!(call_label("mcp_weather", &json!({}), None).text(), "Used mcp_weather");
+        assert_eq!(call_label("mcp_weather", &json!({}), None).text(), "Use mcp_weather");
+        assert_eq!(call_label("mcp_weather", &json!({}), Some(&[])).text(), "Used mcp_weather");
         assert_eq!(
-            call_label("move_file", &json!({"path": "A.md", "new_path": "B/A.md"}), None).text(),
+            call_label("move_file", &json!({"path": "A.md", "new_path": "B/A.md"}), Some(&[])).text(),
             "Moved A to A"
         );
+    }
+
+    #[test]
+    fn a_change_not_yet_made_says_what_was_asked_and_a_made_one_what_was_done() {
+        let input = json!({"path": "Plans/Trip.md", "content": "# Trip\n"});
+        let asked = call_label("write_file", &input, None);
+        assert_eq!(asked.text(), "Write Trip");
+        // The group is what a run of such calls is titled once grouped: one name in every state.
+        assert_eq!(asked.group.as_deref(), Some("Wrote {n} notes"));
+        let done = call_label("write_file", &input, Some(&[]));
+        assert_eq!(done.text(), "Wrote Trip");
+        assert_eq!(done.group.as_deref(), Some("Wrote {n} notes"));
+        assert_eq!(asked.notes, done.notes);
     }
 }

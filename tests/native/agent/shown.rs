@@ -57,7 +57,7 @@ fn tool_events_carry_a_label_the_notes_and_the_result() {
             _ => None,
         })
         .collect();
-    assert_eq!(started, ["Searched for ‘sourdough’", "Read Bread"]);
+    assert_eq!(started, ["Search for ‘sourdough’", "Read Bread"]);
 
     let done = finished(&h);
     let (_, search, outcome, result) = &done[0];
@@ -89,7 +89,7 @@ fn a_skipped_call_is_shown_as_skipped_and_the_models_words_stay_in_the_details()
     block_on(h.task(config()).run("write a cake note"));
     let (tool, label, outcome, result) = finished(&h).remove(0);
     assert_eq!(tool, "write_file");
-    assert_eq!(label.text(), "Wrote Cake");
+    assert_eq!(label.text(), "Write Cake", "a skipped write did not write");
     assert_eq!(outcome, ToolOutcome::Skipped);
     assert!(result.contains("Continue the task without it"), "{result}");
 }
