@@ -1,4 +1,4 @@
-import { Keymap, Notice, setIcon, SuggestModal, type App } from "obsidian";
+import { Keymap, Notice, Platform, setIcon, SuggestModal, type App } from "obsidian";
 import type { PluginContext } from "../context";
 import { searchLanguage, type SearchHit } from "../search";
 import { foundByLabel, type FoundBy, type ModeHit } from "../semantic";
@@ -40,13 +40,19 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     super(app);
     this.modalEl.addClass("vault-agent-search-modal");
     this.setPlaceholder("Search the vault…");
-    this.setInstructions([
-      { command: "↑↓", purpose: "to move" },
-      { command: "↵", purpose: "to open" },
-      { command: "ctrl ↵", purpose: "to open in a new tab" },
-      { command: "tab", purpose: "to switch mode" },
-      { command: '"…" -word #tag folder:', purpose: "to refine" },
-    ]);
+    const refine = { command: '"…" -word #tag folder:', purpose: "to refine" };
+    // A phone has no keys to name: only the query syntax is worth its line there.
+    this.setInstructions(
+      Platform.isPhone
+        ? [refine]
+        : [
+            { command: "↑↓", purpose: "to move" },
+            { command: "↵", purpose: "to open" },
+            { command: "ctrl ↵", purpose: "to open in a new tab" },
+            { command: "tab", purpose: "to switch mode" },
+            refine,
+          ],
+    );
     this.limit = 30;
   }
 

@@ -1001,6 +1001,12 @@ test("on a phone: a provider that refuses CORS is reached through requestUrl; ap
     await setTheme(page, theme);
     await page.screenshot({ path: `${ARTIFACTS}/mobile-undo-${theme}.png` });
   }
+  // The search window names no keys on a phone, only the query's syntax.
+  await page.evaluate(() => window.fakeObsidian.runCommand("search-vault"));
+  const instructions = page.locator(".vault-agent-search-modal .prompt-instructions");
+  await instructions.waitFor();
+  assert.deepEqual(await instructions.locator(".prompt-instruction-command").allInnerTexts(), ['"…" -word #tag folder:']);
+  await page.keyboard.press("Escape");
   assert.deepEqual(page.errors, []);
   await page.close();
 });
