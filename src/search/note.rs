@@ -215,6 +215,8 @@ struct Walker<'a> {
     html_depth: usize,
     /// The blockquote whose first line may still turn out to be a callout marker.
     callout_line: Option<String>,
+    /// Where that line starts in `chunk_text`: a marker found there leaves the text.
+    callout_at: usize,
     /// The last character emitted, to tell `#tag` (after a space) from `a#b`.
     prev_char: Option<char>,
 }
@@ -237,6 +239,7 @@ impl<'a> Walker<'a> {
             code_depth: 0,
             html_depth: 0,
             callout_line: None,
+            callout_at: 0,
             prev_char: None,
         }
     }
@@ -286,6 +289,7 @@ impl<'a> Walker<'a> {
             Tag::BlockQuote(_) => {
                 self.block_break();
                 self.callout_line = Some(String::new());
+                self.callout_at = self.chunk_text.len();
             }
             Tag::Link { link_type, dest_url, .. } => self.open_link(link_type, &dest_url, false),
             Tag::Image { link_type, dest_url, .. } => self.open_link(link_type, &dest_url, true),
@@ -409,6 +413,20 @@ impl<'a> Walker<'a> {
         let title = rest[end + 1..].trim_start_matches(['+', '-']).trim();
         self.callouts
             .push(Callout { kind: kind.to_lowercase(), title: (!title.is_empty()).then(|| title.to_string()) });
+        self.drop_callout_marker();
+    }
+
+    /// Takes `[!kind]` (and its fold sign) out of the text: it is syntax, and would otherwise
+    /// show in snippets and count "tip" or "info" as one of the note's words. The title stays.
+    fn drop_callout_marker(&mut self) {
+        let Some(line) = self.chunk_text.get(self.callout_at..) else { return };
+        let start = self.callout_at + (line.len() - line.trim_start().len());
+        let Some(marker) = self.chunk_text[start..].strip_prefix("[!") else { return };
+        let Some(close) = marker.find(']') else { return };
+        let after = &marker[close + 1..];
+        let rest = after.trim_start_matches(['+', '-']).trim_start_matches([' ', '\t']);
+        let end = self.chunk_text.len() - rest.len();
+        self.chunk_text.replace_range(start..end, "");
     }
 
     /// Finds `#tag`s: `#` at the start or after whitespace, then letters, digits, `_`, `-`, `/`,

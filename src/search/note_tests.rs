@@ -64,6 +64,12 @@ fn a_note_is_parsed_into_title_properties_tags_links_callouts_and_chunks() {
     assert_eq!(paths, vec![vec!["Kyoto trip"], vec!["Kyoto trip", "Day 1"], vec!["Kyoto trip", "Day 1", "Evening"]]);
     assert!(note.chunks[0].text.contains("the golden temple"), "{}", note.chunks[0].text);
     assert!(!note.chunks[0].text.contains("[["), "plain text, no syntax: {}", note.chunks[0].text);
+    assert!(
+        note.chunks[0].text.contains("Packing\nBring an umbrella."),
+        "a callout's title stays: {}",
+        note.chunks[0].text
+    );
+    assert!(!note.chunks[0].text.contains("[!"), "its marker goes: {}", note.chunks[0].text);
     assert!(NOTE[note.chunks[2].range.clone()].starts_with("### Evening"));
     assert_eq!(note.hash, content_hash(NOTE));
     assert_ne!(note.hash, content_hash(&NOTE.replace("7", "8")));
@@ -96,4 +102,14 @@ fn frontmatter_lists_may_be_strings() {
     let note = parse_note("x.md", "---\ntags: one, two/three\naliases: Solo\n---\n");
     assert_eq!(note.tags, vec!["one", "two/three"]);
     assert_eq!(note.aliases, vec!["Solo"]);
+}
+
+#[test]
+fn a_callout_marker_is_syntax_not_words() {
+    let note = parse_note("c.md", "> [!note]\n> Body text.\n\n> [!warning]+ Careful\n> More.\n\n> [!] not one\n");
+    let text = &note.chunks[0].text;
+    assert!(!text.contains("[!note]") && !text.contains("[!warning]") && !text.contains("+ Careful"), "{text}");
+    assert!(text.contains("Body text.") && text.contains("Careful\nMore.") && text.contains("[!] not one"), "{text}");
+    let kinds: Vec<&str> = note.callouts.iter().map(|c| c.kind.as_str()).collect();
+    assert_eq!(kinds, ["note", "warning"]);
 }
