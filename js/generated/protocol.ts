@@ -703,7 +703,11 @@ undone: boolean, };
 /**
  * A line of the chat history list.
  */
-export type ChatSummary = { id: string, title: string, updatedMs: number, messages: number, };
+export type ChatSummary = { id: string, title: string, updatedMs: number, 
+/**
+ * How many requests the user made in it (tool results and the model's turns not counted).
+ */
+requests: number, };
 
 /**
  * A chat, turn by turn.

@@ -73,7 +73,7 @@ export class ChatHistoryModal extends SuggestModal<ChatSummary> {
     el.createDiv({ cls: "vault-agent-history-title", text: chat.title });
     el.createDiv({
       cls: "vault-agent-history-meta",
-      text: `${new Date(chat.updatedMs).toLocaleString()} · ${chat.messages} messages`,
+      text: `${new Date(chat.updatedMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} · ${chat.requests} ${chat.requests === 1 ? "request" : "requests"}`,
     });
   }
 

@@ -60,7 +60,8 @@ pub struct ChatSummary {
     pub id: String,
     pub title: String,
     pub updated_ms: u64,
-    pub messages: usize,
+    /// How many requests the user made in it (tool results and the model's turns not counted).
+    pub requests: usize,
 }
 
 /// Saves `chat` (replacing an earlier save with the same id) and returns its id. A chat
@@ -100,7 +101,7 @@ pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
                 id: chat.id,
                 title: chat.title,
                 updated_ms: chat.updated_ms,
-                messages: chat.messages.len(),
+                requests: chat.messages.iter().filter(|m| is_request(m)).count(),
             });
         }
     }
@@ -268,6 +269,7 @@ mod tests {
         assert_eq!(again.id, a.id);
         let list = block_on(list_chats(&vault)).unwrap();
         assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["first", "second"]);
+        assert_eq!(list[0].requests, 1, "the answer is not a request");
         block_on(delete_chat(&vault, &a.id)).unwrap();
         assert_eq!(block_on(list_chats(&vault)).unwrap().len(), 1);
     }

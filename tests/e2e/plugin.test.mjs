@@ -471,7 +471,10 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".vault-agent-new-chat").click();
   assert.equal(await page.locator(".vault-agent-user").count(), 0);
   await page.locator(".vault-agent-history").click();
-  await page.locator(".suggestion-item", { hasText: "Add the baking time to my bread note" }).click();
+  const saved = page.locator(".suggestion-item", { hasText: "Add the baking time to my bread note" });
+  // One request, however many messages the model and the tools added to it.
+  assert.match(await saved.locator(".vault-agent-history-meta").innerText(), / · 1 request$/);
+  await saved.click();
   await page.locator(".vault-agent-user", { hasText: "Add the baking time" }).waitFor();
   await page.locator('.vault-agent-tool-card[data-tool="edit_file"]').waitFor();
   assert.ok(await page.locator(".vault-agent-undo").evaluate((b) => b.classList.contains("is-redo")), "the restored chat knows the task was undone");
