@@ -413,12 +413,13 @@ impl<'a> Walker<'a> {
         let title = rest[end + 1..].trim_start_matches(['+', '-']).trim();
         self.callouts
             .push(Callout { kind: kind.to_lowercase(), title: (!title.is_empty()).then(|| title.to_string()) });
-        self.drop_callout_marker();
+        self.drop_callout_marker(kind, !title.is_empty());
     }
 
-    /// Takes `[!kind]` (and its fold sign) out of the text: it is syntax, and would otherwise
-    /// show in snippets and count "tip" or "info" as one of the note's words. The title stays.
-    fn drop_callout_marker(&mut self) {
+    /// Puts what Obsidian shows in place of the `[!kind]` marker (and its fold sign): the title
+    /// alone, or the kind's name ("Tip") for a callout without one. The marker is syntax, and
+    /// would otherwise show in snippets as it was typed.
+    fn drop_callout_marker(&mut self, kind: &str, titled: bool) {
         let Some(line) = self.chunk_text.get(self.callout_at..) else { return };
         let start = self.callout_at + (line.len() - line.trim_start().len());
         let Some(marker) = self.chunk_text[start..].strip_prefix("[!") else { return };
@@ -426,7 +427,8 @@ impl<'a> Walker<'a> {
         let after = &marker[close + 1..];
         let rest = after.trim_start_matches(['+', '-']).trim_start_matches([' ', '\t']);
         let end = self.chunk_text.len() - rest.len();
-        self.chunk_text.replace_range(start..end, "");
+        let shown = if titled { String::new() } else { capitalised(kind) };
+        self.chunk_text.replace_range(start..end, &shown);
     }
 
     /// Finds `#tag`s: `#` at the start or after whitespace, then letters, digits, `_`, `-`, `/`,
@@ -464,6 +466,13 @@ impl<'a> Walker<'a> {
         }
         self.chunk_start = end;
     }
+}
+
+/// `tip` → `Tip`, `NOTE` → `Note`, `to-do` → `To-do`.
+fn capitalised(word: &str) -> String {
+    let lower = word.to_lowercase();
+    let mut chars = lower.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// Splits `note#heading` (the heading may be empty: `note#` means the note).

@@ -106,10 +106,14 @@ fn frontmatter_lists_may_be_strings() {
 
 #[test]
 fn a_callout_marker_is_syntax_not_words() {
-    let note = parse_note("c.md", "> [!note]\n> Body text.\n\n> [!warning]+ Careful\n> More.\n\n> [!] not one\n");
+    let note = parse_note("c.md", "> [!NOTE]\n> Body text.\n\n> [!warning]+ Careful\n> More.\n\n> [!] not one\n");
     let text = &note.chunks[0].text;
     assert!(!text.contains("[!note]") && !text.contains("[!warning]") && !text.contains("+ Careful"), "{text}");
-    assert!(text.contains("Body text.") && text.contains("Careful\nMore.") && text.contains("[!] not one"), "{text}");
+    // What Obsidian shows: the kind's name where there is no title, else the title alone.
+    assert!(
+        text.starts_with("Note\nBody text.") && text.contains("Careful\nMore.") && text.contains("[!] not one"),
+        "{text}"
+    );
     let kinds: Vec<&str> = note.callouts.iter().map(|c| c.kind.as_str()).collect();
     assert_eq!(kinds, ["note", "warning"]);
 }
