@@ -93,12 +93,17 @@ function reasonText(reason: string, now: string): string {
   return `${reason[0].toUpperCase()}${reason.slice(1)}.${what ? ` ${what}` : ""}`;
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
 /** What an undo or redo did, path by path: restored, removed, kept (and why), copies, failures. */
 export function describeUndo(report: UndoReport, redo = false): string {
   const parts: string[] = [];
-  if (report.restored.length) parts.push(`restored ${report.restored.join(", ")}`);
-  if (report.trashed.length) parts.push(`moved ${report.trashed.join(", ")} to the trash`);
-  if (report.recreatedFolders.length) parts.push(`recreated ${report.recreatedFolders.join(", ")}`);
+  if (report.restored.length) parts.push(`restored ${inWords(report.restored)}`);
+  if (report.trashed.length) parts.push(`moved ${inWords(report.trashed)} to the trash`);
+  if (report.recreatedFolders.length) parts.push(`recreated ${inWords(report.recreatedFolders)}`);
   for (const kept of report.kept) parts.push(`kept ${kept.path} (${kept.reason})`);
   if (report.failed.length) parts.push(`could not restore ${report.failed.map(([p, why]) => `${p} (${why})`).join(", ")}`);
   if (!parts.length) return `Nothing to ${redo ? "redo" : "undo"}: everything was already as before.`;

@@ -390,7 +390,7 @@ function tell(plugin: PluginContext, report: InlineEditReport): void {
       void plugin
         .core()
         .then(({ vault }) => vault.undoTask(report.taskId))
-        .then((undone) => new Notice(`Inline edit undone: ${describeUndo(undone)}`))
+        .then((undone) => new Notice(`Inline edit: ${describeUndo(undone)}`))
         .catch((error: unknown) => new Notice(`Undo failed: ${errorMessage(error)}`));
     });
   });

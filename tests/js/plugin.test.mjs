@@ -559,3 +559,12 @@ test("changes during a run make one more run after it", async () => {
   assert.equal(engine.runs, runs + 1);
   assert.equal(service.state.kind, "ready");
 });
+
+test("an undo's report reads as a sentence: paths listed with 'and', nothing said twice", async () => {
+  const { describeUndo } = await load("js/views/UndoModal.ts", "export class Modal {}");
+  const report = { restored: [], trashed: ["Demo/Links summary.md", "Demo"], recreatedFolders: [], kept: [], failed: [] };
+  assert.equal(describeUndo(report), "Undone: Moved Demo/Links summary.md and Demo to the trash.");
+  const three = { ...report, trashed: [], restored: ["a.md", "b.md", "c.md"] };
+  assert.equal(describeUndo(three, true), "Redone: Restored a.md, b.md and c.md.");
+  assert.equal(describeUndo({ ...report, trashed: [] }), "Nothing to undo: everything was already as before.");
+});
