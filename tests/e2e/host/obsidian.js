@@ -179,14 +179,32 @@ export class Notice extends MockNotice {
 
 // ---- markdown ---------------------------------------------------------------------------------
 
-/** Renders markdown with marked: wikilinks become internal links; nothing executable survives. */
+// Wikilinks as Obsidian reads them: inline, so `[[x]]` in code stays code.
+marked.use({
+  extensions: [
+    {
+      name: "wikilink",
+      level: "inline",
+      start: (src) => src.indexOf("[["),
+      tokenizer(src) {
+        const m = /^!?\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]/.exec(src);
+        if (m) return { type: "wikilink", raw: m[0], target: m[1], alias: m[2] };
+      },
+      renderer(token) {
+        const text = (token.alias ?? token.target).replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+        return `<a class="internal-link" data-href="${encodeURIComponent(token.target)}" href="#">${text}</a>`;
+      },
+    },
+  ],
+});
+
+/**
+ * Renders markdown with marked: wikilinks become internal links, `> [!kind] Title` blockquotes
+ * callouts (as Obsidian draws them: `.callout` with a title and content); nothing executable survives.
+ */
 function renderMarkdown(markdown, el) {
-  const withLinks = markdown.replace(/\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]/g, (_m, target, alias) => {
-    const text = (alias ?? target).replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
-    return `<a class="internal-link" data-href="${encodeURIComponent(target)}" href="#">${text}</a>`;
-  });
   const template = document.createElement("template");
-  template.innerHTML = marked.parse(withLinks, { async: false, gfm: true });
+  template.innerHTML = marked.parse(markdown, { async: false, gfm: true });
   for (const bad of template.content.querySelectorAll("script, style, iframe, object, embed, link, meta")) bad.remove();
   for (const node of template.content.querySelectorAll("*")) {
     for (const attr of [...node.attributes]) {
@@ -196,7 +214,25 @@ function renderMarkdown(markdown, el) {
       }
     }
   }
+  for (const quote of template.content.querySelectorAll("blockquote")) callout(quote);
   el.appendChild(template.content);
+}
+
+/** A blockquote whose first line is `[!kind]± Title` becomes a callout. */
+function callout(quote) {
+  const first = quote.firstElementChild;
+  const marker = first?.tagName === "P" ? /^\[!([\w-]+)\][+-]?[ \t]*([^\n]*)\n?/.exec(first.innerHTML) : null;
+  if (!marker) return;
+  const box = document.createElement("div");
+  box.className = "callout";
+  box.dataset.callout = marker[1].toLowerCase();
+  const title = box.createDiv({ cls: "callout-title" });
+  title.innerHTML = marker[2] || marker[1][0].toUpperCase() + marker[1].slice(1).toLowerCase();
+  const content = box.createDiv({ cls: "callout-content" });
+  first.innerHTML = first.innerHTML.slice(marker[0].length);
+  if (!first.innerHTML.trim()) first.remove();
+  content.append(...quote.childNodes);
+  quote.replaceWith(box);
 }
 
 MarkdownRenderer.render = async function render(app, markdown, el) {
