@@ -269,7 +269,7 @@ export class SemanticService {
       case "unconfigured":
         return `Not set up: it needs ${s.missing}.`;
       case "no-model":
-        return "The model is not downloaded yet: nothing is fetched until you click the button.";
+        return "No model yet: download it above, or load it from a file. Nothing is fetched until you do.";
       case "installing":
         return s.total ? `Downloading ${s.file}: ${megabytes(s.done)} of ${megabytes(s.total)}` : "Downloading…";
       case "loading":
