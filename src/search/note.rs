@@ -193,6 +193,11 @@ struct OpenLink {
     /// False for URLs: their text is still the note's, but they are not vault links.
     record: bool,
     text: String,
+    /// `![[picture.png]]`: an embedded file that is not a note. Obsidian shows the file, not its
+    /// name, so the name leaves the text again when the link closes (an alt text stays).
+    file_embed: bool,
+    /// Where the link's text starts in `chunk_text`.
+    chunk_at: usize,
 }
 
 /// One pass over pulldown-cmark's events, collecting everything [`ParsedNote`] holds.
@@ -350,11 +355,26 @@ impl<'a> Walker<'a> {
             _ => true,
         };
         let record = !(external || raw_target.is_empty() && heading.is_none());
-        self.open_links.push(OpenLink { target: raw_target, heading, embed, piped, record, text: String::new() });
+        let file_embed = embed && wiki && is_attachment(&raw_target);
+        let chunk_at = self.chunk_text.len();
+        self.open_links.push(OpenLink {
+            target: raw_target,
+            heading,
+            embed,
+            piped,
+            record,
+            text: String::new(),
+            file_embed,
+            chunk_at,
+        });
     }
 
     fn close_link(&mut self) {
         let Some(open) = self.open_links.pop() else { return };
+        // A file's name, or a size (`|300`, `|300x200`), is not what the reader sees.
+        if open.file_embed && (!open.piped || is_size(open.text.trim())) && open.chunk_at <= self.chunk_text.len() {
+            self.chunk_text.truncate(open.chunk_at);
+        }
         if !open.record {
             return;
         }
@@ -466,6 +486,25 @@ impl<'a> Walker<'a> {
         }
         self.chunk_start = end;
     }
+}
+
+/// Whether a link target names a file other than a note: it has an extension, and not `.md`.
+fn is_attachment(target: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        // `Meeting 2023.01.05` is a note: an extension has a letter.
+        !stem.is_empty()
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+            && !ext.eq_ignore_ascii_case("md")
+    })
+}
+
+/// `300` or `300x200`: an embed's size, not its alt text.
+fn is_size(text: &str) -> bool {
+    let mut parts = text.splitn(2, 'x');
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    parts.next().is_some_and(digits) && parts.next().is_none_or(digits)
 }
 
 /// `tip` → `Tip`, `NOTE` → `Note`, `to-do` → `To-do`.

@@ -117,3 +117,33 @@ fn a_callout_marker_is_syntax_not_words() {
     let kinds: Vec<&str> = note.callouts.iter().map(|c| c.kind.as_str()).collect();
     assert_eq!(kinds, ["note", "warning"]);
 }
+
+#[test]
+fn an_embedded_files_name_is_not_text_but_its_alt_text_and_a_notes_link_are() {
+    let note = parse_note(
+        "e.md",
+        "See ![[Pasted image 20231114.png]] and ![[diagram.svg|300x200]] and ![[chart.png|Sales by month]].\n\n\
+         Also ![[Other note]], ![[Meeting 2023.01.05]], [[report.pdf]] and ![a cat](cat.jpg).\n",
+    );
+    let text = &note.chunks[0].text;
+    for gone in ["Pasted", "20231114", "diagram", "300x200"] {
+        assert!(!text.contains(gone), "{gone} in {text}");
+    }
+    for kept in ["Sales by month", "Other note", "Meeting 2023.01.05", "report.pdf", "a cat"] {
+        assert!(text.contains(kept), "{kept} not in {text}");
+    }
+    // Still links: backlinks and the related-notes panel find them.
+    let targets: Vec<&str> = note.links.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(
+        targets,
+        [
+            "Pasted image 20231114.png",
+            "diagram.svg",
+            "chart.png",
+            "Other note",
+            "Meeting 2023.01.05",
+            "report.pdf",
+            "cat.jpg"
+        ]
+    );
+}

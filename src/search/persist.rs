@@ -36,7 +36,7 @@ use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Bumped whenever the persisted layout, the schema or what a note's text holds changes (3: the
-/// `properties` field; 4: callout markers out of the body).
+/// `properties` field; 4: callout markers and embedded files' names out of the body).
 pub const FORMAT_VERSION: u32 = 4;
 /// Where the index lives in the vault.
 pub const INDEX_DIR: &str = ".obsidian-agent/index";
