@@ -126,12 +126,19 @@ SuggestModal.prototype.selectSuggestion = function selectSuggestion(value, evt) 
   this.onChooseSuggestion(value, evt);
 };
 
-// FuzzySuggestModal: matches every query character in order, as Obsidian's fuzzy search does.
+// FuzzySuggestModal: matches every query character in order, as Obsidian's fuzzy search does,
+// and, as it does, ranks the query found whole first (in the file name before the folders).
 FuzzySuggestModal.prototype.getSuggestions = function getSuggestions(query) {
   const q = query.toLowerCase().replace(/\s+/g, "");
   const matches = [];
   for (const item of this.getItems()) {
     const text = this.getItemText(item).toLowerCase();
+    const whole = q ? text.lastIndexOf(query.toLowerCase().trim()) : -1;
+    if (whole >= 0) {
+      const inName = whole > text.lastIndexOf("/");
+      matches.push({ item, match: { score: (inName ? 2000 : 1000) - text.length / 100, matches: [] } });
+      continue;
+    }
     let at = -1;
     let score = 0;
     let ok = true;
