@@ -2337,7 +2337,7 @@ test("MiniLM reads the searches for the static model: the settings download it a
   // Two downloads: the static model for the notes, then MiniLM and its map for the searches.
   await settings.locator("button.vault-agent-model-download", { hasText: "Download model (8 MB)" }).click();
   await settings.locator("button.vault-agent-model-download", { hasText: "Installed" }).waitFor();
-  await status.filter({ hasText: "not downloaded yet" }).waitFor();
+  await status.filter({ hasText: "No model yet" }).waitFor();
   assert.equal(await page.evaluate(() => window.fakeObsidian.exists(".obsidian-agent/index/vectors.bin")), false, "nothing embedded without MiniLM");
   await settings.locator("button.vault-agent-model-download", { hasText: "Download model (91 MB)" }).click();
   await settings.locator(".vault-agent-model-result.is-ok", { hasText: "Downloaded and checked." }).nth(1).waitFor({ timeout: 60_000 });
