@@ -60,7 +60,7 @@ def pack(args):
     weights = load_file(os.path.join(args.minilm, "model.safetensors"))
     out = {}
     for name, w in weights.items():
-        if name == "embeddings.word_embeddings.weight":
+        if name == "embeddings.word_embeddings.weight" or (args.linear_int8 and name.startswith("encoder.") and w.dim() == 2):
             scale = w.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / 127.0
             out[name + ".int8"] = torch.round(w / scale).clamp(-127, 127).to(torch.int8)
             out[name + ".scale"] = scale.squeeze(1).to(torch.float32)
@@ -462,6 +462,7 @@ def main():
     p = sub.add_parser("pack")
     p.add_argument("--minilm", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--linear-int8", action="store_true", help="the layers' matrices as int8 too (a scale per output row): about 20 MB, for a corpus that needs the room")
     f = sub.add_parser("fit")
     f.add_argument("--minilm", required=True, help="config.json, vocab.txt, tokenizer.json")
     f.add_argument("--packed", required=True)
