@@ -326,7 +326,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     }
     new Setting(el)
       .setName("Prompts folder")
-      .setDesc("Each note in this folder is a prompt: type / in the chat to pick one.")
+      .setDesc("Each note in this folder is a prompt: type / in the chat to pick one. A note named like a built-in prompt replaces it.")
       .addText((t) =>
         t.setValue(this.ctx.settings.promptsFolder).onChange(async (value) => {
           this.ctx.settings.promptsFolder = value.trim().replace(/\/+$/, "");

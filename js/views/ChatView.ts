@@ -922,9 +922,10 @@ export class ChatView extends ItemView {
   }
 
   private pickPrompt(): void {
-    new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, (file) => {
-      void this.app.vault.cachedRead(file).then((text) => {
-        this.inputEl.value = promptText(text);
+    new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, (prompt) => {
+      const text = prompt.file ? this.app.vault.cachedRead(prompt.file).then(promptText) : Promise.resolve(prompt.text);
+      void text.then((value) => {
+        this.inputEl.value = value;
         this.inputEl.focus();
       });
     }).open();

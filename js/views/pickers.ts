@@ -1,4 +1,4 @@
-import { FuzzySuggestModal, SuggestModal, TFile, type App } from "obsidian";
+import { FuzzySuggestModal, SuggestModal, TFile, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
 import type { ChatSummary } from "../protocol";
 
@@ -25,29 +25,76 @@ export class NotePickerModal extends FuzzySuggestModal<TFile> {
   }
 }
 
-/** Picks a slash prompt: a note in the prompts folder. */
-export class PromptPickerModal extends FuzzySuggestModal<TFile> {
+/** A slash prompt: a note in the prompts folder, or one of the built-in ones. */
+export interface SlashPrompt {
+  name: string;
+  /** The note it comes from; null for a built-in prompt. */
+  file: TFile | null;
+  /** A built-in prompt's text (a note's is read when it is picked). */
+  text: string;
+}
+
+/**
+ * What `/` offers before a user has written any prompts of their own: the requests people make
+ * of an agent in their notes most. A note in the prompts folder with the same name replaces one.
+ */
+export const BUILT_IN_PROMPTS: readonly { name: string; text: string }[] = [
+  { name: "Summarise this note", text: "Summarise the open note in five bullet points, then list the questions it leaves open." },
+  {
+    name: "Find related notes",
+    text: "Find the notes most related to the open note, by links, tags and meaning. Say in one sentence each how it relates. Change nothing.",
+  },
+  {
+    name: "Link related notes",
+    text: "Find the five notes most related to the open note and add a \"Related\" section at its end that links to each, with a few words on why. Change nothing else.",
+  },
+  {
+    name: "Merge notes on a topic",
+    text: "Find everything I wrote about the topic below and merge it into one new note: each fact once, a link back to every source, the originals left as they are. Topic: ",
+  },
+  {
+    name: "Fix spelling and grammar",
+    text: "Fix the spelling and grammar of the open note. Keep its wording, structure, links and formatting, and list what you changed.",
+  },
+];
+
+/** Picks a slash prompt: a note in the prompts folder, then the built-in prompts it does not replace. */
+export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
   constructor(
     app: App,
     private readonly folder: string,
-    private readonly onPick: (file: TFile) => void,
+    private readonly onPick: (prompt: SlashPrompt) => void,
   ) {
     super(app);
-    this.setPlaceholder(`Prompts in ${folder}/…`);
-    this.emptyStateText = `No notes in ${folder}/ yet. Each note there becomes a prompt.`;
+    this.setPlaceholder("Pick a prompt…");
+    this.setInstructions([{ command: `${folder}/`, purpose: "holds your own prompts, a note each" }]);
+    this.emptyStateText = `No prompt matches. Each note in ${folder}/ becomes a prompt.`;
   }
 
-  getItems(): TFile[] {
+  getItems(): SlashPrompt[] {
     const prefix = `${this.folder.replace(/\/+$/, "")}/`;
-    return this.app.vault.getMarkdownFiles().filter((f) => f.path.startsWith(prefix));
+    const own: SlashPrompt[] = this.app.vault
+      .getMarkdownFiles()
+      .filter((f) => f.path.startsWith(prefix))
+      .map((file) => ({ name: file.basename, file, text: "" }));
+    const taken = new Set(own.map((p) => p.name.toLowerCase()));
+    const builtIn = BUILT_IN_PROMPTS.filter((p) => !taken.has(p.name.toLowerCase())).map((p) => ({ ...p, file: null }));
+    return [...own, ...builtIn];
   }
 
-  getItemText(file: TFile): string {
-    return file.basename;
+  getItemText(prompt: SlashPrompt): string {
+    return prompt.name;
   }
 
-  onChooseItem(file: TFile): void {
-    this.onPick(file);
+  renderSuggestion(match: FuzzyMatch<SlashPrompt>, el: HTMLElement): void {
+    super.renderSuggestion(match, el);
+    if (!match.item.file) {
+      el.createSpan({ cls: "vault-agent-prompt-source", text: "built in", attr: { title: `Write a note in ${this.folder}/ with this name to change it` } });
+    }
+  }
+
+  onChooseItem(prompt: SlashPrompt): void {
+    this.onPick(prompt);
   }
 }
 

@@ -860,7 +860,9 @@ test("a provider error shows a clear line with a retry; stop ends a task; questi
 test("@ attaches a note, / fills in a prompt, and the mode picker limits the tools", async () => {
   const id = `e2e-mention-${Date.now()}`;
   await script(id, [{ text: "It rests for 48 hours." }]);
-  const page = await openHost({ mock: id });
+  // A note of the user's with a built-in prompt's name replaces it.
+  const files = { ...NOTES, "Prompts/Find related notes.md": "Which of my notes link to the open one?\n" };
+  const page = await openHost({ mock: id, files });
   // "Ask about the current note" attaches the open note; a chip's × takes it off again.
   await page.evaluate(() => window.fakeObsidian.runCommand("ask-about-current-note"));
   const chip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Bread.md" });
@@ -870,8 +872,20 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await chip.waitFor({ state: "detached" });
   // A slash prompt from the Prompts folder.
   await page.locator(".vault-agent-input").pressSequentially("/");
-  await page.locator(".suggestion-item", { hasText: "Summarise" }).click();
+  await page.locator(".suggestion-item", { hasText: /^Summarise$/ }).click();
   assert.equal(await page.locator(".vault-agent-input").inputValue(), "Summarise the open note in three bullet points.");
+  // The built-in prompts follow the user's own, marked as such; one fills in its text.
+  await page.locator(".vault-agent-input").fill("");
+  await page.locator(".vault-agent-input").pressSequentially("/");
+  const items = page.locator(".suggestion-item");
+  await items.first().waitFor();
+  const listed = await items.allInnerTexts();
+  assert.deepEqual(listed.slice(0, 2).sort(), ["Find related notes", "Summarise"]);
+  assert.equal(listed.filter((t) => t.startsWith("Find related notes")).length, 1, listed.join(" | "));
+  assert.ok(listed.slice(2).every((t) => t.endsWith("built in")), listed.join(" | "));
+  await page.locator(".prompt-input").fill("merge");
+  await page.keyboard.press("Enter");
+  assert.match(await page.locator(".vault-agent-input").inputValue(), /^Find everything I wrote about the topic below.* Topic: $/);
   // @ opens the note picker; the note goes along with the message.
   await page.locator(".vault-agent-input").fill("How long does the dough rest? ");
   await page.locator(".vault-agent-input").pressSequentially("@");
