@@ -1,4 +1,4 @@
-import { Component, type App } from "obsidian";
+import { Component, Platform, type App } from "obsidian";
 import type { SearchService } from "../search";
 
 /**
@@ -21,7 +21,8 @@ export class RelatedNotes extends Component {
   ) {
     super();
     this.el = parent.createEl("details", { cls: "vault-agent-related" });
-    this.el.open = true;
+    // On a phone the list would take a quarter of the chat's height: it starts folded there.
+    this.el.open = !Platform.isPhone;
     this.summary = this.el.createEl("summary", { cls: "vault-agent-related-title" });
     this.list = this.el.createDiv({ cls: "vault-agent-related-list" });
   }
@@ -54,7 +55,8 @@ export class RelatedNotes extends Component {
     this.el.toggleClass("is-hidden", !file || this.search.state.kind !== "ready");
     if (!file) return;
     this.shownFor = file.path;
-    this.summary.setText(`Related to ${file.basename}`);
+    // The count tells what a folded list holds.
+    this.summary.setText(related.length ? `Related to ${file.basename} · ${related.length}` : `Related to ${file.basename}`);
     this.list.empty();
     if (!related.length) {
       this.list.createDiv({ cls: "vault-agent-muted", text: "Nothing related found yet." });

@@ -182,6 +182,7 @@ test("the index follows the vault, with progress, and the sidebar shows related 
   // Bread is open: Pizza links to it.
   const related = page.locator(".vault-agent-related");
   await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]', { hasText: "links here" }).waitFor();
+  assert.equal(await related.evaluate((el) => el.open), true, "open beside a wide chat");
   await related.locator('.vault-agent-related-item[data-path="Cooking/Pizza.md"]').click();
   await page.locator(".view-header-title", { hasText: "Cooking/Pizza.md" }).waitFor();
   await related.locator('.vault-agent-related-item[data-path="Cooking/Bread.md"]', { hasText: "linked from here" }).waitFor();
@@ -1041,6 +1042,10 @@ test("on a phone: a provider that allows CORS streams through fetch", async () =
   await page.locator(".vault-agent-text", { hasText: "piece by piece." }).waitFor();
   // Sent by the browser (the app's webview), across origins.
   assert.deepEqual((await requests(id)).map((r) => r.headers.origin), [`http://localhost:${port}`]);
+  // Related notes start folded on a phone, the count in their title.
+  const related = page.locator(".vault-agent-related");
+  await related.locator("summary", { hasText: /^Related to .+ · \d+$/ }).waitFor();
+  assert.equal(await related.evaluate((el) => el.open), false);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
