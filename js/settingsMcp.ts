@@ -3,6 +3,7 @@ import type { PluginContext } from "./context";
 import type { McpServerConfig, McpToolInfo } from "./generated/protocol";
 import { mcpServers } from "./settings";
 import { errorMessage } from "./views/turn";
+import { count } from "./views/count";
 
 /**
  * The settings' MCP section: the servers whose tools the agent may call. Each is a URL
@@ -172,7 +173,7 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
 /** The server's tools, each with a toggle that turns it off for the agent. */
 function showTools(el: HTMLElement, server: McpServerConfig, tools: McpToolInfo[], save: () => Promise<void>): void {
   el.empty();
-  el.createDiv({ cls: "vault-agent-mcp-count", text: `Connected: ${tools.length} ${tools.length === 1 ? "tool" : "tools"}` });
+  el.createDiv({ cls: "vault-agent-mcp-count", text: `Connected: ${count(tools.length, "tool")}` });
   for (const tool of tools) {
     const readOnly = tool.annotations?.readOnlyHint ? " (read-only)" : "";
     new Setting(el)

@@ -4,6 +4,7 @@ import { searchLanguage, type SearchHit } from "../search";
 import { foundByLabel, type FoundBy, type ModeHit } from "../semantic";
 import type { SearchMode } from "../settings";
 import { errorMessage } from "./turn";
+import { count } from "./count";
 
 const MODES: { mode: SearchMode; name: string; title: string }[] = [
   { mode: "fulltext", name: "Full text", title: "Notes that contain your words (the query language applies)" },
@@ -118,7 +119,7 @@ export class SearchModal extends SuggestModal<SearchHit | ModeHit> {
     if (!this.countEl) return;
     if (!query.trim()) this.countEl.setText("");
     else if (found >= this.limit) this.countEl.setText(`${found} notes, the best first`);
-    else this.countEl.setText(found === 1 ? "1 note" : `${found} notes`);
+    else this.countEl.setText(count(found, "note"));
   }
 
   /** Inserts a link to `path` at the cursor of the open note, in the user's link format. */

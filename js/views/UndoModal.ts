@@ -1,5 +1,6 @@
 import { Modal, type App } from "obsidian";
 import type { UndoChoice, UndoChoices, UndoPlan, UndoReport } from "../protocol";
+import { count } from "./count";
 
 const CHOICE_WORDS: Record<UndoChoice, string> = {
   keep_mine: "Keep mine",
@@ -82,10 +83,6 @@ export class UndoModal extends Modal {
     this.done(choices);
     this.close();
   }
-}
-
-function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function reasonText(reason: string, now: string): string {

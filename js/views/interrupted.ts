@@ -1,4 +1,5 @@
 import type { InterruptedTask } from "../protocol";
+import { count } from "./count";
 
 /** What the bar's buttons do. */
 export interface InterruptedActions {
@@ -21,7 +22,7 @@ export function renderInterrupted(parent: HTMLElement, task: InterruptedTask, ac
     ? task.problem
     : task.waitingFor
       ? `Waiting for your approval: ${task.waitingFor}`
-      : `Stopped after ${task.steps} ${task.steps === 1 ? "step" : "steps"}`;
+      : `Stopped after ${count(task.steps, "step")}`;
   text.createDiv({ cls: "vault-agent-muted", text: detail });
   const buttons = bar.createDiv({ cls: "vault-agent-interrupted-buttons" });
   if (!task.problem) {

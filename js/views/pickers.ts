@@ -1,6 +1,7 @@
 import { FuzzySuggestModal, SuggestModal, TFile, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
 import type { ChatSummary } from "../protocol";
+import { count } from "./count";
 
 /** Picks a note, an image or a PDF to attach to the message (`@`). */
 export class NotePickerModal extends FuzzySuggestModal<TFile> {
@@ -120,7 +121,7 @@ export class ChatHistoryModal extends SuggestModal<ChatSummary> {
     el.createDiv({ cls: "vault-agent-history-title", text: chat.title });
     el.createDiv({
       cls: "vault-agent-history-meta",
-      text: `${new Date(chat.updatedMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} · ${chat.requests} ${chat.requests === 1 ? "request" : "requests"}`,
+      text: `${new Date(chat.updatedMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} · ${count(chat.requests, "request")}`,
     });
   }
 
