@@ -61,23 +61,15 @@ def grouped(sentences, size=GATHER):
 
 def documents(git_dir):
     """Each document as a list of paragraphs, each a list of sentences."""
-    brown = zip_of(git_dir, "brown")
-    for name, text in files(brown, r"brown/c[a-r]\d\d$"):
-        paragraphs = []
-        for block in re.split(r"\n\s*\n", text):
-            sentences = [clean(untag(line, "/")) for line in block.splitlines() if line.strip()]
-            if sentences:
-                paragraphs.append(sentences)
-        yield paragraphs
-
-    masc = zip_of(git_dir, "masc_tagged")
-    for name, text in files(masc, r"\.txt$"):
-        paragraphs = []
-        for block in re.split(r"\n\s*\n", text):
-            sentences = [clean(untag(line, "_")) for line in block.splitlines() if line.strip()]
-            if sentences:
-                paragraphs.append(sentences)
-        yield paragraphs
+    # Tagged corpora: a sentence a line, paragraphs between blank lines.
+    for corpus, pattern, sep in [("brown", r"brown/c[a-r]\d\d$", "/"), ("masc_tagged", r"\.txt$", "_")]:
+        for name, text in files(zip_of(git_dir, corpus), pattern):
+            paragraphs = []
+            for block in re.split(r"\n\s*\n", text):
+                sentences = [clean(untag(line, sep)) for line in block.splitlines() if line.strip()]
+                if sentences:
+                    paragraphs.append(sentences)
+            yield paragraphs
 
     # One sentence per line, a document per file.
     for corpus, pattern in [
