@@ -68,8 +68,9 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
   ) {
     super(app);
     this.setPlaceholder("Pick a prompt…");
-    this.setInstructions([{ command: `${folder}/`, purpose: "holds your own prompts, a note each" }]);
-    this.emptyStateText = `No prompt matches. Each note in ${folder}/ becomes a prompt.`;
+    // An empty setting names no folder: only the built-in prompts then.
+    if (folder) this.setInstructions([{ command: `${folder}/`, purpose: "holds your own prompts, a note each" }]);
+    this.emptyStateText = folder ? `No prompt matches. Each note in ${folder}/ becomes a prompt.` : "No prompt matches.";
   }
 
   getItems(): SlashPrompt[] {
