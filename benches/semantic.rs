@@ -615,6 +615,13 @@ mod native {
                 let suffix = if precision == Precision::Int8 { " int8" } else { "" };
                 score(&mut quality, format!("{name}{suffix} (vectors)"), &queries, &|i| paths(&dense_lists[i]));
                 if precision == Precision::Int8 {
+                    // What the plugin ranks: its int8 vectors' list, fused the default way.
+                    score(&mut quality, format!("{name}{suffix} + full text, default fusion"), &queries, &|i| {
+                        fuse(&bm25_lists[i], &coverage[i], &dense_lists[i], Fusion::default())
+                            .into_iter()
+                            .map(|f| f.path)
+                            .collect()
+                    });
                     continue;
                 }
                 for (fname, fusion) in &fusions {
