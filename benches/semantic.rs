@@ -581,6 +581,7 @@ mod native {
         });
         score(&mut quality, "full text".into(), &queries, &|i| paths(&bm25_lists[i]));
         let fusions = fusions();
+        let default_fusion = [("default fusion".to_string(), Fusion::default())];
         let mut cross_rows = Vec::new();
         let mut floors = Vec::new();
         for (name, vectors) in models.iter().filter(|_| with_vectors) {
@@ -614,23 +615,18 @@ mod native {
                     dense_lists.into_iter().map(|l| l.into_iter().filter(|h| h.1 >= floor).collect()).collect();
                 let suffix = if precision == Precision::Int8 { " int8" } else { "" };
                 score(&mut quality, format!("{name}{suffix} (vectors)"), &queries, &|i| paths(&dense_lists[i]));
-                if precision == Precision::Int8 {
-                    // What the plugin ranks: its int8 vectors' list, fused the default way.
-                    score(&mut quality, format!("{name}{suffix} + full text, default fusion"), &queries, &|i| {
-                        fuse(&bm25_lists[i], &coverage[i], &dense_lists[i], Fusion::default())
-                            .into_iter()
-                            .map(|f| f.path)
-                            .collect()
-                    });
-                    continue;
-                }
-                for (fname, fusion) in &fusions {
-                    score(&mut quality, format!("{name} + full text, {fname}"), &queries, &|i| {
+                // The f32 lists are fused every way tried; the int8 ones as the plugin ranks them.
+                let tried = if precision == Precision::Int8 { &default_fusion[..] } else { &fusions[..] };
+                for (fname, fusion) in tried {
+                    score(&mut quality, format!("{name}{suffix} + full text, {fname}"), &queries, &|i| {
                         fuse(&bm25_lists[i], &coverage[i], &dense_lists[i], *fusion)
                             .into_iter()
                             .map(|f| f.path)
                             .collect()
                     });
+                }
+                if precision == Precision::Int8 {
+                    continue;
                 }
                 // Cross-lingual: rank of the English note for queries in other languages.
                 for (q, v) in cross.iter().zip(&cross_vectors) {
