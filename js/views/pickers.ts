@@ -91,7 +91,8 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
   renderSuggestion(match: FuzzyMatch<SlashPrompt>, el: HTMLElement): void {
     super.renderSuggestion(match, el);
     if (!match.item.file) {
-      el.createSpan({ cls: "vault-agent-prompt-source", text: "built in", attr: { title: `Write a note in ${this.folder}/ with this name to change it` } });
+      const title = this.folder ? `Write a note in ${this.folder}/ with this name to change it` : "Built into the plugin";
+      el.createSpan({ cls: "vault-agent-prompt-source", text: "built in", attr: { title } });
     }
   }
 
