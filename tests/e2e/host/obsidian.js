@@ -18,6 +18,7 @@ const {
   Modal,
   Notice: MockNotice,
   Plugin,
+  Setting,
   SuggestModal,
   ToggleComponent,
   WorkspaceLeaf,
@@ -344,6 +345,18 @@ WorkspaceLeaf.prototype.detach = function detach() {
 };
 
 // ---- settings controls react to the user --------------------------------------------------------
+
+// Obsidian's class names on a setting's parts, so its description is drawn muted and smaller,
+// and a heading bold, as in the app (the mocks make bare divs).
+const settingInit = Setting.prototype.constructor__;
+Setting.prototype.constructor__ = function constructor__(containerEl) {
+  settingInit.call(this, containerEl);
+  this.settingEl.addClass("setting-item");
+  this.controlEl.addClass("setting-item-control");
+  this.infoEl.addClass("setting-item-info");
+  this.nameEl.addClass("setting-item-name");
+  this.descEl.addClass("setting-item-description");
+};
 
 const listen = (el, type, handler) => el.addEventListener(type, handler);
 
