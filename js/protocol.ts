@@ -24,6 +24,8 @@ export type {
   ChatTask,
   CheckpointSummary,
   ConnectionCheck,
+  ModelInfo,
+  ModelList,
   ContentBlock,
   EndReason,
   ErrorKind,

@@ -288,14 +288,21 @@ export class ApiKeys {
   }
 }
 
-/** The provider configuration the settings describe, or the reason there is none. */
-export function providerConfig(settings: VaultAgentSettings, apiKey: string): ProviderConfig | { missing: string } {
+/**
+ * The provider configuration the settings describe, or the reason there is none. With
+ * `modelOptional` (to list the server's models) a configuration may name no model.
+ */
+export function providerConfig(
+  settings: VaultAgentSettings,
+  apiKey: string,
+  { modelOptional = false } = {},
+): ProviderConfig | { missing: string } {
   const preset = PRESETS[settings.provider.preset];
   const model = settings.provider.model.trim() || preset.defaultModel;
   const baseUrl = settings.provider.baseUrl.trim() || preset.baseUrl;
   if (preset.needsKey && !apiKey) return { missing: `an API key for ${preset.name}` };
   if (!baseUrl) return { missing: "the server's base URL" };
-  if (!model) return { missing: "a model name" };
+  if (!model && !modelOptional) return { missing: "a model name" };
   const config: ProviderConfig = { kind: preset.kind, model, baseUrl, maxTokens: settings.provider.maxTokens };
   if (apiKey) config.apiKey = apiKey;
   if (Object.keys(preset.headers).length) config.headers = { ...preset.headers };

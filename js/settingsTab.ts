@@ -1,4 +1,4 @@
-import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin } from "obsidian";
+import { PluginSettingTab, Setting, type App, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import type { PluginContext } from "./context";
 import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
@@ -17,6 +17,7 @@ import {
 } from "./settings";
 import { errorMessage } from "./views/turn";
 import { markdownFiles, VaultFileModal, type EditTarget } from "./views/VaultFileModal";
+import { pickModel } from "./views/ModelPickerModal";
 
 /** Where the core reads rules and skills (src/prompt/instructions.rs) and its path lists (src/vault/path_rules.rs). */
 const RULES_FOLDER = ".obsidian-agent/rules";
@@ -106,17 +107,30 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save());
     }
 
+    let modelText: TextComponent | null = null;
     new Setting(el)
       .setName("Model")
       .setDesc(preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it.")
-      .addText((t) =>
-        t
-          .setPlaceholder(preset.defaultModel || "Model name")
+      .addText((t) => {
+        modelText = t;
+        t.setPlaceholder(preset.defaultModel || "Model name")
           .setValue(provider.model)
           .onChange(async (value) => {
             provider.model = value.trim();
             await this.save();
-          }),
+          });
+      })
+      .addExtraButton((b) =>
+        b
+          .setIcon("list")
+          .setTooltip("Pick from the server's models")
+          .onClick(() =>
+            pickModel(this.app, this.ctx, provider.model || preset.defaultModel, (model) => {
+              provider.model = model;
+              modelText?.setValue(model);
+              void this.save();
+            }),
+          ),
       );
 
     new Setting(el)

@@ -670,6 +670,36 @@ error?: ProviderError | null,
 problem?: ProviderProblem | null, };
 
 /**
+ * A model the server offers.
+ */
+export type ModelInfo = { 
+/**
+ * What a request names it by (the settings' *Model*).
+ */
+id: string, 
+/**
+ * The server's name for it, when it gives one other than the id.
+ */
+name?: string | null, 
+/**
+ * Its context window in tokens, when the server says (OpenRouter does).
+ */
+contextWindow?: number | null, };
+
+/**
+ * What asking the server for its models found: the models, or why there are none.
+ */
+export type ModelList = { 
+/**
+ * Chat models, newest first where the server dates them, in the server's order otherwise.
+ */
+models: Array<ModelInfo>, 
+/**
+ * Why the list could not be had, in plain words and the provider's own.
+ */
+problem?: ProviderProblem | null, };
+
+/**
  * A conversation as saved: its history (what the model sees when it continues) and the tasks
  * it ran (for their reports and undo buttons).
  */

@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   InterruptedTask,
+  ModeConfig,
   ProviderConfig,
   RunReport,
   Transcript,
@@ -18,6 +19,7 @@ import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
 import { attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
+import { pickModel } from "./ModelPickerModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
 import { ResultModal } from "./ResultModal";
@@ -65,6 +67,7 @@ export class ChatView extends ItemView {
   private chipsEl!: HTMLElement;
   private sendButton!: HTMLButtonElement;
   private modeSelect!: HTMLSelectElement;
+  private modelButton!: HTMLElement;
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -150,6 +153,8 @@ export class ChatView extends ItemView {
     this.iconButton(bar, "paperclip", "Attach a note", () => this.pickNote()).addClass("vault-agent-attach");
     this.modeSelect = bar.createEl("select", { cls: "dropdown vault-agent-mode" });
     this.modeSelect.addEventListener("change", () => void this.setMode(this.modeSelect.value));
+    this.modelButton = bar.createEl("button", { cls: "vault-agent-model" });
+    this.modelButton.addEventListener("click", () => this.pickModel());
     bar.createDiv({ cls: "vault-agent-spacer" });
     this.deadlineEl = bar.createSpan({ cls: "vault-agent-deadline" });
     this.sendButton = bar.createEl("button", { cls: "mod-cta vault-agent-send" });
@@ -186,6 +191,7 @@ export class ChatView extends ItemView {
     for (const mode of modes) this.modeSelect.createEl("option", { value: mode.slug, text: mode.name });
     this.modeSelect.value = modes.some((m) => m.slug === settings.agent.mode) ? settings.agent.mode : "agent";
     this.modeSelect.title = "Mode: Ask reads and answers; Agent also edits notes";
+    this.showModel();
     this.dropChatWhenIdle();
     this.updateSendButton();
     // Before the first message, the welcome says what is connected.
@@ -589,7 +595,44 @@ export class ChatView extends ItemView {
   private async setMode(mode: string): Promise<void> {
     this.plugin.settings.agent.mode = mode;
     await this.plugin.saveSettings();
+    this.showModel();
     this.dropChatWhenIdle();
+  }
+
+  /** The model the next message goes to: the mode's own, or the provider's. */
+  private modelInUse(): { model: string; mode: ModeConfig | null } {
+    const settings = this.plugin.settings;
+    const mode = settings.customModes.find((m) => m.slug === settings.agent.mode) ?? null;
+    if (mode?.model) return { model: mode.model, mode };
+    const model = settings.provider.model.trim() || PRESETS[settings.provider.preset].defaultModel;
+    return { model, mode: null };
+  }
+
+  private showModel(): void {
+    const { model, mode } = this.modelInUse();
+    this.modelButton.empty();
+    this.modelButton.createSpan({ cls: "vault-agent-model-name", text: model || "Pick a model" });
+    setIcon(this.modelButton.createSpan({ cls: "vault-agent-model-chevron" }), "chevron-down");
+    const label = mode
+      ? `Model of the ${mode.name} mode: ${model}. Click to pick another.`
+      : model
+        ? `Model: ${model}. Click to pick another.`
+        : "Pick a model";
+    this.modelButton.setAttr("aria-label", label);
+    this.modelButton.title = label;
+  }
+
+  /** Picks the model from the next message on: the open mode's own model if it has one. */
+  private pickModel(): void {
+    const { model, mode } = this.modelInUse();
+    pickModel(this.app, this.plugin, model, (picked) => void this.useModel(picked, mode));
+  }
+
+  private async useModel(model: string, mode: ModeConfig | null): Promise<void> {
+    if (mode) mode.model = model;
+    else this.plugin.settings.provider.model = model;
+    await this.plugin.saveSettings();
+    this.refresh();
   }
 
   // ---- chats -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 //! - [`dialect`]: tool calls written as text, for models without native tool calling.
 //! - [`ProviderPreset`]: the providers a user picks by name (the settings' list).
 //! - [`price_for`]: list prices for the cost meter; [`check_connection`]: one tiny request
-//!   for the settings' "test connection".
+//!   for the settings' "test connection"; [`list_models`]: the server's models, for the picker.
 //!
 //! Retries of failures before the first token happen inside `stream` (announced with
 //! [`StreamEvent::Retry`]); the loop sees a categorised [`ProviderError`] when they are used up.
@@ -18,6 +18,7 @@ pub mod classify;
 mod config;
 pub mod dialect;
 pub mod formats;
+mod models;
 mod openai;
 mod preset;
 mod pricing;
@@ -32,6 +33,7 @@ pub use config::{
     OPENAI_BASE_URL, OPENROUTER_BASE_URL,
 };
 pub use dialect::{TextToolDialect, TextToolProvider};
+pub use models::{list_models, models_request, parse_models, ModelInfo, ModelList};
 pub use openai::OpenAiProvider;
 pub use preset::{presets_ts, PresetInfo, ProviderPreset};
 pub use pricing::{price_for, ModelPrice};

@@ -179,7 +179,7 @@ fn cancelled() -> ProviderError {
 /// refused, or when the server is on this machine: a local server that is not listening (or
 /// that a browser refuses for CORS) does not start to answer within the seconds a retry waits.
 /// Elsewhere it stays a `Network` error, which a flaky connection may get over.
-fn unreachable_or(error: ProviderError, url: &str) -> ProviderError {
+pub(super) fn unreachable_or(error: ProviderError, url: &str) -> ProviderError {
     if error.kind != ErrorKind::Network {
         return error;
     }
@@ -208,7 +208,7 @@ fn is_loopback(url: &str) -> bool {
     host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
 }
 
-fn transport_error(error: Error) -> ProviderError {
+pub(super) fn transport_error(error: Error) -> ProviderError {
     match error {
         Error::Cancelled => cancelled(),
         Error::Network(message) => ProviderError::new(ErrorKind::Network, message),

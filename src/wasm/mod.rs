@@ -256,6 +256,38 @@ impl VaultCore {
         }
     }
 
+    /// The chat models the server of `provider` (a `ProviderConfig`; its model may be empty)
+    /// offers, for the model picker: resolves with a `ModelList`, `{models: [{id, name?,
+    /// contextWindow?}], problem?}`, where `problem` says in plain words why there are none.
+    /// Rejects only for a configuration that cannot be sent (no key where one is needed, a bad
+    /// URL).
+    #[wasm_bindgen(js_name = listModels, unchecked_return_type = "Protocol.ModelList")]
+    pub async fn list_models(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ProviderConfig")] provider: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | null | undefined")] transport: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let config: ProviderConfig = from_js(provider)?;
+        let transport: Transport =
+            if transport.is_undefined() || transport.is_null() { Transport::Auto } else { from_js(transport)? };
+        let http = self.http(transport)?;
+        let cancel = CancelToken::new();
+        let list = crate::provider::list_models(&config, &*http, &cancel);
+        let timeout = JsClock.sleep(CONNECTION_TIMEOUT_MS);
+        futures::pin_mut!(list, timeout);
+        match futures::future::select(list, timeout).await {
+            futures::future::Either::Left((list, _)) => to_js(&list.map_err(js_error)?),
+            futures::future::Either::Right(_) => {
+                cancel.cancel();
+                let error = ProviderError::new(
+                    ErrorKind::Network,
+                    format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000),
+                );
+                to_js(&crate::provider::ModelList::failed(&error))
+            }
+        }
+    }
+
     /// The saved chat `id`, turn by turn (a `Transcript`), to show it.
     #[wasm_bindgen(js_name = chatTranscript, unchecked_return_type = "Protocol.Transcript")]
     pub async fn chat_transcript(&self, id: String) -> Result<JsValue, JsValue> {

@@ -1117,6 +1117,58 @@ test("the settings tab tests the connection", async () => {
   await page.close();
 });
 
+test("the model picker lists the server's models in the chat and the settings; the next message goes to the one picked", async () => {
+  const id = `e2e-models-${Date.now()}`;
+  const models = ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5", "voyage-embed-3"];
+  const scripted = await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify({ responses: [{ text: "From Opus." }], models }) });
+  assert.equal(scripted.status, 200);
+  const page = await openHost({ mock: id });
+  const chip = page.locator(".vault-agent-model");
+  await chip.filter({ hasText: "claude-sonnet-4-5" }).waitFor();
+  await chip.click();
+  const picker = page.locator(".modal.prompt");
+  const rows = picker.locator(".vault-agent-model-item");
+  // The server's chat models in its order (the embedding model left out), the one in use marked.
+  await until(page, () => document.querySelectorAll(".vault-agent-model-item").length === 3);
+  assert.deepEqual(await rows.locator(".vault-agent-model-id").allTextContents(), ["claude-sonnet-4-5in use", "claude-opus-4-1", "claude-haiku-4-5"]);
+  await page.screenshot({ path: `${ARTIFACTS}/model-picker-light.png` });
+  // Words filter; a name the list lacks can be used as typed.
+  await picker.locator(".prompt-input").fill("opus");
+  await until(page, () => document.querySelectorAll(".vault-agent-model-item").length === 2);
+  assert.deepEqual(await rows.locator(".vault-agent-model-id").allTextContents(), ["claude-opus-4-1", "Use “opus”"]);
+  await page.keyboard.press("Enter");
+  await chip.filter({ hasText: "claude-opus-4-1" }).waitFor();
+  await send(page, "Which model are you?");
+  await page.locator(".vault-agent-text", { hasText: "From Opus." }).waitFor();
+  const [list, call] = await requests(id);
+  assert.equal(list.method, "GET");
+  assert.match(list.path, /\/anthropic\/v1\/models$/);
+  assert.equal(list.headers["x-api-key"], "test-key");
+  assert.equal(call.body.model, "claude-opus-4-1");
+
+  // In the settings: the Model field's list button, and a name typed there.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.waitFor();
+  const modelRow = settingRow(settings, "Model");
+  assert.equal(await modelRow.locator("input").inputValue(), "claude-opus-4-1");
+  await modelRow.locator(".extra-setting-button").click();
+  await picker.locator(".prompt-input").fill("my-own-model");
+  await picker.locator(".vault-agent-model-item", { hasText: "not in the server's list" }).waitFor();
+  await page.keyboard.press("Enter");
+  assert.equal(await modelRow.locator("input").inputValue(), "my-own-model");
+  assert.equal(await page.evaluate(() => window.fakeObsidian.plugin.settings.provider.model), "my-own-model");
+  await chip.filter({ hasText: "my-own-model" }).waitFor();
+
+  // A server that has no models list: the picker says why, and a typed name still works.
+  await settingRow(settings, "Base URL").locator("input").fill(`${origin}/mock/${id}/elsewhere`);
+  await modelRow.locator(".extra-setting-button").click();
+  await picker.locator(".suggestion-empty", { hasText: "The server's models could not be listed:" }).waitFor();
+  await page.keyboard.press("Escape");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 /** The settings row named `name` (its whole name, not a part of another's): its name's element's row. */
 const settingRow = (settings, name) => settings.locator("div:not(:has(div))", { hasText: new RegExp(`^${name.replace(".", "\\.")}$`) }).locator("xpath=../..");
 

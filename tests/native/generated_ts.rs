@@ -18,8 +18,8 @@ use vault_agent::protocol::{
     ToolOutcome, Usage,
 };
 use vault_agent::provider::{
-    presets_ts, ConnectionCheck, ModelPrice, PresetInfo, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
-    TextToolDialect,
+    presets_ts, ConnectionCheck, ModelInfo, ModelList, ModelPrice, PresetInfo, ProviderConfig, ProviderKind,
+    ProviderPreset, RetryPolicy, TextToolDialect,
 };
 use vault_agent::search::{RelatedNote, SearchHit, SearchQuery};
 use vault_agent::tools::ToolGroup;
@@ -105,6 +105,8 @@ fn generate() -> String {
         vault_agent::memory::MemoryKind,
         ModelPrice,
         ConnectionCheck,
+        ModelInfo,
+        ModelList,
         SavedChat,
         ChatTask,
         ChatSummary,

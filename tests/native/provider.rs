@@ -810,3 +810,56 @@ fn which_models_see_images_and_read_pdfs_comes_from_the_model_or_the_setting() {
     let (built, _) = make(anthropic(), &http);
     assert_eq!(built.media(), MediaSupport::ALL);
 }
+
+// ---- the server's models, for the picker ----------------------------------------------------------
+
+#[test]
+fn the_models_list_is_asked_with_the_key_and_read() {
+    use vault_agent::provider::list_models;
+    let http = FakeHttp::new(vec![Reply::status(
+        200,
+        r#"{"data":[{"id":"qwen2.5:latest","created":2},{"id":"nomic-embed-text","created":3},{"id":"llama3.2","created":1}]}"#,
+    )]);
+    let config = ProviderConfig::compatible("http://127.0.0.1:9/v1", "").with_api_key("k");
+    let list = futures::executor::block_on(list_models(&config, &*http, &CancelToken::new())).unwrap();
+    assert_eq!(list.problem, None);
+    let ids: Vec<&str> = list.models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["qwen2.5:latest", "llama3.2"]);
+    let sent = &http.requests()[0];
+    assert_eq!((sent.method.as_str(), sent.url.as_str()), ("GET", "http://127.0.0.1:9/v1/models"));
+    assert!(sent.headers.contains(&("authorization".into(), "Bearer k".into())));
+}
+
+#[test]
+fn a_models_list_that_fails_says_why_in_the_chats_words() {
+    use vault_agent::protocol::ProviderSetting;
+    use vault_agent::provider::list_models;
+    let cancel = CancelToken::new();
+    let config = ProviderConfig::anthropic("", "bad-key");
+    let http = FakeHttp::new(vec![Reply::status(
+        401,
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+    )]);
+    let list = futures::executor::block_on(list_models(&config, &*http, &cancel)).unwrap();
+    let problem = list.problem.expect("a 401 is a problem");
+    assert!(list.models.is_empty());
+    assert_eq!((problem.kind, problem.setting), (ErrorKind::Auth, Some(ProviderSetting::ApiKey)));
+    assert!(problem.detail.contains("invalid x-api-key"), "{problem:?}");
+
+    // Nothing listening on this machine: unreachable, not a network hiccup to wait out.
+    let http = FakeHttp::new(vec![Reply::Unreachable]);
+    let list = futures::executor::block_on(list_models(&ProviderConfig::ollama(""), &*http, &cancel)).unwrap();
+    assert_eq!(list.problem.map(|p| p.kind), Some(ErrorKind::Unreachable));
+
+    // A page that is not a models list.
+    let http = FakeHttp::new(vec![Reply::status(200, "<html>login</html>")]);
+    let list = futures::executor::block_on(list_models(&ProviderConfig::ollama(""), &*http, &cancel)).unwrap();
+    assert_eq!(list.problem.map(|p| p.kind), Some(ErrorKind::Protocol));
+
+    // No key for a provider that needs one: the configuration is refused before sending.
+    let http = FakeHttp::new(vec![]);
+    let mut keyless = config.clone();
+    keyless.api_key = None;
+    assert!(futures::executor::block_on(list_models(&keyless, &*http, &cancel)).is_err());
+    assert!(http.requests().is_empty());
+}

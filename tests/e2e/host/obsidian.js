@@ -413,6 +413,13 @@ ToggleComponent.prototype.setValue = function setValue(value) {
   return this;
 };
 
+// An extra button is an icon that can be clicked, as in Obsidian (the mocks only note its name).
+ExtraButtonComponent.prototype.setIcon = function setIcon(icon) {
+  this.extraSettingsEl.addClass("clickable-icon", "extra-setting-button");
+  mocks.setIcon(this.extraSettingsEl, icon);
+  return this;
+};
+
 for (const Cls of [ButtonComponent, ExtraButtonComponent]) {
   const original = Cls.prototype.onClick;
   Cls.prototype.onClick = function onClick(callback) {

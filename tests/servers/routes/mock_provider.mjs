@@ -12,6 +12,8 @@
 // 3. Check what was sent: GET /mock/<id>/requests → [{method, path, headers, body}], body parsed
 //    as JSON when it is JSON. Header names are lower-case.
 // 4. POST /mock/<id>/release lets a held response go on (see "hold"). DELETE /mock/<id> forgets <id>.
+// 5. GET …/openai/v1/models and …/anthropic/v1/models list the script's "models" (ids, newest
+//    first; default: the ones below) in that protocol's shape, as the model picker asks them.
 //
 // A response is one of:
 //   {"text": "…", "thinking": "…", "toolCalls": [{"id": "…", "name": "…", "arguments": {…}}],
@@ -27,6 +29,10 @@
 //   {"raw": "event: …\ndata: …\n\n", "chunkSize": 20}
 //      these SSE bytes as they are, chunkSize bytes per write.
 const scripts = new Map();
+
+/** What a models list holds when the script names none: the demo's model, two more, and an
+ * embedding model, which the picker leaves out. */
+const DEFAULT_MODELS = ["mock", "mock-large", "mock-mini", "mock-embed-text"];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -193,6 +199,7 @@ async function answer(s, protocol, res) {
 export function setScript(id, body) {
   const s = session(id);
   s.responses = Array.isArray(body?.responses) ? [...body.responses] : [];
+  s.models = Array.isArray(body?.models) ? [...body.models] : null;
   s.requests = [];
   s.released = false;
 }
@@ -224,6 +231,17 @@ export const routes = {
       return true;
     }
     const protocol = rest.startsWith("anthropic/") ? "anthropic" : rest.startsWith("openai/") ? "openai" : null;
+    if (protocol && req.method === "GET" && rest.endsWith("/models")) {
+      s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body: null });
+      const ids = s.models ?? DEFAULT_MODELS;
+      const data = ids.map((id, i) =>
+        protocol === "anthropic"
+          ? { type: "model", id, display_name: id, created_at: new Date(Date.UTC(2026, 0, 30 - i)).toISOString() }
+          : { id, object: "model", created: 1_767_000_000 - i * 86_400, owned_by: "mock" },
+      );
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
+      return true;
+    }
     if (!protocol || req.method !== "POST") return false;
     const body = await readBody(req);
     s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body });

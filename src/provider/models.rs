@@ -1,0 +1,277 @@
+//! "Which models does this server have?": the model picker's list, from the provider's own
+//! models endpoint — `GET {base}/models` for OpenAI and every compatible server (OpenRouter,
+//! Ollama, LM Studio answer it too), `GET {base}/v1/models` for Anthropic — sent with the
+//! same key and headers as a model call.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::config::{ProviderConfig, ProviderKind};
+use super::formats::anthropic::API_VERSION;
+use super::transport::{transport_error, unreachable_or};
+use crate::cancel::CancelToken;
+use crate::host::{HttpClient, HttpRequest};
+use crate::protocol::{ErrorKind, ProviderError, ProviderProblem};
+use crate::{Error, Result};
+
+/// A model the server offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    /// What a request names it by (the settings' *Model*).
+    pub id: String,
+    /// The server's name for it, when it gives one other than the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its context window in tokens, when the server says (OpenRouter does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+/// What asking the server for its models found: the models, or why there are none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelList {
+    /// Chat models, newest first where the server dates them, in the server's order otherwise.
+    pub models: Vec<ModelInfo>,
+    /// Why the list could not be had, in plain words and the provider's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ProviderProblem>,
+}
+
+impl ModelList {
+    /// No models, because of `error`.
+    pub fn failed(error: &ProviderError) -> Self {
+        ModelList { models: Vec::new(), problem: Some(ProviderProblem::from(error)) }
+    }
+}
+
+/// The request that lists `config`'s models. The configuration's model is not needed (the list
+/// is how a user finds one); its key is, where the provider needs one.
+pub fn models_request(config: &ProviderConfig) -> Result<HttpRequest> {
+    let base_url = config.effective_base_url().trim().trim_end_matches('/');
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
+    }
+    let key = config.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let mut request = match config.kind {
+        ProviderKind::Anthropic => {
+            let key = key.ok_or_else(|| Error::Invalid("Anthropic needs an API key".into()))?;
+            // At most 1,000 a page: every model Anthropic has, in one answer.
+            HttpRequest::get(format!("{base_url}/v1/models?limit=1000"))
+                .header("x-api-key", key)
+                .header("anthropic-version", API_VERSION)
+                .header("anthropic-dangerous-direct-browser-access", "true")
+        }
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+            if config.kind == ProviderKind::OpenAi && key.is_none() {
+                return Err(Error::Invalid("OpenAI needs an API key".into()));
+            }
+            let request = HttpRequest::get(format!("{base_url}/models"));
+            match key {
+                Some(key) => request.header("authorization", format!("Bearer {key}")),
+                None => request,
+            }
+        }
+    };
+    request = request.header("accept", "application/json");
+    for (name, value) in &config.headers {
+        request = request.header(name, value);
+    }
+    Ok(request)
+}
+
+/// The chat models in a models endpoint's answer (`{"data": [...]}`; `{"models": [...]}` and a
+/// bare list are read too). Embedding models go, and on OpenAI's own list the models that do
+/// not chat (speech, images, moderation, the old completion models).
+pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<ModelInfo>, ProviderError> {
+    let unreadable = |why: &str| ProviderError::new(ErrorKind::Protocol, format!("the models list {why}"));
+    let value: Value = serde_json::from_str(body).map_err(|_| unreadable("is not JSON"))?;
+    let entries = match &value {
+        Value::Array(entries) => entries,
+        Value::Object(object) => match object.get("data").or_else(|| object.get("models")) {
+            Some(Value::Array(entries)) => entries,
+            _ => return Err(unreadable("has no list of models")),
+        },
+        _ => return Err(unreadable("has no list of models")),
+    };
+    let mut dated = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for entry in entries {
+        let Some(id) = entry.get("id").or_else(|| entry.get("name")).and_then(Value::as_str).map(str::trim) else {
+            continue;
+        };
+        if id.is_empty() || !chats(kind, id) || !seen.insert(id.to_string()) {
+            continue;
+        }
+        let name = ["display_name", "name"]
+            .iter()
+            .filter_map(|k| entry.get(*k).and_then(Value::as_str))
+            .map(str::trim)
+            .find(|name| !name.is_empty() && *name != id)
+            .map(str::to_string);
+        let context_window =
+            ["context_length", "max_context_length", "context_window"].iter().find_map(|k| entry.get(*k)?.as_u64());
+        let created = entry.get("created").and_then(Value::as_i64);
+        dated.push((created, ModelInfo { id: id.to_string(), name, context_window }));
+    }
+    // Newest first when every model is dated (OpenAI, OpenRouter, Ollama); Anthropic's list is
+    // newest first already, and others' order is the server's choice.
+    if dated.iter().all(|(created, _)| created.is_some()) {
+        crate::sort::sort_by(&mut dated, |a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    }
+    Ok(dated.into_iter().map(|(_, model)| model).collect())
+}
+
+/// Whether the model `id` chats: not an embedding model anywhere, and on OpenAI's own list not
+/// one for speech, images, moderation or the old completions API.
+fn chats(kind: ProviderKind, id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    if id.contains("embed") {
+        return false;
+    }
+    const NOT_CHAT: [&str; 11] = [
+        "tts",
+        "whisper",
+        "dall-e",
+        "moderation",
+        "davinci",
+        "babbage",
+        "transcribe",
+        "image",
+        "realtime",
+        "audio",
+        "sora",
+    ];
+    kind != ProviderKind::OpenAi || !NOT_CHAT.iter().any(|word| id.contains(word))
+}
+
+/// Asks the server for its models. Fails only for a configuration that cannot be sent (a bad
+/// URL, no key where one is needed); what the server or the network did wrong is the list's
+/// `problem`, in the words the chat uses for a failed model call.
+pub async fn list_models(config: &ProviderConfig, http: &dyn HttpClient, cancel: &CancelToken) -> Result<ModelList> {
+    let request = models_request(config)?;
+    let url = request.url.clone();
+    let response = match http.send(request, cancel).await {
+        Ok(response) => response,
+        Err(error) => return Ok(ModelList::failed(&unreachable_or(transport_error(error), &url))),
+    };
+    let status = response.status;
+    let headers = response.headers.clone();
+    let body = match response.text().await {
+        Ok(body) => body,
+        Err(error) => return Ok(ModelList::failed(&transport_error(error))),
+    };
+    if !(200..300).contains(&status) {
+        // The clock only dates a `retry-after`, which a list asked for by hand does not wait on.
+        return Ok(ModelList::failed(&super::classify::classify_response(status, &headers, &body, 0)));
+    }
+    Ok(match parse_models(config.kind, &body) {
+        Ok(models) => ModelList { models, problem: None },
+        Err(error) => ModelList::failed(&error),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(models: &[ModelInfo]) -> Vec<&str> {
+        models.iter().map(|m| m.id.as_str()).collect()
+    }
+
+    #[test]
+    fn openai_lists_chat_models_newest_first() {
+        let body = r#"{"object":"list","data":[
+            {"id":"gpt-4o","object":"model","created":1715367049,"owned_by":"system"},
+            {"id":"text-embedding-3-small","created":1705948997},
+            {"id":"gpt-4.1","created":1744316542},
+            {"id":"tts-1","created":1681940951},
+            {"id":"whisper-1","created":1677532384},
+            {"id":"dall-e-3","created":1698785189},
+            {"id":"o3","created":1744225308},
+            {"id":"gpt-4o-realtime-preview","created":1727659998},
+            {"id":"omni-moderation-latest","created":1731689265},
+            {"id":"gpt-4.1","created":1744316542}
+        ]}"#;
+        let models = parse_models(ProviderKind::OpenAi, body).unwrap();
+        assert_eq!(ids(&models), ["gpt-4.1", "o3", "gpt-4o"]);
+        assert_eq!(models[0], ModelInfo { id: "gpt-4.1".into(), name: None, context_window: None });
+    }
+
+    #[test]
+    fn a_compatible_server_keeps_what_openai_would_drop_but_not_embeddings() {
+        // Ollama's /v1/models: a local "audio" model chats as far as we can tell.
+        let body = r#"{"object":"list","data":[
+            {"id":"qwen2.5:latest","object":"model","created":1732000000,"owned_by":"library"},
+            {"id":"nomic-embed-text:latest","created":1731000000},
+            {"id":"llama3.2-audio:latest","created":1733000000}
+        ]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(ids(&models), ["llama3.2-audio:latest", "qwen2.5:latest"]);
+    }
+
+    #[test]
+    fn openrouter_gives_names_and_context_windows() {
+        let body = r#"{"data":[
+            {"id":"anthropic/claude-sonnet-4.5","name":"Anthropic: Claude Sonnet 4.5","created":1759161676,"context_length":1000000},
+            {"id":"openai/gpt-4.1-mini","name":"openai/gpt-4.1-mini","created":1744651381,"context_length":1047576}
+        ]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(models[0].name.as_deref(), Some("Anthropic: Claude Sonnet 4.5"));
+        assert_eq!(models[0].context_window, Some(1_000_000));
+        // A name that only repeats the id is no name.
+        assert_eq!(models[1].name, None);
+    }
+
+    #[test]
+    fn anthropic_keeps_its_own_order_and_display_names() {
+        let body = r#"{"data":[
+            {"type":"model","id":"claude-sonnet-4-5-20250929","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"},
+            {"type":"model","id":"claude-opus-4-1-20250805","display_name":"Claude Opus 4.1","created_at":"2025-08-05T00:00:00Z"},
+            {"type":"model","id":"claude-3-5-haiku-20241022","display_name":"Claude Haiku 3.5","created_at":"2024-10-22T00:00:00Z"}
+        ],"has_more":false,"first_id":"claude-sonnet-4-5-20250929","last_id":"claude-3-5-haiku-20241022"}"#;
+        let models = parse_models(ProviderKind::Anthropic, body).unwrap();
+        assert_eq!(
+            ids(&models),
+            ["claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-3-5-haiku-20241022"]
+        );
+        assert_eq!(models[1].name.as_deref(), Some("Claude Opus 4.1"));
+    }
+
+    #[test]
+    fn other_shapes_are_read_and_garbage_is_a_protocol_error() {
+        let models = parse_models(ProviderKind::OpenAiCompatible, r#"{"models":[{"name":"mistral"}]}"#).unwrap();
+        assert_eq!(ids(&models), ["mistral"]);
+        let models = parse_models(ProviderKind::OpenAiCompatible, r#"[{"id":"a"},{"id":" "},{"x":1}]"#).unwrap();
+        assert_eq!(ids(&models), ["a"]);
+        for body in ["<html>", r#"{"error":"nope"}"#, "42"] {
+            let error = parse_models(ProviderKind::OpenAiCompatible, body).unwrap_err();
+            assert_eq!(error.kind, ErrorKind::Protocol, "{body}");
+        }
+    }
+
+    #[test]
+    fn the_request_carries_the_key_and_headers_a_model_call_would() {
+        let mut config = ProviderConfig::anthropic("", "sk-ant");
+        config.headers.insert("x-proxy".into(), "1".into());
+        let request = models_request(&config).unwrap();
+        assert_eq!(request.method, "GET");
+        assert_eq!(request.url, "https://api.anthropic.com/v1/models?limit=1000");
+        let header = |name: &str| request.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        assert_eq!(header("x-api-key"), Some("sk-ant"));
+        assert_eq!(header("anthropic-version"), Some(API_VERSION));
+        assert_eq!(header("x-proxy"), Some("1"));
+
+        let request = models_request(&ProviderConfig::ollama("")).unwrap();
+        assert_eq!(request.url, "http://localhost:11434/v1/models");
+        assert!(request.headers.iter().all(|(k, _)| k != "authorization"));
+        let request = models_request(&ProviderConfig::compatible("http://h:1/v1/", "").with_api_key("k")).unwrap();
+        assert_eq!(request.url, "http://h:1/v1/models");
+        assert!(request.headers.contains(&("authorization".into(), "Bearer k".into())));
+
+        assert!(models_request(&ProviderConfig::new(ProviderKind::OpenAi, "")).is_err());
+        assert!(models_request(&ProviderConfig::compatible("ftp://h", "")).is_err());
+    }
+}
