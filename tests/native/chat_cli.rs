@@ -106,3 +106,34 @@ fn chat_without_a_key_says_where_to_put_one() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("--api-key") && stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
 }
+
+#[test]
+fn list_models_prints_the_servers_chat_models_and_says_why_when_it_cannot() {
+    let body = r#"{"object":"list","data":[
+        {"id":"qwen2.5:latest","created":2},
+        {"id":"nomic-embed-text:latest","created":3},
+        {"id":"anthropic/claude-sonnet-4.5","name":"Claude Sonnet 4.5","context_length":1000000,"created":1}
+    ]}"#;
+    let (base, seen) = serve(vec![Answer::Page("application/json", body.to_string())]);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vault-agent"));
+    command.args(["list-models", "--provider", "openai", "--base-url", &format!("{base}/v1")]);
+    let output = command.env_remove("OPENAI_API_KEY").output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "qwen2.5:latest\nanthropic/claude-sonnet-4.5\tClaude Sonnet 4.5\t1000000 tokens\n"
+    );
+    assert_eq!(seen.lock().unwrap()[0].line, "GET /v1/models HTTP/1.1");
+
+    let refusal = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    let (base, seen) = serve(vec![Answer::Status(401, refusal.to_string())]);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vault-agent"));
+    command.args(["list-models", "--provider", "anthropic", "--base-url", &base, "--api-key", "sk-bad"]);
+    let output = command.output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("the models could not be listed") && stderr.contains("invalid x-api-key"), "{stderr}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].line, "GET /v1/models?limit=1000 HTTP/1.1");
+    assert_eq!(seen[0].header("x-api-key"), Some("sk-bad"));
+}

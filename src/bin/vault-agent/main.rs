@@ -16,6 +16,8 @@ mod chat;
 #[cfg(not(target_arch = "wasm32"))]
 mod index;
 #[cfg(not(target_arch = "wasm32"))]
+mod list_models;
+#[cfg(not(target_arch = "wasm32"))]
 mod mcp;
 #[cfg(not(target_arch = "wasm32"))]
 mod memory;
@@ -59,6 +61,8 @@ mod cli {
         Notes(crate::notes::Args),
         /// Ask a model one question and stream its answer to stdout.
         Chat(crate::chat::Args),
+        /// List the chat models a provider's server has (to pick one for --model).
+        ListModels(crate::list_models::Args),
         /// Run the agent on a task over the vault: it searches, reads and (with approval)
         /// changes notes.
         Run(crate::run::Args),
@@ -99,6 +103,7 @@ mod cli {
             match cli.command {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
+                Command::ListModels(args) => crate::list_models::run(args).await,
                 Command::Run(args) => crate::run::run(args).await,
                 Command::Resume(args) => crate::resume::run(args).await,
                 Command::Undo(args) => crate::undo::undo(args, false).await,

@@ -1,0 +1,54 @@
+//! `vault-agent list-models --provider anthropic|openai [--base-url URL] [--json]`: the chat
+//! models the provider's server has, one id per line (with the server's name and context
+//! window after a tab, where it gives them), or the list as JSON.
+
+use vault_agent::cancel::CancelToken;
+use vault_agent::host::ReqwestClient;
+use vault_agent::provider::{list_models, DEFAULT_MAX_TOKENS};
+use vault_agent::{Error, Result};
+
+use crate::provider_args::{Provider, ProviderArgs};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Which API to ask.
+    #[arg(long, value_enum)]
+    provider: Provider,
+    /// Where the API lives, as for `chat`.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The API key; defaults to $ANTHROPIC_API_KEY or $OPENAI_API_KEY.
+    #[arg(long)]
+    api_key: Option<String>,
+    /// Print `{"models": [{"id", "name"?, "contextWindow"?}]}`.
+    #[arg(long)]
+    json: bool,
+}
+
+pub async fn run(args: Args) -> Result<()> {
+    let config =
+        ProviderArgs::new(args.provider, String::new(), args.base_url, args.api_key, DEFAULT_MAX_TOKENS).config()?;
+    let list = list_models(&config, &ReqwestClient::new(), &CancelToken::new()).await?;
+    if let Some(problem) = list.problem {
+        let detail = if problem.detail.is_empty() { String::new() } else { format!(" ({})", problem.detail) };
+        return Err(Error::Invalid(format!("the models could not be listed: {}{detail}", problem.message)));
+    }
+    if args.json {
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "models": list.models }))
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        crate::out::write(&format!("{json}\n"));
+        return Ok(());
+    }
+    for model in &list.models {
+        let mut line = model.id.clone();
+        if let Some(name) = &model.name {
+            line.push('\t');
+            line.push_str(name);
+        }
+        if let Some(window) = model.context_window {
+            line.push_str(&format!("\t{window} tokens"));
+        }
+        crate::out::write(&format!("{line}\n"));
+    }
+    Ok(())
+}
