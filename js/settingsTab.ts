@@ -107,31 +107,13 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save());
     }
 
-    let modelText: TextComponent | null = null;
-    new Setting(el)
+    const model = new Setting(el)
       .setName("Model")
-      .setDesc(preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it.")
-      .addText((t) => {
-        modelText = t;
-        t.setPlaceholder(preset.defaultModel || "Model name")
-          .setValue(provider.model)
-          .onChange(async (value) => {
-            provider.model = value.trim();
-            await this.save();
-          });
-      })
-      .addExtraButton((b) =>
-        b
-          .setIcon("list")
-          .setTooltip("Pick from the server's models")
-          .onClick(() =>
-            pickModel(this.app, this.ctx, provider.model || preset.defaultModel, (model) => {
-              provider.model = model;
-              modelText?.setValue(model);
-              void this.save();
-            }),
-          ),
-      );
+      .setDesc(preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it.");
+    this.modelField(model, preset.defaultModel || "Model name", provider.model, preset.defaultModel, async (value) => {
+      provider.model = value;
+      await this.save();
+    });
 
     new Setting(el)
       .setName("Base URL")
@@ -223,6 +205,32 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       .setDesc("For the cost meter: input and output, in US dollars. Empty: the provider's list price, where known.")
       .addText((t) => t.setPlaceholder("Input").setValue(draft.input).onChange((v) => setPrice("input", v)))
       .addText((t) => t.setPlaceholder("Output").setValue(draft.output).onChange((v) => setPrice("output", v)));
+  }
+
+  /**
+   * A model's name: typed, or picked from the server's list beside it. `value` is the setting
+   * (empty: `fallback`, the model used then); `set` stores a name, trimmed.
+   */
+  private modelField(setting: Setting, placeholder: string, value: string, fallback: string, set: (model: string) => Promise<void>): void {
+    let text: TextComponent | null = null;
+    setting
+      .addText((t) => {
+        text = t;
+        t.setPlaceholder(placeholder)
+          .setValue(value)
+          .onChange((typed) => set(typed.trim()));
+      })
+      .addExtraButton((b) =>
+        b
+          .setIcon("list")
+          .setTooltip("Pick from the server's models")
+          .onClick(() =>
+            pickModel(this.app, this.ctx, text?.getValue().trim() || fallback, (model) => {
+              text?.setValue(model);
+              void set(model);
+            }),
+          ),
+      );
   }
 
   private async testConnection(): Promise<string> {
@@ -495,20 +503,14 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             this.display();
           }),
       );
-    new Setting(box)
+    const model = new Setting(box)
       .setName("Model")
-      .setDesc("This mode's own model, from the same provider. Empty: the provider's model.")
-      .addText((t) =>
-        t
-          .setPlaceholder("Provider's model")
-          .setValue(mode.model ?? "")
-          .onChange(async (value) => {
-            const model = value.trim();
-            if (model) mode.model = model;
-            else delete mode.model;
-            await this.save();
-          }),
-      );
+      .setDesc("This mode's own model, from the same provider. Empty: the provider's model.");
+    this.modelField(model, "Provider's model", mode.model ?? "", "", async (value) => {
+      if (value) mode.model = value;
+      else delete mode.model;
+      await this.save();
+    });
     new Setting(box).setName("Role").addTextArea((t) =>
       t.setValue(mode.role).onChange(async (value) => {
         mode.role = value;
