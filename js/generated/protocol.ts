@@ -684,7 +684,12 @@ name?: string | null,
 /**
  * Its context window in tokens, when the server says (OpenRouter does).
  */
-contextWindow?: number | null, };
+contextWindow?: number | null, 
+/**
+ * US dollars per million tokens: the server's own price (OpenRouter's list has them), or
+ * the list price the cost meter would use; free on this machine; absent when unknown.
+ */
+price?: ModelPrice | null, };
 
 /**
  * What asking the server for its models found: the models, or why there are none.

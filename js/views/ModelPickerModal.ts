@@ -1,5 +1,5 @@
 import { SuggestModal, type App } from "obsidian";
-import type { ModelInfo, ModelList } from "../protocol";
+import type { ModelInfo, ModelList, ModelPrice } from "../protocol";
 import type { PluginContext } from "../context";
 import { providerConfig } from "../settings";
 import { errorMessage } from "./turn";
@@ -52,7 +52,11 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
     const top = el.createDiv({ cls: "vault-agent-model-id" });
     top.createSpan({ text: model.typed ? `Use “${model.id}”` : model.id });
     if (model.id === this.current) top.createSpan({ cls: "vault-agent-model-current", text: "in use" });
-    const meta = [model.name, model.contextWindow ? `${tokens(model.contextWindow)} tokens` : null].filter(Boolean);
+    const meta = [
+      model.name,
+      model.contextWindow ? `${tokens(model.contextWindow)} tokens` : null,
+      model.price ? price(model.price) : null,
+    ].filter(Boolean);
     if (model.typed) meta.push("not in the server's list");
     if (meta.length) el.createDiv({ cls: "vault-agent-model-meta", text: meta.join(" · ") });
   }
@@ -60,6 +64,13 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
   onChooseSuggestion(model: ModelChoice): void {
     this.onPick(model.id);
   }
+}
+
+/** "$3 / $15 per M tokens" (input / output), or "free". */
+function price({ input, output }: ModelPrice): string {
+  if (input === 0 && output === 0) return "free";
+  const usd = (n: number) => `$${Number(n.toPrecision(3))}`;
+  return `${usd(input)} / ${usd(output)} per M tokens`;
 }
 
 /** `200000` as "200k", `1047576` as "1M". */

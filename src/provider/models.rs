@@ -9,6 +9,7 @@ use ts_rs::TS;
 
 use super::config::{ProviderConfig, ProviderKind};
 use super::formats::anthropic::API_VERSION;
+use super::pricing::{price_for, ModelPrice};
 use super::transport::{transport_error, unreachable_or};
 use crate::cancel::CancelToken;
 use crate::host::{HttpClient, HttpRequest};
@@ -16,7 +17,7 @@ use crate::protocol::{ErrorKind, ProviderError, ProviderProblem};
 use crate::{Error, Result};
 
 /// A model the server offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelInfo {
     /// What a request names it by (the settings' *Model*).
@@ -27,6 +28,10 @@ pub struct ModelInfo {
     /// Its context window in tokens, when the server says (OpenRouter does).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// US dollars per million tokens: the server's own price (OpenRouter's list has them), or
+    /// the list price the cost meter would use; free on this machine; absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<ModelPrice>,
 }
 
 /// What asking the server for its models found: the models, or why there are none.
@@ -114,7 +119,8 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         let context_window =
             ["context_length", "max_context_length", "context_window"].iter().find_map(|k| entry.get(*k)?.as_u64());
         let created = entry.get("created").and_then(Value::as_i64);
-        dated.push((created, ModelInfo { id: id.to_string(), name, context_window }));
+        let price = entry.get("pricing").and_then(server_price);
+        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }));
     }
     // Newest first when every model is dated (OpenAI, OpenRouter, Ollama); Anthropic's list is
     // newest first already, and others' order is the server's choice.
@@ -122,6 +128,19 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         crate::sort::sort_by(&mut dated, |a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
     }
     Ok(dated.into_iter().map(|(_, model)| model).collect())
+}
+
+/// OpenRouter's `pricing`: US dollars per token, as decimal strings.
+fn server_price(pricing: &Value) -> Option<ModelPrice> {
+    let per_token = |key: &str| -> Option<f64> {
+        let value = pricing.get(key)?;
+        value.as_str().and_then(|s| s.trim().parse().ok()).or_else(|| value.as_f64()).filter(|v: &f64| *v >= 0.0)
+    };
+    let (input, output) = (per_token("prompt")?, per_token("completion")?);
+    let million = |v: f64| (v * 1e6 * 1e6).round() / 1e6;
+    let cache_read = per_token("input_cache_read").map_or(million(input), million);
+    let cache_write = per_token("input_cache_write").map_or(million(input), million);
+    Some(ModelPrice { input: million(input), output: million(output), cache_read, cache_write })
 }
 
 /// Whether the model `id` chats: not an embedding model anywhere, and on OpenAI's own list not
@@ -168,7 +187,12 @@ pub async fn list_models(config: &ProviderConfig, http: &dyn HttpClient, cancel:
         return Ok(ModelList::failed(&super::classify::classify_response(status, &headers, &body, 0)));
     }
     Ok(match parse_models(config.kind, &body) {
-        Ok(models) => ModelList { models, problem: None },
+        Ok(mut models) => {
+            for model in models.iter_mut().filter(|m| m.price.is_none()) {
+                model.price = price_for(&ProviderConfig { model: model.id.clone(), ..config.clone() });
+            }
+            ModelList { models, problem: None }
+        }
         Err(error) => ModelList::failed(&error),
     })
 }
@@ -197,7 +221,7 @@ mod tests {
         ]}"#;
         let models = parse_models(ProviderKind::OpenAi, body).unwrap();
         assert_eq!(ids(&models), ["gpt-4.1", "o3", "gpt-4o"]);
-        assert_eq!(models[0], ModelInfo { id: "gpt-4.1".into(), name: None, context_window: None });
+        assert_eq!(models[0], ModelInfo { id: "gpt-4.1".into(), name: None, context_window: None, price: None });
     }
 
     #[test]
@@ -215,12 +239,15 @@ mod tests {
     #[test]
     fn openrouter_gives_names_and_context_windows() {
         let body = r#"{"data":[
-            {"id":"anthropic/claude-sonnet-4.5","name":"Anthropic: Claude Sonnet 4.5","created":1759161676,"context_length":1000000},
+            {"id":"anthropic/claude-sonnet-4.5","name":"Anthropic: Claude Sonnet 4.5","created":1759161676,"context_length":1000000,
+             "pricing":{"prompt":"0.000003","completion":"0.000015","input_cache_read":"0.0000003"}},
             {"id":"openai/gpt-4.1-mini","name":"openai/gpt-4.1-mini","created":1744651381,"context_length":1047576}
         ]}"#;
         let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
         assert_eq!(models[0].name.as_deref(), Some("Anthropic: Claude Sonnet 4.5"));
         assert_eq!(models[0].context_window, Some(1_000_000));
+        let price = models[0].price.expect("OpenRouter prices its models");
+        assert_eq!((price.input, price.output, price.cache_read, price.cache_write), (3.0, 15.0, 0.3, 3.0));
         // A name that only repeats the id is no name.
         assert_eq!(models[1].name, None);
     }

@@ -1131,6 +1131,8 @@ test("the model picker lists the server's models in the chat and the settings; t
   // The server's chat models in its order (the embedding model left out), the one in use marked.
   await until(page, () => document.querySelectorAll(".vault-agent-model-item").length === 3);
   assert.deepEqual(await rows.locator(".vault-agent-model-id").allTextContents(), ["claude-sonnet-4-5in use", "claude-opus-4-1", "claude-haiku-4-5"]);
+  // Each with the price the cost meter would use.
+  assert.equal(await rows.first().locator(".vault-agent-model-meta").textContent(), "$3 / $15 per M tokens");
   await page.screenshot({ path: `${ARTIFACTS}/model-picker-light.png` });
   // Words filter; a name the list lacks can be used as typed.
   await picker.locator(".prompt-input").fill("opus");

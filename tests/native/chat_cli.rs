@@ -112,7 +112,8 @@ fn list_models_prints_the_servers_chat_models_and_says_why_when_it_cannot() {
     let body = r#"{"object":"list","data":[
         {"id":"qwen2.5:latest","created":2},
         {"id":"nomic-embed-text:latest","created":3},
-        {"id":"anthropic/claude-sonnet-4.5","name":"Claude Sonnet 4.5","context_length":1000000,"created":1}
+        {"id":"anthropic/claude-sonnet-4.5","name":"Claude Sonnet 4.5","context_length":1000000,"created":1,
+         "pricing":{"prompt":"0.000003","completion":"0.000015"}}
     ]}"#;
     let (base, seen) = serve(vec![Answer::Page("application/json", body.to_string())]);
     let mut command = Command::new(env!("CARGO_BIN_EXE_vault-agent"));
@@ -121,7 +122,7 @@ fn list_models_prints_the_servers_chat_models_and_says_why_when_it_cannot() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
-        "qwen2.5:latest\nanthropic/claude-sonnet-4.5\tClaude Sonnet 4.5\t1000000 tokens\n"
+        "qwen2.5:latest\tfree\nanthropic/claude-sonnet-4.5\tClaude Sonnet 4.5\t1000000 tokens\t$3 / $15 per M tokens\n"
     );
     assert_eq!(seen.lock().unwrap()[0].line, "GET /v1/models HTTP/1.1");
 

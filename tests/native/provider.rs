@@ -825,6 +825,8 @@ fn the_models_list_is_asked_with_the_key_and_read() {
     assert_eq!(list.problem, None);
     let ids: Vec<&str> = list.models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["qwen2.5:latest", "llama3.2"]);
+    // A server on this machine costs nothing, as the cost meter says.
+    assert!(list.models.iter().all(|m| m.price.is_some_and(|p| p.input == 0.0 && p.output == 0.0)));
     let sent = &http.requests()[0];
     assert_eq!((sent.method.as_str(), sent.url.as_str()), ("GET", "http://127.0.0.1:9/v1/models"));
     assert!(sent.headers.contains(&("authorization".into(), "Bearer k".into())));
@@ -845,6 +847,16 @@ fn a_models_list_that_fails_says_why_in_the_chats_words() {
     assert!(list.models.is_empty());
     assert_eq!((problem.kind, problem.setting), (ErrorKind::Auth, Some(ProviderSetting::ApiKey)));
     assert!(problem.detail.contains("invalid x-api-key"), "{problem:?}");
+
+    // A known model has the list price the cost meter uses; an unknown one none.
+    let http = FakeHttp::new(vec![Reply::status(
+        200,
+        r#"{"data":[{"id":"claude-sonnet-4-5-20250929"},{"id":"claude-next-unknown"}]}"#,
+    )]);
+    let list = futures::executor::block_on(list_models(&config, &*http, &cancel)).unwrap();
+    let sonnet = list.models[0].price.expect("Sonnet 4.5 has a list price");
+    assert_eq!((sonnet.input, sonnet.output), (3.0, 15.0));
+    assert_eq!(list.models[1].price, None);
 
     // Nothing listening on this machine: unreachable, not a network hiccup to wait out.
     let http = FakeHttp::new(vec![Reply::Unreachable]);

@@ -1,6 +1,6 @@
 //! `vault-agent list-models --provider anthropic|openai [--base-url URL] [--json]`: the chat
-//! models the provider's server has, one id per line (with the server's name and context
-//! window after a tab, where it gives them), or the list as JSON.
+//! models the provider's server has, one id per line (with the server's name, the context
+//! window and the price per million tokens after tabs, where known), or the list as JSON.
 
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::ReqwestClient;
@@ -47,6 +47,11 @@ pub async fn run(args: Args) -> Result<()> {
         }
         if let Some(window) = model.context_window {
             line.push_str(&format!("\t{window} tokens"));
+        }
+        match model.price {
+            Some(price) if price.input == 0.0 && price.output == 0.0 => line.push_str("\tfree"),
+            Some(price) => line.push_str(&format!("\t${} / ${} per M tokens", price.input, price.output)),
+            None => {}
         }
         crate::out::write(&format!("{line}\n"));
     }
