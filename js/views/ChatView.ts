@@ -431,6 +431,7 @@ export class ChatView extends ItemView {
       undo: (taskId, redo) => this.undo(taskId, redo),
       openPath: (path, newTab) => void this.app.workspace.openLinkText(path, "", newTab),
       openSettings: () => this.plugin.openSettings(),
+      pickModel: () => this.pickModel(),
       answerAction: (action, text) => void this.answerAction(action, text),
       isFile: (path) => {
         const file = this.app.vault.getAbstractFileByPath(path);
@@ -844,7 +845,14 @@ export class ChatView extends ItemView {
       cls: "vault-agent-muted",
       text: "Search works without a model: use the search button above, or the command “Search the vault”.",
     });
-    const open = box.createEl("button", { text: "Open settings", cls: "mod-cta vault-agent-open-settings" });
+    const buttons = box.createDiv({ cls: "vault-agent-connect-buttons" });
+    // A provider without a model (LM Studio, a custom server) has a list to pick from.
+    if (missing === "a model name") {
+      const pick = buttons.createEl("button", { text: "Pick a model", cls: "mod-cta vault-agent-connect-pick" });
+      pick.addEventListener("click", () => this.pickModel());
+    }
+    const open = buttons.createEl("button", { text: "Open settings", cls: "vault-agent-open-settings" });
+    if (missing !== "a model name") open.addClass("mod-cta");
     open.addEventListener("click", () => this.plugin.openSettings());
   }
 

@@ -40,8 +40,10 @@ export interface TurnContext {
   openPath(path: string, newTab: boolean): void;
   /** Whether `path` is a file in the vault (an answer's paths become links). */
   isFile(path: string): boolean;
-  /** Opens the plugin's settings (an error that names the key, the URL or the model). */
+  /** Opens the plugin's settings (an error that names the key or the URL). */
   openSettings(): void;
+  /** Opens the model picker (an error that names the model). */
+  pickModel(): void;
   /** What can be done with an answer: copy it, insert it at the cursor, add it to a note. */
   answerAction(action: AnswerAction, text: string): void;
   /** Shows a large result the core saved while the task runs. */
@@ -56,10 +58,9 @@ const DECISION_WORDS: Record<ApprovalDecision, string> = {
   deny: "Denied",
 };
 
-const SETTING_WORDS: Record<ProviderSetting, string> = {
+const SETTING_WORDS: Record<Exclude<ProviderSetting, "model">, string> = {
   api_key: "Check the API key",
   base_url: "Check the server URL",
-  model: "Check the model",
 };
 
 /** How often streamed markdown is rendered again, at most. */
@@ -525,7 +526,9 @@ export class TurnView extends Component {
     if (!cancelled) {
       this.button(buttons, "refresh-cw", "Retry", () => this.ctx.retry()).addClass("vault-agent-retry");
     }
-    if (setting) {
+    if (setting === "model") {
+      this.button(buttons, "list", "Pick another model", () => this.ctx.pickModel()).addClass("vault-agent-pick-model");
+    } else if (setting) {
       this.button(buttons, "settings", SETTING_WORDS[setting], () => this.ctx.openSettings()).addClass(
         "vault-agent-open-provider",
       );

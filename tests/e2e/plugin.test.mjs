@@ -1171,6 +1171,44 @@ test("the model picker lists the server's models in the chat and the settings; t
   await page.close();
 });
 
+test("a model the server does not know: the error offers the picker, and Retry asks the one picked", async () => {
+  const id = `e2e-model-error-${Date.now()}`;
+  await script(id, [{ status: 400, message: "model: claude-nope is not a model we have" }, { text: "From mock-mini." }]);
+  const page = await openHost({ mock: id, data: { provider: { model: "claude-nope" } } });
+  await send(page, "Hello?");
+  const error = page.locator(".vault-agent-error");
+  await error.waitFor();
+  await error.locator(".vault-agent-pick-model", { hasText: "Pick another model" }).click();
+  await page.locator(".vault-agent-model-item", { hasText: "mock-mini" }).click();
+  await page.locator(".vault-agent-model", { hasText: "mock-mini" }).waitFor();
+  await error.locator(".vault-agent-retry").click();
+  await page.locator(".vault-agent-text", { hasText: "From mock-mini." }).waitFor();
+  const calls = (await requests(id)).filter((r) => r.method === "POST");
+  assert.deepEqual(calls.map((r) => r.body.model), ["claude-nope", "mock-mini"]);
+  assert.equal(calls[1].body.messages.at(-1).content.at(-1).text, "Hello?");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a server that needs a model named: the chat offers the server's list", async () => {
+  const id = `e2e-no-model-${Date.now()}`;
+  await script(id, [{ text: "Hi from mock-large." }]);
+  const page = await openHost({ data: { provider: { preset: "lmstudio", baseUrl: `${origin}/mock/${id}/openai/v1`, model: "" } } });
+  await send(page, "Hello?");
+  const connect = page.locator(".vault-agent-connect");
+  await connect.locator("text=The chat needs a model name.").waitFor();
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/connect-pick-model.png` });
+  await connect.locator(".vault-agent-connect-pick").click();
+  await page.locator(".vault-agent-model-item", { hasText: "mock-large" }).click();
+  await page.locator(".vault-agent-model", { hasText: "mock-large" }).waitFor();
+  await send(page, "Hello?");
+  await page.locator(".vault-agent-text", { hasText: "Hi from mock-large." }).waitFor();
+  const calls = (await requests(id)).filter((r) => r.method === "POST");
+  assert.equal(calls[0].body.model, "mock-large");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 /** The settings row named `name` (its whole name, not a part of another's): its name's element's row. */
 const settingRow = (settings, name) => settings.locator("div:not(:has(div))", { hasText: new RegExp(`^${name.replace(".", "\\.")}$`) }).locator("xpath=../..");
 
