@@ -1190,10 +1190,13 @@ test("a model the server does not know: the error offers the picker, and Retry a
   await page.close();
 });
 
-test("a server that needs a model named: the chat offers the server's list", async () => {
+test("a server that needs a model named: the chat offers the server's list (asked through requestUrl)", async () => {
   const id = `e2e-no-model-${Date.now()}`;
   await script(id, [{ text: "Hi from mock-large." }]);
-  const page = await openHost({ data: { provider: { preset: "lmstudio", baseUrl: `${origin}/mock/${id}/openai/v1`, model: "" } } });
+  const page = await openHost({
+    data: { provider: { preset: "lmstudio", baseUrl: `${origin}/mock/${id}/openai/v1`, model: "" } },
+    transport: "request",
+  });
   await send(page, "Hello?");
   const connect = page.locator(".vault-agent-connect");
   await connect.locator("text=The chat needs a model name.").waitFor();
@@ -1203,8 +1206,11 @@ test("a server that needs a model named: the chat offers the server's list", asy
   await page.locator(".vault-agent-model", { hasText: "mock-large" }).waitFor();
   await send(page, "Hello?");
   await page.locator(".vault-agent-text", { hasText: "Hi from mock-large." }).waitFor();
-  const calls = (await requests(id)).filter((r) => r.method === "POST");
+  const sent = await requests(id);
+  const calls = sent.filter((r) => r.method === "POST");
   assert.equal(calls[0].body.model, "mock-large");
+  // Both the list and the call came from the page's server (requestUrl), not from the browser.
+  assert.deepEqual(sent.map((r) => [r.method, r.headers.origin === origin]), [["GET", false], ["POST", false]]);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
