@@ -34,8 +34,8 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
     const list = await this.list;
     if (list.problem) {
       const { message, detail } = list.problem;
-      const why = detail && detail !== message ? `${message} (${detail})` : message;
-      this.emptyStateText = `The server's models could not be listed: ${why} Type a model's name to use it.`;
+      const said = detail && detail !== message ? ` The provider said: ${detail}.` : "";
+      this.emptyStateText = `Could not list the server's models. ${message}${said} Type a model's name to use it.`;
     }
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     const found: ModelChoice[] = list.models.filter((m) => {
