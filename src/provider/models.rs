@@ -89,7 +89,7 @@ pub fn models_request(config: &ProviderConfig) -> Result<HttpRequest> {
 
 /// The chat models in a models endpoint's answer (`{"data": [...]}`; `{"models": [...]}` and a
 /// bare list are read too). Embedding models go, and on OpenAI's own list the models that do
-/// not chat (speech, images, moderation, the old completion models).
+/// not chat (speech, images, moderation, the old completion models, the Responses-only ones).
 pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<ModelInfo>, ProviderError> {
     let unreadable = |why: &str| ProviderError::new(ErrorKind::Protocol, format!("the models list {why}"));
     let value: Value = serde_json::from_str(body).map_err(|_| unreadable("is not JSON"))?;
@@ -144,13 +144,14 @@ fn server_price(pricing: &Value) -> Option<ModelPrice> {
 }
 
 /// Whether the model `id` chats: not an embedding model anywhere, and on OpenAI's own list not
-/// one for speech, images, moderation or the old completions API.
+/// one for speech, images, moderation, the old completions API or only the Responses API.
 fn chats(kind: ProviderKind, id: &str) -> bool {
     let id = id.to_ascii_lowercase();
     if id.contains("embed") {
         return false;
     }
-    const NOT_CHAT: [&str; 11] = [
+    // The last four answer only OpenAI's Responses API, not Chat Completions.
+    const NOT_CHAT: [&str; 15] = [
         "tts",
         "whisper",
         "dall-e",
@@ -162,6 +163,10 @@ fn chats(kind: ProviderKind, id: &str) -> bool {
         "realtime",
         "audio",
         "sora",
+        "-pro",
+        "codex",
+        "deep-research",
+        "computer-use",
     ];
     kind != ProviderKind::OpenAi || !NOT_CHAT.iter().any(|word| id.contains(word))
 }
@@ -217,6 +222,9 @@ mod tests {
             {"id":"o3","created":1744225308},
             {"id":"gpt-4o-realtime-preview","created":1727659998},
             {"id":"omni-moderation-latest","created":1731689265},
+            {"id":"o3-pro","created":1749000000},
+            {"id":"codex-mini-latest","created":1746000000},
+            {"id":"o3-deep-research","created":1750000000},
             {"id":"gpt-4.1","created":1744316542}
         ]}"#;
         let models = parse_models(ProviderKind::OpenAi, body).unwrap();
