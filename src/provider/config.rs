@@ -213,6 +213,21 @@ impl ProviderConfig {
     pub fn effective_base_url(&self) -> &str {
         self.base_url.as_deref().filter(|u| !u.trim().is_empty()).unwrap_or(self.kind.default_base_url())
     }
+
+    /// The base URL in effect (trimmed) and the API key (none when blank), or why the API cannot
+    /// be called: a base URL that is not http(s), no key where the API needs one.
+    pub(crate) fn endpoint(&self) -> Result<(&str, Option<&str>)> {
+        let base_url = self.effective_base_url().trim();
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
+        }
+        let api_key = self.api_key.as_deref().filter(|k| !k.trim().is_empty());
+        match self.kind {
+            ProviderKind::Anthropic if api_key.is_none() => Err(Error::Invalid("Anthropic needs an API key".into())),
+            ProviderKind::OpenAi if api_key.is_none() => Err(Error::Invalid("OpenAI needs an API key".into())),
+            _ => Ok((base_url, api_key)),
+        }
+    }
 }
 
 /// Builds the provider `config` describes, calling out through `http` and waiting (between
@@ -226,24 +241,19 @@ pub fn build(
     if config.model.trim().is_empty() {
         return Err(Error::Invalid("the provider configuration names no model".into()));
     }
-    let base_url = config.effective_base_url().trim();
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-        return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
-    }
-    let api_key = config.api_key.clone().filter(|k| !k.trim().is_empty());
+    let (base_url, api_key) = config.endpoint()?;
+    let api_key = api_key.map(str::to_string);
     let headers: Vec<(String, String)> = config.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let transport = Transport::new(http, clock, config.retry.clone());
     let media = MediaSupport { images: config.sees_images(), documents: config.reads_documents() };
     let provider: Box<dyn ModelProvider> = match config.kind {
         ProviderKind::Anthropic => {
-            let key = api_key.ok_or_else(|| Error::Invalid("Anthropic needs an API key".into()))?;
+            // `endpoint` refused an Anthropic configuration without a key.
+            let key = api_key.unwrap_or_default();
             Box::new(AnthropicProvider::new(transport, base_url, key, config.model.clone(), headers).with_media(media))
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             let official = config.kind == ProviderKind::OpenAi;
-            if official && api_key.is_none() {
-                return Err(Error::Invalid("OpenAI needs an API key".into()));
-            }
             let options = OpenAiOptions { max_completion_tokens: official, echo_reasoning: config.echo_reasoning };
             let name = if official { "openai" } else { "openai-compatible" };
             Box::new(

@@ -14,7 +14,7 @@ use super::transport::{transport_error, unreachable_or};
 use crate::cancel::CancelToken;
 use crate::host::{HttpClient, HttpRequest};
 use crate::protocol::{ErrorKind, ProviderError, ProviderProblem};
-use crate::{Error, Result};
+use crate::Result;
 
 /// A model the server offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -55,30 +55,21 @@ impl ModelList {
 /// The request that lists `config`'s models. The configuration's model is not needed (the list
 /// is how a user finds one); its key is, where the provider needs one.
 pub fn models_request(config: &ProviderConfig) -> Result<HttpRequest> {
-    let base_url = config.effective_base_url().trim().trim_end_matches('/');
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-        return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
-    }
-    let key = config.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
-    let mut request = match config.kind {
-        ProviderKind::Anthropic => {
-            let key = key.ok_or_else(|| Error::Invalid("Anthropic needs an API key".into()))?;
-            // At most 1,000 a page: every model Anthropic has, in one answer.
+    let (base_url, key) = config.endpoint()?;
+    let base_url = base_url.trim_end_matches('/');
+    let mut request = match (config.kind, key) {
+        (ProviderKind::Anthropic, key) => {
+            // At most 1,000 a page: every model Anthropic has, in one answer. (`endpoint`
+            // refused an Anthropic configuration without a key.)
             HttpRequest::get(format!("{base_url}/v1/models?limit=1000"))
-                .header("x-api-key", key)
+                .header("x-api-key", key.unwrap_or_default())
                 .header("anthropic-version", API_VERSION)
                 .header("anthropic-dangerous-direct-browser-access", "true")
         }
-        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
-            if config.kind == ProviderKind::OpenAi && key.is_none() {
-                return Err(Error::Invalid("OpenAI needs an API key".into()));
-            }
-            let request = HttpRequest::get(format!("{base_url}/models"));
-            match key {
-                Some(key) => request.header("authorization", format!("Bearer {key}")),
-                None => request,
-            }
+        (ProviderKind::OpenAi | ProviderKind::OpenAiCompatible, Some(key)) => {
+            HttpRequest::get(format!("{base_url}/models")).header("authorization", format!("Bearer {key}"))
         }
+        (ProviderKind::OpenAi | ProviderKind::OpenAiCompatible, None) => HttpRequest::get(format!("{base_url}/models")),
     };
     request = request.header("accept", "application/json");
     for (name, value) in &config.headers {

@@ -94,8 +94,25 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue>
     serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("invalid argument: {e}")))
 }
 
-/// How long "test connection" waits for an answer.
+/// How long "test connection" and the models list wait for an answer.
 const CONNECTION_TIMEOUT_MS: u64 = 30_000;
+
+/// `work`'s value, or a `Network` error once [`CONNECTION_TIMEOUT_MS`] pass first (and then
+/// `cancel` fires, which aborts the request).
+async fn within_connection_timeout<T>(
+    work: impl std::future::Future<Output = T>,
+    cancel: &CancelToken,
+) -> Result<T, ProviderError> {
+    let timeout = JsClock.sleep(CONNECTION_TIMEOUT_MS);
+    futures::pin_mut!(work, timeout);
+    match futures::future::select(work, timeout).await {
+        futures::future::Either::Left((value, _)) => Ok(value),
+        futures::future::Either::Right(_) => {
+            cancel.cancel();
+            Err(ProviderError::new(ErrorKind::Network, format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000)))
+        }
+    }
+}
 
 /// The core as the plugin sees it, bound to one vault host.
 #[wasm_bindgen]
@@ -147,6 +164,13 @@ impl VaultCore {
     ) -> VaultCore {
         let launcher = JsLauncher::of(&host).map(Rc::new);
         VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new(), launcher }
+    }
+
+    /// The HTTP client for a settings check's `transport` argument (absent or null: `Auto`).
+    fn settings_http(&self, transport: JsValue) -> Result<Rc<dyn HttpClient>, JsValue> {
+        let transport: Transport =
+            if transport.is_undefined() || transport.is_null() { Transport::Auto } else { from_js(transport)? };
+        self.http(transport)
     }
 
     /// Connects to the MCP server `server` (an `McpServerConfig`) over `transport` and
@@ -225,21 +249,11 @@ impl VaultCore {
     ) -> Result<JsValue, JsValue> {
         let mut config: ProviderConfig = from_js(provider)?;
         config.retry = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
-        let transport: Transport =
-            if transport.is_undefined() || transport.is_null() { Transport::Auto } else { from_js(transport)? };
-        let provider = build(&config, self.http(transport)?, Rc::new(JsClock)).map_err(js_error)?;
+        let provider = build(&config, self.settings_http(transport)?, Rc::new(JsClock)).map_err(js_error)?;
         let cancel = CancelToken::new();
-        let check = check_connection(&*provider, &JsClock, &cancel);
-        let timeout = JsClock.sleep(CONNECTION_TIMEOUT_MS);
-        futures::pin_mut!(check, timeout);
-        match futures::future::select(check, timeout).await {
-            futures::future::Either::Left((check, _)) => to_js(&check),
-            futures::future::Either::Right(_) => {
-                cancel.cancel();
-                let error = ProviderError::new(
-                    ErrorKind::Network,
-                    format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000),
-                );
+        match within_connection_timeout(check_connection(&*provider, &JsClock, &cancel), &cancel).await {
+            Ok(check) => to_js(&check),
+            Err(error) => {
                 let mut check = crate::provider::ConnectionCheck {
                     ok: false,
                     model: config.model,
@@ -258,7 +272,7 @@ impl VaultCore {
 
     /// The chat models the server of `provider` (a `ProviderConfig`; its model may be empty)
     /// offers, for the model picker: resolves with a `ModelList`, `{models: [{id, name?,
-    /// contextWindow?}], problem?}`, where `problem` says in plain words why there are none.
+    /// contextWindow?, price?}], problem?}`, where `problem` says in plain words why there are none.
     /// Rejects only for a configuration that cannot be sent (no key where one is needed, a bad
     /// URL).
     #[wasm_bindgen(js_name = listModels, unchecked_return_type = "Protocol.ModelList")]
@@ -268,23 +282,11 @@ impl VaultCore {
         #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | null | undefined")] transport: JsValue,
     ) -> Result<JsValue, JsValue> {
         let config: ProviderConfig = from_js(provider)?;
-        let transport: Transport =
-            if transport.is_undefined() || transport.is_null() { Transport::Auto } else { from_js(transport)? };
-        let http = self.http(transport)?;
+        let http = self.settings_http(transport)?;
         let cancel = CancelToken::new();
-        let list = crate::provider::list_models(&config, &*http, &cancel);
-        let timeout = JsClock.sleep(CONNECTION_TIMEOUT_MS);
-        futures::pin_mut!(list, timeout);
-        match futures::future::select(list, timeout).await {
-            futures::future::Either::Left((list, _)) => to_js(&list.map_err(js_error)?),
-            futures::future::Either::Right(_) => {
-                cancel.cancel();
-                let error = ProviderError::new(
-                    ErrorKind::Network,
-                    format!("no answer within {} s", CONNECTION_TIMEOUT_MS / 1000),
-                );
-                to_js(&crate::provider::ModelList::failed(&error))
-            }
+        match within_connection_timeout(crate::provider::list_models(&config, &*http, &cancel), &cancel).await {
+            Ok(list) => to_js(&list.map_err(js_error)?),
+            Err(error) => to_js(&crate::provider::ModelList::failed(&error)),
         }
     }
 

@@ -20,7 +20,7 @@ pub struct Args {
     /// The API key; defaults to $ANTHROPIC_API_KEY or $OPENAI_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
-    /// Print `{"models": [{"id", "name"?, "contextWindow"?}]}`.
+    /// Print `{"models": [{"id", "name"?, "contextWindow"?, "price"?}]}`.
     #[arg(long)]
     json: bool,
 }
