@@ -288,6 +288,11 @@ export class ApiKeys {
   }
 }
 
+/** The provider's model the settings name: the one typed, else the preset's default ("" for none). */
+export function providerModel(settings: VaultAgentSettings): string {
+  return settings.provider.model.trim() || PRESETS[settings.provider.preset].defaultModel;
+}
+
 /**
  * The provider configuration the settings describe, or the reason there is none. With
  * `modelOptional` (to list the server's models) a configuration may name no model.
@@ -298,7 +303,7 @@ export function providerConfig(
   { modelOptional = false } = {},
 ): ProviderConfig | { missing: string } {
   const preset = PRESETS[settings.provider.preset];
-  const model = settings.provider.model.trim() || preset.defaultModel;
+  const model = providerModel(settings);
   const baseUrl = settings.provider.baseUrl.trim() || preset.baseUrl;
   if (preset.needsKey && !apiKey) return { missing: `an API key for ${preset.name}` };
   if (!baseUrl) return { missing: "the server's base URL" };

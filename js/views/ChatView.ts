@@ -14,7 +14,7 @@ import type {
   TranscriptTurn,
   UndoChoices,
 } from "../protocol";
-import { agentConfig, mcpServers, PRESETS, providerConfig } from "../settings";
+import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
@@ -605,8 +605,7 @@ export class ChatView extends ItemView {
     const settings = this.plugin.settings;
     const mode = settings.customModes.find((m) => m.slug === settings.agent.mode) ?? null;
     if (mode?.model) return { model: mode.model, mode };
-    const model = settings.provider.model.trim() || PRESETS[settings.provider.preset].defaultModel;
-    return { model, mode: null };
+    return { model: providerModel(settings), mode: null };
   }
 
   private showModel(): void {
