@@ -78,7 +78,10 @@ export interface VaultAgentSettings {
   apiKeys: Partial<Record<KeyName, string>>;
   transport: Transport;
   agent: {
+    /** The model's context window in tokens; 0: the model's own (as its server reported it, else the core's list's). */
     contextWindow: number;
+    /** Context windows the server's model list gave, by model id: those of the models picked from it. */
+    modelWindows: Record<string, number>;
     maxIterations: number;
     toolTimeoutSeconds: number;
     autoApprove: ApprovalCategory[];
@@ -150,7 +153,7 @@ export interface VaultAgentSettings {
   };
 }
 
-export const SETTINGS_VERSION = 1;
+export const SETTINGS_VERSION = 2;
 
 export const DEFAULT_SETTINGS: VaultAgentSettings = {
   version: SETTINGS_VERSION,
@@ -158,7 +161,8 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   apiKeys: {},
   transport: "auto",
   agent: {
-    contextWindow: 200_000,
+    contextWindow: 0,
+    modelWindows: {},
     maxIterations: 25,
     toolTimeoutSeconds: 120,
     autoApprove: ["read"],
@@ -204,6 +208,13 @@ const MIGRATIONS: Migration[] = [
   // 0 → 1: the first versioned settings. Version 0.1.0 saved nothing but may have left keys
   // of its own; they are dropped.
   () => ({}),
+  // 1 → 2: the context window follows the model. 200,000 was the only default a user could
+  // have kept; it now means "the model's own" (still 200,000 for Claude).
+  (data) => {
+    const agent = data.agent;
+    if (isObject(agent) && agent.contextWindow === 200_000) return { ...data, agent: { ...agent, contextWindow: 0 } };
+    return data;
+  },
 ];
 
 /**
@@ -322,6 +333,7 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
   return {
     maxIterations: agent.maxIterations,
     contextWindow: agent.contextWindow,
+    modelWindows: { ...agent.modelWindows },
     maxTokens: provider.maxTokens,
     toolTimeoutMs: agent.toolTimeoutSeconds * 1000,
     autoApprove: [...agent.autoApprove],
@@ -350,6 +362,17 @@ export function agentConfig(settings: VaultAgentSettings): AgentConfig {
       screeningModel: settings.safety.screeningModel.trim() || null,
     },
   };
+}
+
+/** Models whose context windows the settings keep: the last ones picked. */
+const WINDOWS_KEPT = 20;
+
+/** Keeps `window` as the context window of the model `id` (the core uses it unless the user set one). */
+export function rememberWindow(settings: VaultAgentSettings, id: string, window: number): void {
+  const windows = settings.agent.modelWindows;
+  delete windows[id];
+  windows[id] = window;
+  for (const old of Object.keys(windows).slice(0, -WINDOWS_KEPT)) delete windows[old];
 }
 
 /** The price the cost meter uses: the user's own, if set. */

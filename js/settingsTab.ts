@@ -251,10 +251,23 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   private agentSection(el: HTMLElement): void {
     const agent = this.ctx.settings.agent;
     new Setting(el).setName("Agent").setHeading();
-    number(el, "Context window", "The model's context window in tokens.", agent.contextWindow, async (v) => {
-      agent.contextWindow = v;
-      await this.save();
-    });
+    new Setting(el)
+      .setName("Context window")
+      .setDesc(
+        "Tokens the model reads at once; older turns are summed up before they no longer fit. Empty: the model's own, " +
+          "as its server lists it in the model picker, else the plugin's figure for well-known models, else 128,000.",
+      )
+      .addText((t) => {
+        t.inputEl.type = "number";
+        t.setPlaceholder("Automatic")
+          .setValue(agent.contextWindow > 0 ? String(agent.contextWindow) : "")
+          .onChange(async (raw) => {
+            const v = Number(raw);
+            if (raw.trim() !== "" && !(Number.isFinite(v) && v >= 1_000)) return;
+            agent.contextWindow = raw.trim() === "" ? 0 : Math.round(v);
+            await this.save();
+          });
+      });
     number(el, "Step limit", "Model calls per task at most.", agent.maxIterations, async (v) => {
       agent.maxIterations = v;
       await this.save();

@@ -1247,9 +1247,15 @@ depth: number, maxSubtaskDepth: number,
  */
 maxTokens: number, 
 /**
- * The model's context window in tokens.
+ * The model's context window in tokens; 0: the window of the model each call goes to
+ * ([`AgentConfig::context_window_for`]).
  */
 contextWindow: number, 
+/**
+ * Context windows the provider's server reported, by model id (the plugin keeps those of
+ * the models picked from the server's list).
+ */
+modelWindows: Record<string, number>, 
 /**
  * Extended-thinking budget, for models that support it.
  */
@@ -1295,7 +1301,8 @@ memoryExtraction: boolean,
 fastPath: boolean, 
 /**
  * What the model costs, for the meter (`StepFinished.cost`, `RunReport.cost`): the user's
- * price, or the core's list price for the model (the plugin's chat fills it in), or none.
+ * price; `None`: the price of the model the task calls, as its provider knows it (the list
+ * price, free on the user's machine), or no cost for a model off the list.
  */
 price: ModelPrice | null, 
 /**

@@ -1,7 +1,7 @@
 import { SuggestModal, type App } from "obsidian";
 import type { ModelInfo, ModelList, ModelPrice } from "../protocol";
 import type { PluginContext } from "../context";
-import { providerConfig } from "../settings";
+import { providerConfig, rememberWindow } from "../settings";
 import { errorMessage } from "./turn";
 
 /** A row of the picker: a model of the server's list, or the name the user typed. */
@@ -19,7 +19,7 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
     app: App,
     private readonly list: Promise<ModelList>,
     private readonly current: string,
-    private readonly onPick: (model: string) => void,
+    private readonly onPick: (model: ModelInfo) => void,
   ) {
     super(app);
     this.setPlaceholder("Pick a model, or type its name…");
@@ -62,7 +62,7 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
   }
 
   onChooseSuggestion(model: ModelChoice): void {
-    this.onPick(model.id);
+    this.onPick(model);
   }
 }
 
@@ -81,7 +81,8 @@ function tokens(n: number): string {
 }
 
 /**
- * Opens the model picker over the server the settings name; `onPick` gets the model chosen.
+ * Opens the model picker over the server the settings name; `onPick` gets the model chosen
+ * (its context window, where the server gives one, is kept in the settings for the core).
  * Settings that cannot reach a server (no key, no URL) say what they lack instead.
  */
 export function pickModel(app: App, ctx: PluginContext, current: string, onPick: (model: string) => void): void {
@@ -93,7 +94,11 @@ export function pickModel(app: App, ctx: PluginContext, current: string, onPick:
           .core()
           .then(({ vault }) => vault.listModels(config, ctx.transport()))
           .catch((error: unknown) => failed(errorMessage(error)));
-  new ModelPickerModal(app, list, current, onPick).open();
+  new ModelPickerModal(app, list, current, (model) => {
+    // The window the server gives goes with the model; the caller saves the settings.
+    if (model.contextWindow) rememberWindow(ctx.settings, model.id, model.contextWindow);
+    onPick(model.id);
+  }).open();
 }
 
 function failed(message: string): ModelList {

@@ -6,7 +6,7 @@ use ts_rs::TS;
 use super::{AgentConfig, Mode};
 use crate::host::Transport;
 use crate::prompt::VaultInfo;
-use crate::provider::{price_for, ProviderConfig};
+use crate::provider::ProviderConfig;
 
 /// What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's
 /// settings, the vault, the user's modes, the transport and the saved chat to continue (each
@@ -31,16 +31,4 @@ pub struct ChatOptions {
     /// MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
     #[serde(default)]
     pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
-}
-
-impl ChatOptions {
-    /// The agent's settings with the meter's price filled in: the user's price when the plugin
-    /// sent one, else the core's list price for the provider's model (none for an unknown one).
-    pub fn priced_agent(&self) -> AgentConfig {
-        let mut agent = self.agent.clone();
-        if agent.price.is_none() {
-            agent.price = price_for(&self.provider);
-        }
-        agent
-    }
 }

@@ -1,10 +1,12 @@
 //! The knobs of a task.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::protocol::ApprovalCategory;
-use crate::provider::ModelPrice;
+use crate::provider::{known_context_window, ModelPrice, FALLBACK_CONTEXT_WINDOW};
 
 /// How a task runs. Every field has a default (the reference design's), so hosts may pass a
 /// partial object. In JSON the fields are camelCase, like the plugin's other settings.
@@ -29,8 +31,13 @@ pub struct AgentConfig {
     pub max_subtask_depth: u32,
     /// The model's answer length limit per call.
     pub max_tokens: u32,
-    /// The model's context window in tokens.
+    /// The model's context window in tokens; 0: the window of the model each call goes to
+    /// ([`AgentConfig::context_window_for`]).
     pub context_window: u32,
+    /// Context windows the provider's server reported, by model id (the plugin keeps those of
+    /// the models picked from the server's list).
+    #[ts(type = "Record<string, number>")]
+    pub model_windows: BTreeMap<String, u32>,
     /// Extended-thinking budget, for models that support it.
     pub thinking_budget: Option<u32>,
     /// Sampling temperature for the task's own model calls; `None`: the provider's default.
@@ -55,7 +62,8 @@ pub struct AgentConfig {
     /// call, the plan through the pipeline, one or two final turns.
     pub fast_path: bool,
     /// What the model costs, for the meter (`StepFinished.cost`, `RunReport.cost`): the user's
-    /// price, or the core's list price for the model (the plugin's chat fills it in), or none.
+    /// price; `None`: the price of the model the task calls, as its provider knows it (the list
+    /// price, free on the user's machine), or no cost for a model off the list.
     pub price: Option<ModelPrice>,
     /// Tool calls a task may make in all; past it the task ends (`EndReason::ToolBudget`)
     /// after one last answer. 0: no budget.
@@ -147,7 +155,8 @@ impl Default for AgentConfig {
             depth: 0,
             max_subtask_depth: 2,
             max_tokens: 8_192,
-            context_window: 200_000,
+            context_window: 0,
+            model_windows: BTreeMap::new(),
             thinking_budget: None,
             temperature: None,
             tool_timeout_ms: 120_000,
@@ -173,5 +182,20 @@ impl AgentConfig {
     /// The step at which the soft-limit warning is sent (15 of 25 by default).
     pub fn soft_limit_step(&self) -> u32 {
         (self.max_iterations * self.soft_limit_percent).div_ceil(100).max(1)
+    }
+
+    /// The context window of a call to the model `id`: the user's setting when there is one,
+    /// else the window the server reported for the model, else the core's list's, else
+    /// [`FALLBACK_CONTEXT_WINDOW`].
+    pub fn context_window_for(&self, id: &str) -> u32 {
+        if self.context_window > 0 {
+            return self.context_window;
+        }
+        self.model_windows
+            .get(id)
+            .copied()
+            .filter(|&window| window > 0)
+            .or_else(|| known_context_window(id))
+            .unwrap_or(FALLBACK_CONTEXT_WINDOW)
     }
 }

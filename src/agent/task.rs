@@ -34,7 +34,7 @@ use crate::protocol::{
     AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
-use crate::provider::ModelProvider;
+use crate::provider::{ModelPrice, ModelProvider};
 use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -88,6 +88,8 @@ pub struct AgentTask {
     condense_hook: Option<Rc<dyn CondenseHook>>,
     end_hook: Option<Rc<dyn EndHook>>,
     estimator: TokenEstimator,
+    /// The context window and the meter's price of the model the mode calls ([`ModelTerms`]).
+    terms: ModelTerms,
     /// Condense above this share (in %) of the window; an overflow raises it to 80.
     threshold: u32,
     /// The task's guardrails (the pipeline checks calls; the task checks the answer).
@@ -123,6 +125,22 @@ pub struct AgentTask {
     recipe_charged: bool,
     /// The screening model, when screening is on: its calls count as the task's overhead.
     screener: Option<Rc<ModelScreener>>,
+}
+
+/// What a task's calls are measured against: the window and the price of the model its mode
+/// calls (the mode's own model, else the provider's), each the user's setting where there is
+/// one.
+#[derive(Debug, Clone, Copy)]
+struct ModelTerms {
+    window: u32,
+    price: Option<ModelPrice>,
+}
+
+impl ModelTerms {
+    fn of(config: &AgentConfig, provider: &dyn ModelProvider, mode: &Mode) -> Self {
+        let model = mode.model.as_deref().unwrap_or(provider.model());
+        ModelTerms { window: config.context_window_for(model), price: config.price.or_else(|| provider.price(model)) }
+    }
 }
 
 /// One streamed model response, assembled.
@@ -298,6 +316,7 @@ impl AgentTask {
         }
         Ok(AgentTask {
             id,
+            terms: ModelTerms::of(&config, &*provider, &mode),
             threshold: config.condensing_threshold,
             guardrails,
             task_security,
@@ -725,9 +744,9 @@ impl AgentTask {
         report
     }
 
-    /// What `usage` costs at the configured price, if there is one.
+    /// What `usage` costs at the price of the task's model, if it has one.
     fn cost(&self, usage: &Usage) -> Option<f64> {
-        self.config.price.map(|price| price.cost(usage))
+        self.terms.price.map(|price| price.cost(usage))
     }
 
     /// The meter's event after a model call: the call's usage, the task's so far, and its cost.
@@ -966,7 +985,7 @@ impl AgentTask {
         if !self.config.condensing_enabled {
             return Ok(request);
         }
-        let window = u64::from(self.config.context_window);
+        let window = u64::from(self.terms.window);
         let limit = window * u64::from(self.threshold) / 100;
         let trim_at = window * u64::from(self.threshold.saturating_sub(TRIM_MARGIN_PERCENT)) / 100;
         let mut tokens = self.estimator.estimate(&request);
@@ -983,7 +1002,7 @@ impl AgentTask {
     /// keeping the latest turns — only the last few in an `emergency` (the provider said the
     /// request does not fit). Returns false when the history is too short to condense.
     async fn condense(&mut self, current: &ModelRequest, emergency: bool) -> std::result::Result<bool, ProviderError> {
-        let keep = if emergency { 0 } else { u64::from(self.config.context_window) * KEEP_RECENT_PERCENT / 100 };
+        let keep = if emergency { 0 } else { u64::from(self.terms.window) * KEEP_RECENT_PERCENT / 100 };
         let Some(cut) = split_point(&self.history, keep) else { return Ok(false) };
         let tokens_before = estimate_request(&self.request(current.tool_choice));
         let older = self.history[..cut].to_vec();
@@ -1021,6 +1040,7 @@ impl AgentTask {
     fn switch_mode(&mut self, slug: &str) {
         let Some(mode) = self.modes.iter().find(|m| m.slug == slug).cloned() else { return };
         self.pipeline.set_mode(&mode.slug, allowed_tools(self.pipeline.registry(), &mode));
+        self.terms = ModelTerms::of(&self.config, &*self.provider, &mode);
         self.mode = mode;
         self.host.emit(&AgentEvent::ModeChanged { mode: self.mode.slug.clone() });
     }

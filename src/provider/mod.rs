@@ -7,7 +7,8 @@
 //! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`].
 //! - [`dialect`]: tool calls written as text, for models without native tool calling.
 //! - [`ProviderPreset`]: the providers a user picks by name (the settings' list).
-//! - [`price_for`]: list prices for the cost meter; [`check_connection`]: one tiny request
+//! - [`price_for`]: list prices for the cost meter; [`known_context_window`]: how much a known
+//!   model reads, for condensing; [`check_connection`]: one tiny request
 //!   for the settings' "test connection"; [`list_models`]: the server's models, for the picker.
 //!
 //! Retries of failures before the first token happen inside `stream` (announced with
@@ -16,6 +17,7 @@
 mod anthropic;
 pub mod classify;
 mod config;
+mod context_window;
 pub mod dialect;
 pub mod formats;
 mod models;
@@ -32,11 +34,12 @@ pub use config::{
     build, ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL,
     OPENAI_BASE_URL, OPENROUTER_BASE_URL,
 };
+pub use context_window::{known_context_window, FALLBACK_CONTEXT_WINDOW};
 pub use dialect::{TextToolDialect, TextToolProvider};
 pub use models::{list_models, models_request, parse_models, ModelInfo, ModelList};
 pub use openai::OpenAiProvider;
 pub use preset::{presets_ts, PresetInfo, ProviderPreset};
-pub use pricing::{price_for, ModelPrice};
+pub use pricing::{list_price, price_for, ModelPrice};
 pub use probe::{check_connection, ConnectionCheck};
 pub use retry::RetryPolicy;
 
@@ -70,6 +73,11 @@ pub trait ModelProvider {
     /// Whether the model sees images and reads PDFs itself (by default it does both).
     fn media(&self) -> MediaSupport {
         MediaSupport::ALL
+    }
+    /// What a call to the model `id` through this provider costs, for the meter: by default
+    /// its list price ([`list_price`]); a server on the user's machine is free.
+    fn price(&self, id: &str) -> Option<ModelPrice> {
+        list_price(id)
     }
 }
 

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
+use super::pricing::{is_local, list_price, ModelPrice};
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
@@ -75,6 +76,14 @@ impl ModelProvider for OpenAiProvider {
 
     fn media(&self) -> MediaSupport {
         self.media
+    }
+
+    fn price(&self, id: &str) -> Option<ModelPrice> {
+        if is_local(&self.base_url) {
+            Some(ModelPrice::FREE)
+        } else {
+            list_price(id)
+        }
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

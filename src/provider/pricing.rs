@@ -81,13 +81,25 @@ pub fn price_for(config: &ProviderConfig) -> Option<ModelPrice> {
     if config.kind == ProviderKind::OpenAiCompatible && is_local(config.effective_base_url()) {
         return Some(ModelPrice::FREE);
     }
-    let id = config.model.trim().to_ascii_lowercase().replace('.', "-");
+    list_price(&config.model)
+}
+
+/// The list price of the model `id`, wherever it is served; `None` for a model not on the list.
+pub fn list_price(id: &str) -> Option<ModelPrice> {
+    longest_prefix(PRICES, id).copied()
+}
+
+/// The value of the entry of `table` whose prefix is the longest that starts the model `id`:
+/// ids compared lower-case with `.` read as `-`, and without the vendor OpenRouter puts before
+/// a `/`.
+pub(crate) fn longest_prefix<'t, T>(table: &'t [(&str, T)], id: &str) -> Option<&'t T> {
+    let id = id.trim().to_ascii_lowercase().replace('.', "-");
     let id = id.rsplit('/').next().unwrap_or(&id);
-    PRICES.iter().filter(|(prefix, _)| id.starts_with(prefix)).max_by_key(|(prefix, _)| prefix.len()).map(|(_, p)| *p)
+    table.iter().filter(|(prefix, _)| id.starts_with(prefix)).max_by_key(|(prefix, _)| prefix.len()).map(|(_, v)| v)
 }
 
 /// Whether `base_url` points at this machine.
-fn is_local(base_url: &str) -> bool {
+pub(crate) fn is_local(base_url: &str) -> bool {
     let rest = base_url.split_once("://").map_or(base_url, |(_, rest)| rest);
     let authority = rest.split('/').next().unwrap_or("");
     let host = match authority.strip_prefix('[') {

@@ -36,14 +36,13 @@ impl Drop for Chat {
 impl Chat {
     pub(crate) fn new(core: &VaultCore, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
         let options: ChatOptions = from_js(options)?;
-        let agent = options.priced_agent();
         let vault = core.vault.clone();
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
         let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
         let mcp = Rc::new(McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher));
         let host = event_host(on_event);
-        let conversation = Conversation::new(agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
+        let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
             .saved_in_vault(options.chat_id)
             .with_modes(options.modes)
             .with_search(core.search.clone())

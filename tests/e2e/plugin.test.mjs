@@ -1203,8 +1203,13 @@ test("a server that needs a model named: the chat offers the server's list (aske
   await connect.locator("text=The chat needs a model name.").waitFor();
   await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/connect-pick-model.png` });
   await connect.locator(".vault-agent-connect-pick").click();
-  await page.locator(".vault-agent-model-item", { hasText: "mock-large" }).click();
+  const large = page.locator(".vault-agent-model-item", { hasText: "mock-large" });
+  assert.equal(await large.locator(".vault-agent-model-meta").textContent(), "33k tokens · free");
+  await large.click();
   await page.locator(".vault-agent-model", { hasText: "mock-large" }).waitFor();
+  // The window the server listed is kept for the core, which condenses by it ("Automatic").
+  const agent = await page.evaluate(() => window.fakeObsidian.plugin.settings.agent);
+  assert.deepEqual([agent.contextWindow, agent.modelWindows], [0, { "mock-large": 32768 }]);
   await send(page, "Hello?");
   await page.locator(".vault-agent-text", { hasText: "Hi from mock-large." }).waitFor();
   const sent = await requests(id);

@@ -79,6 +79,24 @@ test("saved settings keep every value of the right type and fill in what is miss
   assert.equal(migrateSettings({ ...saved, version: 99 }).provider.model, "qwen2.5");
 });
 
+test("the old default context window becomes the model's own; a window the user chose stays", () => {
+  const { migrateSettings, agentConfig } = settings;
+  assert.equal(migrateSettings({ version: 1, agent: { contextWindow: 200000 } }).agent.contextWindow, 0);
+  assert.equal(migrateSettings({ version: 1, agent: { contextWindow: 32000 } }).agent.contextWindow, 32000);
+  // Version 2 data means what it says.
+  assert.equal(migrateSettings({ version: 2, agent: { contextWindow: 200000 } }).agent.contextWindow, 200000);
+  const windows = { "qwen/qwen3-32b": 40960 };
+  const s = migrateSettings({ version: 2, agent: { modelWindows: windows } });
+  assert.deepEqual(agentConfig(s).modelWindows, windows);
+  assert.notEqual(agentConfig(s).modelWindows, s.agent.modelWindows, "a copy goes to the core");
+  // The picker keeps the last 20 models' windows, the one picked again last.
+  for (let i = 0; i < 25; i++) settings.rememberWindow(s, `m${i}`, 1000 + i);
+  settings.rememberWindow(s, "m10", 5000);
+  const kept = Object.keys(s.agent.modelWindows);
+  assert.equal(kept.length, 20);
+  assert.deepEqual([kept[0], kept.at(-1), s.agent.modelWindows.m10], ["m5", "m10", 5000]);
+});
+
 test("each provider preset becomes a provider configuration, or says what is missing", () => {
   const { migrateSettings, providerConfig } = settings;
   const withProvider = (provider) => migrateSettings({ version: 1, provider });
@@ -127,7 +145,8 @@ test("the agent's options and the user's price come from the settings", () => {
   const s = migrateSettings({ version: 1, agent: { toolTimeoutSeconds: 30, mode: "ask" }, price: { input: 2, output: 8 } });
   assert.deepEqual(agentConfig(s), {
     maxIterations: 25,
-    contextWindow: 200000,
+    contextWindow: 0,
+    modelWindows: {},
     maxTokens: 8192,
     toolTimeoutMs: 30000,
     autoApprove: ["read"],

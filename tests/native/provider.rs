@@ -15,7 +15,7 @@ use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
 use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
 use vault_agent::provider::{
-    build, complete, MediaSupport, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
+    build, complete, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
 };
 
 use crate::provider_support::*;
@@ -874,4 +874,22 @@ fn a_models_list_that_fails_says_why_in_the_chats_words() {
     keyless.api_key = None;
     assert!(futures::executor::block_on(list_models(&keyless, &*http, &cancel)).is_err());
     assert!(http.requests().is_empty());
+}
+
+#[test]
+fn each_provider_prices_the_model_a_call_names() {
+    let http = FakeHttp::new(Vec::new());
+    let price = |config: ProviderConfig, model: &str| make(config, &http).0.price(model);
+    let haiku = vault_agent::provider::list_price("claude-haiku-4-5");
+    assert!(haiku.is_some());
+    // Priced by the model asked for, not the provider's default model.
+    assert_eq!(price(ProviderConfig::anthropic("claude-sonnet-4-5", "k"), "claude-haiku-4-5"), haiku);
+    assert_eq!(price(ProviderConfig::openrouter("openai/gpt-4o", "k"), "anthropic/claude-haiku-4.5"), haiku);
+    // Text tool calls wrap a provider and keep its prices.
+    let text_tools =
+        ProviderConfig { text_tool_dialect: Some(TextToolDialect::XmlInvoke), ..ProviderConfig::openai("x", "k") };
+    assert_eq!(price(text_tools, "claude-haiku-4-5"), haiku);
+    // A server on this machine is free whatever the model; a model off the list has no price.
+    assert_eq!(price(ProviderConfig::ollama("llama3.2"), "claude-haiku-4-5"), Some(ModelPrice::FREE));
+    assert_eq!(price(ProviderConfig::compatible("https://example.com/v1", "x"), "my-model"), None);
 }

@@ -86,6 +86,10 @@ impl ModelProvider for TextToolProvider {
         self.inner.media()
     }
 
+    fn price(&self, id: &str) -> Option<crate::provider::ModelPrice> {
+        self.inner.price(id)
+    }
+
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
         let inner = self.inner.stream(&self.rewrite(request), cancel).await;
         let mut reader = CallReader {

@@ -2,6 +2,7 @@
 //! condensing and its memory flush, emergency condensing, the per-turn trim, power steering
 //! and sanitising.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde_json::json;
@@ -137,6 +138,39 @@ fn a_custom_mode_grants_its_groups_and_uses_its_model() {
             && !offered.contains(&"edit_file")
     );
     assert!(request.system[1].text.contains("You research and never write."));
+}
+
+#[test]
+fn the_window_is_that_of_the_model_the_mode_calls() {
+    // Eight notes of ~300 tokens each: over 70 % of a 4,000-token window, far under 128,000.
+    let run = |config: AgentConfig| {
+        let steps: Vec<Turn> = (0..8).map(read).chain([Turn::text("All read.")]).collect();
+        let mut h = Harness::new(notes(8, 1_200), routed(steps, SUMMARY, "NONE"));
+        h.modes = vec![Mode {
+            slug: "local".into(),
+            name: "Local".into(),
+            role: "You read notes.".into(),
+            groups: vec![ToolGroup::Read, ToolGroup::Search],
+            model: Some("small-local".into()),
+        }];
+        let report = block_on(h.task(AgentConfig { mode: "local".into(), memory_flush: false, ..config }).run("x"));
+        assert_eq!(report.end, EndReason::Answered, "{report:?}");
+        report.condensations
+    };
+    let reported = BTreeMap::from([("small-local".to_string(), 4_000)]);
+    // The window the server reported for the mode's model...
+    assert!(run(AgentConfig { model_windows: reported.clone(), ..config() }) >= 1);
+    // ...not another model's; a model nobody reported and the list lacks gets 128,000.
+    let other = BTreeMap::from([("another-model".to_string(), 4_000)]);
+    assert_eq!(run(AgentConfig { model_windows: other, ..config() }), 0);
+    // The user's own setting comes first.
+    assert_eq!(run(AgentConfig { context_window: 200_000, model_windows: reported, ..config() }), 0);
+    assert!(run(AgentConfig { context_window: 4_000, ..config() }) >= 1);
+    // The list's windows, as a call to each model would get them.
+    let listed = AgentConfig::default();
+    assert_eq!(listed.context_window_for("gpt-4-0613"), 8_192);
+    assert_eq!(listed.context_window_for("anthropic/claude-sonnet-4.5"), 200_000);
+    assert_eq!(listed.context_window_for("small-local"), vault_agent::provider::FALLBACK_CONTEXT_WINDOW);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! AgentTask::run end to end with a scripted model: a real task, and every limit and rail.
 
 use serde_json::json;
-use vault_agent::agent::AgentConfig;
+use vault_agent::agent::{AgentConfig, Mode};
 use vault_agent::protocol::{AgentEvent, ContentBlock, EndReason, ErrorKind, Role, ToolChoice, Usage};
 use vault_agent::provider::Turn;
 use vault_agent::vault::MemoryVault;
@@ -279,16 +279,13 @@ fn the_meter_cost_comes_from_the_core_at_the_configured_price() {
     // Without a price there is no cost, not a zero.
     let h = Harness::new(MemoryVault::new(), [Turn::text("Unpriced.")]);
     assert_eq!(block_on(h.task(config()).run("hi")).cost, None);
-    // A chat without the user's price takes the core's list price for its model.
-    let options: vault_agent::agent::ChatOptions = serde_json::from_value(serde_json::json!({
-        "provider": {"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "k"}
-    }))
-    .unwrap();
-    assert_eq!(options.priced_agent().price.map(|p| p.input), Some(3.0));
-    let own: vault_agent::agent::ChatOptions = serde_json::from_value(serde_json::json!({
-        "provider": {"kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "k"},
-        "agent": {"price": {"input": 1.0, "output": 2.0, "cacheRead": 0.1, "cacheWrite": 1.25}}
-    }))
-    .unwrap();
-    assert_eq!(own.priced_agent().price.map(|p| p.input), Some(1.0));
+    // Without the user's price the meter takes the list price of the model the mode calls.
+    let mut h = Harness::new(MemoryVault::new(), [Turn::text("Priced by the mode's model.")]);
+    let cheap =
+        Mode { slug: "cheap".into(), name: "Cheap".into(), model: Some("claude-haiku-4-5".into()), ..Mode::ask() };
+    h.modes = vec![cheap];
+    let report = block_on(h.task(AgentConfig { mode: "cheap".into(), ..config() }).run("hi"));
+    let haiku = vault_agent::provider::list_price("claude-haiku-4-5").unwrap();
+    assert_eq!(haiku.output, 5.0);
+    assert_eq!(report.cost, Some(haiku.cost(&report.usage)));
 }

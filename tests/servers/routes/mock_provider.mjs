@@ -12,8 +12,10 @@
 // 3. Check what was sent: GET /mock/<id>/requests → [{method, path, headers, body}], body parsed
 //    as JSON when it is JSON. Header names are lower-case.
 // 4. POST /mock/<id>/release lets a held response go on (see "hold"). DELETE /mock/<id> forgets <id>.
-// 5. GET …/openai/v1/models and …/anthropic/v1/models list the script's "models" (ids, newest
-//    first; default: the ones below) in that protocol's shape, as the model picker asks them.
+// 5. GET …/openai/v1/models and …/anthropic/v1/models list the script's "models" (ids, or
+//    {"id", "contextLength"}; newest first; default: the ones below) in that protocol's shape,
+//    as the model picker asks them. A context length is listed as OpenRouter and LM Studio
+//    list it (`context_length`), in the OpenAI shape only.
 //
 // A response is one of:
 //   {"text": "…", "thinking": "…", "toolCalls": [{"id": "…", "name": "…", "arguments": {…}}],
@@ -30,9 +32,9 @@
 //      these SSE bytes as they are, chunkSize bytes per write.
 const scripts = new Map();
 
-/** What a models list holds when the script names none: the demo's model, two more, and an
- * embedding model, which the picker leaves out. */
-const DEFAULT_MODELS = ["mock", "mock-large", "mock-mini", "mock-embed-text"];
+/** What a models list holds when the script names none: the demo's model, two more (one with
+ * its context window), and an embedding model, which the picker leaves out. */
+const DEFAULT_MODELS = ["mock", { id: "mock-large", contextLength: 32_768 }, "mock-mini", "mock-embed-text"];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -234,11 +236,14 @@ export const routes = {
     if (protocol && req.method === "GET" && rest.endsWith("/models")) {
       s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body: null });
       const ids = s.models ?? DEFAULT_MODELS;
-      const data = ids.map((id, i) =>
-        protocol === "anthropic"
-          ? { type: "model", id, display_name: id, created_at: new Date(Date.UTC(2026, 0, 30 - i)).toISOString() }
-          : { id, object: "model", created: 1_767_000_000 - i * 86_400, owned_by: "mock" },
-      );
+      const data = ids.map((entry, i) => {
+        const { id, contextLength } = typeof entry === "string" ? { id: entry } : entry;
+        if (protocol === "anthropic") {
+          return { type: "model", id, display_name: id, created_at: new Date(Date.UTC(2026, 0, 30 - i)).toISOString() };
+        }
+        const listed = { id, object: "model", created: 1_767_000_000 - i * 86_400, owned_by: "mock" };
+        return contextLength ? { ...listed, context_length: contextLength } : listed;
+      });
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
       return true;
     }
