@@ -203,6 +203,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     new Setting(el)
       .setName("Price per million tokens")
       .setDesc("For the cost meter: input and output, in US dollars. Empty: the provider's list price, where known.")
+      .setClass("vault-agent-price")
       .addText((t) => t.setPlaceholder("Input").setValue(draft.input).onChange((v) => setPrice("input", v)))
       .addText((t) => t.setPlaceholder("Output").setValue(draft.output).onChange((v) => setPrice("output", v)));
   }
@@ -254,8 +255,8 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     new Setting(el)
       .setName("Context window")
       .setDesc(
-        "Tokens the model reads at once; older turns are summed up before they no longer fit. Empty: the model's own, " +
-          "as its server lists it in the model picker, else the plugin's figure for well-known models, else 128,000.",
+        "Tokens the model reads at once; older turns are summed up before they stop fitting. Empty: the model's own, " +
+          "as its server lists it or the plugin knows it (else 128,000).",
       )
       .addText((t) => {
         t.inputEl.type = "number";
