@@ -180,7 +180,16 @@ pub async fn list_models(config: &ProviderConfig, http: &dyn HttpClient, cancel:
     };
     if !(200..300).contains(&status) {
         // The clock only dates a `retry-after`, which a list asked for by hand does not wait on.
-        return Ok(ModelList::failed(&super::classify::classify_response(status, &headers, &body, 0)));
+        let error = super::classify::classify_response(status, &headers, &body, 0);
+        let mut list = ModelList::failed(&error);
+        if status == 404 {
+            // A model call's 404 may mean the model; a list's means the server keeps none there
+            // (or the base URL is wrong, which a model call will then say).
+            if let Some(problem) = &mut list.problem {
+                problem.message = format!("The server lists no models at {url}.");
+            }
+        }
+        return Ok(list);
     }
     Ok(match parse_models(config.kind, &body) {
         Ok(mut models) => {

@@ -863,6 +863,13 @@ fn a_models_list_that_fails_says_why_in_the_chats_words() {
     let list = futures::executor::block_on(list_models(&ProviderConfig::ollama(""), &*http, &cancel)).unwrap();
     assert_eq!(list.problem.map(|p| p.kind), Some(ErrorKind::Unreachable));
 
+    // A server with no list: said as such, not as a model call's "no such model".
+    let http = FakeHttp::new(vec![Reply::status(404, r#"{"error":{"message":"Not Found"}}"#)]);
+    let custom = ProviderConfig::compatible("https://llm.example.com/v1", "");
+    let problem = futures::executor::block_on(list_models(&custom, &*http, &cancel)).unwrap().problem.unwrap();
+    assert_eq!(problem.message, "The server lists no models at https://llm.example.com/v1/models.");
+    assert_eq!(problem.setting, Some(ProviderSetting::BaseUrl));
+
     // A page that is not a models list.
     let http = FakeHttp::new(vec![Reply::status(200, "<html>login</html>")]);
     let list = futures::executor::block_on(list_models(&ProviderConfig::ollama(""), &*http, &cancel)).unwrap();
