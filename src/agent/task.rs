@@ -34,7 +34,7 @@ use crate::protocol::{
     AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
-use crate::provider::{ModelPrice, ModelProvider};
+use crate::provider::{ModelPrice, ModelProvider, AGENT_MIN_WINDOW};
 use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -90,6 +90,9 @@ pub struct AgentTask {
     estimator: TokenEstimator,
     /// The context window and the meter's price of the model the mode calls ([`ModelTerms`]).
     terms: ModelTerms,
+    /// Whether the server was asked the window it serves the model with (after the run's first
+    /// call, when a local server has loaded it).
+    served_checked: bool,
     /// Condense above this share (in %) of the window; an overflow raises it to 80.
     threshold: u32,
     /// The task's guardrails (the pipeline checks calls; the task checks the answer).
@@ -127,6 +130,24 @@ pub struct AgentTask {
     screener: Option<Rc<ModelScreener>>,
 }
 
+/// The model a call in `mode` goes to: the mode's own, else the provider's.
+fn called_model<'a>(mode: &'a Mode, provider: &'a dyn ModelProvider) -> &'a str {
+    mode.model.as_deref().unwrap_or(provider.model())
+}
+
+/// `4096` as "4,096".
+fn grouped(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What a task's calls are measured against: the window and the price of the model its mode
 /// calls (the mode's own model, else the provider's), each the user's setting where there is
 /// one.
@@ -138,7 +159,7 @@ struct ModelTerms {
 
 impl ModelTerms {
     fn of(config: &AgentConfig, provider: &dyn ModelProvider, mode: &Mode) -> Self {
-        let model = mode.model.as_deref().unwrap_or(provider.model());
+        let model = called_model(mode, provider);
         ModelTerms { window: config.context_window_for(model), price: config.price.or_else(|| provider.price(model)) }
     }
 }
@@ -317,6 +338,7 @@ impl AgentTask {
         Ok(AgentTask {
             id,
             terms: ModelTerms::of(&config, &*provider, &mode),
+            served_checked: false,
             threshold: config.condensing_threshold,
             guardrails,
             task_security,
@@ -579,6 +601,10 @@ impl AgentTask {
                     run.usage += turn.usage;
                     self.host.emit(&self.step_finished(step, turn.usage, run.usage + self.overhead));
                     run.steps.push(turn.step_report(step));
+                    if !self.served_checked {
+                        self.served_checked = true;
+                        self.check_served_window().await;
+                    }
                     let calls: Vec<ToolCall> = turn
                         .message
                         .tool_uses()
@@ -1036,11 +1062,35 @@ impl AgentTask {
         Ok(true)
     }
 
+    /// Takes the window the server really gives the model, where it says (Ollama serves less
+    /// than a model reads when memory is short, and silently drops what does not fit), unless
+    /// the user set one. A window too small for an agent is said in the chat's first task.
+    async fn check_served_window(&mut self) {
+        if self.config.context_window > 0 {
+            return;
+        }
+        let model = called_model(&self.mode, &*self.provider).to_string();
+        let Some(served) = self.provider.served_window(&model, &self.cancel).await else { return };
+        self.terms.window = served;
+        if served < AGENT_MIN_WINDOW && self.start == 0 {
+            self.host.emit(&AgentEvent::Warning {
+                message: format!(
+                    "Ollama serves {model} with {} tokens of context, too few for the agent: its instructions \
+                     and tools take about 3,300, and the server drops the oldest messages of a longer \
+                     conversation without saying so. Start Ollama with OLLAMA_CONTEXT_LENGTH=32768 or more (or \
+                     raise the context length in its app's settings).",
+                    grouped(served)
+                ),
+            });
+        }
+    }
+
     /// Moves the task to the mode `slug` (checked by the tool against the same list).
     fn switch_mode(&mut self, slug: &str) {
         let Some(mode) = self.modes.iter().find(|m| m.slug == slug).cloned() else { return };
         self.pipeline.set_mode(&mode.slug, allowed_tools(self.pipeline.registry(), &mode));
         self.terms = ModelTerms::of(&self.config, &*self.provider, &mode);
+        self.served_checked = false;
         self.mode = mode;
         self.host.emit(&AgentEvent::ModeChanged { mode: self.mode.slug.clone() });
     }

@@ -26,6 +26,7 @@ mod preset;
 mod pricing;
 mod probe;
 pub mod retry;
+mod served_window;
 pub mod sse;
 mod transport;
 
@@ -42,6 +43,7 @@ pub use preset::{presets_ts, PresetInfo, ProviderPreset};
 pub use pricing::{list_price, price_for, ModelPrice};
 pub use probe::{check_connection, ConnectionCheck};
 pub use retry::RetryPolicy;
+pub use served_window::AGENT_MIN_WINDOW;
 
 mod scripted;
 
@@ -78,6 +80,12 @@ pub trait ModelProvider {
     /// its list price ([`list_price`]); a server on the user's machine is free.
     fn price(&self, id: &str) -> Option<ModelPrice> {
         list_price(id)
+    }
+    /// The context window the server gives the model `id` now, where it says (Ollama, for a
+    /// loaded model; by default nobody does). A model's own window may be larger: a server
+    /// short of memory serves less.
+    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<u32> {
+        None
     }
 }
 

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
 use super::pricing::{is_local, list_price, ModelPrice};
+use super::served_window::served_window;
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
@@ -84,6 +85,10 @@ impl ModelProvider for OpenAiProvider {
         } else {
             list_price(id)
         }
+    }
+
+    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<u32> {
+        served_window(&*self.transport.http, &*self.transport.clock, &self.base_url, id, cancel).await
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

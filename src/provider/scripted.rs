@@ -71,6 +71,8 @@ pub struct ScriptedProvider {
     /// With a prompt cache, the prefixes (by hash) written so far.
     cache: Option<RefCell<HashSet<u64>>>,
     media: MediaSupport,
+    /// The context window it says it serves each model with, as Ollama does.
+    served_window: Option<u32>,
 }
 
 impl ScriptedProvider {
@@ -83,7 +85,14 @@ impl ScriptedProvider {
             calls: Cell::new(0),
             cache: None,
             media: MediaSupport::ALL,
+            served_window: None,
         }
+    }
+
+    /// Says it serves every model with a `window`-token context, as Ollama's `/api/ps` says.
+    pub fn with_served_window(mut self, window: u32) -> Self {
+        self.served_window = Some(window);
+        self
     }
 
     /// Answers as a model that takes only what `media` says besides text.
@@ -137,6 +146,10 @@ impl ModelProvider for ScriptedProvider {
 
     fn media(&self) -> MediaSupport {
         self.media
+    }
+
+    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<u32> {
+        self.served_window
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

@@ -1172,6 +1172,21 @@ test("the model picker lists the server's models in the chat and the settings; t
   await page.close();
 });
 
+test("Ollama serving a model with too small a window: the chat says how to give it more", async () => {
+  const id = `e2e-ollama-window-${Date.now()}`;
+  const body = { responses: [{ text: "Hi from a small window." }], served: { "qwen2.5:latest": 4096 } };
+  assert.equal((await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify(body) })).status, 200);
+  const page = await openHost({ data: { provider: { preset: "ollama", baseUrl: `${origin}/mock/${id}/openai/v1`, model: "qwen2.5" } } });
+  await send(page, "Hello?");
+  await page.locator(".vault-agent-text", { hasText: "Hi from a small window." }).waitFor();
+  const warning = page.locator(".vault-agent-warning", { hasText: "OLLAMA_CONTEXT_LENGTH" });
+  await warning.waitFor();
+  assert.match(await warning.textContent(), /^Ollama serves qwen2\.5 with 4,096 tokens of context, too few for the agent/);
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/ollama-small-window.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("a model the server does not know: the error offers the picker, and Retry asks the one picked", async () => {
   const id = `e2e-model-error-${Date.now()}`;
   await script(id, [{ status: 400, message: "model: claude-nope is not a model we have" }, { text: "From mock-mini." }]);

@@ -1,6 +1,6 @@
 //! A local HTTP server on 127.0.0.1 for tests of the real binary and of `web_fetch`: it answers
 //! each connection with the next scripted answer (an event stream, a page, or an error status)
-//! and records what it got.
+//! and records what it got; Ollama's `GET /api/ps` it answers 404 on the side.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -63,10 +63,19 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     std::thread::spawn(move || {
-        for answer in answers {
+        let mut answers = answers.into_iter();
+        loop {
             let (stream, _) = listener.accept().unwrap();
-            log.lock().unwrap().push(read_request(&stream));
+            let request = read_request(&stream);
             let mut out = stream;
+            // A client that asks this machine's server for Ollama's loaded models (to learn the
+            // window it serves) hears that there are none here, and no scripted answer is used.
+            if request.line.starts_with("GET ") && request.line.contains("/api/ps ") {
+                whole(&mut out, "404 Not Found", "content-type: text/plain", "404 page not found");
+                continue;
+            }
+            let Some(answer) = answers.next() else { break };
+            log.lock().unwrap().push(request);
             match answer {
                 Answer::Status(status, body) => whole(
                     &mut out,

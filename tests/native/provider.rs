@@ -900,3 +900,21 @@ fn each_provider_prices_the_model_a_call_names() {
     assert_eq!(price(ProviderConfig::ollama("llama3.2"), "claude-haiku-4-5"), Some(ModelPrice::FREE));
     assert_eq!(price(ProviderConfig::compatible("https://example.com/v1", "x"), "my-model"), None);
 }
+
+#[test]
+fn a_local_server_says_the_window_it_serves_a_loaded_model_with() {
+    let cancel = CancelToken::new();
+    let ps = r#"{"models":[{"name":"qwen2.5:latest","model":"qwen2.5:latest","context_length":4096}]}"#;
+    let http = FakeHttp::new(vec![Reply::status(200, ps)]);
+    let (ollama, _) = make(ProviderConfig::ollama("qwen2.5"), &http);
+    assert_eq!(futures::executor::block_on(ollama.served_window("qwen2.5", &cancel)), Some(4096));
+    assert_eq!(http.requests()[0].url, "http://localhost:11434/api/ps");
+    // LM Studio and llama.cpp have no such page; a hosted API is not asked at all.
+    let http = FakeHttp::new(vec![Reply::status(404, "Not Found")]);
+    let (lmstudio, _) = make(ProviderConfig::compatible("http://127.0.0.1:1234/v1", "qwen"), &http);
+    assert_eq!(futures::executor::block_on(lmstudio.served_window("qwen", &cancel)), None);
+    let http = FakeHttp::new(vec![]);
+    let (openai, _) = make(ProviderConfig::openai("gpt-4.1", "k"), &http);
+    assert_eq!(futures::executor::block_on(openai.served_window("gpt-4.1", &cancel)), None);
+    assert!(http.requests().is_empty());
+}

@@ -90,6 +90,10 @@ impl ModelProvider for TextToolProvider {
         self.inner.price(id)
     }
 
+    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<u32> {
+        self.inner.served_window(id, cancel).await
+    }
+
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
         let inner = self.inner.stream(&self.rewrite(request), cancel).await;
         let mut reader = CallReader {

@@ -16,7 +16,7 @@ use vault_agent::provider::{ScriptedProvider, Turn};
 use vault_agent::tools::ToolGroup;
 use vault_agent::vault::{MemoryVault, Vault};
 
-use super::support::{block_on, is_flush_request, is_summary_request, last_user_text, p, routed, Harness};
+use super::support::{self, block_on, is_flush_request, is_summary_request, last_user_text, p, routed, Harness};
 
 fn config() -> AgentConfig {
     AgentConfig { tool_timeout_ms: 0, ..AgentConfig::default() }
@@ -171,6 +171,42 @@ fn the_window_is_that_of_the_model_the_mode_calls() {
     assert_eq!(listed.context_window_for("gpt-4-0613"), 8_192);
     assert_eq!(listed.context_window_for("anthropic/claude-sonnet-4.5"), 200_000);
     assert_eq!(listed.context_window_for("small-local"), vault_agent::provider::FALLBACK_CONTEXT_WINDOW);
+}
+
+#[test]
+fn a_local_servers_own_window_is_taken_and_a_small_one_is_said_in_a_chats_first_task() {
+    let run = |served: u32, config: AgentConfig| {
+        let steps: Vec<Turn> = (0..8).map(read).chain([Turn::text("All read.")]).collect();
+        let mut h = Harness::new(notes(8, 1_200), []);
+        h.provider = Rc::new(ScriptedProvider::new(routed(steps, SUMMARY, "NONE")).with_served_window(served));
+        let report = block_on(h.task(AgentConfig { memory_flush: false, ..config }).run("x"));
+        assert_eq!(report.end, EndReason::Answered, "{report:?}");
+        let said: Vec<String> = h.host.warnings().into_iter().filter(|w| w.contains("OLLAMA_CONTEXT_LENGTH")).collect();
+        (report.condensations, said)
+    };
+    // Ollama short of memory: 4,096 tokens. The task condenses to fit and says how to give more.
+    let (condensed, said) = run(4_096, config());
+    assert!(condensed >= 1);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with("Ollama serves scripted with 4,096 tokens of context"), "{said:?}");
+    // Served with room to spare: nothing to say, nothing to condense.
+    assert_eq!(run(65_536, config()), (0, vec![]));
+    // The user's own window stands, and the server is not second-guessed.
+    assert_eq!(run(4_096, AgentConfig { context_window: 200_000, ..config() }), (0, vec![]));
+
+    // In a chat, the first task says it; the next ones keep to the window quietly.
+    let provider = Rc::new(ScriptedProvider::new([Turn::text("One."), Turn::text("Two.")]).with_served_window(4_096));
+    let host = support::TestHost::new();
+    let chat = Conversation::new(
+        config(),
+        provider,
+        Rc::new(MemoryVault::new()),
+        Rc::new(vault_agent::host::ManualClock::new(0)),
+        host.clone(),
+    );
+    block_on(chat.send("first")).unwrap();
+    block_on(chat.send("second")).unwrap();
+    assert_eq!(host.warnings().iter().filter(|w| w.contains("OLLAMA_CONTEXT_LENGTH")).count(), 1);
 }
 
 #[test]

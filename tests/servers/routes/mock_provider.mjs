@@ -16,6 +16,8 @@
 //    {"id", "contextLength"}; newest first; default: the ones below) in that protocol's shape,
 //    as the model picker asks them. A context length is listed as OpenRouter and LM Studio
 //    list it (`context_length`), in the OpenAI shape only.
+// 6. GET …/openai/api/ps answers as Ollama's does: the script's "served" ({model: tokens}, the
+//    context each model is served with; default none) as loaded models. Not logged in requests.
 //
 // A response is one of:
 //   {"text": "…", "thinking": "…", "toolCalls": [{"id": "…", "name": "…", "arguments": {…}}],
@@ -202,6 +204,7 @@ export function setScript(id, body) {
   const s = session(id);
   s.responses = Array.isArray(body?.responses) ? [...body.responses] : [];
   s.models = Array.isArray(body?.models) ? [...body.models] : null;
+  s.served = body?.served && typeof body.served === "object" ? { ...body.served } : {};
   s.requests = [];
   s.released = false;
 }
@@ -230,6 +233,11 @@ export const routes = {
     if (rest === "" && req.method === "DELETE") {
       scripts.delete(id);
       res.writeHead(204).end();
+      return true;
+    }
+    if (rest === "openai/api/ps" && req.method === "GET") {
+      const models = Object.entries(s.served ?? {}).map(([name, tokens]) => ({ name, model: name, context_length: tokens }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ models }));
       return true;
     }
     const protocol = rest.startsWith("anthropic/") ? "anthropic" : rest.startsWith("openai/") ? "openai" : null;
