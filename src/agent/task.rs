@@ -1071,15 +1071,15 @@ impl AgentTask {
         }
         let model = called_model(&self.mode, &*self.provider).to_string();
         let Some(served) = self.provider.served_window(&model, &self.cancel).await else { return };
-        self.terms.window = served;
-        if served < AGENT_MIN_WINDOW && self.start == 0 {
+        self.terms.window = served.tokens;
+        if served.tokens < AGENT_MIN_WINDOW && self.start == 0 {
             self.host.emit(&AgentEvent::Warning {
                 message: format!(
-                    "Ollama serves {model} with {} tokens of context, too few for the agent: its instructions \
-                     and tools take about 3,300, and the server drops the oldest messages of a longer \
-                     conversation without saying so. Start Ollama with OLLAMA_CONTEXT_LENGTH=32768 or more (or \
-                     raise the context length in its app's settings).",
-                    grouped(served)
+                    "{} serves {model} with {} tokens of context, too few for the agent: its instructions and \
+                     tools take about 3,300, and the server cuts a longer conversation without saying so. {}",
+                    served.server.name(),
+                    grouped(served.tokens),
+                    served.server.how_to_give_more()
                 ),
             });
         }

@@ -43,7 +43,7 @@ pub use preset::{presets_ts, PresetInfo, ProviderPreset};
 pub use pricing::{list_price, price_for, ModelPrice};
 pub use probe::{check_connection, ConnectionCheck};
 pub use retry::RetryPolicy;
-pub use served_window::AGENT_MIN_WINDOW;
+pub use served_window::{LocalServer, ServedWindow, AGENT_MIN_WINDOW};
 
 mod scripted;
 
@@ -81,10 +81,10 @@ pub trait ModelProvider {
     fn price(&self, id: &str) -> Option<ModelPrice> {
         list_price(id)
     }
-    /// The context window the server gives the model `id` now, where it says (Ollama, for a
-    /// loaded model; by default nobody does). A model's own window may be larger: a server
+    /// The context window the server gives the model `id` now, where it says (Ollama and LM
+    /// Studio, for a loaded model; by default nobody does). A model's own window may be larger: a server
     /// short of memory serves less.
-    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<u32> {
+    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<ServedWindow> {
         None
     }
 }

@@ -108,7 +108,10 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
             .find(|name| !name.is_empty() && *name != id)
             .map(str::to_string);
         let context_window =
-            ["context_length", "max_context_length", "context_window"].iter().find_map(|k| entry.get(*k)?.as_u64());
+            // OpenRouter, LM Studio, Groq; vLLM's is the window it serves.
+            ["context_length", "max_context_length", "context_window", "max_model_len"]
+                .iter()
+                .find_map(|k| entry.get(*k)?.as_u64());
         let created = entry.get("created").and_then(Value::as_i64);
         let price = entry.get("pricing").and_then(server_price);
         dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }));
@@ -281,6 +284,8 @@ mod tests {
         assert_eq!(ids(&models), ["mistral"]);
         let models = parse_models(ProviderKind::OpenAiCompatible, r#"[{"id":"a"},{"id":" "},{"x":1}]"#).unwrap();
         assert_eq!(ids(&models), ["a"]);
+        let vllm = r#"{"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model","max_model_len":32768}]}"#;
+        assert_eq!(parse_models(ProviderKind::OpenAiCompatible, vllm).unwrap()[0].context_window, Some(32768));
         for body in ["<html>", r#"{"error":"nope"}"#, "42"] {
             let error = parse_models(ProviderKind::OpenAiCompatible, body).unwrap_err();
             assert_eq!(error.kind, ErrorKind::Protocol, "{body}");

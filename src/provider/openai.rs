@@ -87,7 +87,7 @@ impl ModelProvider for OpenAiProvider {
         }
     }
 
-    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<u32> {
+    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<crate::provider::ServedWindow> {
         served_window(&*self.transport.http, &*self.transport.clock, &self.base_url, id, cancel).await
     }
 

@@ -148,8 +148,8 @@ impl ModelProvider for ScriptedProvider {
         self.media
     }
 
-    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<u32> {
-        self.served_window
+    async fn served_window(&self, _id: &str, _cancel: &CancelToken) -> Option<super::ServedWindow> {
+        self.served_window.map(|tokens| super::ServedWindow { tokens, server: super::LocalServer::Ollama })
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {

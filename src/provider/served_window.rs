@@ -1,7 +1,9 @@
-//! How much context a model server really gives a model. Ollama serves a model with a window
-//! it picks from the machine's memory (4,096 tokens under 24 GB of graphics memory) unless it
-//! is told otherwise, whatever the model itself could read, and it drops the oldest messages
-//! of a longer request without a word. Its `GET /api/ps` names the window of each loaded model.
+//! How much context a model server on the user's machine really gives a model. Ollama serves a
+//! model with a window it picks from the machine's memory (4,096 tokens under 24 GB of graphics
+//! memory) unless told otherwise, and LM Studio loads one with the context length set in its
+//! app, whatever the model itself could read; both then cut a longer request without a word.
+//! Each names the window of a loaded model: Ollama in `GET /api/ps`, LM Studio in
+//! `GET /api/v0/models`.
 
 use futures::future::{select, Either};
 use serde_json::Value;
@@ -20,54 +22,107 @@ const ASK_LIMIT_MS: u64 = 3_000;
 /// Ollama's own port, for a server on another machine of the user's network.
 const OLLAMA_PORT: &str = ":11434";
 
-/// The request for the windows the server at `base_url` serves its loaded models with: only a
-/// server on this machine or on Ollama's port is asked (a hosted API has no such page).
-pub(crate) fn served_window_request(base_url: &str) -> Option<HttpRequest> {
-    let base = base_url.trim().trim_end_matches('/');
-    let authority = base.split_once("://").map_or(base, |(_, rest)| rest).split('/').next().unwrap_or("");
-    if !is_local(base) && !authority.ends_with(OLLAMA_PORT) {
-        return None;
-    }
-    let root = base.strip_suffix("/v1").unwrap_or(base);
-    Some(HttpRequest::get(format!("{root}/api/ps")).header("accept", "application/json"))
+/// A server that says the window it serves a model with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalServer {
+    Ollama,
+    LmStudio,
 }
 
-/// The window `/api/ps`'s answer gives the model `id` (`qwen2.5` is served as `qwen2.5:latest`).
-pub(crate) fn parse_served_window(body: &str, id: &str) -> Option<u32> {
-    let answer: Value = serde_json::from_str(body).ok()?;
-    let tagged = format!("{id}:latest");
-    answer.get("models")?.as_array()?.iter().find_map(|model| {
-        let named = ["name", "model"].iter().filter_map(|k| model.get(*k)?.as_str()).any(|n| n == id || n == tagged);
-        let window = model.get("context_length")?.as_u64()?;
-        (named && window > 0).then(|| u32::try_from(window).unwrap_or(u32::MAX))
-    })
+impl LocalServer {
+    /// Its name, as its users know it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LocalServer::Ollama => "Ollama",
+            LocalServer::LmStudio => "LM Studio",
+        }
+    }
+
+    /// How a user gives a model more context there.
+    pub fn how_to_give_more(self) -> &'static str {
+        match self {
+            LocalServer::Ollama => {
+                "Start Ollama with OLLAMA_CONTEXT_LENGTH=32768 or more (or raise the context length in its app's \
+                 settings)."
+            }
+            LocalServer::LmStudio => {
+                "In LM Studio, load the model again with a Context Length of 32768 or more (the model's load \
+                 settings)."
+            }
+        }
+    }
+
+    /// The page that names the window of its loaded models, under the server's root.
+    fn page(self) -> &'static str {
+        match self {
+            LocalServer::Ollama => "api/ps",
+            LocalServer::LmStudio => "api/v0/models",
+        }
+    }
+
+    /// The window the page's answer gives the model `id`, if it is loaded.
+    fn read(self, body: &str, id: &str) -> Option<u32> {
+        let answer: Value = serde_json::from_str(body).ok()?;
+        let (list, names, field) = match self {
+            // `qwen2.5` is served as `qwen2.5:latest`.
+            LocalServer::Ollama => ("models", &["name", "model"][..], "context_length"),
+            LocalServer::LmStudio => ("data", &["id"][..], "loaded_context_length"),
+        };
+        let tagged = format!("{id}:latest");
+        answer.get(list)?.as_array()?.iter().find_map(|model| {
+            let named = names.iter().filter_map(|k| model.get(*k)?.as_str()).any(|n| n == id || n == tagged);
+            let window = model.get(field)?.as_u64()?;
+            (named && window > 0).then(|| u32::try_from(window).unwrap_or(u32::MAX))
+        })
+    }
+}
+
+/// The window a server serves a model with, and which server said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServedWindow {
+    pub tokens: u32,
+    pub server: LocalServer,
+}
+
+/// The root of the server at `base_url` (its address without `/v1`), if it may say the windows
+/// it serves: a server on this machine or on Ollama's port (a hosted API has no such page).
+fn local_root(base_url: &str) -> Option<&str> {
+    let base = base_url.trim().trim_end_matches('/');
+    let authority = base.split_once("://").map_or(base, |(_, rest)| rest).split('/').next().unwrap_or("");
+    (is_local(base) || authority.ends_with(OLLAMA_PORT)).then(|| base.strip_suffix("/v1").unwrap_or(base))
 }
 
 /// The window the server at `base_url` serves the model `id` with, if it says within
-/// [`ASK_LIMIT_MS`] (Ollama, once the model is loaded); `None` for any other server, or any
-/// failure.
+/// [`ASK_LIMIT_MS`] (Ollama or LM Studio, once the model is loaded; Ollama is asked first);
+/// `None` for any other server, or any failure.
 pub(crate) async fn served_window(
     http: &dyn HttpClient,
     clock: &dyn Clock,
     base_url: &str,
     id: &str,
     cancel: &CancelToken,
-) -> Option<u32> {
-    let request = served_window_request(base_url)?;
+) -> Option<ServedWindow> {
+    let root = local_root(base_url)?;
     let ask = async {
-        let response = http.send(request, cancel).await.ok()?;
-        if !(200..300).contains(&response.status) {
-            return None;
+        for server in [LocalServer::Ollama, LocalServer::LmStudio] {
+            let request = HttpRequest::get(format!("{root}/{}", server.page())).header("accept", "application/json");
+            let Ok(response) = http.send(request, cancel).await else { continue };
+            if !(200..300).contains(&response.status) {
+                continue;
+            }
+            let Ok(body) = response.text().await else { continue };
+            if let Some(tokens) = server.read(&body, id) {
+                return Some(ServedWindow { tokens, server });
+            }
         }
-        response.text().await.ok()
+        None
     };
     let late = clock.sleep(ASK_LIMIT_MS);
     futures::pin_mut!(ask, late);
-    let body = match with_cancel(cancel, select(ask, late)).await {
-        Ok(Either::Left((body, _))) => body?,
-        _ => return None,
-    };
-    parse_served_window(&body, id)
+    match with_cancel(cancel, select(ask, late)).await {
+        Ok(Either::Left((served, _))) => served,
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -76,25 +131,35 @@ mod tests {
 
     #[test]
     fn only_a_server_on_this_machine_or_on_ollamas_port_is_asked() {
-        let url = |base: &str| served_window_request(base).map(|r| r.url);
-        assert_eq!(url("http://localhost:11434/v1").as_deref(), Some("http://localhost:11434/api/ps"));
-        assert_eq!(url("http://127.0.0.1:1234/v1/").as_deref(), Some("http://127.0.0.1:1234/api/ps"));
-        assert_eq!(url("http://192.168.1.20:11434/v1").as_deref(), Some("http://192.168.1.20:11434/api/ps"));
-        assert_eq!(url("https://api.openai.com/v1"), None);
-        assert_eq!(url("https://openrouter.ai/api/v1"), None);
+        assert_eq!(local_root("http://localhost:11434/v1"), Some("http://localhost:11434"));
+        assert_eq!(local_root("http://127.0.0.1:1234/v1/"), Some("http://127.0.0.1:1234"));
+        assert_eq!(local_root("http://192.168.1.20:11434/v1"), Some("http://192.168.1.20:11434"));
+        assert_eq!(local_root("https://api.openai.com/v1"), None);
+        assert_eq!(local_root("https://openrouter.ai/api/v1"), None);
     }
 
     #[test]
-    fn the_window_is_the_loaded_models_by_name_or_with_its_latest_tag() {
+    fn ollama_names_its_loaded_models_windows_with_or_without_the_latest_tag() {
         let body = r#"{"models":[
             {"name":"qwen2.5:latest","model":"qwen2.5:latest","size_vram":5000000000,"context_length":4096},
             {"name":"llama3.2:3b","model":"llama3.2:3b","context_length":32768}]}"#;
-        assert_eq!(parse_served_window(body, "qwen2.5"), Some(4096));
-        assert_eq!(parse_served_window(body, "qwen2.5:latest"), Some(4096));
-        assert_eq!(parse_served_window(body, "llama3.2:3b"), Some(32768));
+        let read = |id| LocalServer::Ollama.read(body, id);
+        assert_eq!(
+            (read("qwen2.5"), read("qwen2.5:latest"), read("llama3.2:3b")),
+            (Some(4096), Some(4096), Some(32768))
+        );
         // Not loaded, an Ollama before the field, or not Ollama at all.
-        assert_eq!(parse_served_window(body, "gemma3"), None);
-        assert_eq!(parse_served_window(r#"{"models":[{"name":"qwen2.5:latest"}]}"#, "qwen2.5"), None);
-        assert_eq!(parse_served_window("<html>Not Found</html>", "qwen2.5"), None);
+        assert_eq!(read("gemma3"), None);
+        assert_eq!(LocalServer::Ollama.read(r#"{"models":[{"name":"qwen2.5:latest"}]}"#, "qwen2.5"), None);
+        assert_eq!(LocalServer::Ollama.read("<html>Not Found</html>", "qwen2.5"), None);
+    }
+
+    #[test]
+    fn lm_studio_names_a_loaded_models_window_but_not_an_unloaded_ones() {
+        let body = r#"{"object":"list","data":[
+            {"id":"qwen2.5-7b-instruct","type":"llm","state":"loaded","max_context_length":131072,"loaded_context_length":4096},
+            {"id":"gemma-3-12b","type":"vlm","state":"not-loaded","max_context_length":131072}]}"#;
+        assert_eq!(LocalServer::LmStudio.read(body, "qwen2.5-7b-instruct"), Some(4096));
+        assert_eq!(LocalServer::LmStudio.read(body, "gemma-3-12b"), None);
     }
 }

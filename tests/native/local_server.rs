@@ -1,6 +1,7 @@
 //! A local HTTP server on 127.0.0.1 for tests of the real binary and of `web_fetch`: it answers
 //! each connection with the next scripted answer (an event stream, a page, or an error status)
-//! and records what it got; Ollama's `GET /api/ps` it answers 404 on the side.
+//! and records what it got; Ollama's and LM Studio's pages of loaded models it answers 404 on
+//! the side.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -68,9 +69,12 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
             let (stream, _) = listener.accept().unwrap();
             let request = read_request(&stream);
             let mut out = stream;
-            // A client that asks this machine's server for Ollama's loaded models (to learn the
-            // window it serves) hears that there are none here, and no scripted answer is used.
-            if request.line.starts_with("GET ") && request.line.contains("/api/ps ") {
+            // A client that asks this machine's server for Ollama's or LM Studio's loaded models
+            // (to learn the window it serves) hears there is no such page, and no scripted answer
+            // is used.
+            if request.line.starts_with("GET ")
+                && ["/api/ps ", "/api/v0/models "].iter().any(|p| request.line.contains(p))
+            {
                 whole(&mut out, "404 Not Found", "content-type: text/plain", "404 page not found");
                 continue;
             }

@@ -15,7 +15,7 @@ use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
 use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
 use vault_agent::provider::{
-    build, complete, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
+    build, complete, LocalServer, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
 };
 
 use crate::provider_support::*;
@@ -907,12 +907,21 @@ fn a_local_server_says_the_window_it_serves_a_loaded_model_with() {
     let ps = r#"{"models":[{"name":"qwen2.5:latest","model":"qwen2.5:latest","context_length":4096}]}"#;
     let http = FakeHttp::new(vec![Reply::status(200, ps)]);
     let (ollama, _) = make(ProviderConfig::ollama("qwen2.5"), &http);
-    assert_eq!(futures::executor::block_on(ollama.served_window("qwen2.5", &cancel)), Some(4096));
+    let served = futures::executor::block_on(ollama.served_window("qwen2.5", &cancel)).unwrap();
+    assert_eq!((served.tokens, served.server), (4096, LocalServer::Ollama));
     assert_eq!(http.requests()[0].url, "http://localhost:11434/api/ps");
-    // LM Studio and llama.cpp have no such page; a hosted API is not asked at all.
-    let http = FakeHttp::new(vec![Reply::status(404, "Not Found")]);
+    // LM Studio has no /api/ps, but names a loaded model's window in its own list.
+    let lm = r#"{"data":[{"id":"qwen","state":"loaded","max_context_length":32768,"loaded_context_length":8192}]}"#;
+    let http = FakeHttp::new(vec![Reply::status(404, "Not Found"), Reply::status(200, lm)]);
     let (lmstudio, _) = make(ProviderConfig::compatible("http://127.0.0.1:1234/v1", "qwen"), &http);
-    assert_eq!(futures::executor::block_on(lmstudio.served_window("qwen", &cancel)), None);
+    let served = futures::executor::block_on(lmstudio.served_window("qwen", &cancel)).unwrap();
+    assert_eq!((served.tokens, served.server), (8192, LocalServer::LmStudio));
+    let urls: Vec<String> = http.requests().iter().map(|r| r.url.clone()).collect();
+    assert_eq!(urls, ["http://127.0.0.1:1234/api/ps", "http://127.0.0.1:1234/api/v0/models"]);
+    // llama.cpp's server has neither; a hosted API is not asked at all.
+    let http = FakeHttp::new(vec![Reply::status(404, "Not Found"), Reply::status(404, "Not Found")]);
+    let (llama, _) = make(ProviderConfig::compatible("http://127.0.0.1:8080/v1", "m"), &http);
+    assert_eq!(futures::executor::block_on(llama.served_window("m", &cancel)), None);
     let http = FakeHttp::new(vec![]);
     let (openai, _) = make(ProviderConfig::openai("gpt-4.1", "k"), &http);
     assert_eq!(futures::executor::block_on(openai.served_window("gpt-4.1", &cancel)), None);

@@ -90,7 +90,7 @@ impl ModelProvider for TextToolProvider {
         self.inner.price(id)
     }
 
-    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<u32> {
+    async fn served_window(&self, id: &str, cancel: &CancelToken) -> Option<crate::provider::ServedWindow> {
         self.inner.served_window(id, cancel).await
     }
 

@@ -189,6 +189,7 @@ fn a_local_servers_own_window_is_taken_and_a_small_one_is_said_in_a_chats_first_
     assert!(condensed >= 1);
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].starts_with("Ollama serves scripted with 4,096 tokens of context"), "{said:?}");
+    assert!(said[0].ends_with("(or raise the context length in its app's settings)."), "{said:?}");
     // Served with room to spare: nothing to say, nothing to condense.
     assert_eq!(run(65_536, config()), (0, vec![]));
     // The user's own window stands, and the server is not second-guessed.

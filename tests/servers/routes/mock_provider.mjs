@@ -17,7 +17,8 @@
 //    as the model picker asks them. A context length is listed as OpenRouter and LM Studio
 //    list it (`context_length`), in the OpenAI shape only.
 // 6. GET …/openai/api/ps answers as Ollama's does: the script's "served" ({model: tokens}, the
-//    context each model is served with; default none) as loaded models. Not logged in requests.
+//    context each model is served with; default none) as loaded models; …/openai/api/v0/models
+//    (LM Studio's) is a 404. Neither is logged in requests.
 //
 // A response is one of:
 //   {"text": "…", "thinking": "…", "toolCalls": [{"id": "…", "name": "…", "arguments": {…}}],
@@ -238,6 +239,11 @@ export const routes = {
     if (rest === "openai/api/ps" && req.method === "GET") {
       const models = Object.entries(s.served ?? {}).map(([name, tokens]) => ({ name, model: name, context_length: tokens }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ models }));
+      return true;
+    }
+    if (rest === "openai/api/v0/models" && req.method === "GET") {
+      // LM Studio's page of loaded models: not this server.
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
       return true;
     }
     const protocol = rest.startsWith("anthropic/") ? "anthropic" : rest.startsWith("openai/") ? "openai" : null;
