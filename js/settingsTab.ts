@@ -176,13 +176,17 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     const test = new Setting(el).setName("Test connection").setDesc("Sends one tiny request to the model.");
     const result = test.descEl.createDiv({ cls: "vault-agent-test-result" });
+    const warning = test.descEl.createDiv({ cls: "vault-agent-test-warning" });
     test.addButton((b) =>
       b.setButtonText("Test").onClick(async () => {
         b.setDisabled(true);
         result.setText("Testing…");
         result.className = "vault-agent-test-result";
-        result.setText(await this.testConnection());
-        result.addClass(result.getText().startsWith("Connected") ? "is-ok" : "is-error");
+        warning.empty();
+        const outcome = await this.testConnection();
+        result.setText(outcome.text);
+        result.addClass(outcome.ok ? "is-ok" : "is-error");
+        if (outcome.warning) warning.setText(outcome.warning);
         b.setDisabled(false);
       }),
     );
@@ -234,18 +238,23 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       );
   }
 
-  private async testConnection(): Promise<string> {
+  /** What *Test connection* found; for a local server, also the context it serves the model with. */
+  private async testConnection(): Promise<{ ok: boolean; text: string; warning?: string }> {
+    const failed = (text: string) => ({ ok: false, text });
     const config = providerConfig(this.ctx.settings, this.ctx.apiKey());
-    if ("missing" in config) return `Not configured: the provider needs ${config.missing}.`;
+    if ("missing" in config) return failed(`Not configured: the provider needs ${config.missing}.`);
     try {
       const { vault } = await this.ctx.core();
       const check = await vault.testConnection(config, this.ctx.transport());
-      if (check.ok) return `Connected: ${check.model} answered in ${check.latencyMs} ms.`;
-      if (!check.problem) return "Failed: no answer.";
+      if (check.ok) {
+        const served = check.servedWindow ? ` The server gives it ${check.servedWindow.toLocaleString("en-US")} tokens of context.` : "";
+        return { ok: true, text: `Connected: ${check.model} answered in ${check.latencyMs} ms.${served}`, warning: check.servedWarning ?? undefined };
+      }
+      if (!check.problem) return failed("Failed: no answer.");
       const { message, detail } = check.problem;
-      return detail && detail !== message ? `${message} The provider said: ${detail}` : message;
+      return failed(detail && detail !== message ? `${message} The provider said: ${detail}` : message);
     } catch (error) {
-      return `Failed: ${errorMessage(error)}`;
+      return failed(`Failed: ${errorMessage(error)}`);
     }
   }
 

@@ -667,7 +667,16 @@ error?: ProviderError | null,
 /**
  * The same failure for a person: plain words, the provider's own, the setting to check.
  */
-problem?: ProviderProblem | null, };
+problem?: ProviderProblem | null, 
+/**
+ * The context window a server on this machine serves the model with, where it says
+ * (Ollama, LM Studio).
+ */
+servedWindow?: number | null, 
+/**
+ * Why that window is too small for the agent, and how to give more.
+ */
+servedWarning?: string | null, };
 
 /**
  * A model the server offers.

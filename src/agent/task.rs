@@ -34,7 +34,7 @@ use crate::protocol::{
     AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
     RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
-use crate::provider::{ModelPrice, ModelProvider, AGENT_MIN_WINDOW};
+use crate::provider::{ModelPrice, ModelProvider};
 use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
@@ -133,19 +133,6 @@ pub struct AgentTask {
 /// The model a call in `mode` goes to: the mode's own, else the provider's.
 fn called_model<'a>(mode: &'a Mode, provider: &'a dyn ModelProvider) -> &'a str {
     mode.model.as_deref().unwrap_or(provider.model())
-}
-
-/// `4096` as "4,096".
-fn grouped(n: u32) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// What a task's calls are measured against: the window and the price of the model its mode
@@ -1072,16 +1059,8 @@ impl AgentTask {
         let model = called_model(&self.mode, &*self.provider).to_string();
         let Some(served) = self.provider.served_window(&model, &self.cancel).await else { return };
         self.terms.window = served.tokens;
-        if served.tokens < AGENT_MIN_WINDOW && self.start == 0 {
-            self.host.emit(&AgentEvent::Warning {
-                message: format!(
-                    "{} serves {model} with {} tokens of context, too few for the agent: its instructions and \
-                     tools take about 3,300, and the server cuts a longer conversation without saying so. {}",
-                    served.server.name(),
-                    grouped(served.tokens),
-                    served.server.how_to_give_more()
-                ),
-            });
+        if let Some(message) = served.too_small(&model).filter(|_| self.start == 0) {
+            self.host.emit(&AgentEvent::Warning { message });
         }
     }
 

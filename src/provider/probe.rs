@@ -34,6 +34,13 @@ pub struct ConnectionCheck {
     /// The same failure for a person: plain words, the provider's own, the setting to check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<ProviderProblem>,
+    /// The context window a server on this machine serves the model with, where it says
+    /// (Ollama, LM Studio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_window: Option<u32>,
+    /// Why that window is too small for the agent, and how to give more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_warning: Option<String>,
 }
 
 impl ConnectionCheck {
@@ -75,6 +82,8 @@ pub async fn check_connection(
         usage: Usage::default(),
         error: None,
         problem: None,
+        served_window: None,
+        served_warning: None,
     };
     let mut stream = provider.stream(&request, cancel).await;
     while let Some(event) = stream.next().await {
@@ -100,6 +109,14 @@ pub async fn check_connection(
         check.fail(ProviderError::new(crate::protocol::ErrorKind::Protocol, "the answer ended without its end marker"));
     }
     check.latency_ms = clock.now_ms().saturating_sub(started);
+    // The answer loaded the model, so a local server can say how much context it gives it:
+    // where a user sets up a local model is the place to hear that it is too little.
+    if check.ok {
+        if let Some(served) = provider.served_window(&check.model, cancel).await {
+            check.served_window = Some(served.tokens);
+            check.served_warning = served.too_small(&check.model);
+        }
+    }
     check
 }
 
@@ -120,6 +137,17 @@ mod tests {
         assert_eq!(check.reply, "OK");
         assert!(check.error.is_none());
         assert!(check.first_token_ms.is_some());
+    }
+
+    #[test]
+    fn a_local_servers_window_is_reported_and_a_small_one_explained() {
+        let provider = ScriptedProvider::new(vec![Turn::text("OK")]).with_served_window(4096);
+        let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
+        assert_eq!(check.served_window, Some(4096));
+        assert!(check.served_warning.unwrap().contains("OLLAMA_CONTEXT_LENGTH"));
+        let provider = ScriptedProvider::new(vec![Turn::text("OK")]).with_served_window(65_536);
+        let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
+        assert_eq!((check.served_window, check.served_warning), (Some(65_536), None));
     }
 
     #[test]

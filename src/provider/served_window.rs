@@ -84,6 +84,35 @@ pub struct ServedWindow {
     pub server: LocalServer,
 }
 
+impl ServedWindow {
+    /// What to tell the user when the window is too small for an agent ([`AGENT_MIN_WINDOW`]):
+    /// how small, why it matters and how to give the model `model` more; `None` when it is enough.
+    pub fn too_small(&self, model: &str) -> Option<String> {
+        (self.tokens < AGENT_MIN_WINDOW).then(|| {
+            format!(
+                "{} serves {model} with {} tokens of context, too few for the agent: its instructions and tools \
+                 take about 3,300, and the server cuts a longer conversation without saying so. {}",
+                self.server.name(),
+                grouped(self.tokens),
+                self.server.how_to_give_more()
+            )
+        })
+    }
+}
+
+/// `4096` as "4,096".
+fn grouped(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The root of the server at `base_url` (its address without `/v1`), if it may say the windows
 /// it serves: a server on this machine or on Ollama's port (a hosted API has no such page).
 fn local_root(base_url: &str) -> Option<&str> {
@@ -152,6 +181,16 @@ mod tests {
         assert_eq!(read("gemma3"), None);
         assert_eq!(LocalServer::Ollama.read(r#"{"models":[{"name":"qwen2.5:latest"}]}"#, "qwen2.5"), None);
         assert_eq!(LocalServer::Ollama.read("<html>Not Found</html>", "qwen2.5"), None);
+    }
+
+    #[test]
+    fn a_small_window_is_said_with_the_servers_own_fix() {
+        let small = ServedWindow { tokens: 4096, server: LocalServer::LmStudio };
+        let said = small.too_small("qwen").unwrap();
+        assert!(said.starts_with("LM Studio serves qwen with 4,096 tokens of context"), "{said}");
+        assert!(said.ends_with(LocalServer::LmStudio.how_to_give_more()), "{said}");
+        assert_eq!(ServedWindow { tokens: 131_072, server: LocalServer::Ollama }.too_small("qwen"), None);
+        assert_eq!(grouped(1_048_576), "1,048,576");
     }
 
     #[test]

@@ -263,6 +263,8 @@ impl VaultCore {
                     usage: Usage::default(),
                     error: None,
                     problem: None,
+                    served_window: None,
+                    served_warning: None,
                 };
                 check.fail(error);
                 to_js(&check)

@@ -1174,7 +1174,7 @@ test("the model picker lists the server's models in the chat and the settings; t
 
 test("Ollama serving a model with too small a window: the chat says how to give it more", async () => {
   const id = `e2e-ollama-window-${Date.now()}`;
-  const body = { responses: [{ text: "Hi from a small window." }], served: { "qwen2.5:latest": 4096 } };
+  const body = { responses: [{ text: "Hi from a small window." }, { text: "OK" }], served: { "qwen2.5:latest": 4096 } };
   assert.equal((await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify(body) })).status, 200);
   const page = await openHost({ data: { provider: { preset: "ollama", baseUrl: `${origin}/mock/${id}/openai/v1`, model: "qwen2.5" } } });
   await send(page, "Hello?");
@@ -1183,6 +1183,13 @@ test("Ollama serving a model with too small a window: the chat says how to give 
   await warning.waitFor();
   assert.match(await warning.textContent(), /^Ollama serves qwen2\.5 with 4,096 tokens of context, too few for the agent/);
   await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/ollama-small-window.png` });
+  // Where a local model is set up, Test connection says it too.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const test = settingRow(page.locator(".vault-agent-settings"), "Test connection");
+  await test.locator("button").click();
+  await test.locator(".vault-agent-test-result.is-ok", { hasText: "The server gives it 4,096 tokens of context." }).waitFor();
+  assert.match(await test.locator(".vault-agent-test-warning").textContent(), /^Ollama serves qwen2\.5 with 4,096 tokens.*OLLAMA_CONTEXT_LENGTH=32768/);
+  await test.screenshot({ path: `${ARTIFACTS}/test-connection-small-window.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
