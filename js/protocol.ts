@@ -39,6 +39,7 @@ export type {
   ModelPrice,
   Question,
   RecipeUse,
+  ContextUse,
   RunReport,
   SavedChat,
   UndoChoice,

@@ -240,7 +240,11 @@ export type AgentEvent = { "type": "task_started", taskId: string, mode: string,
 /**
  * What `total` costs in US dollars, when the model's price is known.
  */
-cost: number | null, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", callId: string, tool: string, input: JsonValue, 
+cost: number | null, 
+/**
+ * How full the model's context is after this call.
+ */
+context?: ContextUse | null, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "tool_started", callId: string, tool: string, input: JsonValue, 
 /**
  * The call as the user reads it, from its arguments.
  */
@@ -371,12 +375,23 @@ condensations: number,
 /**
  * The recipe whose fast path answered, when one did (the chat marks the answer with it).
  */
-fastPath?: RecipeUse | null, };
+fastPath?: RecipeUse | null, 
+/**
+ * How full the model's context was after the task's last call.
+ */
+context?: ContextUse | null, };
 
 /**
  * A recipe as the chat names it: which one, the request it was learned from, its record.
  */
 export type RecipeUse = { id: string, request: string, successes: number, failures: number, };
+
+/**
+ * How full a model's context is after a call: the tokens of its request and answer (what the
+ * next request holds at least) against the window the task keeps to, which the history is
+ * condensed before it fills.
+ */
+export type ContextUse = { tokens: number, window: number, };
 
 /**
  * One iteration: a model call and the tool calls it asked for.

@@ -2,7 +2,7 @@ import { SuggestModal, type App } from "obsidian";
 import type { ModelInfo, ModelList, ModelPrice } from "../protocol";
 import type { PluginContext } from "../context";
 import { providerConfig, rememberWindow } from "../settings";
-import { errorMessage } from "./turn";
+import { errorMessage, windowSize } from "./turn";
 
 /** A row of the picker: a model of the server's list, or the name the user typed. */
 interface ModelChoice extends ModelInfo {
@@ -54,7 +54,7 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
     if (model.id === this.current) top.createSpan({ cls: "vault-agent-model-current", text: "in use" });
     const meta = [
       model.name,
-      model.contextWindow ? `${tokens(model.contextWindow)} tokens` : null,
+      model.contextWindow ? `${windowSize(model.contextWindow)} tokens` : null,
       model.price ? price(model.price) : null,
     ].filter(Boolean);
     if (model.typed) meta.push("not in the server's list");
@@ -71,13 +71,6 @@ function price({ input, output }: ModelPrice): string {
   if (input === 0 && output === 0) return "free";
   const usd = (n: number) => `$${Number(n.toPrecision(3))}`;
   return `${usd(input)} / ${usd(output)} per M tokens`;
-}
-
-/** `200000` as "200k", `1047576` as "1M". */
-function tokens(n: number): string {
-  if (n >= 1_000_000) return `${Math.round(n / 100_000) / 10}M`;
-  if (n >= 1_000) return `${Math.round(n / 1_000)}k`;
-  return String(n);
 }
 
 /**

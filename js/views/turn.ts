@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   CallLabel,
+  ContextUse,
   EndReason,
   ProviderProblem,
   ProviderSetting,
@@ -142,7 +143,7 @@ export class TurnView extends Component {
         this.appendThinking(event.text);
         break;
       case "step_finished":
-        this.showMeter(event.total, event.cost);
+        this.showMeter(event.total, event.cost, undefined, event.context);
         break;
       case "tool_started":
         this.endText();
@@ -320,7 +321,7 @@ export class TurnView extends Component {
     this.taskId = report.taskId;
     this.el.dataset.taskId = report.taskId;
     this.setRunning(false);
-    this.showMeter(report.usage, report.cost, report.durationMs);
+    this.showMeter(report.usage, report.cost, report.durationMs, report.context);
     this.actions.empty();
     const label = endLabel(report);
     if (label) this.actions.createSpan({ cls: "vault-agent-end", text: label });
@@ -403,12 +404,20 @@ export class TurnView extends Component {
     }
   }
 
-  /** Tokens, the core's cost (none when the model's price is unknown) and the time taken. */
-  private showMeter(usage: Usage, cost: number | null | undefined, durationMs?: number): void {
+  /**
+   * Tokens, the core's cost (none when the model's price is unknown), the time taken, and how
+   * full the model's context is.
+   */
+  private showMeter(usage: Usage, cost: number | null | undefined, durationMs?: number, context?: ContextUse | null): void {
     const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     const parts = [`${tokens(input)} in`, `${tokens(usage.outputTokens)} out`];
     if (typeof cost === "number") parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
     if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
+    if (context && context.window > 0) {
+      const percent = (100 * context.tokens) / context.window;
+      parts.push(`${percent < 1 ? "<1" : Math.round(percent)}% of ${windowSize(context.window)} context`);
+      this.meter.title = `The conversation fills ${Math.round(percent)}% of the ${windowSize(context.window)}-token context the model reads; older turns are summed up before it is full.`;
+    }
     this.meter.setText(parts.join(" · "));
   }
 
@@ -899,6 +908,13 @@ export function argumentSummary(input: unknown): string {
 const clip = (text: string, max = 80): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 const tokens = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+/** A context window's size: `200000` as "200k", `1047576` as "1M". */
+export function windowSize(n: number): string {
+  if (n >= 1_000_000) return `${Math.round(n / 100_000) / 10}M`;
+  if (n >= 1_000) return `${Math.round(n / 1_000)}k`;
+  return String(n);
+}
 
 export function isSuccess(end: EndReason): boolean {
   return end.reason === "completed" || end.reason === "answered";

@@ -31,8 +31,8 @@ use crate::pipeline::{
 };
 use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions};
 use crate::protocol::{
-    AgentEvent, ContentBlock, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError, Role,
-    RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
+    AgentEvent, ContentBlock, ContextUse, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError,
+    Role, RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::{ModelPrice, ModelProvider};
 use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
@@ -738,6 +738,7 @@ impl AgentTask {
             _ => {}
         }
         let fast_path = self.fast.as_ref().filter(|_| end.is_success()).map(|f| recipe_use(&f.recipe));
+        let context = run.steps.last().map(|step| ContextUse::after(&step.usage, self.terms.window));
         let report = RunReport {
             task_id: self.id.clone(),
             ended: end.describe(),
@@ -752,6 +753,7 @@ impl AgentTask {
             changed_paths: self.pipeline.changed_paths().iter().map(|p| p.to_string()).collect(),
             condensations: self.condensations,
             fast_path,
+            context,
         };
         self.host.emit(&AgentEvent::Done { report: report.clone() });
         report
@@ -764,7 +766,8 @@ impl AgentTask {
 
     /// The meter's event after a model call: the call's usage, the task's so far, and its cost.
     fn step_finished(&self, step: u32, usage: Usage, total: Usage) -> AgentEvent {
-        AgentEvent::StepFinished { step, usage, total, cost: self.cost(&total) }
+        let context = Some(ContextUse::after(&usage, self.terms.window));
+        AgentEvent::StepFinished { step, usage, total, cost: self.cost(&total), context }
     }
 
     /// Puts the memories relevant to the request into the prompt's context part (once per

@@ -5,8 +5,8 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::{
-    ApprovalDecision, ApprovalRequest, CallLabel, ErrorKind, ProviderError, ProviderSetting, Question, RecipeUse,
-    RunReport, ToolOutcome, Usage,
+    ApprovalDecision, ApprovalRequest, CallLabel, ContextUse, ErrorKind, ProviderError, ProviderSetting, Question,
+    RecipeUse, RunReport, ToolOutcome, Usage,
 };
 
 /// One event of a running task, in the order things happened. The host renders them; it
@@ -31,6 +31,9 @@ pub enum AgentEvent {
         /// What `total` costs in US dollars, when the model's price is known.
         #[serde(default)]
         cost: Option<f64>,
+        /// How full the model's context is after this call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context: Option<ContextUse>,
     },
     TextDelta {
         text: String,

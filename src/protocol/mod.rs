@@ -19,7 +19,7 @@ pub use assemble::MessageAssembler;
 pub use embed_worker::{EmbedWorkersRequest, FromEmbedWorker, ToEmbedWorker};
 pub use event::{AgentEvent, ProviderProblem};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
-pub use report::{EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};
+pub use report::{ContextUse, EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};
 pub use subtask::SubtaskInfo;
 pub use worker::{BatchRead, CallbackArg, FromCore, HostCall, HttpAnswer, HttpRequest, Reply, ToCore};
 

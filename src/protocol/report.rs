@@ -168,6 +168,26 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "fast_path")]
     pub fast_path: Option<RecipeUse>,
+    /// How full the model's context was after the task's last call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextUse>,
+}
+
+/// How full a model's context is after a call: the tokens of its request and answer (what the
+/// next request holds at least) against the window the task keeps to, which the history is
+/// condensed before it fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUse {
+    pub tokens: u64,
+    pub window: u32,
+}
+
+impl ContextUse {
+    /// The context after a call that used `usage`, in a `window`-token context.
+    pub fn after(usage: &Usage, window: u32) -> Self {
+        ContextUse { tokens: usage.total_input() + usage.output_tokens, window }
+    }
 }
 
 /// A recipe as the chat names it: which one, the request it was learned from, its record.

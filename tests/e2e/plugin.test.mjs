@@ -443,9 +443,10 @@ test("a task streams, shows tool cards and a diff to approve; the note changes; 
   await page.locator(".vault-agent-text strong", { hasText: "Bread" }).waitFor();
   assert.match(await page.locator(".vault-agent-tool-approval").innerText(), /Approved/);
 
-  // The meter: the task's tokens and its cost at Sonnet's list price.
+  // The meter: the task's tokens, its cost at Sonnet's list price, and how full Sonnet's
+  // 200k-token context was at its last call (under 2k tokens).
   const meter = await page.locator(".vault-agent-meter").last().innerText();
-  assert.match(meter, /4\.4k in · 120 out · \$0\.0150 · \d+\.\d s/);
+  assert.match(meter, /^4\.4k in · 120 out · \$0\.0150 · \d+\.\d s · <1% of 200k context$/);
   // The footer comes with the task's report; the button turns back once the run has returned.
   await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
 

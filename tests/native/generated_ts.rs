@@ -12,10 +12,10 @@ use vault_agent::pipeline::{CheckpointSummary, KeptPath, SavedCopy, UndoChoice, 
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
-    ContentBlock, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FromCore, FromEmbedWorker,
-    HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question,
-    RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore, ToEmbedWorker, ToolCallReport,
-    ToolOutcome, Usage,
+    ContentBlock, ContextUse, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FromCore,
+    FromEmbedWorker, HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem,
+    ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore,
+    ToEmbedWorker, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelInfo, ModelList, ModelPrice, PresetInfo, ProviderConfig, ProviderKind,
@@ -85,6 +85,7 @@ fn generate() -> String {
         EndReason,
         RunReport,
         RecipeUse,
+        ContextUse,
         StepReport,
         ToolCallReport,
         StopReason,

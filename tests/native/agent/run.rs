@@ -289,3 +289,25 @@ fn the_meter_cost_comes_from_the_core_at_the_configured_price() {
     assert_eq!(haiku.output, 5.0);
     assert_eq!(report.cost, Some(haiku.cost(&report.usage)));
 }
+
+#[test]
+fn the_meter_says_how_full_the_context_is_after_each_call() {
+    use vault_agent::protocol::ContextUse;
+    let h = Harness::new(MemoryVault::new(), [Turn::text("Measured.")]);
+    let report = block_on(h.task(AgentConfig { context_window: 10_000, ..config() }).run("hi"));
+    let last = &report.steps.last().unwrap().usage;
+    // The last call's request and answer, against the window the task keeps to.
+    let expected = ContextUse { tokens: last.total_input() + last.output_tokens, window: 10_000 };
+    assert!(expected.tokens > 0);
+    assert_eq!(report.context, Some(expected));
+    let live: Vec<Option<ContextUse>> = h
+        .host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::StepFinished { context, .. } => Some(context),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(live, [Some(expected)]);
+}
