@@ -59,6 +59,12 @@ pub fn read_request(stream: &std::net::TcpStream) -> Seen {
 
 /// Serves one answer per connection, in order, on a thread; returns the base URL.
 pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    serve_as_ollama(answers, None)
+}
+
+/// [`serve`], and with `ps` Ollama's `GET /api/ps` answers it (the loaded models and the
+/// context each is served with).
+pub fn serve_as_ollama(answers: Vec<Answer>, ps: Option<String>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -75,7 +81,12 @@ pub fn serve(answers: Vec<Answer>) -> (String, Arc<Mutex<Vec<Seen>>>) {
             if request.line.starts_with("GET ")
                 && ["/api/ps ", "/api/v0/models "].iter().any(|p| request.line.contains(p))
             {
-                whole(&mut out, "404 Not Found", "content-type: text/plain", "404 page not found");
+                match &ps {
+                    Some(body) if request.line.contains("/api/ps ") => {
+                        whole(&mut out, "200 OK", "content-type: application/json", body)
+                    }
+                    _ => whole(&mut out, "404 Not Found", "content-type: text/plain", "404 page not found"),
+                }
                 continue;
             }
             let Some(answer) = answers.next() else { break };

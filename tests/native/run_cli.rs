@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::local_server::{serve, Answer};
+use crate::local_server::{serve, serve_as_ollama, Answer};
 
 /// An OpenAI-style event stream: `text` in pieces, then `calls` as `(name, arguments)`.
 fn turn(text: &str, calls: &[(&str, Value)]) -> Answer {
@@ -466,4 +466,19 @@ fn run_attaches_an_image_and_a_pdf_as_the_model_takes_them() {
     assert!(!missing.status.success());
     assert!(text(&missing.stderr).contains("nope.png"), "{}", text(&missing.stderr));
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn run_on_an_ollama_short_of_context_says_how_to_give_it_more() {
+    let vault = sample_vault();
+    let ps = json!({"models": [{"name": "local:latest", "model": "local:latest", "context_length": 4096}]});
+    let (base, _) = serve_as_ollama(vec![turn("Hello.", &[])], Some(ps.to_string()));
+    let output = run(vault.path(), &base, &[], "hi");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("warning: Ollama serves local with 4,096 tokens of context, too few for the agent"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("OLLAMA_CONTEXT_LENGTH=32768"), "{stderr}");
 }
