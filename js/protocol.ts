@@ -73,6 +73,7 @@ export type {
   SearchHit,
   SearchMode,
   SearchQuery,
+  WebSearchConfig,
 } from "./generated/protocol";
 import type {
   AgentConfig as CoreAgentConfig,

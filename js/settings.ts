@@ -1,5 +1,5 @@
 import { requireApiVersion, type App } from "obsidian";
-import type { AgentConfig, ApprovalCategory, EmbedderOptions, ModeConfig, ModelPrice, ProviderConfig, Transport } from "./protocol";
+import type { AgentConfig, ApprovalCategory, EmbedderOptions, ModeConfig, ModelPrice, ProviderConfig, Transport, WebSearchConfig } from "./protocol";
 import { PRESETS, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
 
 /** The providers the settings offer, and what each stands for: one table, in the core (src/provider/preset.rs). */
@@ -132,6 +132,8 @@ export interface VaultAgentSettings {
   };
   /** The user's own price, US dollars per million tokens; `null`: the list price. */
   price: { input: number; output: number } | null;
+  /** The engine `web_search` asks (Brave's key is kept as API keys are, under `web-search`). */
+  webSearch: { engine: "off" | "brave" | "searxng"; baseUrl: string };
   /**
    * MCP servers whose tools the agent may call. A server's bearer token is kept as API keys
    * are, under `mcp-<name>` ({@link mcpServers} adds it to the requests).
@@ -188,6 +190,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
     searchMode: "hybrid",
   },
   price: null,
+  webSearch: { engine: "off", baseUrl: "" },
   mcp: { servers: [] },
   safety: {
     untrustedMarking: true,
@@ -254,7 +257,7 @@ function fill(defaults: unknown, data: unknown): unknown {
 }
 
 /** Whose API key: a provider preset's, the embeddings API's, or an MCP server's bearer token. */
-export type KeyName = ProviderPreset | "embeddings" | `mcp-${string}`;
+export type KeyName = ProviderPreset | "embeddings" | "web-search" | `mcp-${string}`;
 
 /** The id of an API key in Obsidian's secret storage (lower-case letters, digits and dashes). */
 export const secretId = (name: KeyName): string => `vault-agent-${name.toLowerCase().replace(/[^a-z0-9-]/g, "-")}-key`;
@@ -273,6 +276,17 @@ export function mcpServers(settings: VaultAgentSettings, keys: { get(name: KeyNa
       if (token) headers.push(["Authorization", `Bearer ${token}`]);
       return { ...server, transport: { ...server.transport, headers } };
     });
+}
+
+/** The engine the agent's `web_search` asks, or `null` for none (off, or not set up yet). */
+export function webSearch(settings: VaultAgentSettings, keys: { get(name: KeyName): string }): WebSearchConfig | null {
+  const { engine, baseUrl } = settings.webSearch;
+  if (engine === "brave") {
+    const apiKey = keys.get("web-search").trim();
+    return apiKey ? { engine, apiKey } : null;
+  }
+  if (engine === "searxng") return baseUrl.trim() ? { engine, baseUrl: baseUrl.trim() } : null;
+  return null;
 }
 
 /** Where API keys live: Obsidian's secret storage where it exists, else the plugin's data. */

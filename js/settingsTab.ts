@@ -65,7 +65,45 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
     mcpSection(containerEl, this.ctx, () => this.display());
+    this.webSearchSection(containerEl);
     safetySection(containerEl, this.ctx);
+  }
+
+  /** The engine `web_search` asks: Brave Search's API (its key kept as API keys are) or a SearXNG instance. */
+  private webSearchSection(el: HTMLElement): void {
+    const search = this.ctx.settings.webSearch;
+    new Setting(el)
+      .setName("Web search")
+      .setHeading()
+      .setDesc("Lets the agent search the web in modes with the web tools (the agent mode has them). Each search asks you first: the query leaves the vault.");
+    new Setting(el)
+      .setName("Search engine")
+      .setDesc(`${BRAVE_SEARCH} needs a key from its API dashboard (a free plan exists); SearXNG, an instance with its JSON format turned on.`)
+      .addDropdown((d) =>
+        d
+          .addOptions({ off: "Off", brave: BRAVE_SEARCH, searxng: "SearXNG" })
+          .setValue(search.engine)
+          .onChange(async (engine) => {
+            search.engine = engine as typeof search.engine;
+            await this.save();
+            this.display();
+          }),
+      );
+    if (search.engine === "brave") this.apiKeySetting(el, `${BRAVE_SEARCH} API key`, "web-search", "Subscription token", () => this.save());
+    if (search.engine === "searxng") {
+      new Setting(el)
+        .setName("SearXNG address")
+        .setDesc("The instance's address; its settings.yml must list json under search.formats.")
+        .addText((t) =>
+          t
+            .setPlaceholder(SEARXNG_EXAMPLE)
+            .setValue(search.baseUrl)
+            .onChange(async (value) => {
+              search.baseUrl = value.trim();
+              await this.save();
+            }),
+        );
+    }
   }
 
   hide(): void {
@@ -789,6 +827,12 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       });
   }
 }
+
+/** The search engine's name (a brand: the settings' sentence case does not apply). */
+const BRAVE_SEARCH = "Brave Search";
+
+/** An address a SearXNG instance may have (a placeholder, not prose). */
+const SEARXNG_EXAMPLE = "http://localhost:8888";
 
 /** A whole-number setting; values below `min` (1 unless told) are not taken. */
 function number(el: HTMLElement, name: string, desc: string, value: number, set: (v: number) => Promise<void>, min = 1): void {

@@ -1351,6 +1351,10 @@ webAllow: Array<string>,
  */
 webDeny: Array<string>, 
 /**
+ * The search engine `web_search` asks; `None`: the tool is not offered.
+ */
+webSearch: WebSearchConfig | null, 
+/**
  * The defences against prompt injection (each can be turned off).
  */
 guard: GuardConfig, };
@@ -1386,6 +1390,11 @@ screening: boolean,
  * The model that screens (a cheap one); `None`: the task's own.
  */
 screeningModel: string | null, };
+
+/**
+ * The search engine `web_search` asks, as the user set it up.
+ */
+export type WebSearchConfig = { "engine": "brave", apiKey: string, } | { "engine": "searxng", baseUrl: string, };
 
 /**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a

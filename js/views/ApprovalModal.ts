@@ -127,6 +127,7 @@ function titleFor(request: ApprovalRequest): string {
       return "Create this folder?";
     default:
       if (request.category === "mcp") return "Call a tool outside the vault?";
+      if (request.tool === "web_search") return "Search the web?";
       if (request.category === "web") return "Fetch this page?";
       if (request.category === "memory") return "Remember this?";
       return `Allow ${request.tool}?`;

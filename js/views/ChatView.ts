@@ -14,7 +14,7 @@ import type {
   TranscriptTurn,
   UndoChoices,
 } from "../protocol";
-import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel } from "../settings";
+import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel, webSearch } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
@@ -548,7 +548,7 @@ export class ChatView extends ItemView {
       chat = await handle.vault.newChat(
         {
           provider: config,
-          agent: agentConfig(settings),
+          agent: { ...agentConfig(settings), webSearch: webSearch(settings, this.plugin.apiKeyStore()) },
           vault: this.vaultInfo(),
           modes: settings.customModes,
           transport: this.plugin.transport(),

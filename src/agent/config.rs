@@ -76,6 +76,8 @@ pub struct AgentConfig {
     pub web_allow: Vec<String>,
     /// Domains `web_fetch` never reads, allow-listed or not.
     pub web_deny: Vec<String>,
+    /// The search engine `web_search` asks; `None`: the tool is not offered.
+    pub web_search: Option<crate::tools::WebSearchConfig>,
     /// The defences against prompt injection (each can be turned off).
     pub guard: GuardConfig,
 }
@@ -173,6 +175,7 @@ impl Default for AgentConfig {
             deadline_ms: 0,
             web_allow: Vec::new(),
             web_deny: Vec::new(),
+            web_search: None,
             guard: GuardConfig::default(),
         }
     }

@@ -35,7 +35,9 @@ use crate::protocol::{
     Role, RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
 };
 use crate::provider::{ModelPrice, ModelProvider};
-use crate::tools::{builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSites, NEW_TASK};
+use crate::tools::{
+    builtin_tools, Control, NewTask, SwitchMode, ToolRegistry, WebFetch, WebSearch, WebSites, NEW_TASK,
+};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -247,7 +249,10 @@ impl AgentTask {
         );
         if let Some(http) = web {
             let sites = WebSites { allow: config.web_allow.clone(), deny: config.web_deny.clone() };
-            tools.register(Rc::new(WebFetch::new(http, sites)));
+            tools.register(Rc::new(WebFetch::new(http.clone(), sites)));
+            if let Some(engine) = &config.web_search {
+                tools.register(Rc::new(WebSearch::new(http, engine.clone())));
+            }
         }
         let mut registry = tools.clone();
         // A sub-task may narrow its mode, never widen it: its parent chose what it may do (and

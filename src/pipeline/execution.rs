@@ -799,6 +799,7 @@ fn summarize(tool: &str, input: &Value) -> String {
         "delete_file" => format!("Move {path} to the trash"),
         "create_folder" => format!("Create the folder {path}"),
         "web_fetch" => format!("Fetch {}", field("url")),
+        "web_search" => format!("Search the web for ‘{}’: the query leaves the vault", field("query")),
         "remember" => format!("Remember, as a {}: {}", field("kind"), field("text")),
         _ if input.get("path").is_some() => format!("{tool} {path}"),
         _ => tool.to_string(),

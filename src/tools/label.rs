@@ -75,6 +75,12 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
                 super::new_task::subtask_title(arg("text").unwrap_or_default())
             ))
             .group("Remembered {n} things"),
+        "web_fetch" => label
+            .text(&format!("{} {}", verb("Read", "Fetch"), short_url(arg("url").unwrap_or("a web page"))))
+            .group("Read {n} web pages"),
+        "web_search" => label
+            .text(&format!("{} the web for ‘{}’", verb("Searched", "Search"), arg("query").unwrap_or_default()))
+            .group("Ran {n} web searches"),
         "attempt_completion" => label.text(verb("Finished the task", "Finish the task")),
         "ask_followup_question" => label.text(verb("Asked you a question", "A question for you")),
         "switch_mode" => {
@@ -100,6 +106,20 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
     }
     label.0
 }
+
+/// A web address as a card shows it: without the scheme, `www.` and a trailing `/`, and cut
+/// to [`URL_CHARS`] characters.
+fn short_url(url: &str) -> String {
+    let bare = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let bare = bare.strip_prefix("www.").unwrap_or(bare).trim_end_matches('/');
+    match bare.char_indices().nth(URL_CHARS) {
+        Some((cut, _)) => format!("{}…", &bare[..cut]),
+        None => bare.to_string(),
+    }
+}
+
+/// The longest web address a card shows whole.
+const URL_CHARS: usize = 60;
 
 #[derive(Default)]
 struct Label(CallLabel);
@@ -186,6 +206,21 @@ mod tests {
         assert_eq!(
             call_label("move_file", &json!({"path": "A.md", "new_path": "B/A.md"}), Some(&[])).text(),
             "Moved A to A"
+        );
+    }
+
+    #[test]
+    fn a_web_page_reads_as_its_short_address() {
+        let input = json!({"url": "https://www.example.com/docs/getting-started/"});
+        assert_eq!(call_label("web_fetch", &input, None).text(), "Fetch example.com/docs/getting-started");
+        let done = call_label("web_fetch", &input, Some(&[]));
+        assert_eq!(done.text(), "Read example.com/docs/getting-started");
+        assert_eq!(done.group.as_deref(), Some("Read {n} web pages"));
+        assert!(done.notes.is_empty(), "a page is not a note");
+        let long = format!("https://example.com/{}", "a".repeat(100));
+        assert_eq!(
+            call_label("web_fetch", &json!({"url": long}), Some(&[])).text().chars().count(),
+            "Read ".len() + 61
         );
     }
 

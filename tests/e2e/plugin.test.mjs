@@ -2348,6 +2348,40 @@ test("web_fetch: a page is asked for, fetched through the host, and read as Mark
   await page.close();
 });
 
+test("web_search: the engine set up in the settings is asked after the user approves; the results reach the model as data", async () => {
+  const id = `e2e-search-${Date.now()}`;
+  const body = {
+    responses: [{ toolCalls: [{ id: "s1", name: "web_search", arguments: { query: "sourdough hydration" } }] }, { text: "About 75 % water." }],
+    searchResults: [{ title: "Sourdough hydration explained", url: "https://bread.example/hydration", content: "Most loaves use <b>70–80 %</b> water." }],
+  };
+  assert.equal((await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify(body) })).status, 200);
+  const page = await openHost({ mock: id, data: { webSearch: { engine: "searxng", baseUrl: `${origin}/mock/${id}/searx` } } });
+  // The settings show the engine chosen and its address.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  assert.equal(await settingRow(settings, "SearXNG address").locator("input").inputValue(), `${origin}/mock/${id}/searx`);
+  await settingRow(settings, "Search engine").screenshot({ path: `${ARTIFACTS}/web-search-settings.png` });
+  await page.keyboard.press("Escape");
+  await send(page, "How wet is sourdough?");
+  const modal = page.locator(".modal.vault-agent-approval");
+  await modal.waitFor();
+  assert.equal(await modal.locator(".modal-title").innerText(), "Search the web?");
+  assert.equal(await modal.locator(".vault-agent-approval-summary").innerText(), "Search the web for ‘sourdough hydration’: the query leaves the vault");
+  await modal.locator('button[data-decision="approve"]').click();
+  const card = page.locator('.vault-agent-tool-card[data-tool="web_search"].is-done');
+  await card.waitFor();
+  assert.match(await card.innerText(), /Searched the web for ‘sourdough hydration’/);
+  await page.locator(".vault-agent-text", { hasText: "About 75 % water." }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.filter((r) => r.method === "GET")[0].path, `/mock/${id}/searx/search?q=sourdough%20hydration&format=json`);
+  const told = JSON.stringify(sent.filter((r) => r.method === "POST")[1].body.messages);
+  assert.match(told, /SearXNG results for ‘sourdough hydration’/);
+  assert.match(told, /Most loaves use 70–80 % water\./);
+  assert.match(told, /<<<data [0-9a-f]{12}>>>/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 /** Pastes the image file `name` (from tests/fixtures/) into the chat's input, as a user would. */
 async function pasteImage(page, name) {
   const bytes = [...readFileSync(`tests/fixtures/${name}`)];

@@ -79,6 +79,18 @@ test("saved settings keep every value of the right type and fill in what is miss
   assert.equal(migrateSettings({ ...saved, version: 99 }).provider.model, "qwen2.5");
 });
 
+test("web search: the engine the settings name, once it is set up", () => {
+  const { migrateSettings, webSearch } = settings;
+  const keys = (key) => ({ get: (name) => (name === "web-search" ? key : "") });
+  assert.equal(webSearch(migrateSettings({}), keys("k")), null, "off by default");
+  const brave = migrateSettings({ version: 2, webSearch: { engine: "brave" } });
+  assert.equal(webSearch(brave, keys("")), null, "no key yet");
+  assert.deepEqual(webSearch(brave, keys(" k ")), { engine: "brave", apiKey: "k" });
+  const searx = migrateSettings({ version: 2, webSearch: { engine: "searxng", baseUrl: " http://localhost:8888 " } });
+  assert.deepEqual(webSearch(searx, keys("")), { engine: "searxng", baseUrl: "http://localhost:8888" });
+  assert.equal(webSearch(migrateSettings({ version: 2, webSearch: { engine: "searxng" } }), keys("")), null, "no address yet");
+});
+
 test("the old default context window becomes the model's own; a window the user chose stays", () => {
   const { migrateSettings, agentConfig } = settings;
   assert.equal(migrateSettings({ version: 1, agent: { contextWindow: 200000 } }).agent.contextWindow, 0);

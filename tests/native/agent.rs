@@ -42,6 +42,9 @@ mod shown;
 #[path = "agent/web_fetch.rs"]
 mod web_fetch;
 
+#[path = "agent/web_search.rs"]
+mod web_search;
+
 #[path = "agent/subtask.rs"]
 mod subtask;
 

@@ -145,6 +145,7 @@ fn generate() -> String {
         RetryPolicy,
         AgentConfig,
         vault_agent::agent::GuardConfig,
+        vault_agent::tools::WebSearchConfig,
         Mode,
         ToolGroup,
         Transport,

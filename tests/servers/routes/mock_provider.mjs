@@ -19,6 +19,8 @@
 // 6. GET …/openai/api/ps answers as Ollama's does: the script's "served" ({model: tokens}, the
 //    context each model is served with; default none) as loaded models; …/openai/api/v0/models
 //    (LM Studio's) is a 404. Neither is logged in requests.
+// 7. GET /mock/<id>/searx/search?q=…&format=json answers as a SearXNG instance: the script's
+//    "searchResults" ([{title, url, content}]).
 //
 // A response is one of:
 //   {"text": "…", "thinking": "…", "toolCalls": [{"id": "…", "name": "…", "arguments": {…}}],
@@ -206,6 +208,7 @@ export function setScript(id, body) {
   s.responses = Array.isArray(body?.responses) ? [...body.responses] : [];
   s.models = Array.isArray(body?.models) ? [...body.models] : null;
   s.served = body?.served && typeof body.served === "object" ? { ...body.served } : {};
+  s.searchResults = Array.isArray(body?.searchResults) ? [...body.searchResults] : [];
   s.requests = [];
   s.released = false;
 }
@@ -239,6 +242,13 @@ export const routes = {
     if (rest === "openai/api/ps" && req.method === "GET") {
       const models = Object.entries(s.served ?? {}).map(([name, tokens]) => ({ name, model: name, context_length: tokens }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ models }));
+      return true;
+    }
+    if (rest === "searx/search" && req.method === "GET") {
+      // A SearXNG instance: the script's "searchResults" for any query.
+      s.requests.push({ method: req.method, path: url.pathname + url.search, headers: req.headers, body: null });
+      const results = s.searchResults ?? [];
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: url.searchParams.get("q"), results }));
       return true;
     }
     if (rest === "openai/api/v0/models" && req.method === "GET") {
