@@ -482,3 +482,31 @@ fn run_on_an_ollama_short_of_context_says_how_to_give_it_more() {
     );
     assert!(stderr.contains("OLLAMA_CONTEXT_LENGTH=32768"), "{stderr}");
 }
+
+#[test]
+fn run_searches_the_web_through_a_searxng_instance() {
+    let vault = sample_vault();
+    let results = json!({"query": "obsidian sync", "results": [
+        {"title": "Obsidian Sync", "url": "https://obsidian.md/sync", "content": "Sync your notes."}]});
+    let (base, seen) = serve(vec![
+        turn("", &[("web_search", json!({"query": "obsidian sync"}))]),
+        Answer::Page("application/json", results.to_string()),
+        turn("It syncs notes.", &[]),
+    ]);
+    let output = run(vault.path(), &base, &["--yes", "--searxng", &base], "what is obsidian sync?");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("It syncs notes."));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[1].line, "GET /search?q=obsidian%20sync&format=json HTTP/1.1");
+    assert!(seen[2].body.contains("SearXNG results for ‘obsidian sync’"), "{}", seen[2].body);
+    // Brave Search without its key is refused before anything is sent.
+    let output = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+        .args(["run", "--vault", vault.path().to_str().unwrap(), "--provider", "openai", "--base-url"])
+        .args(["http://127.0.0.1:9/v1", "--model", "local", "--brave-search", "hi"])
+        .env_remove("BRAVE_SEARCH_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("BRAVE_SEARCH_API_KEY"), "{}", text(&output.stderr));
+}

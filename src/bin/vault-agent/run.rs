@@ -22,6 +22,7 @@ use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
 };
 use vault_agent::provider::build;
+use vault_agent::tools::WebSearchConfig;
 use vault_agent::vault::{list_notes, FsVault, Vault};
 use vault_agent::{Error, Result};
 
@@ -64,12 +65,32 @@ pub struct Args {
     /// A domain web_fetch never reads; repeatable.
     #[arg(long, value_name = "DOMAIN")]
     web_deny: Vec<String>,
+    /// Offer web_search through a SearXNG instance at this address (its JSON format on).
+    #[arg(long, value_name = "URL", conflicts_with = "brave_search")]
+    searxng: Option<String>,
+    /// Offer web_search through Brave Search's API, with the key in BRAVE_SEARCH_API_KEY.
+    #[arg(long)]
+    brave_search: bool,
     /// A note, image or PDF (vault path) to attach to the request; repeatable. Images and PDFs
     /// go as the model takes them.
     #[arg(long, value_name = "PATH")]
     attach: Vec<String>,
     /// What to do.
     task: String,
+}
+
+/// The engine `--searxng` or `--brave-search` names, if either does.
+fn web_search(args: &Args) -> Result<Option<WebSearchConfig>> {
+    if let Some(base_url) = &args.searxng {
+        return Ok(Some(WebSearchConfig::Searxng { base_url: base_url.clone() }));
+    }
+    if !args.brave_search {
+        return Ok(None);
+    }
+    match std::env::var("BRAVE_SEARCH_API_KEY") {
+        Ok(api_key) if !api_key.trim().is_empty() => Ok(Some(WebSearchConfig::Brave { api_key })),
+        _ => Err(Error::Invalid("--brave-search needs the API key in BRAVE_SEARCH_API_KEY".into())),
+    }
 }
 
 pub async fn run(args: Args) -> Result<()> {
@@ -87,6 +108,7 @@ pub async fn run(args: Args) -> Result<()> {
         max_iterations: args.max_iterations,
         web_allow: args.web_allow.clone(),
         web_deny: args.web_deny.clone(),
+        web_search: web_search(&args)?,
         memory_extraction: !args.no_memory_extraction,
         fast_path: !args.no_fast_path,
         ..AgentConfig::default()
