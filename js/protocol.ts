@@ -73,6 +73,7 @@ export type {
   SearchHit,
   SearchMode,
   SearchQuery,
+  WebSearchCheck,
   WebSearchConfig,
 } from "./generated/protocol";
 import type {

@@ -10,6 +10,7 @@ import {
   LOCAL_MODELS,
   PRESETS,
   providerConfig,
+  webSearch,
   type EmbedderChoice,
   type KeyName,
   type LocalModel,
@@ -103,6 +104,21 @@ export class VaultAgentSettingTab extends PluginSettingTab {
               await this.save();
             }),
         );
+    }
+    if (search.engine !== "off") {
+      const test = new Setting(el).setName("Test web search").setDesc("Runs one test search.");
+      const result = test.descEl.createDiv({ cls: "vault-agent-test-result" });
+      test.addButton((b) =>
+        b.setButtonText("Test").onClick(async () => {
+          b.setDisabled(true);
+          result.className = "vault-agent-test-result";
+          result.setText("Searching…");
+          const { ok, message } = await this.testWebSearch();
+          result.setText(message);
+          result.addClass(ok ? "is-ok" : "is-error");
+          b.setDisabled(false);
+        }),
+      );
     }
   }
 
@@ -274,6 +290,21 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             }),
           ),
       );
+  }
+
+  /** What the web search test found: the engine's answer to one query, or what is missing. */
+  private async testWebSearch(): Promise<{ ok: boolean; message: string }> {
+    const engine = webSearch(this.ctx.settings, this.ctx.apiKeyStore());
+    if (!engine) {
+      const missing = this.ctx.settings.webSearch.engine === "brave" ? "an API key" : "the instance's address";
+      return { ok: false, message: `Not set up: the search engine needs ${missing}.` };
+    }
+    try {
+      const { vault } = await this.ctx.core();
+      return await vault.testWebSearch(engine);
+    } catch (error) {
+      return { ok: false, message: `Failed: ${errorMessage(error)}` };
+    }
   }
 
   /** What *Test connection* found; for a local server, also the context it serves the model with. */

@@ -1397,6 +1397,15 @@ screeningModel: string | null, };
 export type WebSearchConfig = { "engine": "brave", apiKey: string, } | { "engine": "searxng", baseUrl: string, };
 
 /**
+ * What the settings' test of a search engine found.
+ */
+export type WebSearchCheck = { ok: boolean, 
+/**
+ * What to show: how many results a test query gave, or what went wrong.
+ */
+message: string, };
+
+/**
  * A mode: a name, the role text the model gets, the tool groups it grants, and optionally a
  * model of its own. The mode's tools are the only ones sent to the model and the only ones
  * the pipeline allows. Users define their own in the plugin's settings.

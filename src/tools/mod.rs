@@ -63,7 +63,7 @@ pub use tool::{
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
 pub use web_fetch::{host_of, html_to_markdown, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS, UNSEEN_HTML};
-pub use web_search::{WebSearch, WebSearchConfig, BRAVE_SEARCH_URL};
+pub use web_search::{check_web_search, WebSearch, WebSearchCheck, WebSearchConfig, BRAVE_SEARCH_URL};
 pub use write_file::WriteFile;
 
 /// The name of the tool that ends a task with its result.

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use super::note_io::plural;
 use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
+use crate::cancel::CancelToken;
 use crate::host::{HttpClient, HttpRequest};
 use crate::protocol::ApprovalCategory;
 
@@ -176,27 +178,8 @@ impl Tool for WebSearch {
 
     async fn apply(&self, plan: Plan, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let engine = self.engine.name();
-        let cannot = |e: crate::Error| ToolError::model(format!("{engine} could not be reached: {e}"));
-        let response =
-            self.http.send(self.engine.request(&plan.query, plan.count), ctx.cancel).await.map_err(cannot)?;
-        let status = response.status;
-        let body = response.text().await.map_err(cannot)?;
-        if !(200..300).contains(&status) {
-            let hint = match (&self.engine, status) {
-                (WebSearchConfig::Brave { .. }, 401 | 403 | 422) => " (check the Brave Search API key in the settings)",
-                (WebSearchConfig::Searxng { .. }, 403) => {
-                    " (the instance must allow the json format: search.formats in its settings.yml)"
-                }
-                (_, 429) => " (too many searches; wait a little)",
-                _ => "",
-            };
-            return Err(ToolError::model(format!("{engine} answered HTTP {status}{hint}")));
-        }
-        let mut results = self
-            .engine
-            .results(&body)
-            .ok_or_else(|| ToolError::model(format!("{engine}'s answer could not be read")))?;
-        results.truncate(plan.count);
+        let results =
+            search(&*self.http, &self.engine, &plan.query, plan.count, ctx.cancel).await.map_err(ToolError::model)?;
         let mut content = format!("{engine} results for ‘{}’:\n", plan.query);
         if results.is_empty() {
             content.push_str("\nNo results.\n");
@@ -213,8 +196,62 @@ impl Tool for WebSearch {
                 content.push_str(&format!("   {snippet}\n"));
             }
         }
-        let n = results.len();
-        Ok(ToolOutput::text(content).with_summary(format!("{n} result{}", if n == 1 { "" } else { "s" })))
+        Ok(ToolOutput::text(content).with_summary(plural(results.len(), "result", "results")))
+    }
+}
+
+/// The first `count` results of `engine` for `query`, or what went wrong, in words for the
+/// model or the user (with the fix where the status says it: a key refused, a SearXNG without
+/// its JSON format).
+async fn search(
+    http: &dyn HttpClient,
+    engine: &WebSearchConfig,
+    query: &str,
+    count: usize,
+    cancel: &CancelToken,
+) -> Result<Vec<WebResult>, String> {
+    let name = engine.name();
+    let cannot = |e: crate::Error| format!("{name} could not be reached: {e}");
+    let response = http.send(engine.request(query, count), cancel).await.map_err(cannot)?;
+    let status = response.status;
+    let body = response.text().await.map_err(cannot)?;
+    if !(200..300).contains(&status) {
+        let hint = match (engine, status) {
+            (WebSearchConfig::Brave { .. }, 401 | 403 | 422) => " (check the Brave Search API key in the settings)",
+            (WebSearchConfig::Searxng { .. }, 403) => {
+                " (the instance must allow the json format: search.formats in its settings.yml)"
+            }
+            (_, 429) => " (too many searches; wait a little)",
+            _ => "",
+        };
+        return Err(format!("{name} answered HTTP {status}{hint}"));
+    }
+    let mut results = engine.results(&body).ok_or_else(|| format!("{name}'s answer could not be read"))?;
+    results.truncate(count);
+    Ok(results)
+}
+
+/// What the settings' test of a search engine found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WebSearchCheck {
+    pub ok: bool,
+    /// What to show: how many results a test query gave, or what went wrong.
+    pub message: String,
+}
+
+/// Asks `engine` one test query (`obsidian`), for the settings' *Test* button.
+pub async fn check_web_search(http: &dyn HttpClient, engine: &WebSearchConfig, cancel: &CancelToken) -> WebSearchCheck {
+    match search(http, engine, "obsidian", DEFAULT_RESULTS, cancel).await {
+        Ok(results) if results.is_empty() => WebSearchCheck {
+            ok: false,
+            message: format!("{} answered, but with no results for “obsidian”.", engine.name()),
+        },
+        Ok(results) => WebSearchCheck {
+            ok: true,
+            message: format!("{} works: {} for “obsidian”.", engine.name(), plural(results.len(), "result", "results")),
+        },
+        Err(message) => WebSearchCheck { ok: false, message: format!("{message}.") },
     }
 }
 

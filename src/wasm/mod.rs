@@ -277,6 +277,23 @@ impl VaultCore {
     /// contextWindow?, price?}], problem?}`, where `problem` says in plain words why there are none.
     /// Rejects only for a configuration that cannot be sent (no key where one is needed, a bad
     /// URL).
+    /// Asks the search engine `engine` (a `WebSearchConfig`) one test query through the web
+    /// client `web_search` uses, and resolves with `{ok, message}`.
+    #[wasm_bindgen(js_name = testWebSearch, unchecked_return_type = "Protocol.WebSearchCheck")]
+    pub async fn test_web_search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.WebSearchConfig")] engine: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let engine: crate::tools::WebSearchConfig = from_js(engine)?;
+        let cancel = CancelToken::new();
+        let http = self.web_http();
+        let check = crate::tools::check_web_search(&*http, &engine, &cancel);
+        match within_connection_timeout(check, &cancel).await {
+            Ok(check) => to_js(&check),
+            Err(error) => to_js(&crate::tools::WebSearchCheck { ok: false, message: format!("{}.", error.message) }),
+        }
+    }
+
     #[wasm_bindgen(js_name = listModels, unchecked_return_type = "Protocol.ModelList")]
     pub async fn list_models(
         &self,

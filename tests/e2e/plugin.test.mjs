@@ -2360,7 +2360,11 @@ test("web_search: the engine set up in the settings is asked after the user appr
   await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
   const settings = page.locator(".vault-agent-settings");
   assert.equal(await settingRow(settings, "SearXNG address").locator("input").inputValue(), `${origin}/mock/${id}/searx`);
-  await settingRow(settings, "Search engine").screenshot({ path: `${ARTIFACTS}/web-search-settings.png` });
+  const test = settingRow(settings, "Test web search");
+  await test.locator("button").click();
+  await test.locator(".vault-agent-test-result.is-ok", { hasText: "SearXNG works: 1 result for “obsidian”." }).waitFor();
+  await settings.locator(".setting-item-heading", { hasText: "Web search" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: `${ARTIFACTS}/web-search-settings.png` });
   await page.keyboard.press("Escape");
   await send(page, "How wet is sourdough?");
   const modal = page.locator(".modal.vault-agent-approval");
@@ -2373,7 +2377,8 @@ test("web_search: the engine set up in the settings is asked after the user appr
   assert.match(await card.innerText(), /Searched the web for ‘sourdough hydration’/);
   await page.locator(".vault-agent-text", { hasText: "About 75 % water." }).waitFor();
   const sent = await requests(id);
-  assert.equal(sent.filter((r) => r.method === "GET")[0].path, `/mock/${id}/searx/search?q=sourdough%20hydration&format=json`);
+  const searches = sent.filter((r) => r.method === "GET").map((r) => r.path);
+  assert.deepEqual(searches, [`/mock/${id}/searx/search?q=obsidian&format=json`, `/mock/${id}/searx/search?q=sourdough%20hydration&format=json`]);
   const told = JSON.stringify(sent.filter((r) => r.method === "POST")[1].body.messages);
   assert.match(told, /SearXNG results for ‘sourdough hydration’/);
   assert.match(told, /Most loaves use 70–80 % water\./);

@@ -146,6 +146,7 @@ fn generate() -> String {
         AgentConfig,
         vault_agent::agent::GuardConfig,
         vault_agent::tools::WebSearchConfig,
+        vault_agent::tools::WebSearchCheck,
         Mode,
         ToolGroup,
         Transport,

@@ -80,3 +80,27 @@ fn the_plugin_names_the_engine_as_json() {
     let off: AgentConfig = serde_json::from_value(json!({"webSearch": null})).unwrap();
     assert_eq!(off.web_search, None);
 }
+
+#[test]
+fn the_settings_test_says_whether_the_engine_answers_and_how_to_fix_it() {
+    use vault_agent::cancel::CancelToken;
+    use vault_agent::tools::check_web_search;
+    let one = r#"{"results":[{"title":"Obsidian","url":"https://obsidian.md","content":"Notes."}]}"#;
+    let (base, _) = serve(vec![
+        Answer::Status(403, "Forbidden".into()),
+        Answer::Page("application/json", one.into()),
+        Answer::Page("application/json", r#"{"results":[]}"#.into()),
+    ]);
+    let engine = WebSearchConfig::Searxng { base_url: base };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let check = || rt.block_on(check_web_search(&ReqwestClient::new(), &engine, &CancelToken::new()));
+    let refused = check();
+    assert!(!refused.ok);
+    assert_eq!(
+        refused.message,
+        "SearXNG answered HTTP 403 (the instance must allow the json format: search.formats in its settings.yml)."
+    );
+    let works = check();
+    assert_eq!((works.ok, works.message.as_str()), (true, "SearXNG works: 1 result for “obsidian”."));
+    assert!(!check().ok, "an engine that finds nothing is not working");
+}
