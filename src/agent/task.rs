@@ -591,12 +591,13 @@ impl AgentTask {
                     };
                     self.estimator.record(&request, &turn.usage);
                     run.usage += turn.usage;
-                    self.host.emit(&self.step_finished(step, turn.usage, run.usage + self.overhead));
-                    run.steps.push(turn.step_report(step));
+                    // Before the meter: the call loaded the model, and its window is the meter's.
                     if !self.served_checked {
                         self.served_checked = true;
                         self.check_served_window().await;
                     }
+                    self.host.emit(&self.step_finished(step, turn.usage, run.usage + self.overhead));
+                    run.steps.push(turn.step_report(step));
                     let calls: Vec<ToolCall> = turn
                         .message
                         .tool_uses()
