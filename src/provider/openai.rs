@@ -4,8 +4,9 @@
 
 use async_trait::async_trait;
 
+use super::address::is_loopback;
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
-use super::pricing::{is_local, list_price, ModelPrice};
+use super::pricing::{list_price, ModelPrice};
 use super::served_window::served_window;
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
@@ -80,7 +81,7 @@ impl ModelProvider for OpenAiProvider {
     }
 
     fn price(&self, id: &str) -> Option<ModelPrice> {
-        if is_local(&self.base_url) {
+        if is_loopback(&self.base_url) {
             Some(ModelPrice::FREE)
         } else {
             list_price(id)

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::address::is_loopback;
 use super::{ProviderConfig, ProviderKind};
 use crate::protocol::Usage;
 
@@ -78,7 +79,7 @@ const PRICES: &[(&str, ModelPrice)] = &[
 /// Studio), the list price of a known model (also through OpenRouter, whose ids carry the
 /// vendor, as in `anthropic/claude-sonnet-4.5`), or `None` when unknown.
 pub fn price_for(config: &ProviderConfig) -> Option<ModelPrice> {
-    if config.kind == ProviderKind::OpenAiCompatible && is_local(config.effective_base_url()) {
+    if config.kind == ProviderKind::OpenAiCompatible && is_loopback(config.effective_base_url()) {
         return Some(ModelPrice::FREE);
     }
     list_price(&config.model)
@@ -96,17 +97,6 @@ pub(crate) fn longest_prefix<'t, T>(table: &'t [(&str, T)], id: &str) -> Option<
     let id = id.trim().to_ascii_lowercase().replace('.', "-");
     let id = id.rsplit('/').next().unwrap_or(&id);
     table.iter().filter(|(prefix, _)| id.starts_with(prefix)).max_by_key(|(prefix, _)| prefix.len()).map(|(_, v)| v)
-}
-
-/// Whether `base_url` points at this machine.
-pub(crate) fn is_local(base_url: &str) -> bool {
-    let rest = base_url.split_once("://").map_or(base_url, |(_, rest)| rest);
-    let authority = rest.split('/').next().unwrap_or("");
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
-    };
-    host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "::1"
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use futures::future::{select, Either};
 use serde_json::Value;
 
-use super::pricing::is_local;
+use super::address::{authority, is_loopback};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{Clock, HttpClient, HttpRequest};
 
@@ -117,8 +117,7 @@ fn grouped(n: u32) -> String {
 /// it serves: a server on this machine or on Ollama's port (a hosted API has no such page).
 fn local_root(base_url: &str) -> Option<&str> {
     let base = base_url.trim().trim_end_matches('/');
-    let authority = base.split_once("://").map_or(base, |(_, rest)| rest).split('/').next().unwrap_or("");
-    (is_local(base) || authority.ends_with(OLLAMA_PORT)).then(|| base.strip_suffix("/v1").unwrap_or(base))
+    (is_loopback(base) || authority(base).ends_with(OLLAMA_PORT)).then(|| base.strip_suffix("/v1").unwrap_or(base))
 }
 
 /// The window the server at `base_url` serves the model `id` with, if it says within

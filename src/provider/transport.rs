@@ -14,6 +14,7 @@ use futures::channel::mpsc::{unbounded, UnboundedSender};
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
 
+use super::address::is_loopback;
 use super::formats::StreamDecoder;
 use super::retry::{JitterSource, RetryPolicy};
 use super::sse::sse_events;
@@ -194,20 +195,6 @@ pub(super) fn unreachable_or(error: ProviderError, url: &str) -> ProviderError {
     }
 }
 
-/// Whether `url` names this machine (`localhost`, `127.x.x.x`, `[::1]`).
-fn is_loopback(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    let host = if host.starts_with('[') {
-        host.split(']').next().unwrap_or("").trim_start_matches('[')
-    } else {
-        host.split(':').next().unwrap_or("")
-    };
-    let host = host.to_ascii_lowercase();
-    host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
-}
-
 pub(super) fn transport_error(error: Error) -> ProviderError {
     match error {
         Error::Cancelled => cancelled(),
@@ -221,18 +208,6 @@ pub(super) fn transport_error(error: Error) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts_are_this_machine() {
-        for url in
-            ["http://localhost:11434/v1", "http://127.0.0.1:1234", "http://[::1]:8080/x", "http://user@localhost/"]
-        {
-            assert!(is_loopback(url), "{url}");
-        }
-        for url in ["https://api.anthropic.com/v1", "http://10.0.0.2:11434", "https://localhost.example.com"] {
-            assert!(!is_loopback(url), "{url}");
-        }
-    }
 
     #[test]
     fn a_refused_connection_or_a_silent_local_server_is_unreachable() {

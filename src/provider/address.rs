@@ -1,0 +1,47 @@
+//! What a server's address says about it: its authority (host and port), and whether it is
+//! this machine. One reading for every check that asks: a connection that fails fast, a model
+//! that costs nothing, a server asked how much context it serves.
+
+/// The authority of `url` (`host:port`), without the scheme, the user, the path, the query and
+/// the fragment.
+pub(crate) fn authority(url: &str) -> &str {
+    let url = url.trim();
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.rsplit_once('@').map_or(authority, |(_, host)| host)
+}
+
+/// Whether `url` names this machine (`localhost` and its subdomains, `127.x.x.x`, `[::1]`).
+pub(crate) fn is_loopback(url: &str) -> bool {
+    let authority = authority(url);
+    let host = if authority.starts_with('[') {
+        authority.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        authority.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts_are_this_machine() {
+        for url in
+            ["http://localhost:11434/v1", "http://127.0.0.1:1234", "http://[::1]:8080/x", "http://user@localhost/"]
+        {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in ["https://api.anthropic.com/v1", "http://10.0.0.2:11434", "https://localhost.example.com"] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn the_authority_is_host_and_port_alone() {
+        assert_eq!(authority("http://user@192.168.1.20:11434/v1?x#y"), "192.168.1.20:11434");
+        assert_eq!(authority("localhost:8080/v1"), "localhost:8080");
+    }
+}
