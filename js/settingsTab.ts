@@ -106,19 +106,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
         );
     }
     if (search.engine !== "off") {
-      const test = new Setting(el).setName("Test web search").setDesc("Runs one test search.");
-      const result = test.descEl.createDiv({ cls: "vault-agent-test-result" });
-      test.addButton((b) =>
-        b.setButtonText("Test").onClick(async () => {
-          b.setDisabled(true);
-          result.className = "vault-agent-test-result";
-          result.setText("Searching…");
-          const { ok, message } = await this.testWebSearch();
-          result.setText(message);
-          result.addClass(ok ? "is-ok" : "is-error");
-          b.setDisabled(false);
-        }),
-      );
+      testButton(new Setting(el).setName("Test web search").setDesc("Runs one test search."), "Searching…", () => this.testWebSearch());
     }
   }
 
@@ -228,22 +216,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           }),
       );
 
-    const test = new Setting(el).setName("Test connection").setDesc("Sends one tiny request to the model.");
-    const result = test.descEl.createDiv({ cls: "vault-agent-test-result" });
-    const warning = test.descEl.createDiv({ cls: "vault-agent-test-warning" });
-    test.addButton((b) =>
-      b.setButtonText("Test").onClick(async () => {
-        b.setDisabled(true);
-        result.setText("Testing…");
-        result.className = "vault-agent-test-result";
-        warning.empty();
-        const outcome = await this.testConnection();
-        result.setText(outcome.text);
-        result.addClass(outcome.ok ? "is-ok" : "is-error");
-        if (outcome.warning) warning.setText(outcome.warning);
-        b.setDisabled(false);
-      }),
-    );
+    testButton(new Setting(el).setName("Test connection").setDesc("Sends one tiny request to the model."), "Testing…", () => this.testConnection());
 
     // The user's own price: both numbers, or neither (the list price).
     const draft = {
@@ -293,22 +266,23 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   }
 
   /** What the web search test found: the engine's answer to one query, or what is missing. */
-  private async testWebSearch(): Promise<{ ok: boolean; message: string }> {
+  private async testWebSearch(): Promise<TestOutcome> {
     const engine = webSearch(this.ctx.settings, this.ctx.apiKeyStore());
     if (!engine) {
       const missing = this.ctx.settings.webSearch.engine === "brave" ? "an API key" : "the instance's address";
-      return { ok: false, message: `Not set up: the search engine needs ${missing}.` };
+      return { ok: false, text: `Not set up: the search engine needs ${missing}.` };
     }
     try {
       const { vault } = await this.ctx.core();
-      return await vault.testWebSearch(engine);
+      const { ok, message } = await vault.testWebSearch(engine);
+      return { ok, text: message };
     } catch (error) {
-      return { ok: false, message: `Failed: ${errorMessage(error)}` };
+      return { ok: false, text: `Failed: ${errorMessage(error)}` };
     }
   }
 
   /** What *Test connection* found; for a local server, also the context it serves the model with. */
-  private async testConnection(): Promise<{ ok: boolean; text: string; warning?: string }> {
+  private async testConnection(): Promise<TestOutcome> {
     const failed = (text: string) => ({ ok: false, text });
     const config = providerConfig(this.ctx.settings, this.ctx.apiKey());
     if ("missing" in config) return failed(`Not configured: the provider needs ${config.missing}.`);
@@ -857,6 +831,32 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           });
       });
   }
+}
+
+/** What a settings test found: a line, good or bad, and perhaps a warning under it. */
+interface TestOutcome {
+  ok: boolean;
+  text: string;
+  warning?: string;
+}
+
+/** A *Test* button on `setting`: `busy` while `run` runs, then its outcome under the description. */
+function testButton(setting: Setting, busy: string, run: () => Promise<TestOutcome>): void {
+  const result = setting.descEl.createDiv({ cls: "vault-agent-test-result" });
+  const warning = setting.descEl.createDiv({ cls: "vault-agent-test-warning" });
+  setting.addButton((b) =>
+    b.setButtonText("Test").onClick(async () => {
+      b.setDisabled(true);
+      result.className = "vault-agent-test-result";
+      result.setText(busy);
+      warning.empty();
+      const outcome = await run();
+      result.setText(outcome.text);
+      result.addClass(outcome.ok ? "is-ok" : "is-error");
+      if (outcome.warning) warning.setText(outcome.warning);
+      b.setDisabled(false);
+    }),
+  );
 }
 
 /** The search engine's name (a brand: the settings' sentence case does not apply). */
