@@ -146,7 +146,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       });
 
     if (preset.needsKey || provider.preset === "custom") {
-      this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save());
+      this.apiKeySetting(el, "API key", provider.preset, preset.needsKey ? "Paste your key" : "Optional", () => this.save(), preset.keyUrl);
     }
 
     const model = new Setting(el)
@@ -811,14 +811,31 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   }
 
   /** A password field for the key `name`, kept where `ApiKeys` keeps keys; `saved` after a change. */
-  private apiKeySetting(el: HTMLElement, label: string, name: KeyName, placeholder: string, saved: () => Promise<void>): void {
+  /** A key's field; `keyUrl` is where the service gives one out. */
+  private apiKeySetting(
+    el: HTMLElement,
+    label: string,
+    name: KeyName,
+    placeholder: string,
+    saved: () => Promise<void>,
+    keyUrl = "",
+  ): void {
     const keys = this.ctx.apiKeyStore();
     new Setting(el)
       .setName(label)
       .setDesc(
-        keys.secure
-          ? "Kept in Obsidian's secret storage, not in the plugin's data."
-          : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
+        createFragment((f) => {
+          if (keyUrl) {
+            f.appendText("Get one at ");
+            f.createEl("a", { text: keyUrl.replace(/^https:\/\//, ""), href: keyUrl });
+            f.appendText(". ");
+          }
+          f.appendText(
+            keys.secure
+              ? "Kept in Obsidian's secret storage, not in the plugin's data."
+              : "Kept in the plugin's data.json (this Obsidian version has no secret storage).",
+          );
+        }),
       )
       .addText((t) => {
         t.inputEl.type = "password";

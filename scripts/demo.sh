@@ -6,8 +6,8 @@
 #   VAULT_AGENT_VAULT          the vault folder (default ../shared/vaults/obsidian-help)
 #   VAULT_AGENT_DEMO_PORT      the port (default 8787)
 #   The model, by the first that applies:
-#   VAULT_AGENT_PROVIDER       anthropic | openai | openrouter | ollama | lmstudio | custom | mock
-#   ANTHROPIC_API_KEY / OPENAI_API_KEY / OPENROUTER_API_KEY   (pick the provider when it is unset)
+#   VAULT_AGENT_PROVIDER       anthropic | openai | gemini | openrouter | ollama | lmstudio | custom | mock
+#   ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY / OPENROUTER_API_KEY   (pick the provider when it is unset)
 #   VAULT_AGENT_API_KEY, VAULT_AGENT_MODEL, VAULT_AGENT_BASE_URL   (override the provider's defaults)
 #   With none, the chat says how to connect a model, and search works all the same.
 set -euo pipefail
@@ -25,6 +25,7 @@ provider="${VAULT_AGENT_PROVIDER:-}"
 if [ -z "$provider" ]; then
   if [ -n "${ANTHROPIC_API_KEY:-}" ]; then provider=anthropic
   elif [ -n "${OPENAI_API_KEY:-}" ]; then provider=openai
+  elif [ -n "${GEMINI_API_KEY:-}" ]; then provider=gemini
   elif [ -n "${OPENROUTER_API_KEY:-}" ]; then provider=openrouter
   fi
 fi

@@ -91,7 +91,7 @@ export type Role = "user" | "assistant";
 /**
  * One block of a message.
  */
-export type ContentBlock = { "type": "text", text: string, } | { "type": "image", mediaType: string, data: string, } | { "type": "document", mediaType: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", toolUseId: string, content: string, isError: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", mediaType: string, data: string, } | { "type": "document", mediaType: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, signature?: string | null, } | { "type": "tool_result", toolUseId: string, content: string, isError: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
 
 /**
  * A message in the history.
@@ -1482,7 +1482,7 @@ instruction: string, };
 /**
  * A provider by name.
  */
-export type ProviderPreset = "anthropic" | "openai" | "openrouter" | "ollama" | "lmstudio" | "custom";
+export type ProviderPreset = "anthropic" | "openai" | "gemini" | "openrouter" | "ollama" | "lmstudio" | "custom";
 
 /**
  * What a [`ProviderPreset`] stands for.
@@ -1501,15 +1501,20 @@ baseUrl: string,
  */
 defaultModel: string, needsKey: boolean, 
 /**
+ * Where a user gets a key (empty where none is needed).
+ */
+keyUrl: string, 
+/**
  * Headers the service asks every request to carry.
  */
 headers: { [key in string]: string }, };
 
 export const PRESETS: Record<ProviderPreset, PresetInfo> = {
-  "anthropic": {"name":"Anthropic","kind":"anthropic","baseUrl":"https://api.anthropic.com","defaultModel":"claude-sonnet-4-5","needsKey":true,"headers":{}},
-  "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"headers":{}},
-  "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
-  "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"headers":{}},
-  "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"headers":{}},
-  "custom": {"name":"Custom (OpenAI-compatible)","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":false,"headers":{}},
+  "anthropic": {"name":"Anthropic","kind":"anthropic","baseUrl":"https://api.anthropic.com","defaultModel":"claude-sonnet-4-5","needsKey":true,"keyUrl":"https://console.anthropic.com/settings/keys","headers":{}},
+  "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"keyUrl":"https://platform.openai.com/api-keys","headers":{}},
+  "gemini": {"name":"Google Gemini","kind":"openai-compatible","baseUrl":"https://generativelanguage.googleapis.com/v1beta/openai","defaultModel":"gemini-flash-latest","needsKey":true,"keyUrl":"https://aistudio.google.com/apikey","headers":{}},
+  "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"keyUrl":"https://openrouter.ai/keys","headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
+  "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"keyUrl":"","headers":{}},
+  "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},
+  "custom": {"name":"Custom (OpenAI-compatible)","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},
 };

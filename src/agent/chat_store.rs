@@ -342,6 +342,7 @@ mod tests {
                             id: "c1".into(),
                             name: "read_file".into(),
                             input: serde_json::json!({}),
+                            signature: None,
                         },
                     ],
                 },

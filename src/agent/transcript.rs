@@ -168,7 +168,7 @@ fn step(
         ContentBlock::Thinking { thinking, .. } if !thinking.trim().is_empty() => {
             Some(TranscriptStep::Thinking { thinking: thinking.clone() })
         }
-        ContentBlock::ToolUse { id, name, input } => {
+        ContentBlock::ToolUse { id, name, input, .. } => {
             let report = calls.get(id.as_str());
             let result = results.get(id.as_str());
             let outcome = result.map(|&(_, is_error)| match report {

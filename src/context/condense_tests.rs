@@ -11,6 +11,7 @@ fn turn(i: usize, size: usize) -> [Message; 2] {
                 id: format!("c{i}"),
                 name: "read_file".into(),
                 input: json!({"path": format!("n{i}.md")}),
+                signature: None,
             }],
         },
         Message {

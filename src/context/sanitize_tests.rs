@@ -3,7 +3,7 @@ use serde_json::json;
 use super::*;
 
 fn call(id: &str) -> ContentBlock {
-    ContentBlock::ToolUse { id: id.into(), name: "read_file".into(), input: json!({"path": "a.md"}) }
+    ContentBlock::tool_use(id, "read_file", json!({"path": "a.md"}))
 }
 
 fn result(id: &str) -> ContentBlock {

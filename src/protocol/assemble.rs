@@ -25,7 +25,7 @@ enum Partial {
     Text(String),
     Thinking { text: String, signature: Option<String> },
     Redacted(String),
-    Tool { id: String, name: String, json: String },
+    Tool { id: String, name: String, json: String, signature: Option<String> },
 }
 
 impl MessageAssembler {
@@ -51,7 +51,19 @@ impl MessageAssembler {
             },
             StreamEvent::ToolCallStart { index, id, name } => {
                 self.tool_slots.insert(*index, self.blocks.len());
-                self.blocks.push(Partial::Tool { id: id.clone(), name: name.clone(), json: String::new() });
+                self.blocks.push(Partial::Tool {
+                    id: id.clone(),
+                    name: name.clone(),
+                    json: String::new(),
+                    signature: None,
+                });
+            }
+            StreamEvent::ToolCallSignature { index, signature } => {
+                if let Some(Partial::Tool { signature: slot, .. }) =
+                    self.tool_slots.get(index).and_then(|&slot| self.blocks.get_mut(slot))
+                {
+                    *slot = Some(signature.clone());
+                }
             }
             StreamEvent::ToolCallDelta { index, json } => {
                 if let Some(Partial::Tool { json: existing, .. }) =
@@ -93,8 +105,8 @@ impl MessageAssembler {
                 Partial::Text(text) => Some(ContentBlock::Text { text }),
                 Partial::Thinking { text, signature } => Some(ContentBlock::Thinking { thinking: text, signature }),
                 Partial::Redacted(data) => Some(ContentBlock::RedactedThinking { data }),
-                Partial::Tool { id, name, json } => {
-                    Some(ContentBlock::ToolUse { id, name, input: parse_arguments(&json) })
+                Partial::Tool { id, name, json, signature } => {
+                    Some(ContentBlock::ToolUse { id, name, input: parse_arguments(&json), signature })
                 }
             })
             .collect();

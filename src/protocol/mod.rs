@@ -56,11 +56,14 @@ pub enum ContentBlock {
         data: String,
         name: String,
     },
-    /// The model asks for a tool call.
+    /// The model asks for a tool call. `signature` is an opaque token the provider attached to
+    /// the call (Gemini's thought signature), which must go back with it unchanged.
     ToolUse {
         id: String,
         name: String,
         input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
     },
     /// The answer to a `ToolUse` with the same id.
     ToolResult {
@@ -89,6 +92,11 @@ impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }
+    }
+
+    /// A tool call without a provider's signature.
+    pub fn tool_use(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        ContentBlock::ToolUse { id: id.into(), name: name.into(), input, signature: None }
     }
 }
 
@@ -125,7 +133,7 @@ impl Message {
     /// The tool calls in this message, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
         self.content.iter().filter_map(|b| match b {
-            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
+            ContentBlock::ToolUse { id, name, input, .. } => Some((id.as_str(), name.as_str(), input)),
             _ => None,
         })
     }
@@ -428,6 +436,12 @@ pub enum StreamEvent {
         id: String,
         name: String,
     },
+    /// The opaque signature the provider attached to a started tool call (Gemini's thought
+    /// signature), to be sent back with the call.
+    ToolCallSignature {
+        index: usize,
+        signature: String,
+    },
     /// A piece of the tool call's JSON arguments.
     ToolCallDelta {
         index: usize,
@@ -474,6 +488,7 @@ impl StreamEvent {
                 | StreamEvent::ThinkingSignature { .. }
                 | StreamEvent::RedactedThinking { .. }
                 | StreamEvent::ToolCallStart { .. }
+                | StreamEvent::ToolCallSignature { .. }
                 | StreamEvent::ToolCallDelta { .. }
                 | StreamEvent::ToolCallEnd { .. }
         )

@@ -1,6 +1,7 @@
-//! What a server's address says about it: its authority (host and port), and whether it is
-//! this machine. One reading for every check that asks: a connection that fails fast, a model
-//! that costs nothing, a server asked how much context it serves.
+//! What a server's address says about it: its authority (host and port), whether it is this
+//! machine, and whether it is Google's. One reading for every check that asks: a connection
+//! that fails fast, a model that costs nothing, a server asked how much context it serves, tool
+//! calls that carry Gemini's signatures.
 
 /// The authority of `url` (`host:port`), without the scheme, the user, the path, the query and
 /// the fragment.
@@ -11,16 +12,27 @@ pub(crate) fn authority(url: &str) -> &str {
     authority.rsplit_once('@').map_or(authority, |(_, host)| host)
 }
 
-/// Whether `url` names this machine (`localhost` and its subdomains, `127.x.x.x`, `[::1]`).
-pub(crate) fn is_loopback(url: &str) -> bool {
+/// The host of `url`, lower-cased, without the port (and an IPv6 address without brackets).
+fn host(url: &str) -> String {
     let authority = authority(url);
     let host = if authority.starts_with('[') {
         authority.split(']').next().unwrap_or("").trim_start_matches('[')
     } else {
         authority.split(':').next().unwrap_or("")
     };
-    let host = host.to_ascii_lowercase();
+    host.to_ascii_lowercase()
+}
+
+/// Whether `url` names this machine (`localhost` and its subdomains, `127.x.x.x`, `[::1]`).
+pub(crate) fn is_loopback(url: &str) -> bool {
+    let host = host(url);
     host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
+}
+
+/// Whether `url` is one of Google's APIs (the Gemini API's OpenAI-compatible endpoint, Vertex
+/// AI's).
+pub(crate) fn is_google(url: &str) -> bool {
+    host(url).ends_with(".googleapis.com")
 }
 
 #[cfg(test)]
@@ -36,6 +48,19 @@ mod tests {
         }
         for url in ["https://api.anthropic.com/v1", "http://10.0.0.2:11434", "https://localhost.example.com"] {
             assert!(!is_loopback(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn google_is_its_api_hosts() {
+        assert!(is_google("https://generativelanguage.googleapis.com/v1beta/openai"));
+        assert!(is_google("https://us-central1-aiplatform.googleapis.com/v1/projects/p/endpoints/openapi"));
+        for url in [
+            "https://googleapis.com.example.org/v1",
+            "http://localhost:8080/v1beta/openai",
+            "https://openrouter.ai/api/v1",
+        ] {
+            assert!(!is_google(url), "{url}");
         }
     }
 

@@ -3,7 +3,9 @@
 //!
 //! Both providers' error bodies are understood: Anthropic's
 //! `{"type":"error","error":{"type":"rate_limit_error","message":…}}` and OpenAI's (and
-//! OpenRouter's) `{"error":{"message":…,"type":…,"code":…}}`, whose `code` may be a number.
+//! OpenRouter's) `{"error":{"message":…,"type":…,"code":…}}`, whose `code` may be a number; and
+//! Google's, `[{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT","details":[{"reason":…}]}}]`
+//! (a list, or its one member).
 
 use serde_json::Value;
 
@@ -74,8 +76,11 @@ pub fn classify_error_object(value: &Value) -> ProviderError {
 }
 
 /// The object describing the error in a body: `body.error` if it is an object, else the body
-/// itself if it has a `message`.
+/// itself if it has a `message`; in a list (Google's), its first member's.
 fn error_object(body: &Value) -> Option<&Value> {
+    if let Value::Array(list) = body {
+        return list.first().and_then(error_object);
+    }
     match body.get("error") {
         Some(inner) if inner.is_object() => Some(inner),
         Some(Value::String(_)) => Some(body),
@@ -91,7 +96,17 @@ fn describe(object: &Value) -> (Option<String>, String) {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     };
-    let type_or_code = object.get("type").and_then(text).or_else(|| object.get("code").and_then(text));
+    // Google's: the reason in its details (`API_KEY_INVALID`), else its status (`UNAUTHENTICATED`).
+    let google = || {
+        let details = object.get("details").and_then(Value::as_array)?;
+        details.iter().find_map(|d| d.get("reason").and_then(text)).or_else(|| object.get("status").and_then(text))
+    };
+    let type_or_code = object
+        .get("type")
+        .and_then(text)
+        .or_else(google)
+        .or_else(|| object.get("status").and_then(Value::as_str).map(str::to_string))
+        .or_else(|| object.get("code").and_then(text));
     let message =
         object.get("message").and_then(text).or_else(|| object.get("error").and_then(text)).unwrap_or_default();
     // OpenRouter puts the upstream provider's own message in metadata.raw.
@@ -105,11 +120,28 @@ fn describe(object: &Value) -> (Option<String>, String) {
 
 fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {
     Some(match type_or_code {
-        "rate_limit_error" | "rate_limit_exceeded" | "429" | "insufficient_quota" => ErrorKind::RateLimited,
-        "overloaded_error" | "529" | "api_error" | "server_error" | "500" | "502" | "503" => ErrorKind::Overloaded,
-        "authentication_error" | "permission_error" | "invalid_api_key" | "401" | "403" => ErrorKind::Auth,
+        "rate_limit_error" | "rate_limit_exceeded" | "429" | "insufficient_quota" | "RESOURCE_EXHAUSTED" => {
+            ErrorKind::RateLimited
+        }
+        "overloaded_error" | "529" | "api_error" | "server_error" | "500" | "502" | "503" | "UNAVAILABLE"
+        | "INTERNAL" => ErrorKind::Overloaded,
+        "authentication_error"
+        | "permission_error"
+        | "invalid_api_key"
+        | "401"
+        | "403"
+        | "API_KEY_INVALID"
+        | "UNAUTHENTICATED"
+        | "PERMISSION_DENIED" => ErrorKind::Auth,
         "context_length_exceeded" | "request_too_large" | "413" => ErrorKind::ContextOverflow,
-        "invalid_request_error" | "not_found_error" | "400" | "404" | "422" => ErrorKind::BadRequest,
+        "invalid_request_error"
+        | "not_found_error"
+        | "400"
+        | "404"
+        | "422"
+        | "INVALID_ARGUMENT"
+        | "NOT_FOUND"
+        | "FAILED_PRECONDITION" => ErrorKind::BadRequest,
         _ => return None,
     })
 }

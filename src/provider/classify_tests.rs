@@ -72,6 +72,25 @@ fn openai_and_openrouter_error_bodies() {
     let e = classify(404, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#);
     assert_eq!(e.kind, ErrorKind::BadRequest);
     assert!(e.message.contains("llama9"));
+    // Google's: a list of one, a 400 that is a refused key, a 429 that is a quota.
+    let body = json!([{"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]}}])
+    .to_string();
+    let e = classify(400, &body);
+    assert_eq!(e.kind, ErrorKind::Auth);
+    assert_eq!(e.message, "API key not valid. Please pass a valid API key.");
+    let body = json!([{"error": {"code": 429, "message": "You exceeded your current quota.",
+        "status": "RESOURCE_EXHAUSTED"}}])
+    .to_string();
+    assert_eq!(classify(429, &body).kind, ErrorKind::RateLimited);
+    let body =
+        json!({"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts.",
+        "status": "INVALID_ARGUMENT"}})
+        .to_string();
+    let e = classify(400, &body);
+    assert_eq!(e.kind, ErrorKind::BadRequest);
+    assert!(e.message.starts_with("Function call is missing a thought_signature"));
 }
 
 #[test]

@@ -47,6 +47,8 @@ impl ProviderKind {
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 /// OpenAI's API; requests go to `{base}/chat/completions`, as for every compatible server.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// Google's Gemini API, OpenAI-compatible; requests go to `{base}/chat/completions`.
+pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta/openai";
 /// OpenRouter.
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// Ollama on this machine.
@@ -254,7 +256,11 @@ pub fn build(
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             let official = config.kind == ProviderKind::OpenAi;
-            let options = OpenAiOptions { max_completion_tokens: official, echo_reasoning: config.echo_reasoning };
+            let options = OpenAiOptions {
+                max_completion_tokens: official,
+                echo_reasoning: config.echo_reasoning,
+                thought_signatures: super::address::is_google(base_url),
+            };
             let name = if official { "openai" } else { "openai-compatible" };
             Box::new(
                 OpenAiProvider::new(transport, name, base_url, api_key, config.model.clone(), options, headers)

@@ -31,6 +31,11 @@ const WINDOWS: &[(&str, u32)] = &[
     ("gemini-1-5-pro", 2_097_152),
     ("gemini-1-5-flash", 1_048_576),
     ("gemini-2", 1_048_576),
+    ("gemini-3", 1_048_576),
+    // Google's aliases for its newest models.
+    ("gemini-flash-latest", 1_048_576),
+    ("gemini-flash-lite-latest", 1_048_576),
+    ("gemini-pro-latest", 1_048_576),
 ];
 
 /// The context window of the model `id` if the list knows it (also through OpenRouter, whose
@@ -54,6 +59,8 @@ mod tests {
         assert_eq!(known_context_window("gpt-5-chat-latest"), Some(128_000));
         assert_eq!(known_context_window("o1-mini"), Some(128_000));
         assert_eq!(known_context_window("google/gemini-2.5-pro"), Some(1_048_576));
+        assert_eq!(known_context_window("gemini-flash-latest"), Some(1_048_576));
+        assert_eq!(known_context_window("models/gemini-3-pro-preview"), Some(1_048_576));
     }
 
     #[test]

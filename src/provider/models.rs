@@ -98,6 +98,8 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         let Some(id) = entry.get("id").or_else(|| entry.get("name")).and_then(Value::as_str).map(str::trim) else {
             continue;
         };
+        // Google lists `models/gemini-2.5-flash`; its chat endpoint takes the bare name.
+        let id = id.strip_prefix("models/").unwrap_or(id);
         if id.is_empty() || !chats(kind, id) || !seen.insert(id.to_string()) {
             continue;
         }
@@ -137,11 +139,13 @@ fn server_price(pricing: &Value) -> Option<ModelPrice> {
     Some(ModelPrice { input: million(input), output: million(output), cache_read, cache_write })
 }
 
-/// Whether the model `id` chats: not an embedding model anywhere, and on OpenAI's own list not
-/// one for speech, images, moderation, the old completions API or only the Responses API.
+/// Whether the model `id` chats: not an embedding model, nor one of Google's for images, video,
+/// speech or attributed answers, anywhere; and on OpenAI's own list not one for speech, images,
+/// moderation, the old completions API or only the Responses API.
 fn chats(kind: ProviderKind, id: &str) -> bool {
     let id = id.to_ascii_lowercase();
-    if id.contains("embed") {
+    const NEVER: [&str; 6] = ["embed", "imagen", "veo-", "-tts", "native-audio", "aqa"];
+    if NEVER.iter().any(|word| id.contains(word)) {
         return false;
     }
     // The last four answer only OpenAI's Responses API, not Chat Completions.
@@ -261,6 +265,21 @@ mod tests {
         assert_eq!((price.input, price.output, price.cache_read, price.cache_write), (3.0, 15.0, 0.3, 3.0));
         // A name that only repeats the id is no name.
         assert_eq!(models[1].name, None);
+    }
+
+    #[test]
+    fn gemini_lists_bare_names_and_only_the_models_that_chat() {
+        let body = r#"{"object":"list","data":[
+            {"id":"models/gemini-2.5-flash","object":"model","owned_by":"google"},
+            {"id":"models/gemini-embedding-001","object":"model","owned_by":"google"},
+            {"id":"models/imagen-4.0-generate-001","object":"model","owned_by":"google"},
+            {"id":"models/veo-3.0-generate-001","object":"model","owned_by":"google"},
+            {"id":"models/gemini-2.5-flash-preview-tts","object":"model","owned_by":"google"},
+            {"id":"models/gemini-2.5-flash-native-audio-latest","object":"model","owned_by":"google"},
+            {"id":"models/aqa","object":"model","owned_by":"google"},
+            {"id":"models/gemini-flash-latest","object":"model","owned_by":"google"}]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(ids(&models), ["gemini-2.5-flash", "gemini-flash-latest"]);
     }
 
     #[test]

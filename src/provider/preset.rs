@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::config::{
-    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL,
-    OPENROUTER_BASE_URL,
+    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL,
+    OPENAI_BASE_URL, OPENROUTER_BASE_URL,
 };
 
 /// A provider by name.
@@ -19,6 +19,8 @@ pub enum ProviderPreset {
     Anthropic,
     #[serde(rename = "openai")]
     OpenAi,
+    /// Google's Gemini API, through its OpenAI-compatible endpoint.
+    Gemini,
     #[serde(rename = "openrouter")]
     OpenRouter,
     Ollama,
@@ -40,15 +42,18 @@ pub struct PresetInfo {
     /// The model used when the user names none (empty: they must).
     pub default_model: String,
     pub needs_key: bool,
+    /// Where a user gets a key (empty where none is needed).
+    pub key_url: String,
     /// Headers the service asks every request to carry.
     pub headers: BTreeMap<String, String>,
 }
 
 impl ProviderPreset {
     /// Every preset, in the order the settings list them.
-    pub const ALL: [ProviderPreset; 6] = [
+    pub const ALL: [ProviderPreset; 7] = [
         ProviderPreset::Anthropic,
         ProviderPreset::OpenAi,
+        ProviderPreset::Gemini,
         ProviderPreset::OpenRouter,
         ProviderPreset::Ollama,
         ProviderPreset::LmStudio,
@@ -61,6 +66,10 @@ impl ProviderPreset {
                 ("Anthropic", ProviderKind::Anthropic, ANTHROPIC_BASE_URL, "claude-sonnet-4-5", true)
             }
             ProviderPreset::OpenAi => ("OpenAI", ProviderKind::OpenAi, OPENAI_BASE_URL, "gpt-4.1", true),
+            // Google's alias for its newest Flash model, which has a free tier.
+            ProviderPreset::Gemini => {
+                ("Google Gemini", ProviderKind::OpenAiCompatible, GEMINI_BASE_URL, "gemini-flash-latest", true)
+            }
             ProviderPreset::OpenRouter => {
                 ("OpenRouter", ProviderKind::OpenAiCompatible, OPENROUTER_BASE_URL, "anthropic/claude-sonnet-4.5", true)
             }
@@ -71,6 +80,13 @@ impl ProviderPreset {
                 ("LM Studio (local)", ProviderKind::OpenAiCompatible, LM_STUDIO_BASE_URL, "", false)
             }
             ProviderPreset::Custom => ("Custom (OpenAI-compatible)", ProviderKind::OpenAiCompatible, "", "", false),
+        };
+        let key_url = match self {
+            ProviderPreset::Anthropic => "https://console.anthropic.com/settings/keys",
+            ProviderPreset::OpenAi => "https://platform.openai.com/api-keys",
+            ProviderPreset::Gemini => "https://aistudio.google.com/apikey",
+            ProviderPreset::OpenRouter => "https://openrouter.ai/keys",
+            ProviderPreset::Ollama | ProviderPreset::LmStudio | ProviderPreset::Custom => "",
         };
         let headers = match self {
             // OpenRouter ranks apps by these; without them requests still work.
@@ -86,6 +102,7 @@ impl ProviderPreset {
             base_url: base_url.into(),
             default_model: default_model.into(),
             needs_key,
+            key_url: key_url.into(),
             headers,
         }
     }
@@ -125,12 +142,15 @@ mod tests {
         let names: Vec<String> = ProviderPreset::ALL.iter().map(|p| serde_json::to_string(p).unwrap()).collect();
         assert_eq!(
             names,
-            ["\"anthropic\"", "\"openai\"", "\"openrouter\"", "\"ollama\"", "\"lmstudio\"", "\"custom\""]
+            ["\"anthropic\"", "\"openai\"", "\"gemini\"", "\"openrouter\"", "\"ollama\"", "\"lmstudio\"", "\"custom\""]
         );
         let openrouter = ProviderPreset::OpenRouter.config("x/y");
         assert_eq!(openrouter.base_url.as_deref(), Some(OPENROUTER_BASE_URL));
         assert_eq!(openrouter.headers.get("X-Title").map(String::as_str), Some("Vault Agent"));
         assert_eq!(ProviderPreset::Custom.config("m").base_url, None);
+        let gemini = ProviderPreset::Gemini.config("gemini-flash-latest");
+        assert_eq!(gemini.base_url.as_deref(), Some("https://generativelanguage.googleapis.com/v1beta/openai"));
+        assert_eq!(gemini.kind, ProviderKind::OpenAiCompatible);
         assert!(presets_ts().contains("\"lmstudio\": {\"name\":\"LM Studio (local)\""));
     }
 }

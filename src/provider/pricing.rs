@@ -38,6 +38,12 @@ impl ModelPrice {
         ModelPrice { input, output, cache_read: cached, cache_write: input }
     }
 
+    /// Google's scheme: input read from its implicit cache costs a tenth; caching itself
+    /// costs nothing extra.
+    const fn google(input: f64, output: f64) -> ModelPrice {
+        ModelPrice { input, output, cache_read: input * 0.1, cache_write: input }
+    }
+
     /// The cost of `usage` in US dollars.
     pub fn cost(&self, usage: &Usage) -> f64 {
         let tokens = |n: u64, price: f64| n as f64 * price / 1_000_000.0;
@@ -73,6 +79,16 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("o3-mini", ModelPrice::openai(1.1, 4.4, 0.55)),
     ("o3", ModelPrice::openai(2.0, 8.0, 0.5)),
     ("o1", ModelPrice::openai(15.0, 60.0, 7.5)),
+    // Prompts up to 200,000 tokens (the Pro models cost more above); the paid tier's prices
+    // (the free tier costs nothing, within its limits). The `-latest` aliases move, so they
+    // are not priced.
+    ("gemini-3-pro", ModelPrice::google(2.0, 12.0)),
+    ("gemini-3-flash", ModelPrice::google(0.5, 3.0)),
+    ("gemini-2-5-pro", ModelPrice::google(1.25, 10.0)),
+    ("gemini-2-5-flash", ModelPrice::google(0.3, 2.5)),
+    ("gemini-2-5-flash-lite", ModelPrice::google(0.1, 0.4)),
+    ("gemini-2-0-flash", ModelPrice::google(0.1, 0.4)),
+    ("gemini-2-0-flash-lite", ModelPrice::google(0.075, 0.3)),
 ];
 
 /// The price of the model `config` names: free for a server on this machine (Ollama, LM
@@ -125,6 +141,10 @@ mod tests {
         let price = |model: &str| price_for(&ProviderConfig::openai(model, "k")).unwrap().input;
         assert_eq!(price("gpt-4.1-mini"), 0.4);
         assert_eq!(price("gpt-4.1"), 2.0);
+        assert_eq!(price("gemini-2.5-flash-lite"), 0.1);
+        assert_eq!(price("models/gemini-2.5-flash"), 0.3);
+        assert_eq!(price("google/gemini-3-pro-preview"), 2.0);
+        assert!(list_price("gemini-flash-latest").is_none(), "an alias moves");
         assert_eq!(price("gpt-4o-mini-2024-07-18"), 0.15);
         assert_eq!(price("claude-opus-4-5"), 5.0);
         assert_eq!(price("claude-opus-4-1-20250805"), 15.0);

@@ -73,7 +73,7 @@ async function requests(id) {
  * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
  * open. `provider` names a mock session to point an Anthropic provider at (null: none).
  */
-async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl } = {}) {
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl, keys = {} } = {}) {
   const viewport = mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 };
   const page = await browser.newPage({ viewport, hasTouch: !!mobile });
   // A platform that cannot make a worker: the core runs in the page's thread.
@@ -93,6 +93,7 @@ async function openHost({ mock = null, data = {}, theme = "light", files = NOTES
     };
     secrets["vault-agent-anthropic-key"] = "test-key";
   }
+  Object.assign(secrets, keys);
   if (transport) pluginData.transport = transport;
   await page.addInitScript((config) => {
     window.FAKE_HOST_CONFIG = config;
@@ -1114,6 +1115,54 @@ test("the settings tab tests the connection", async () => {
   await page.waitForFunction(() => window.progressSeen.some((t) => t.startsWith("Indexing 4/4 notes")));
   await page.waitForFunction(() => window.progressSeen.at(-1).startsWith("Search index: 4 notes. Notes are indexed as they change."));
   await page.screenshot({ path: `${ARTIFACTS}/settings-light.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("Google Gemini: the settings say where to get a key; a tool call in Gemini's shape (no index, ended by stop) runs", async () => {
+  const id = `e2e-gemini-${Date.now()}`;
+  // Gemini's OpenAI-compatible stream: the call has no index, carries a thought signature, and
+  // the turn ends with "stop".
+  const chunk = (choice) => `data: ${JSON.stringify({ choices: [{ index: 0, ...choice }], model: "gemini-flash-latest", object: "chat.completion.chunk" })}\n\n`;
+  const raw =
+    chunk({ delta: { role: "assistant", content: "Let me read it." } }) +
+    chunk({
+      delta: {
+        role: "assistant",
+        tool_calls: [{
+          extra_content: { google: { thought_signature: "CpwCAdHt" } },
+          function: { name: "read_file", arguments: JSON.stringify({ path: "Cooking/Bread.md" }) },
+          id: "function-call-1",
+          type: "function",
+        }],
+      },
+      finish_reason: "stop",
+    }) +
+    "data: [DONE]\n\n";
+  await script(id, [{ raw, chunkSize: 40 }, { text: "Bake the sourdough at 230 °C." }]);
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "gemini", model: "", baseUrl: `${origin}/mock/${id}/openai/v1` } },
+    keys: { "vault-agent-gemini-key": "AIza-e2e" },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  const sent = await requests(id);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0].body.model, "gemini-flash-latest", "the preset's model when none is named");
+  assert.equal(sent[0].headers.authorization, "Bearer AIza-e2e");
+  const result = sent[1].body.messages.find((m) => m.role === "tool");
+  assert.equal(result.tool_call_id, "function-call-1");
+  assert.match(result.content, /230 °C/);
+
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  const link = settings.locator('a[href="https://aistudio.google.com/apikey"]');
+  await link.waitFor();
+  assert.equal(await link.innerText(), "aistudio.google.com/apikey");
+  assert.equal(await settings.locator("select").first().inputValue(), "gemini");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-gemini.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -15,7 +15,8 @@ use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
 use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
 use vault_agent::provider::{
-    build, complete, LocalServer, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, RetryPolicy, TextToolDialect,
+    build, complete, LocalServer, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
+    TextToolDialect,
 };
 
 use crate::provider_support::*;
@@ -309,6 +310,41 @@ fn a_request_may_name_another_model_than_the_providers() {
     }
 }
 
+/// Gemini through its OpenAI-compatible endpoint (the settings' Google Gemini): calls without
+/// an `index`, the first with a thought signature, ended by "stop"; the next request sends the
+/// signature back on that call, as Gemini 3 requires.
+#[test]
+fn gemini_tool_calls_come_back_with_their_thought_signature() {
+    let http =
+        FakeHttp::new(vec![Reply::sse(&fixture("gemini/tool_calls.sse")), Reply::sse(&fixture("openai/text.sse"))]);
+    let (provider, _) = make(ProviderPreset::Gemini.config("gemini-3-flash-preview").with_api_key("AIza-test"), &http);
+    let answer = assemble(&collect(provider.as_ref(), &request()));
+    assert_eq!(answer.stop_reason(), Some(&StopReason::ToolUse));
+    assert_eq!(answer.usage(), Usage { input_tokens: 131, output_tokens: 38, ..Default::default() });
+    let answer = answer.finish();
+    let ids: Vec<String> = answer.tool_uses().map(|(id, _, _)| id.to_string()).collect();
+    assert_eq!(ids.len(), 2, "two calls, though neither has an index");
+
+    let mut next = request();
+    next.messages.push(answer);
+    next.messages.push(Message {
+        role: Role::User,
+        content: ids
+            .iter()
+            .map(|id| ContentBlock::ToolResult { tool_use_id: id.clone(), content: "none".into(), is_error: false })
+            .collect(),
+    });
+    collect(provider.as_ref(), &next);
+    let sent = &http.requests()[1];
+    assert_eq!(sent.url, "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
+    assert!(sent.headers.contains(&("authorization".into(), "Bearer AIza-test".into())));
+    let body = FakeHttp::body_json(sent);
+    let calls = body["messages"][2]["tool_calls"].as_array().unwrap().clone();
+    assert_eq!(calls[0]["extra_content"], json!({"google": {"thought_signature": "CpwCAdHtim9TqZ3Vb0r8Yx7c2Q=="}}));
+    assert!(calls[1].get("extra_content").is_none());
+    assert_eq!(body["messages"][3]["tool_call_id"], "function-call-8841627512359826401");
+}
+
 // ---- retries, on a test clock ----
 
 fn retries(events: &[StreamEvent]) -> Vec<(u32, u64, ErrorKind)> {
@@ -557,6 +593,7 @@ fn text_tool_calls_become_tool_call_events() {
             id: "t1".into(),
             name: "search_notes".into(),
             input: json!({"query": "dogs"}),
+            signature: None,
         }],
     });
     history.messages.push(Message {

@@ -140,10 +140,8 @@ impl AgentTask {
         }
         // The plan goes into the history as the assistant's calls, so the final turns (and any
         // later task of the conversation) see what ran, as after any turn.
-        let content = calls
-            .iter()
-            .map(|c| ContentBlock::ToolUse { id: c.id.clone(), name: c.name.clone(), input: c.input.clone() })
-            .collect();
+        let content =
+            calls.iter().map(|c| ContentBlock::tool_use(c.id.clone(), c.name.clone(), c.input.clone())).collect();
         self.history.push(Message { role: Role::Assistant, content });
         self.pipeline.set_digest(Some(DIGEST_CHARS));
         Some(self.budgeted(calls, run))

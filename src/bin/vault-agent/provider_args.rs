@@ -1,6 +1,6 @@
 //! The provider options `chat` and `run` share, and the config they make.
 
-use vault_agent::provider::{ProviderConfig, ProviderKind, OPENAI_BASE_URL};
+use vault_agent::provider::{ProviderConfig, ProviderKind, GEMINI_BASE_URL, OPENAI_BASE_URL};
 use vault_agent::{Error, Result};
 
 /// The APIs the CLI can talk to.
@@ -11,6 +11,9 @@ pub enum Provider {
     /// OpenAI Chat Completions, or any compatible server by --base-url (key: --api-key or
     /// OPENAI_API_KEY; optional for local servers).
     Openai,
+    /// Google's Gemini API, through its OpenAI-compatible endpoint (key: --api-key or
+    /// GEMINI_API_KEY).
+    Gemini,
 }
 
 #[derive(clap::Args)]
@@ -25,7 +28,7 @@ pub struct ProviderArgs {
     /// before /chat/completions, e.g. http://localhost:11434/v1 for Ollama).
     #[arg(long)]
     base_url: Option<String>,
-    /// The API key; defaults to $ANTHROPIC_API_KEY or $OPENAI_API_KEY.
+    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY or $GEMINI_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
     /// The output limit in tokens per model call.
@@ -54,15 +57,20 @@ impl ProviderArgs {
                 let official = self.base_url.as_deref().is_none_or(|url| url.trim_end_matches('/') == OPENAI_BASE_URL);
                 (if official { ProviderKind::OpenAi } else { ProviderKind::OpenAiCompatible }, "OPENAI_API_KEY")
             }
+            Provider::Gemini => (ProviderKind::OpenAiCompatible, "GEMINI_API_KEY"),
         };
         let mut config = ProviderConfig::new(kind, &self.model);
         config.base_url = self.base_url.clone();
+        if matches!(self.provider, Provider::Gemini) {
+            config.base_url.get_or_insert_with(|| GEMINI_BASE_URL.to_string());
+        }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;
-        let name = match kind {
-            ProviderKind::Anthropic => "Anthropic",
-            ProviderKind::OpenAi => "OpenAI",
-            ProviderKind::OpenAiCompatible => return Ok(config),
+        let name = match (self.provider, kind) {
+            (Provider::Gemini, _) => "Gemini",
+            (_, ProviderKind::Anthropic) => "Anthropic",
+            (_, ProviderKind::OpenAi) => "OpenAI",
+            (_, ProviderKind::OpenAiCompatible) => return Ok(config),
         };
         if config.api_key.is_none() {
             return Err(Error::Invalid(format!("{name} needs an API key: pass --api-key or set {env_key}")));

@@ -127,7 +127,7 @@ fn block(block: &ContentBlock) -> Option<Value> {
         ContentBlock::Document { media_type, data, name } => json!({
             "type": "document", "title": name,
             "source": {"type": "base64", "media_type": media_type, "data": data}}),
-        ContentBlock::ToolUse { id, name, input } => {
+        ContentBlock::ToolUse { id, name, input, .. } => {
             // Arguments that were not a JSON object (kept as a string by the assembler) cannot
             // be sent as `input`; the tool result already told the model what was wrong.
             let input = if input.is_object() { input.clone() } else { json!({}) };

@@ -18,8 +18,8 @@ fn request() -> ModelRequest {
                     ContentBlock::Thinking { thinking: "from elsewhere".into(), signature: None },
                     ContentBlock::RedactedThinking { data: "opaque".into() },
                     ContentBlock::text("Searching."),
-                    ContentBlock::ToolUse { id: "toolu_1".into(), name: "search".into(), input: json!({"q": "cats"}) },
-                    ContentBlock::ToolUse { id: "toolu_2".into(), name: "read".into(), input: json!("{broken") },
+                    ContentBlock::tool_use("toolu_1", "search", json!({"q": "cats"})),
+                    ContentBlock::tool_use("toolu_2", "read", json!("{broken")),
                 ],
             },
             Message {

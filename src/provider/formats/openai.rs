@@ -5,11 +5,14 @@
 //! messages; tools as `function`s; `stream_options.include_usage` so the last chunk carries
 //! usage. Reasoning from an earlier turn is echoed as `reasoning_content` when
 //! [`OpenAiOptions::echo_reasoning`] is set (DeepSeek and Kimi need it with tool calls; other
-//! servers reject unknown fields).
+//! servers reject unknown fields), and a tool call's thought signature as Gemini's
+//! `extra_content` when [`OpenAiOptions::thought_signatures`] is.
 //!
 //! Stream: `data:` chunks whose `choices[0].delta` holds `content`, `reasoning_content` (or
 //! OpenRouter's `reasoning`) and `tool_calls` pieces keyed by `index`; a chunk with
-//! `finish_reason`; a usage chunk with empty `choices`; then `data: [DONE]`. An `error` member
+//! `finish_reason`; a usage chunk with empty `choices`; then `data: [DONE]`. Gemini leaves out
+//! `index` (each call has its own id), ends tool calls with `finish_reason: "stop"`, and puts
+//! a call's thought signature in `extra_content.google.thought_signature`. An `error` member
 //! in a chunk (OpenRouter reports upstream 429s this way, inside a 200) becomes an error.
 
 use std::collections::BTreeMap;
@@ -32,6 +35,17 @@ pub struct OpenAiOptions {
     pub max_completion_tokens: bool,
     /// Send the reasoning of earlier assistant turns back as `reasoning_content`.
     pub echo_reasoning: bool,
+    /// Send each tool call's signature back as `extra_content.google.thought_signature`
+    /// (Google's endpoints: Gemini 3 refuses a turn's calls without theirs).
+    pub thought_signatures: bool,
+}
+
+/// What Google's documentation says to send as the signature of a call its model did not make
+/// (one the agent planned itself, or another provider's): the call is then not checked.
+pub const UNSIGNED_CALL: &str = "skip_thought_signature_validator";
+
+fn google_signature(signature: &str) -> Value {
+    json!({"google": {"thought_signature": signature}})
 }
 
 /// The JSON body of a streamed `POST {base}/chat/completions` for `model`.
@@ -104,18 +118,25 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
+    let mut signed = false;
     for block in content {
         match block {
             ContentBlock::Text { text: t } => text.push_str(t),
             ContentBlock::Thinking { thinking, .. } => reasoning.push_str(thinking),
-            ContentBlock::ToolUse { id, name, input } => {
+            ContentBlock::ToolUse { id, name, input, signature } => {
                 // Arguments the assembler kept as a string (they were not JSON) go back as
                 // they came.
                 let arguments = match input {
                     Value::String(raw) => raw.clone(),
                     other => other.to_string(),
                 };
-                calls.push(json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}));
+                let mut call =
+                    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}});
+                if let Some(signature) = signature.as_deref().filter(|_| options.thought_signatures) {
+                    call["extra_content"] = google_signature(signature);
+                    signed = true;
+                }
+                calls.push(call);
             }
             _ => {}
         }
@@ -124,6 +145,13 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
         return None;
     }
     let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+    // Gemini signs only the first of parallel calls; a turn with none signed gets the
+    // placeholder there.
+    if options.thought_signatures && !signed {
+        if let Some(first) = calls.first_mut() {
+            first["extra_content"] = google_signature(UNSIGNED_CALL);
+        }
+    }
     if !calls.is_empty() {
         message["tool_calls"] = Value::Array(calls);
     }
@@ -155,6 +183,8 @@ struct OpenCall {
     started: bool,
     pending: String,
     name: String,
+    /// Gemini's thought signature, sent once the call has started.
+    signature: Option<String>,
     ended: bool,
 }
 
@@ -181,13 +211,24 @@ impl OpenAiDecoder {
             let id = id.map(str::to_string).unwrap_or_else(|| format!("call_{ours}"));
             self.calls.insert(
                 index,
-                OpenCall { ours, id, started: false, pending: String::new(), name: String::new(), ended: false },
+                OpenCall {
+                    ours,
+                    id,
+                    started: false,
+                    pending: String::new(),
+                    name: String::new(),
+                    signature: None,
+                    ended: false,
+                },
             );
         }
         let Some(call) = self.calls.get_mut(&index) else { return };
         self.saw_tool_call = true;
         if let Some(name) = name {
             call.name.push_str(name);
+        }
+        if let Some(signature) = piece.pointer("/extra_content/google/thought_signature").and_then(Value::as_str) {
+            call.signature = Some(signature.to_string());
         }
         call.pending.push_str(arguments);
         if !call.started && !call.name.is_empty() {
@@ -234,6 +275,9 @@ fn end_call(call: &mut OpenCall, out: &mut Vec<StreamEvent>) {
         if !call.pending.is_empty() {
             out.push(StreamEvent::ToolCallDelta { index: call.ours, json: std::mem::take(&mut call.pending) });
         }
+    }
+    if let Some(signature) = call.signature.take() {
+        out.push(StreamEvent::ToolCallSignature { index: call.ours, signature });
     }
     call.ended = true;
     out.push(StreamEvent::ToolCallEnd { index: call.ours });

@@ -15,8 +15,8 @@ fn request() -> ModelRequest {
                 role: Role::Assistant,
                 content: vec![
                     ContentBlock::Thinking { thinking: "I should search".into(), signature: None },
-                    ContentBlock::ToolUse { id: "call_1".into(), name: "search".into(), input: json!({"q": "cats"}) },
-                    ContentBlock::ToolUse { id: "call_2".into(), name: "read".into(), input: json!("{broken") },
+                    ContentBlock::tool_use("call_1", "search", json!({"q": "cats"})),
+                    ContentBlock::tool_use("call_2", "read", json!("{broken")),
                 ],
             },
             Message {
@@ -86,7 +86,7 @@ fn the_request_body_in_chat_completions_shape() {
 
 #[test]
 fn options_for_openai_itself_and_reasoning_echo() {
-    let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true };
+    let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, thought_signatures: false };
     let body = request_body("o3", &request(), &options);
     assert_eq!(body["max_completion_tokens"], 1000);
     assert!(body.get("max_tokens").is_none());
@@ -170,4 +170,73 @@ fn a_pdf_goes_as_a_file_part_with_a_data_url() {
         user["content"][1],
         json!({"type": "file", "file": {"filename": "q3.pdf", "file_data": "data:application/pdf;base64,JVBERi0"}})
     );
+}
+
+/// Gemini's OpenAI-compatible stream, as Google sends it: two calls in one chunk with no
+/// `index`, the first with its thought signature, then `finish_reason: "stop"`.
+#[test]
+fn gemini_calls_without_an_index_keep_their_signature_and_mean_tool_use() {
+    let mut d = OpenAiDecoder::new();
+    let mut events = d.decode(
+        "",
+        &json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+            {"extra_content": {"google": {"thought_signature": "CpICAdHt"}},
+             "function": {"arguments": "{\"path\":\"a.md\"}", "name": "read_file"}, "id": "function-call-1", "type": "function"},
+            {"function": {"arguments": "{\"query\":\"cats\"}", "name": "search_notes"}, "id": "function-call-2", "type": "function"}
+        ]}}]})
+        .to_string(),
+    );
+    events.extend(d.decode("", &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string()));
+    events.extend(d.decode("", "[DONE]"));
+    let mut assembler = crate::protocol::MessageAssembler::new();
+    for event in &events {
+        assembler.push(event);
+    }
+    assert_eq!(assembler.stop_reason(), Some(&StopReason::ToolUse));
+    assert_eq!(
+        assembler.finish().content,
+        vec![
+            ContentBlock::ToolUse {
+                id: "function-call-1".into(),
+                name: "read_file".into(),
+                input: json!({"path": "a.md"}),
+                signature: Some("CpICAdHt".into()),
+            },
+            ContentBlock::tool_use("function-call-2", "search_notes", json!({"query": "cats"})),
+        ]
+    );
+}
+
+/// Google's endpoint gets each call's signature back; a turn whose calls have none (planned by
+/// the agent, or made by another provider) gets Google's placeholder on its first call. Other
+/// servers get no `extra_content` at all.
+#[test]
+fn signatures_go_back_to_google_only() {
+    let signed = Message {
+        role: Role::Assistant,
+        content: vec![
+            ContentBlock::ToolUse {
+                id: "c1".into(),
+                name: "read".into(),
+                input: json!({}),
+                signature: Some("sig".into()),
+            },
+            ContentBlock::tool_use("c2", "list", json!({})),
+        ],
+    };
+    let unsigned = Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::tool_use("p1", "read", json!({})), ContentBlock::tool_use("p2", "list", json!({}))],
+    };
+    let mut r = request();
+    r.messages = vec![Message::user("go"), signed, Message::user("more"), unsigned];
+    let google = OpenAiOptions { thought_signatures: true, ..OpenAiOptions::default() };
+    let body = request_body("gemini-3-flash", &r, &google);
+    let calls = |i: usize| body["messages"][i]["tool_calls"].as_array().unwrap().clone();
+    assert_eq!(calls(2)[0]["extra_content"], json!({"google": {"thought_signature": "sig"}}));
+    assert!(calls(2)[1].get("extra_content").is_none(), "only the call Gemini signed");
+    assert_eq!(calls(4)[0]["extra_content"], json!({"google": {"thought_signature": UNSIGNED_CALL}}));
+    assert!(calls(4)[1].get("extra_content").is_none());
+    let other = request_body("m", &r, &OpenAiOptions::default());
+    assert!(!other.to_string().contains("extra_content"));
 }

@@ -334,6 +334,7 @@ fn a_restored_history_with_a_dangling_call_is_sanitised_before_it_is_sent() {
                 id: "old".into(),
                 name: "read_file".into(),
                 input: json!({"path": "x.md"}),
+                signature: None,
             }],
         },
     ];

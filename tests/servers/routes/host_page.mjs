@@ -67,9 +67,14 @@ export function demoScript() {
 
 /** The demo's plugin data and secrets, from environment variables. */
 function demoConfig(origin, env) {
-  const keyFor = { anthropic: env.ANTHROPIC_API_KEY, openai: env.OPENAI_API_KEY, openrouter: env.OPENROUTER_API_KEY };
+  const keyFor = {
+    anthropic: env.ANTHROPIC_API_KEY,
+    openai: env.OPENAI_API_KEY,
+    gemini: env.GEMINI_API_KEY,
+    openrouter: env.OPENROUTER_API_KEY,
+  };
   let preset = env.VAULT_AGENT_PROVIDER;
-  if (!preset) preset = keyFor.anthropic ? "anthropic" : keyFor.openai ? "openai" : keyFor.openrouter ? "openrouter" : "";
+  preset ||= Object.keys(keyFor).find((name) => keyFor[name]) ?? "";
   const data = { version: 1, indexing: { enabled: true } };
   const secrets = {};
   if (preset === "mock") {
