@@ -91,7 +91,7 @@ export type Role = "user" | "assistant";
 /**
  * One block of a message.
  */
-export type ContentBlock = { "type": "text", text: string, } | { "type": "image", mediaType: string, data: string, } | { "type": "document", mediaType: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, signature?: string | null, } | { "type": "tool_result", toolUseId: string, content: string, isError: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, };
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", mediaType: string, data: string, } | { "type": "document", mediaType: string, data: string, name: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, signature?: string | null, } | { "type": "tool_result", toolUseId: string, content: string, isError: boolean, } | { "type": "thinking", thinking: string, signature?: string | null, } | { "type": "redacted_thinking", data: string, } | { "type": "reasoning_details", details: JsonValue, };
 
 /**
  * A message in the history.

@@ -31,6 +31,7 @@ pub fn estimate_block(block: &ContentBlock) -> u64 {
         ContentBlock::ToolResult { content, .. } => estimate_text(content),
         ContentBlock::Thinking { thinking, .. } => estimate_text(thinking),
         ContentBlock::RedactedThinking { data } => estimate_text(data),
+        ContentBlock::ReasoningDetails { details } => estimate_text(&details.to_string()),
     }
 }
 

@@ -25,6 +25,7 @@ enum Partial {
     Text(String),
     Thinking { text: String, signature: Option<String> },
     Redacted(String),
+    Details(Value),
     Tool { id: String, name: String, json: String, signature: Option<String> },
 }
 
@@ -73,6 +74,7 @@ impl MessageAssembler {
                 }
             }
             StreamEvent::RedactedThinking { data } => self.blocks.push(Partial::Redacted(data.clone())),
+            StreamEvent::ReasoningDetails { details } => self.blocks.push(Partial::Details(details.clone())),
             StreamEvent::ToolCallEnd { .. } | StreamEvent::Retry { .. } => {}
             StreamEvent::Usage { usage } => self.usage = merge_usage(self.usage, *usage),
             StreamEvent::Done { stop_reason } => self.stop_reason = Some(stop_reason.clone()),
@@ -105,6 +107,7 @@ impl MessageAssembler {
                 Partial::Text(text) => Some(ContentBlock::Text { text }),
                 Partial::Thinking { text, signature } => Some(ContentBlock::Thinking { thinking: text, signature }),
                 Partial::Redacted(data) => Some(ContentBlock::RedactedThinking { data }),
+                Partial::Details(details) => Some(ContentBlock::ReasoningDetails { details }),
                 Partial::Tool { id, name, json, signature } => {
                     Some(ContentBlock::ToolUse { id, name, input: parse_arguments(&json), signature })
                 }

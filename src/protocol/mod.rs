@@ -86,6 +86,12 @@ pub enum ContentBlock {
     RedactedThinking {
         data: String,
     },
+    /// OpenRouter's record of the model's reasoning in this turn (its `reasoning_details`, the
+    /// pieces of one entry joined), sent back unchanged with the message: Gemini's thought
+    /// signatures travel in it. Other providers leave it out.
+    ReasoningDetails {
+        details: Value,
+    },
 }
 
 impl ContentBlock {
@@ -461,6 +467,10 @@ pub enum StreamEvent {
     RedactedThinking {
         data: String,
     },
+    /// OpenRouter's `reasoning_details` of the whole response, complete.
+    ReasoningDetails {
+        details: Value,
+    },
     /// The call failed before its first token and will be tried again after `delay_ms`; the
     /// events of the failed attempt were not delivered. Shown by the UI ("retrying in 2 s"),
     /// ignored by [`MessageAssembler`].
@@ -487,6 +497,7 @@ impl StreamEvent {
                 | StreamEvent::ThinkingDelta { .. }
                 | StreamEvent::ThinkingSignature { .. }
                 | StreamEvent::RedactedThinking { .. }
+                | StreamEvent::ReasoningDetails { .. }
                 | StreamEvent::ToolCallStart { .. }
                 | StreamEvent::ToolCallSignature { .. }
                 | StreamEvent::ToolCallDelta { .. }

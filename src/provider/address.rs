@@ -1,7 +1,7 @@
 //! What a server's address says about it: its authority (host and port), whether it is this
-//! machine, and whether it is Google's. One reading for every check that asks: a connection
-//! that fails fast, a model that costs nothing, a server asked how much context it serves, tool
-//! calls that carry Gemini's signatures.
+//! machine, and whether it is Google's or OpenRouter's. One reading for every check that asks:
+//! a connection that fails fast, a model that costs nothing, a server asked how much context it
+//! serves, the reasoning records (Gemini's signatures) sent back.
 
 /// The authority of `url` (`host:port`), without the scheme, the user, the path, the query and
 /// the fragment.
@@ -35,6 +35,12 @@ pub(crate) fn is_google(url: &str) -> bool {
     host(url).ends_with(".googleapis.com")
 }
 
+/// Whether `url` is OpenRouter's API.
+pub(crate) fn is_openrouter(url: &str) -> bool {
+    let host = host(url);
+    host == "openrouter.ai" || host.ends_with(".openrouter.ai")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +68,8 @@ mod tests {
         ] {
             assert!(!is_google(url), "{url}");
         }
+        assert!(is_openrouter("https://openrouter.ai/api/v1"));
+        assert!(!is_openrouter("https://openrouter.ai.example.com/api/v1"));
     }
 
     #[test]

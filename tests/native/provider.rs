@@ -345,6 +345,46 @@ fn gemini_tool_calls_come_back_with_their_thought_signature() {
     assert_eq!(body["messages"][3]["tool_call_id"], "function-call-8841627512359826401");
 }
 
+/// Gemini through OpenRouter: its thought signature comes in `reasoning_details` (streamed in
+/// pieces), which go back, joined, with the assistant message: OpenRouter refuses Gemini's tool
+/// calls without them.
+#[test]
+fn openrouter_reasoning_details_come_back_with_their_message() {
+    let http = FakeHttp::new(vec![
+        Reply::sse(&fixture("openrouter/gemini_tool_call.sse")),
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let (provider, _) = make(ProviderConfig::openrouter("google/gemini-3-pro-preview", "sk-or-test"), &http);
+    let answer = assemble(&collect(provider.as_ref(), &request()));
+    assert_eq!(answer.stop_reason(), Some(&StopReason::ToolUse));
+    let answer = answer.finish();
+    let id = answer.tool_uses().next().expect("a call").0.to_string();
+    let mut next = request();
+    next.messages.push(answer);
+    next.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult { tool_use_id: id, content: "none".into(), is_error: false }],
+    });
+    collect(provider.as_ref(), &next);
+    let body = FakeHttp::body_json(&http.requests()[1]);
+    let assistant = &body["messages"][2];
+    assert_eq!(assistant["tool_calls"][0]["id"], "tool_search_notes_k2Jv8Qw");
+    assert_eq!(
+        assistant["reasoning_details"],
+        json!([
+            {"type": "reasoning.text", "text": "The user asks about cats. I should search the notes.",
+             "format": "google-gemini-v1", "index": 0},
+            {"type": "reasoning.encrypted", "data": "CiQBjz1rX0sVbq", "id": "tool_search_notes_k2Jv8Qw",
+             "format": "google-gemini-v1", "index": 1}
+        ])
+    );
+    // Another server never gets them.
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/text.sse"))]);
+    let (provider, _) = make(openai(), &http);
+    collect(provider.as_ref(), &next);
+    assert!(FakeHttp::body_json(&http.requests()[0])["messages"][2].get("reasoning_details").is_none());
+}
+
 // ---- retries, on a test clock ----
 
 fn retries(events: &[StreamEvent]) -> Vec<(u32, u64, ErrorKind)> {

@@ -147,6 +147,8 @@ fn block(block: &ContentBlock) -> Option<Value> {
         }
         ContentBlock::Thinking { signature: None, .. } => return None,
         ContentBlock::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        // OpenRouter's own.
+        ContentBlock::ReasoningDetails { .. } => return None,
     })
 }
 

@@ -6,13 +6,15 @@
 //! usage. Reasoning from an earlier turn is echoed as `reasoning_content` when
 //! [`OpenAiOptions::echo_reasoning`] is set (DeepSeek and Kimi need it with tool calls; other
 //! servers reject unknown fields), and a tool call's thought signature as Gemini's
-//! `extra_content` when [`OpenAiOptions::thought_signatures`] is.
+//! `extra_content` when [`OpenAiOptions::thought_signatures`] is; OpenRouter's
+//! `reasoning_details` go back as they came when [`OpenAiOptions::reasoning_details`] is.
 //!
 //! Stream: `data:` chunks whose `choices[0].delta` holds `content`, `reasoning_content` (or
 //! OpenRouter's `reasoning`) and `tool_calls` pieces keyed by `index`; a chunk with
 //! `finish_reason`; a usage chunk with empty `choices`; then `data: [DONE]`. Gemini leaves out
 //! `index` (each call has its own id), ends tool calls with `finish_reason: "stop"`, and puts
-//! a call's thought signature in `extra_content.google.thought_signature`. An `error` member
+//! a call's thought signature in `extra_content.google.thought_signature`. OpenRouter streams
+//! `reasoning_details` entries in pieces (joined by `index`). An `error` member
 //! in a chunk (OpenRouter reports upstream 429s this way, inside a 200) becomes an error.
 
 use std::collections::BTreeMap;
@@ -38,6 +40,9 @@ pub struct OpenAiOptions {
     /// Send each tool call's signature back as `extra_content.google.thought_signature`
     /// (Google's endpoints: Gemini 3 refuses a turn's calls without theirs).
     pub thought_signatures: bool,
+    /// Send OpenRouter's `reasoning_details` back with their message (OpenRouter: Gemini's
+    /// calls are refused without the signatures in them).
+    pub reasoning_details: bool,
 }
 
 /// What Google's documentation says to send as the signature of a call its model did not make
@@ -119,6 +124,7 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
     let mut reasoning = String::new();
     let mut calls = Vec::new();
     let mut signed = false;
+    let mut details = Vec::new();
     for block in content {
         match block {
             ContentBlock::Text { text: t } => text.push_str(t),
@@ -138,6 +144,10 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
                 }
                 calls.push(call);
             }
+            ContentBlock::ReasoningDetails { details: d } if options.reasoning_details => match d {
+                Value::Array(entries) => details.extend(entries.iter().cloned()),
+                other => details.push(other.clone()),
+            },
             _ => {}
         }
     }
@@ -158,6 +168,9 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
     if options.echo_reasoning && !reasoning.is_empty() {
         message["reasoning_content"] = json!(reasoning);
     }
+    if !details.is_empty() {
+        message["reasoning_details"] = Value::Array(details);
+    }
     Some(message)
 }
 
@@ -170,6 +183,8 @@ pub struct OpenAiDecoder {
     calls: BTreeMap<u64, OpenCall>,
     next_call: usize,
     finish_reason: Option<StopReason>,
+    /// OpenRouter's `reasoning_details` so far, each entry's pieces joined.
+    details: Vec<Value>,
     saw_tool_call: bool,
     saw_chunk: bool,
     finished: bool,
@@ -240,6 +255,31 @@ impl OpenAiDecoder {
         }
     }
 
+    /// Joins a piece of a `reasoning_details` entry to the entry of the same `index` and type
+    /// (its text, summary or data continued; other fields as the latest piece has them), or
+    /// starts a new entry.
+    fn reasoning_detail(&mut self, piece: &Value) {
+        let Some(fields) = piece.as_object() else { return };
+        let same = |entry: &&mut Value| {
+            fields.contains_key("index")
+                && entry.get("index") == piece.get("index")
+                && entry.get("type") == piece.get("type")
+        };
+        let Some(entry) = self.details.iter_mut().find(same).and_then(Value::as_object_mut) else {
+            self.details.push(piece.clone());
+            return;
+        };
+        for (key, value) in fields {
+            match (key.as_str(), value, entry.get_mut(key)) {
+                ("text" | "summary" | "data", Value::String(more), Some(Value::String(sofar))) => sofar.push_str(more),
+                (_, Value::Null, _) => {}
+                _ => {
+                    entry.insert(key.clone(), value.clone());
+                }
+            }
+        }
+    }
+
     fn end_calls(&mut self, out: &mut Vec<StreamEvent>) {
         let mut calls: Vec<&mut OpenCall> = self.calls.values_mut().collect();
         crate::sort::sort_by_key(&mut calls, |c| c.ours);
@@ -250,6 +290,9 @@ impl OpenAiDecoder {
 
     fn done(&mut self) -> Vec<StreamEvent> {
         let mut out = Vec::new();
+        if !self.details.is_empty() {
+            out.push(StreamEvent::ReasoningDetails { details: Value::Array(std::mem::take(&mut self.details)) });
+        }
         self.end_calls(&mut out);
         self.finished = true;
         let reason = match self.finish_reason.clone() {
@@ -310,6 +353,9 @@ impl StreamDecoder for OpenAiDecoder {
             }
             if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
                 out.push(StreamEvent::TextDelta { text: text.to_string() });
+            }
+            for piece in delta.get("reasoning_details").and_then(Value::as_array).into_iter().flatten() {
+                self.reasoning_detail(piece);
             }
             for piece in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
                 self.tool_call_piece(piece, &mut out);

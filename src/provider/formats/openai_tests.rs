@@ -86,7 +86,12 @@ fn the_request_body_in_chat_completions_shape() {
 
 #[test]
 fn options_for_openai_itself_and_reasoning_echo() {
-    let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, thought_signatures: false };
+    let options = OpenAiOptions {
+        max_completion_tokens: true,
+        echo_reasoning: true,
+        thought_signatures: false,
+        reasoning_details: false,
+    };
     let body = request_body("o3", &request(), &options);
     assert_eq!(body["max_completion_tokens"], 1000);
     assert!(body.get("max_tokens").is_none());
