@@ -259,7 +259,7 @@ pub fn build(
             let options = OpenAiOptions {
                 max_completion_tokens: official,
                 echo_reasoning: config.echo_reasoning,
-                thought_signatures: super::address::is_google(base_url),
+                gemini: super::address::is_google(base_url),
                 reasoning_details: super::address::is_openrouter(base_url),
             };
             let name = if official { "openai" } else { "openai-compatible" };

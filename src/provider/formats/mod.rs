@@ -2,6 +2,7 @@
 //! async — so each is tested from recorded streams.
 
 pub mod anthropic;
+pub mod gemini_schema;
 pub mod openai;
 
 use super::sse::SseEvent;

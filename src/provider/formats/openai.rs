@@ -5,8 +5,8 @@
 //! messages; tools as `function`s; `stream_options.include_usage` so the last chunk carries
 //! usage. Reasoning from an earlier turn is echoed as `reasoning_content` when
 //! [`OpenAiOptions::echo_reasoning`] is set (DeepSeek and Kimi need it with tool calls; other
-//! servers reject unknown fields), and a tool call's thought signature as Gemini's
-//! `extra_content` when [`OpenAiOptions::thought_signatures`] is; OpenRouter's
+//! servers reject unknown fields); for Gemini ([`OpenAiOptions::gemini`]) a tool call's thought
+//! signature goes back as `extra_content` and tool schemas keep to what Gemini reads; OpenRouter's
 //! `reasoning_details` go back as they came when [`OpenAiOptions::reasoning_details`] is.
 //!
 //! Stream: `data:` chunks whose `choices[0].delta` holds `content`, `reasoning_content` (or
@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::gemini_schema::gemini_schema;
 use super::StreamDecoder;
 use crate::protocol::{
     ContentBlock, ErrorKind, ModelRequest, ProviderError, Role, StopReason, StreamEvent, ToolChoice, Usage,
@@ -37,9 +38,10 @@ pub struct OpenAiOptions {
     pub max_completion_tokens: bool,
     /// Send the reasoning of earlier assistant turns back as `reasoning_content`.
     pub echo_reasoning: bool,
-    /// Send each tool call's signature back as `extra_content.google.thought_signature`
-    /// (Google's endpoints: Gemini 3 refuses a turn's calls without theirs).
-    pub thought_signatures: bool,
+    /// The server is Google's Gemini API: each tool call's signature goes back as
+    /// `extra_content.google.thought_signature` (Gemini 3 refuses a turn's calls without
+    /// theirs), and tool schemas keep to the keywords Gemini's function declarations read.
+    pub gemini: bool,
     /// Send OpenRouter's `reasoning_details` back with their message (OpenRouter: Gemini's
     /// calls are refused without the signatures in them).
     pub reasoning_details: bool,
@@ -74,8 +76,9 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
             .tools
             .iter()
             .map(|t| {
+                let parameters = if options.gemini { gemini_schema(&t.input_schema) } else { t.input_schema.clone() };
                 json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.input_schema}})
+                    "name": t.name, "description": t.description, "parameters": parameters}})
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
@@ -138,7 +141,7 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
                 };
                 let mut call =
                     json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}});
-                if let Some(signature) = signature.as_deref().filter(|_| options.thought_signatures) {
+                if let Some(signature) = signature.as_deref().filter(|_| options.gemini) {
                     call["extra_content"] = google_signature(signature);
                     signed = true;
                 }
@@ -157,7 +160,7 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
     let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
     // Gemini signs only the first of parallel calls; a turn with none signed gets the
     // placeholder there.
-    if options.thought_signatures && !signed {
+    if options.gemini && !signed {
         if let Some(first) = calls.first_mut() {
             first["extra_content"] = google_signature(UNSIGNED_CALL);
         }

@@ -86,12 +86,8 @@ fn the_request_body_in_chat_completions_shape() {
 
 #[test]
 fn options_for_openai_itself_and_reasoning_echo() {
-    let options = OpenAiOptions {
-        max_completion_tokens: true,
-        echo_reasoning: true,
-        thought_signatures: false,
-        reasoning_details: false,
-    };
+    let options =
+        OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, gemini: false, reasoning_details: false };
     let body = request_body("o3", &request(), &options);
     assert_eq!(body["max_completion_tokens"], 1000);
     assert!(body.get("max_tokens").is_none());
@@ -235,7 +231,7 @@ fn signatures_go_back_to_google_only() {
     };
     let mut r = request();
     r.messages = vec![Message::user("go"), signed, Message::user("more"), unsigned];
-    let google = OpenAiOptions { thought_signatures: true, ..OpenAiOptions::default() };
+    let google = OpenAiOptions { gemini: true, ..OpenAiOptions::default() };
     let body = request_body("gemini-3-flash", &r, &google);
     let calls = |i: usize| body["messages"][i]["tool_calls"].as_array().unwrap().clone();
     assert_eq!(calls(2)[0]["extra_content"], json!({"google": {"thought_signature": "sig"}}));
@@ -244,4 +240,19 @@ fn signatures_go_back_to_google_only() {
     assert!(calls(4)[1].get("extra_content").is_none());
     let other = request_body("m", &r, &OpenAiOptions::default());
     assert!(!other.to_string().contains("extra_content"));
+}
+
+/// Gemini refuses schema keywords outside its subset; other servers get the schema whole.
+#[test]
+fn tool_schemas_keep_to_what_gemini_reads() {
+    let mut r = request();
+    r.tools[0].input_schema = json!({"type": "object", "additionalProperties": false,
+        "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    let google = OpenAiOptions { gemini: true, ..OpenAiOptions::default() };
+    assert_eq!(
+        request_body("gemini-flash-latest", &r, &google)["tools"][0]["function"]["parameters"],
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]})
+    );
+    let other = request_body("m", &r, &OpenAiOptions::default());
+    assert_eq!(other["tools"][0]["function"]["parameters"]["additionalProperties"], false);
 }
