@@ -54,7 +54,26 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
     if kind == ErrorKind::BadRequest && is_overflow(type_or_code.as_deref(), &message) {
         kind = ErrorKind::ContextOverflow;
     }
-    ProviderError { kind, message, status: Some(status), retry_after_ms: retry_after_ms(headers, now_ms) }
+    let retry_after_ms =
+        retry_after_ms(headers, now_ms).or_else(|| parsed.as_ref().and_then(error_object).and_then(google_retry_delay));
+    ProviderError { kind, message, status: Some(status), retry_after_ms }
+}
+
+/// The wait Google's error asks for (`RetryInfo`'s `retryDelay`, "36s" or "36.43s" — its
+/// free tier's per-minute limits answer this way, with no header), unless the quota that ran
+/// out is a day's: waiting a minute does not bring that back.
+fn google_retry_delay(object: &Value) -> Option<u64> {
+    let details = object.get("details")?.as_array()?;
+    let daily = details
+        .iter()
+        .flat_map(|d| d.get("violations").and_then(Value::as_array).into_iter().flatten())
+        .any(|v| v.get("quotaId").and_then(Value::as_str).is_some_and(|id| id.contains("PerDay")));
+    if daily {
+        return None;
+    }
+    let delay = details.iter().find_map(|d| d.get("retryDelay").and_then(Value::as_str))?;
+    let seconds: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
+    (seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
 
 /// The error for an error object that arrived inside a stream (Anthropic's `error` event, an

@@ -84,6 +84,21 @@ fn openai_and_openrouter_error_bodies() {
         "status": "RESOURCE_EXHAUSTED"}}])
     .to_string();
     assert_eq!(classify(429, &body).kind, ErrorKind::RateLimited);
+    // Its free tier's per-minute limit says when to come back, in the body; a day's quota does
+    // not come back within a retry.
+    let quota = |quota_id: &str| {
+        json!({"error": {"code": 429, "message": "You exceeded your current quota. Please retry in 36.429760048s.",
+            "status": "RESOURCE_EXHAUSTED", "details": [
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+                    {"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                     "quotaId": quota_id, "quotaValue": "10"}]},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36.43s"}]}})
+        .to_string()
+    };
+    let minute = classify(429, &quota("GenerateRequestsPerMinutePerProjectPerModel-FreeTier"));
+    assert_eq!((minute.kind, minute.retry_after_ms), (ErrorKind::RateLimited, Some(36_430)));
+    let day = classify(429, &quota("GenerateRequestsPerDayPerProjectPerModel-FreeTier"));
+    assert_eq!((day.kind, day.retry_after_ms), (ErrorKind::RateLimited, None));
     let body =
         json!({"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts.",
         "status": "INVALID_ARGUMENT"}})

@@ -433,6 +433,21 @@ fn retry_after_is_honoured() {
     assert_eq!(retries(&events), vec![(1, 7000, ErrorKind::RateLimited), (2, 1250, ErrorKind::Overloaded)]);
 }
 
+/// Gemini's free tier answers a per-minute limit with a 429 whose body says when to come back
+/// (no header): the call waits that long, once, and goes on.
+#[test]
+fn gemini_s_retry_delay_in_the_body_is_honoured() {
+    let body = json!([{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+        "message": "You exceeded your current quota. Please retry in 21.5s.",
+        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "21.5s"}]}}]);
+    let http = FakeHttp::new(vec![Reply::status(429, &body.to_string()), Reply::sse(&fixture("openai/text.sse"))]);
+    let (provider, clock) = make(ProviderPreset::Gemini.config("gemini-flash-latest").with_api_key("AIza-test"), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert_eq!(clock.sleeps(), vec![21_500]);
+    assert_eq!(retries(&events), vec![(1, 21_500, ErrorKind::RateLimited)]);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+}
+
 #[test]
 fn a_dropped_connection_before_the_first_token_is_retried() {
     let body = fixture("anthropic/text.sse");
