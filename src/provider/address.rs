@@ -35,6 +35,13 @@ pub(crate) fn is_google(url: &str) -> bool {
     host(url).ends_with(".googleapis.com")
 }
 
+/// Whether `url` is DeepSeek's or Moonshot's (Kimi) API, whose thinking models need their
+/// reasoning sent back with a turn's tool calls.
+pub(crate) fn needs_reasoning_back(url: &str) -> bool {
+    let host = host(url);
+    ["deepseek.com", "moonshot.ai", "moonshot.cn"].iter().any(|d| host == *d || host.ends_with(&format!(".{d}")))
+}
+
 /// Whether `url` is OpenRouter's API.
 pub(crate) fn is_openrouter(url: &str) -> bool {
     let host = host(url);
@@ -69,6 +76,9 @@ mod tests {
             assert!(!is_google(url), "{url}");
         }
         assert!(is_openrouter("https://openrouter.ai/api/v1"));
+        assert!(needs_reasoning_back("https://api.deepseek.com/v1"));
+        assert!(needs_reasoning_back("https://api.moonshot.ai/v1"));
+        assert!(!needs_reasoning_back("https://api.openai.com/v1"));
         assert!(!is_openrouter("https://openrouter.ai.example.com/api/v1"));
     }
 

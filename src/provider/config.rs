@@ -81,7 +81,9 @@ pub struct ProviderConfig {
     /// read calls from the text in this dialect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_tool_dialect: Option<TextToolDialect>,
-    /// OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
+    /// OpenAI-compatible only: send earlier reasoning back as `reasoning_content`. DeepSeek's
+    /// and Moonshot's APIs get it whatever this says (their thinking models refuse a tool
+    /// call's follow-up without it).
     #[serde(default)]
     pub echo_reasoning: bool,
     /// Whether the model sees images; when absent, known from the model's name
@@ -258,7 +260,7 @@ pub fn build(
             let official = config.kind == ProviderKind::OpenAi;
             let options = OpenAiOptions {
                 max_completion_tokens: official,
-                echo_reasoning: config.echo_reasoning,
+                echo_reasoning: config.echo_reasoning || super::address::needs_reasoning_back(base_url),
                 gemini: super::address::is_google(base_url),
                 reasoning_details: super::address::is_openrouter(base_url),
             };

@@ -385,6 +385,36 @@ fn openrouter_reasoning_details_come_back_with_their_message() {
     assert!(FakeHttp::body_json(&http.requests()[0])["messages"][2].get("reasoning_details").is_none());
 }
 
+/// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
+/// gets it back as `reasoning_content` without a setting; another compatible server does not.
+#[test]
+fn deepseek_gets_its_reasoning_back_and_others_do_not() {
+    let mut history = request();
+    history.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![
+            ContentBlock::Thinking { thinking: "Search first.".into(), signature: None },
+            ContentBlock::tool_use("call_0", "search_notes", json!({"query": "cats"})),
+        ],
+    });
+    history.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult {
+            tool_use_id: "call_0".into(),
+            content: "none".into(),
+            is_error: false,
+        }],
+    });
+    for (base, echoed) in [("https://api.deepseek.com/v1", true), ("https://api.example.com/v1", false)] {
+        let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/text.sse"))]);
+        let config = ProviderConfig { base_url: Some(base.into()), model: "deepseek-reasoner".into(), ..openai() };
+        let (provider, _) = make(config, &http);
+        collect(provider.as_ref(), &history);
+        let body = FakeHttp::body_json(&http.requests()[0]);
+        assert_eq!(body["messages"][2]["reasoning_content"].as_str() == Some("Search first."), echoed, "{base}");
+    }
+}
+
 // ---- retries, on a test clock ----
 
 fn retries(events: &[StreamEvent]) -> Vec<(u32, u64, ErrorKind)> {
