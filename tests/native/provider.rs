@@ -44,6 +44,23 @@ fn assemble(events: &[StreamEvent]) -> MessageAssembler {
     assembler
 }
 
+/// [`request`] followed by `assistant` and a result ("none") for each of its tool calls: the
+/// next request of a task.
+fn answered(assistant: Message) -> ModelRequest {
+    let results = assistant
+        .tool_uses()
+        .map(|(id, _, _)| ContentBlock::ToolResult {
+            tool_use_id: id.to_string(),
+            content: "none".into(),
+            is_error: false,
+        })
+        .collect();
+    let mut next = request();
+    next.messages.push(assistant);
+    next.messages.push(Message { role: Role::User, content: results });
+    next
+}
+
 const FIXTURES: &[&str] =
     &["text", "parallel_tools", "tool_split", "thinking", "error_midstream", "malformed", "truncated"];
 
@@ -322,18 +339,8 @@ fn gemini_tool_calls_come_back_with_their_thought_signature() {
     assert_eq!(answer.stop_reason(), Some(&StopReason::ToolUse));
     assert_eq!(answer.usage(), Usage { input_tokens: 131, output_tokens: 38, ..Default::default() });
     let answer = answer.finish();
-    let ids: Vec<String> = answer.tool_uses().map(|(id, _, _)| id.to_string()).collect();
-    assert_eq!(ids.len(), 2, "two calls, though neither has an index");
-
-    let mut next = request();
-    next.messages.push(answer);
-    next.messages.push(Message {
-        role: Role::User,
-        content: ids
-            .iter()
-            .map(|id| ContentBlock::ToolResult { tool_use_id: id.clone(), content: "none".into(), is_error: false })
-            .collect(),
-    });
+    assert_eq!(answer.tool_uses().count(), 2, "two calls, though neither has an index");
+    let next = answered(answer);
     collect(provider.as_ref(), &next);
     let sent = &http.requests()[1];
     assert_eq!(sent.url, "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
@@ -357,14 +364,7 @@ fn openrouter_reasoning_details_come_back_with_their_message() {
     let (provider, _) = make(ProviderConfig::openrouter("google/gemini-3-pro-preview", "sk-or-test"), &http);
     let answer = assemble(&collect(provider.as_ref(), &request()));
     assert_eq!(answer.stop_reason(), Some(&StopReason::ToolUse));
-    let answer = answer.finish();
-    let id = answer.tool_uses().next().expect("a call").0.to_string();
-    let mut next = request();
-    next.messages.push(answer);
-    next.messages.push(Message {
-        role: Role::User,
-        content: vec![ContentBlock::ToolResult { tool_use_id: id, content: "none".into(), is_error: false }],
-    });
+    let next = answered(answer.finish());
     collect(provider.as_ref(), &next);
     let body = FakeHttp::body_json(&http.requests()[1]);
     let assistant = &body["messages"][2];
@@ -389,21 +389,12 @@ fn openrouter_reasoning_details_come_back_with_their_message() {
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]
 fn deepseek_gets_its_reasoning_back_and_others_do_not() {
-    let mut history = request();
-    history.messages.push(Message {
+    let history = answered(Message {
         role: Role::Assistant,
         content: vec![
             ContentBlock::Thinking { thinking: "Search first.".into(), signature: None },
             ContentBlock::tool_use("call_0", "search_notes", json!({"query": "cats"})),
         ],
-    });
-    history.messages.push(Message {
-        role: Role::User,
-        content: vec![ContentBlock::ToolResult {
-            tool_use_id: "call_0".into(),
-            content: "none".into(),
-            is_error: false,
-        }],
     });
     for (base, echoed) in [("https://api.deepseek.com/v1", true), ("https://api.example.com/v1", false)] {
         let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/text.sse"))]);
