@@ -350,6 +350,7 @@ fn gemini_tool_calls_come_back_with_their_thought_signature() {
     assert_eq!(calls[0]["extra_content"], json!({"google": {"thought_signature": "CpwCAdHtim9TqZ3Vb0r8Yx7c2Q=="}}));
     assert!(calls[1].get("extra_content").is_none());
     assert_eq!(body["messages"][3]["tool_call_id"], "function-call-8841627512359826401");
+    assert_eq!(body["messages"][3]["name"], "search_notes", "Gemini wants each result to name its tool");
 }
 
 /// Gemini through OpenRouter: its thought signature comes in `reasoning_details` (streamed in

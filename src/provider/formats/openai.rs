@@ -64,9 +64,17 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
     if !system.is_empty() {
         messages.push(json!({"role": "system", "content": system.join("\n\n")}));
     }
+    // Gemini wants each tool result to name its tool ("function_response.name: Name cannot be
+    // empty"); the name is its call's.
+    let mut names = BTreeMap::new();
+    if options.gemini {
+        for message in &request.messages {
+            names.extend(message.tool_uses().map(|(id, name, _)| (id, name)));
+        }
+    }
     for message in &request.messages {
         match message.role {
-            Role::User => user_messages(&message.content, &mut messages),
+            Role::User => user_messages(&message.content, &names, &mut messages),
             Role::Assistant => messages.extend(assistant_message(&message.content, options)),
         }
     }
@@ -97,14 +105,19 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
 }
 
 /// A user message becomes its tool results (one `tool` message each, first, since they
-/// answer the previous assistant turn) and then the rest as one `user` message.
-fn user_messages(content: &[ContentBlock], out: &mut Vec<Value>) {
+/// answer the previous assistant turn; with its tool's name where `names` has it) and then the
+/// rest as one `user` message.
+fn user_messages(content: &[ContentBlock], names: &BTreeMap<&str, &str>, out: &mut Vec<Value>) {
     let mut parts = Vec::new();
     for block in content {
         match block {
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
                 let content = if *is_error { format!("Error: {content}") } else { content.clone() };
-                out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
+                let mut message = json!({"role": "tool", "tool_call_id": tool_use_id, "content": content});
+                if let Some(name) = names.get(tool_use_id.as_str()) {
+                    message["name"] = json!(name);
+                }
+                out.push(message);
             }
             ContentBlock::Text { text } if !text.is_empty() => parts.push(json!({"type": "text", "text": text})),
             ContentBlock::Image { media_type, data } => parts.push(json!({

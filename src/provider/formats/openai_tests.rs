@@ -242,6 +242,17 @@ fn signatures_go_back_to_google_only() {
     assert!(!other.to_string().contains("extra_content"));
 }
 
+/// Gemini refuses a tool result that does not name its tool; others get the OpenAI shape.
+#[test]
+fn tool_results_name_their_tool_for_gemini() {
+    let google = OpenAiOptions { gemini: true, ..OpenAiOptions::default() };
+    let body = request_body("gemini-flash-latest", &request(), &google);
+    let results: Vec<&Value> = body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!((results[0]["name"].as_str(), results[1]["name"].as_str()), (Some("search"), Some("read")));
+    let other = request_body("m", &request(), &OpenAiOptions::default());
+    assert!(other["messages"].as_array().unwrap().iter().all(|m| m.get("name").is_none()));
+}
+
 /// Gemini refuses schema keywords outside its subset; other servers get the schema whole.
 #[test]
 fn tool_schemas_keep_to_what_gemini_reads() {
