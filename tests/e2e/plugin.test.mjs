@@ -44,7 +44,9 @@ before(async () => {
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+    // Google's API host reaches the test server (over plain HTTP, at its port), so the plugin
+    // can talk to a "Gemini" whose address is Google's.
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", `--host-resolver-rules=MAP ${GOOGLE_HOST} 127.0.0.1`],
   });
 });
 
@@ -52,6 +54,9 @@ after(async () => {
   await browser?.close();
   server?.kill();
 });
+
+/** Google's API host, which the test browser resolves to this machine. */
+const GOOGLE_HOST = "generativelanguage.googleapis.com";
 
 const NOTES = {
   "Cooking/Bread.md": "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n",
@@ -1119,7 +1124,7 @@ test("the settings tab tests the connection", async () => {
   await page.close();
 });
 
-test("Google Gemini: the settings say where to get a key; a tool call in Gemini's shape (no index, ended by stop) runs", async () => {
+test("Google Gemini: the settings say where to get a key; a tool call in Gemini's shape runs, and goes back signed and named", async () => {
   const id = `e2e-gemini-${Date.now()}`;
   // Gemini's OpenAI-compatible stream: the call has no index, carries a thought signature, and
   // the turn ends with "stop".
@@ -1140,9 +1145,12 @@ test("Google Gemini: the settings say where to get a key; a tool call in Gemini'
     }) +
     "data: [DONE]\n\n";
   await script(id, [{ raw, chunkSize: 40 }, { text: "Bake the sourdough at 230 °C." }]);
+  // At Google's address (which this browser resolves to the test server): the plugin speaks
+  // Gemini's dialect there.
+  const google = `http://${GOOGLE_HOST}:${new URL(origin).port}`;
   const page = await openHost({
     mock: id,
-    data: { provider: { preset: "gemini", model: "", baseUrl: `${origin}/mock/${id}/openai/v1` } },
+    data: { provider: { preset: "gemini", model: "", baseUrl: `${google}/mock/${id}/openai/v1` } },
     keys: { "vault-agent-gemini-key": "AIza-e2e" },
   });
   await send(page, "How hot do I bake my bread?");
@@ -1152,8 +1160,12 @@ test("Google Gemini: the settings say where to get a key; a tool call in Gemini'
   assert.equal(sent.length, 2);
   assert.equal(sent[0].body.model, "gemini-flash-latest", "the preset's model when none is named");
   assert.equal(sent[0].headers.authorization, "Bearer AIza-e2e");
+  // The next request gives the call back with its signature, and the result names its tool.
+  const call = sent[1].body.messages.find((m) => m.role === "assistant" && m.tool_calls).tool_calls[0];
+  assert.deepEqual(call.extra_content, { google: { thought_signature: "CpwCAdHt" } });
   const result = sent[1].body.messages.find((m) => m.role === "tool");
   assert.equal(result.tool_call_id, "function-call-1");
+  assert.equal(result.name, "read_file");
   assert.match(result.content, /230 °C/);
 
   await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
