@@ -1193,7 +1193,9 @@ headers?: { [key in string]: string },
  */
 textToolDialect?: TextToolDialect | null, 
 /**
- * OpenAI-compatible only: send earlier reasoning back as `reasoning_content`.
+ * OpenAI-compatible only: send earlier reasoning back as `reasoning_content`. DeepSeek's
+ * and Moonshot's APIs get it whatever this says (their thinking models refuse a tool
+ * call's follow-up without it).
  */
 echoReasoning: boolean, 
 /**
