@@ -810,8 +810,10 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.apiKeySetting(el, "Embeddings API key", "embeddings", "Optional for a local server", changed);
   }
 
-  /** A password field for the key `name`, kept where `ApiKeys` keeps keys; `saved` after a change. */
-  /** A key's field; `keyUrl` is where the service gives one out. */
+  /**
+   * A password field for the key `name`, kept where `ApiKeys` keeps keys; `saved` after a change.
+   * `keyUrl` is where the service gives one out.
+   */
   private apiKeySetting(
     el: HTMLElement,
     label: string,

@@ -35,17 +35,21 @@ pub(crate) fn is_google(url: &str) -> bool {
     host(url).ends_with(".googleapis.com")
 }
 
+/// Whether `host` is `domain` or one of its subdomains.
+fn within(host: &str, domain: &str) -> bool {
+    host.strip_suffix(domain).is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+}
+
 /// Whether `url` is DeepSeek's or Moonshot's (Kimi) API, whose thinking models need their
 /// reasoning sent back with a turn's tool calls.
 pub(crate) fn needs_reasoning_back(url: &str) -> bool {
     let host = host(url);
-    ["deepseek.com", "moonshot.ai", "moonshot.cn"].iter().any(|d| host == *d || host.ends_with(&format!(".{d}")))
+    ["deepseek.com", "moonshot.ai", "moonshot.cn"].iter().any(|domain| within(&host, domain))
 }
 
 /// Whether `url` is OpenRouter's API.
 pub(crate) fn is_openrouter(url: &str) -> bool {
-    let host = host(url);
-    host == "openrouter.ai" || host.ends_with(".openrouter.ai")
+    within(&host(url), "openrouter.ai")
 }
 
 #[cfg(test)]

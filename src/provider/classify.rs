@@ -116,14 +116,11 @@ fn describe(object: &Value) -> (Option<String>, String) {
         _ => None,
     };
     // Google's: the reason in its details (`API_KEY_INVALID`), else its status (`UNAUTHENTICATED`).
-    let google = || {
-        let details = object.get("details").and_then(Value::as_array)?;
-        details.iter().find_map(|d| d.get("reason").and_then(text)).or_else(|| object.get("status").and_then(text))
-    };
+    let reason = || object.get("details")?.as_array()?.iter().find_map(|d| d.get("reason").and_then(text));
     let type_or_code = object
         .get("type")
         .and_then(text)
-        .or_else(google)
+        .or_else(reason)
         .or_else(|| object.get("status").and_then(Value::as_str).map(str::to_string))
         .or_else(|| object.get("code").and_then(text));
     let message =
