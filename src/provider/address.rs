@@ -1,5 +1,5 @@
 //! What a server's address says about it: its authority (host and port), whether it is this
-//! machine, and whether it is Google's or OpenRouter's. One reading for every check that asks:
+//! machine, and whether it is Google's, OpenRouter's or Mistral's. One reading for every check that asks:
 //! a connection that fails fast, a model that costs nothing, a server asked how much context it
 //! serves, the reasoning records (Gemini's signatures) sent back.
 
@@ -52,6 +52,12 @@ pub(crate) fn is_openrouter(url: &str) -> bool {
     within(&host(url), "openrouter.ai")
 }
 
+/// Whether `url` is Mistral's API (La Plateforme), which refuses fields it does not know and
+/// tool call ids that are not nine letters and digits.
+pub(crate) fn is_mistral(url: &str) -> bool {
+    within(&host(url), "mistral.ai")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +90,10 @@ mod tests {
         assert!(needs_reasoning_back("https://api.moonshot.ai/v1"));
         assert!(!needs_reasoning_back("https://api.openai.com/v1"));
         assert!(!is_openrouter("https://openrouter.ai.example.com/api/v1"));
+        assert!(is_mistral("https://api.mistral.ai/v1"));
+        assert!(is_mistral("https://codestral.mistral.ai/v1"));
+        assert!(!is_mistral("https://mistral.ai.example.com/v1"));
+        assert!(!is_mistral("http://localhost:8080/v1"));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! `{"type":"error","error":{"type":"rate_limit_error","message":…}}` and OpenAI's (and
 //! OpenRouter's) `{"error":{"message":…,"type":…,"code":…}}`, whose `code` may be a number; and
 //! Google's, `[{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT","details":[{"reason":…}]}}]`
-//! (a list, or its one member).
+//! (a list, or its one member); and the field checks of servers built on pydantic (Mistral's,
+//! vLLM's), `{"message":{"detail":[{"loc":["body","stream_options"],"msg":…}]}}` or the same
+//! `detail` list at the top.
 
 use serde_json::Value;
 
@@ -103,7 +105,7 @@ fn error_object(body: &Value) -> Option<&Value> {
     match body.get("error") {
         Some(inner) if inner.is_object() => Some(inner),
         Some(Value::String(_)) => Some(body),
-        _ if body.get("message").is_some() => Some(body),
+        _ if body.get("message").is_some() || body.get("detail").is_some() => Some(body),
         _ => None,
     }
 }
@@ -123,8 +125,12 @@ fn describe(object: &Value) -> (Option<String>, String) {
         .or_else(reason)
         .or_else(|| object.get("status").and_then(Value::as_str).map(str::to_string))
         .or_else(|| object.get("code").and_then(text));
-    let message =
-        object.get("message").and_then(text).or_else(|| object.get("error").and_then(text)).unwrap_or_default();
+    let message = object
+        .get("message")
+        .and_then(|m| text(m).or_else(|| m.get("detail").and_then(field_checks)))
+        .or_else(|| object.get("error").and_then(text))
+        .or_else(|| object.get("detail").and_then(|d| text(d).or_else(|| field_checks(d))))
+        .unwrap_or_default();
     // OpenRouter puts the upstream provider's own message in metadata.raw.
     let raw = object.pointer("/metadata/raw").and_then(text);
     let message = match raw {
@@ -132,6 +138,27 @@ fn describe(object: &Value) -> (Option<String>, String) {
         _ => message,
     };
     (type_or_code, message)
+}
+
+/// A pydantic validation's failures in one line: `body.stream_options: Extra inputs are not
+/// permitted`, each failure's place (`loc`) and message (`msg`), `; ` between them.
+fn field_checks(detail: &Value) -> Option<String> {
+    let failures: Vec<String> = detail
+        .as_array()?
+        .iter()
+        .filter_map(|failure| {
+            let msg = failure.get("msg")?.as_str()?;
+            let place: Vec<String> = failure
+                .get("loc")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|part| part.as_str().map_or_else(|| part.to_string(), str::to_string))
+                .collect();
+            Some(if place.is_empty() { msg.to_string() } else { format!("{}: {msg}", place.join(".")) })
+        })
+        .collect();
+    (!failures.is_empty()).then(|| failures.join("; "))
 }
 
 fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {

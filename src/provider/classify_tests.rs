@@ -108,6 +108,36 @@ fn openai_and_openrouter_error_bodies() {
     assert!(e.message.starts_with("Function call is missing a thought_signature"));
 }
 
+/// Mistral's bodies: a field check (pydantic's `detail` list inside `message`), a refused
+/// tool call id, a refused key, and the same `detail` list at the top (vLLM, FastAPI).
+#[test]
+fn mistral_and_pydantic_error_bodies() {
+    let body = json!({"object": "error", "message": {"detail": [{"type": "extra_forbidden",
+        "loc": ["body", "stream_options", "include_usage"], "msg": "Extra inputs are not permitted", "input": true}]},
+        "type": "invalid_request_error", "param": null, "code": null})
+    .to_string();
+    let e = classify(422, &body);
+    assert_eq!(e.kind, ErrorKind::BadRequest);
+    assert_eq!(e.message, "body.stream_options.include_usage: Extra inputs are not permitted");
+    let body =
+        json!({"object": "error", "message": "Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of 9.",
+        "type": "invalid_function_call", "param": null, "code": "3280"})
+        .to_string();
+    let e = classify(400, &body);
+    assert_eq!(e.kind, ErrorKind::BadRequest);
+    assert!(e.message.starts_with("Tool call id was call_1"));
+    let e = classify(401, &json!({"message": "Unauthorized", "request_id": "8b3f"}).to_string());
+    assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Auth, "Unauthorized"));
+    let body = json!({"detail": [{"loc": ["body", "messages", 2, "content"], "msg": "Field required"},
+        {"loc": ["body", "tools"], "msg": "Input should be a valid list"}]})
+    .to_string();
+    assert_eq!(
+        classify(422, &body).message,
+        "body.messages.2.content: Field required; body.tools: Input should be a valid list"
+    );
+    assert_eq!(classify(404, &json!({"detail": "Not Found"}).to_string()).message, "Not Found");
+}
+
 #[test]
 fn errors_inside_a_stream_or_a_200_body() {
     let e = classify_error_object(

@@ -49,6 +49,8 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// Google's Gemini API, OpenAI-compatible; requests go to `{base}/chat/completions`.
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta/openai";
+/// Mistral's API (La Plateforme), OpenAI-compatible.
+pub const MISTRAL_BASE_URL: &str = "https://api.mistral.ai/v1";
 /// OpenRouter.
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// Ollama on this machine.
@@ -133,7 +135,7 @@ impl ProviderConfig {
             return !name.starts_with("claude-2") && !name.starts_with("claude-instant");
         }
         const BLIND_OPENAI: [&str; 4] = ["o1-mini", "o3-mini", "gpt-3.5", "gpt-4-0"];
-        const SEEING: [&str; 24] = [
+        const SEEING: [&str; 28] = [
             "gpt-4o",
             "gpt-4.1",
             "gpt-4.5",
@@ -157,6 +159,11 @@ impl ProviderConfig {
             "moondream",
             "minicpm-v",
             "mistral-small-3",
+            // Mistral Medium 3 and later, and the aliases of Small 3.x and Large 3.
+            "mistral-medium",
+            "mistral-small-latest",
+            "mistral-large-latest",
+            "mistral-large-2512",
             "qvq",
         ];
         if BLIND_OPENAI.iter().any(|p| name.starts_with(p)) || name == "gpt-4" {
@@ -258,11 +265,14 @@ pub fn build(
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             let official = config.kind == ProviderKind::OpenAi;
+            let mistral = super::address::is_mistral(base_url);
             let options = OpenAiOptions {
                 max_completion_tokens: official,
-                echo_reasoning: config.echo_reasoning || super::address::needs_reasoning_back(base_url),
+                // Mistral refuses `reasoning_content` in a message, even when asked to echo it.
+                echo_reasoning: !mistral && (config.echo_reasoning || super::address::needs_reasoning_back(base_url)),
                 gemini: super::address::is_google(base_url),
                 reasoning_details: super::address::is_openrouter(base_url),
+                mistral,
             };
             let name = if official { "openai" } else { "openai-compatible" };
             Box::new(

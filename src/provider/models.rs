@@ -100,7 +100,9 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         };
         // Google lists `models/gemini-2.5-flash`; its chat endpoint takes the bare name.
         let id = id.strip_prefix("models/").unwrap_or(id);
-        if id.is_empty() || !chats(kind, id) || !seen.insert(id.to_string()) {
+        // Mistral says which of its models chat (not its embedding, OCR or moderation ones).
+        let no_chat = entry.pointer("/capabilities/completion_chat").and_then(Value::as_bool) == Some(false);
+        if id.is_empty() || no_chat || !chats(kind, id) || !seen.insert(id.to_string()) {
             continue;
         }
         let name = ["display_name", "name"]
@@ -110,7 +112,7 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
             .find(|name| !name.is_empty() && *name != id)
             .map(str::to_string);
         let context_window =
-            // OpenRouter, LM Studio, Groq; vLLM's is the window it serves.
+            // OpenRouter, LM Studio and Mistral, Groq; vLLM's is the window it serves.
             ["context_length", "max_context_length", "context_window", "max_model_len"]
                 .iter()
                 .find_map(|k| entry.get(*k)?.as_u64());
@@ -280,6 +282,25 @@ mod tests {
             {"id":"models/gemini-flash-latest","object":"model","owned_by":"google"}]}"#;
         let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
         assert_eq!(ids(&models), ["gemini-2.5-flash", "gemini-flash-latest"]);
+    }
+
+    /// Mistral's list, in its shape: capabilities, the window as `max_context_length`, and
+    /// models that do not chat (OCR, moderation) said so by `completion_chat`.
+    #[test]
+    fn mistral_lists_the_models_that_chat_with_their_windows() {
+        let body = r#"{"object":"list","data":[
+            {"id":"mistral-medium-2508","object":"model","created":1763000000,"owned_by":"mistralai",
+             "capabilities":{"completion_chat":true,"function_calling":true,"vision":true},
+             "name":"mistral-medium-2508","max_context_length":131072,"aliases":["mistral-medium-latest"],"type":"base"},
+            {"id":"mistral-ocr-2505","object":"model","created":1763000000,"owned_by":"mistralai",
+             "capabilities":{"completion_chat":false,"function_calling":false,"ocr":true},"max_context_length":16384,"type":"base"},
+            {"id":"mistral-moderation-latest","object":"model","created":1763000000,"owned_by":"mistralai",
+             "capabilities":{"completion_chat":false,"moderation":true},"max_context_length":8192,"type":"base"},
+            {"id":"magistral-medium-latest","object":"model","created":1763000001,"owned_by":"mistralai",
+             "capabilities":{"completion_chat":true,"function_calling":true},"max_context_length":131072,"type":"base"}]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(ids(&models), ["magistral-medium-latest", "mistral-medium-2508"]);
+        assert_eq!(models[1].context_window, Some(131_072));
     }
 
     #[test]

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::config::{
-    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL, OLLAMA_BASE_URL,
-    OPENAI_BASE_URL, OPENROUTER_BASE_URL,
+    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL, MISTRAL_BASE_URL,
+    OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL,
 };
 
 /// A provider by name.
@@ -21,6 +21,8 @@ pub enum ProviderPreset {
     OpenAi,
     /// Google's Gemini API, through its OpenAI-compatible endpoint.
     Gemini,
+    /// Mistral's API (La Plateforme), through its OpenAI-compatible Chat Completions.
+    Mistral,
     #[serde(rename = "openrouter")]
     OpenRouter,
     Ollama,
@@ -50,10 +52,11 @@ pub struct PresetInfo {
 
 impl ProviderPreset {
     /// Every preset, in the order the settings list them.
-    pub const ALL: [ProviderPreset; 7] = [
+    pub const ALL: [ProviderPreset; 8] = [
         ProviderPreset::Anthropic,
         ProviderPreset::OpenAi,
         ProviderPreset::Gemini,
+        ProviderPreset::Mistral,
         ProviderPreset::OpenRouter,
         ProviderPreset::Ollama,
         ProviderPreset::LmStudio,
@@ -70,6 +73,10 @@ impl ProviderPreset {
             ProviderPreset::Gemini => {
                 ("Google Gemini", ProviderKind::OpenAiCompatible, GEMINI_BASE_URL, "gemini-flash-latest", true)
             }
+            // Mistral's general model with tool use; its free plan allows it.
+            ProviderPreset::Mistral => {
+                ("Mistral AI", ProviderKind::OpenAiCompatible, MISTRAL_BASE_URL, "mistral-medium-latest", true)
+            }
             ProviderPreset::OpenRouter => {
                 ("OpenRouter", ProviderKind::OpenAiCompatible, OPENROUTER_BASE_URL, "anthropic/claude-sonnet-4.5", true)
             }
@@ -85,6 +92,7 @@ impl ProviderPreset {
             ProviderPreset::Anthropic => "https://console.anthropic.com/settings/keys",
             ProviderPreset::OpenAi => "https://platform.openai.com/api-keys",
             ProviderPreset::Gemini => "https://aistudio.google.com/apikey",
+            ProviderPreset::Mistral => "https://console.mistral.ai/api-keys",
             ProviderPreset::OpenRouter => "https://openrouter.ai/keys",
             ProviderPreset::Ollama | ProviderPreset::LmStudio | ProviderPreset::Custom => "",
         };
@@ -142,7 +150,16 @@ mod tests {
         let names: Vec<String> = ProviderPreset::ALL.iter().map(|p| serde_json::to_string(p).unwrap()).collect();
         assert_eq!(
             names,
-            ["\"anthropic\"", "\"openai\"", "\"gemini\"", "\"openrouter\"", "\"ollama\"", "\"lmstudio\"", "\"custom\""]
+            [
+                "\"anthropic\"",
+                "\"openai\"",
+                "\"gemini\"",
+                "\"mistral\"",
+                "\"openrouter\"",
+                "\"ollama\"",
+                "\"lmstudio\"",
+                "\"custom\""
+            ]
         );
         let openrouter = ProviderPreset::OpenRouter.config("x/y");
         assert_eq!(openrouter.base_url.as_deref(), Some(OPENROUTER_BASE_URL));
@@ -151,6 +168,8 @@ mod tests {
         let gemini = ProviderPreset::Gemini.config("gemini-flash-latest");
         assert_eq!(gemini.base_url.as_deref(), Some("https://generativelanguage.googleapis.com/v1beta/openai"));
         assert_eq!(gemini.kind, ProviderKind::OpenAiCompatible);
+        let mistral = ProviderPreset::Mistral.info();
+        assert_eq!((mistral.base_url.as_str(), mistral.needs_key), ("https://api.mistral.ai/v1", true));
         assert!(presets_ts().contains("\"lmstudio\": {\"name\":\"LM Studio (local)\""));
     }
 }

@@ -44,6 +44,11 @@ impl ModelPrice {
         ModelPrice { input, output, cache_read: input * 0.1, cache_write: input }
     }
 
+    /// One price for all input, cached or not (Mistral's scheme).
+    const fn flat(input: f64, output: f64) -> ModelPrice {
+        ModelPrice { input, output, cache_read: input, cache_write: input }
+    }
+
     /// The cost of `usage` in US dollars.
     pub fn cost(&self, usage: &Usage) -> f64 {
         let tokens = |n: u64, price: f64| n as f64 * price / 1_000_000.0;
@@ -89,6 +94,15 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("gemini-2-5-flash-lite", ModelPrice::google(0.1, 0.4)),
     ("gemini-2-0-flash", ModelPrice::google(0.1, 0.4)),
     ("gemini-2-0-flash-lite", ModelPrice::google(0.075, 0.3)),
+    // Mistral's list prices (no discount for cached input). Its Large models are left out: the
+    // 2024 ones and Large 3 share the prefix at different prices.
+    ("mistral-medium", ModelPrice::flat(0.4, 2.0)),
+    ("mistral-small", ModelPrice::flat(0.1, 0.3)),
+    ("magistral-medium", ModelPrice::flat(2.0, 5.0)),
+    ("magistral-small", ModelPrice::flat(0.5, 1.5)),
+    ("codestral", ModelPrice::flat(0.3, 0.9)),
+    ("devstral-medium", ModelPrice::flat(0.4, 2.0)),
+    ("devstral-small", ModelPrice::flat(0.1, 0.3)),
 ];
 
 /// The price of the model `config` names: free for a server on this machine (Ollama, LM
@@ -148,6 +162,9 @@ mod tests {
         assert_eq!(price("gpt-4o-mini-2024-07-18"), 0.15);
         assert_eq!(price("claude-opus-4-5"), 5.0);
         assert_eq!(price("claude-opus-4-1-20250805"), 15.0);
+        assert_eq!(price("mistral-medium-latest"), 0.4);
+        assert_eq!(price("magistral-medium-2509"), 2.0);
+        assert!(list_price("mistral-large-latest").is_none(), "two generations, two prices");
     }
 
     #[test]

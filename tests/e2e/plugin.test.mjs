@@ -44,9 +44,15 @@ before(async () => {
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    // Google's API host reaches the test server (over plain HTTP, at its port), so the plugin
-    // can talk to a "Gemini" whose address is Google's.
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", `--host-resolver-rules=MAP ${GOOGLE_HOST} 127.0.0.1`],
+    // Google's and Mistral's API hosts reach the test server (over plain HTTP, at its port), so
+    // the plugin can talk to a "Gemini" whose address is Google's and a "Mistral" at Mistral's.
+    args: [
+      "--no-sandbox",
+      "--headless",
+      "--disable-gpu",
+      "--disable-background-networking",
+      `--host-resolver-rules=MAP ${GOOGLE_HOST} 127.0.0.1, MAP ${MISTRAL_HOST} 127.0.0.1`,
+    ],
   });
 });
 
@@ -55,8 +61,9 @@ after(async () => {
   server?.kill();
 });
 
-/** Google's API host, which the test browser resolves to this machine. */
+/** Google's and Mistral's API hosts, which the test browser resolves to this machine. */
 const GOOGLE_HOST = "generativelanguage.googleapis.com";
+const MISTRAL_HOST = "api.mistral.ai";
 
 const NOTES = {
   "Cooking/Bread.md": "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n",
@@ -1175,6 +1182,52 @@ test("Google Gemini: the settings say where to get a key; a tool call in Gemini'
   assert.equal(await link.innerText(), "aistudio.google.com/apikey");
   assert.equal(await settings.locator("select").first().inputValue(), "gemini");
   await page.screenshot({ path: `${ARTIFACTS}/settings-gemini.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("Mistral AI: Magistral's thinking shows, its call runs, and the next request is one Mistral accepts", async () => {
+  const id = `e2e-mistral-${Date.now()}`;
+  // Magistral's stream: thinking and text as lists of chunks, a call with Mistral's nine-letter
+  // id, usage in the last chunk.
+  const chunk = (delta, extra = {}) =>
+    `data: ${JSON.stringify({ id: "c3c7", object: "chat.completion.chunk", model: "magistral-medium-2509", choices: [{ index: 0, delta, finish_reason: null, ...extra.choice }], ...extra.top })}\n\n`;
+  const raw =
+    chunk({ role: "assistant", content: "" }) +
+    chunk({ content: [{ type: "thinking", thinking: [{ type: "text", text: "The user asks about baking. " }] }] }) +
+    chunk({ content: [{ type: "thinking", thinking: [{ type: "text", text: "I should read the bread note." }] }] }) +
+    chunk({ content: [{ type: "text", text: "Let me read it." }] }) +
+    chunk(
+      { tool_calls: [{ id: "D681PevKs", function: { name: "read_file", arguments: JSON.stringify({ path: "Cooking/Bread.md" }) }, index: 0 }] },
+      { choice: { finish_reason: "tool_calls" }, top: { usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 } } },
+    ) +
+    "data: [DONE]\n\n";
+  await script(id, [{ raw, chunkSize: 40 }, { text: "Bake the sourdough at 230 °C." }]);
+  const mistral = `http://${MISTRAL_HOST}:${new URL(origin).port}`;
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "mistral", model: "magistral-medium-latest", baseUrl: `${mistral}/mock/${id}/openai/v1` } },
+    keys: { "vault-agent-mistral-key": "mistral-e2e" },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  assert.match(await page.locator(".vault-agent-thinking-body").first().textContent(), /I should read the bread note\./);
+  const sent = await requests(id);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0].headers.authorization, "Bearer mistral-e2e");
+  for (const { body } of sent) assert.equal(body.stream_options, undefined, "Mistral answers 422 to stream_options");
+  const call = sent[1].body.messages.find((m) => m.role === "assistant" && m.tool_calls).tool_calls[0];
+  assert.equal(call.id, "D681PevKs");
+  const result = sent[1].body.messages.find((m) => m.role === "tool");
+  assert.equal(result.tool_call_id, "D681PevKs");
+  assert.match(result.content, /230 °C/);
+
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.locator('a[href="https://console.mistral.ai/api-keys"]').waitFor();
+  assert.equal(await settings.locator("select").first().inputValue(), "mistral");
+  await page.screenshot({ path: `${ARTIFACTS}/settings-mistral.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -386,6 +386,61 @@ fn openrouter_reasoning_details_come_back_with_their_message() {
     assert!(FakeHttp::body_json(&http.requests()[0])["messages"][2].get("reasoning_details").is_none());
 }
 
+/// Mistral (the settings' Mistral AI): Magistral streams its thinking and its answer as lists
+/// of chunks, and its calls with ids of nine letters and digits. The next request has no
+/// `stream_options` (Mistral answers HTTP 422 to it), sends Mistral's ids back as they came,
+/// gives a call the agent planned itself (`plan_0`) an id Mistral takes, the same in its
+/// result, and no `reasoning_content` even where the settings ask for it (another 422).
+#[test]
+fn mistral_gets_a_request_it_accepts() {
+    let http = FakeHttp::new(vec![
+        Reply::sse(&fixture("mistral/magistral_tool_calls.sse")),
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let mut config = ProviderPreset::Mistral.config("magistral-medium-latest").with_api_key("mistral-test");
+    config.echo_reasoning = true;
+    let (provider, _) = make(config, &http);
+    let answer = assemble(&collect(provider.as_ref(), &request()));
+    assert_eq!(answer.stop_reason(), Some(&StopReason::ToolUse));
+    assert_eq!(answer.usage(), Usage { input_tokens: 212, output_tokens: 48, ..Default::default() });
+    let answer = answer.finish();
+    assert_eq!(
+        answer.content[..2],
+        [
+            ContentBlock::Thinking {
+                thinking: "The user asks about cats and dogs. I should search the notes for each.".into(),
+                signature: None
+            },
+            ContentBlock::text("I'll search your notes."),
+        ]
+    );
+    let ids: Vec<&str> = answer.tool_uses().map(|(id, _, _)| id).collect();
+    assert_eq!(ids, ["D681PevKs", "Qw3Rt5Yu7"]);
+    let mut next = answered(answer);
+    let planned =
+        Message { role: Role::Assistant, content: vec![ContentBlock::tool_use("plan_0", "read_file", json!({}))] };
+    next.messages.extend(answered(planned).messages.split_off(request().messages.len()));
+    collect(provider.as_ref(), &next);
+    let sent = &http.requests()[1];
+    assert_eq!(sent.url, "https://api.mistral.ai/v1/chat/completions");
+    assert!(sent.headers.contains(&("authorization".into(), "Bearer mistral-test".into())));
+    let body = FakeHttp::body_json(sent);
+    assert!(body.get("stream_options").is_none());
+    assert!(!body.to_string().contains("reasoning_content"));
+    let messages = body["messages"].as_array().unwrap();
+    let calls: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let results: Vec<&str> =
+        messages.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    assert_eq!(calls[..2], ["D681PevKs", "Qw3Rt5Yu7"]);
+    assert_eq!(calls, results);
+    assert!(calls[2].len() == 9 && calls[2].chars().all(|c| c.is_ascii_alphanumeric()), "{}", calls[2]);
+}
+
 /// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]

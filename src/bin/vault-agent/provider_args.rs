@@ -1,6 +1,6 @@
 //! The provider options `chat` and `run` share, and the config they make.
 
-use vault_agent::provider::{ProviderConfig, ProviderKind, GEMINI_BASE_URL, OPENAI_BASE_URL};
+use vault_agent::provider::{ProviderConfig, ProviderKind, GEMINI_BASE_URL, MISTRAL_BASE_URL, OPENAI_BASE_URL};
 use vault_agent::{Error, Result};
 
 /// The APIs the CLI can talk to.
@@ -14,6 +14,8 @@ pub enum Provider {
     /// Google's Gemini API, through its OpenAI-compatible endpoint (key: --api-key or
     /// GEMINI_API_KEY).
     Gemini,
+    /// Mistral's API (La Plateforme), OpenAI-compatible (key: --api-key or MISTRAL_API_KEY).
+    Mistral,
 }
 
 #[derive(clap::Args)]
@@ -28,7 +30,8 @@ pub struct ProviderArgs {
     /// before /chat/completions, e.g. http://localhost:11434/v1 for Ollama).
     #[arg(long)]
     base_url: Option<String>,
-    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY or $GEMINI_API_KEY.
+    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY, $GEMINI_API_KEY or
+    /// $MISTRAL_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
     /// The output limit in tokens per model call.
@@ -58,16 +61,23 @@ impl ProviderArgs {
                 (if official { ProviderKind::OpenAi } else { ProviderKind::OpenAiCompatible }, "OPENAI_API_KEY")
             }
             Provider::Gemini => (ProviderKind::OpenAiCompatible, "GEMINI_API_KEY"),
+            Provider::Mistral => (ProviderKind::OpenAiCompatible, "MISTRAL_API_KEY"),
         };
         let mut config = ProviderConfig::new(kind, &self.model);
         config.base_url = self.base_url.clone();
-        if matches!(self.provider, Provider::Gemini) {
-            config.base_url.get_or_insert_with(|| GEMINI_BASE_URL.to_string());
+        let home = match self.provider {
+            Provider::Gemini => Some(GEMINI_BASE_URL),
+            Provider::Mistral => Some(MISTRAL_BASE_URL),
+            Provider::Anthropic | Provider::Openai => None,
+        };
+        if let Some(home) = home {
+            config.base_url.get_or_insert_with(|| home.to_string());
         }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;
         let name = match (self.provider, kind) {
             (Provider::Gemini, _) => "Gemini",
+            (Provider::Mistral, _) => "Mistral",
             (_, ProviderKind::Anthropic) => "Anthropic",
             (_, ProviderKind::OpenAi) => "OpenAI",
             (_, ProviderKind::OpenAiCompatible) => return Ok(config),

@@ -5,7 +5,9 @@
 //! messages; tools as `function`s; `stream_options.include_usage` so the last chunk carries
 //! usage. Reasoning from an earlier turn is echoed as `reasoning_content` when
 //! [`OpenAiOptions::echo_reasoning`] is set (DeepSeek and Kimi need it with tool calls; other
-//! servers reject unknown fields); for Gemini ([`OpenAiOptions::gemini`]) a tool call's thought
+//! servers reject unknown fields); for Mistral ([`OpenAiOptions::mistral`]) no
+//! `stream_options`, tool call ids of nine letters and digits, and an assistant message between
+//! tool results and a user message; for Gemini ([`OpenAiOptions::gemini`]) a tool call's thought
 //! signature goes back as `extra_content` and tool schemas keep to what Gemini reads; OpenRouter's
 //! `reasoning_details` go back as they came when [`OpenAiOptions::reasoning_details`] is.
 //!
@@ -14,7 +16,8 @@
 //! `finish_reason`; a usage chunk with empty `choices`; then `data: [DONE]`. Gemini leaves out
 //! `index` (each call has its own id), ends tool calls with `finish_reason: "stop"`, and puts
 //! a call's thought signature in `extra_content.google.thought_signature`. OpenRouter streams
-//! `reasoning_details` entries in pieces (joined by `index`). An `error` member
+//! `reasoning_details` entries in pieces (joined by `index`). Mistral's reasoning models stream
+//! `content` as a list of `thinking` and `text` chunks. An `error` member
 //! in a chunk (OpenRouter reports upstream 429s this way, inside a 200) becomes an error.
 
 use std::collections::BTreeMap;
@@ -45,6 +48,11 @@ pub struct OpenAiOptions {
     /// Send OpenRouter's `reasoning_details` back with their message (OpenRouter: Gemini's
     /// calls are refused without the signatures in them).
     pub reasoning_details: bool,
+    /// The server is Mistral's API, which answers HTTP 422 to a field it does not know
+    /// (`stream_options`: it reports usage unasked) and HTTP 400 to a tool call id that is not
+    /// nine letters and digits ("Tool call id was call_1 but must be a-z, A-Z, 0-9, with a
+    /// length of 9"): every other id in the history is sent as one made from it.
+    pub mistral: bool,
 }
 
 /// What Google's documentation says to send as the signature of a call its model did not make
@@ -65,18 +73,24 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
         messages.push(json!({"role": "system", "content": system.join("\n\n")}));
     }
     // Gemini wants each tool result to name its tool ("function_response.name: Name cannot be
-    // empty"); the name is its call's.
-    let mut names = BTreeMap::new();
-    if options.gemini {
+    // empty"), and Mistral's documentation names it too; the name is its call's.
+    let mut calls = Calls::default();
+    if options.gemini || options.mistral {
         for message in &request.messages {
-            names.extend(message.tool_uses().map(|(id, name, _)| (id, name)));
+            calls.names.extend(message.tool_uses().map(|(id, name, _)| (id, name)));
         }
+    }
+    if options.mistral {
+        calls.ids = mistral_ids(request);
     }
     for message in &request.messages {
         match message.role {
-            Role::User => user_messages(&message.content, &names, &mut messages),
-            Role::Assistant => messages.extend(assistant_message(&message.content, options)),
+            Role::User => user_messages(&message.content, &calls, &mut messages),
+            Role::Assistant => messages.extend(assistant_message(&message.content, &calls, options)),
         }
+    }
+    if options.mistral {
+        bridge_tool_results(&mut messages);
     }
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
@@ -100,21 +114,100 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
         body.insert("temperature".into(), super::temperature(t));
     }
     body.insert("stream".into(), json!(true));
-    body.insert("stream_options".into(), json!({"include_usage": true}));
+    if !options.mistral {
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
     Value::Object(body)
 }
 
+/// What the assistant says, on Mistral's wire, between tool results and a user message.
+pub const MISTRAL_BRIDGE: &str = "(I have the tools' results.)";
+
+/// Mistral refuses a `user` message right after a `tool` one ("Unexpected role 'user' after
+/// role 'tool'", HTTP 400): the agent's reminders follow a step's results that way, and so
+/// does the next request after a task stopped between a tool's result and the model's answer.
+/// An assistant message stands between them.
+fn bridge_tool_results(messages: &mut Vec<Value>) {
+    let mut at = 1;
+    while at < messages.len() {
+        if messages[at]["role"] == "user" && messages[at - 1]["role"] == "tool" {
+            messages.insert(at, json!({"role": "assistant", "content": MISTRAL_BRIDGE}));
+            at += 1;
+        }
+        at += 1;
+    }
+}
+
+/// What the messages of one request say about its tool calls.
+#[derive(Default)]
+struct Calls<'a> {
+    /// Each call's tool, by the call's id, where the server wants results named.
+    names: BTreeMap<&'a str, &'a str>,
+    /// The id each call goes by on the wire, where it is not its own.
+    ids: BTreeMap<&'a str, String>,
+}
+
+impl Calls<'_> {
+    fn id<'s>(&'s self, id: &'s str) -> &'s str {
+        self.ids.get(id).map_or(id, String::as_str)
+    }
+}
+
+/// Whether Mistral takes `id` as a tool call id: nine ASCII letters and digits.
+fn is_mistral_id(id: &str) -> bool {
+    id.len() == 9 && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A Mistral id for each call of `request` whose id is not one (the fast path's planned
+/// calls, the text dialect's, another provider's): nine letters and digits from a hash of the
+/// id, the same in the call and in its result, and distinct within the request.
+fn mistral_ids(request: &ModelRequest) -> BTreeMap<&str, String> {
+    const DIGITS: &[u8; 62] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut taken: std::collections::BTreeSet<String> = request
+        .messages
+        .iter()
+        .flat_map(|m| m.tool_uses().map(|(id, _, _)| id))
+        .filter(|id| is_mistral_id(id))
+        .map(str::to_string)
+        .collect();
+    let mut ids = BTreeMap::new();
+    for (id, _, _) in request.messages.iter().flat_map(|m| m.tool_uses()) {
+        if is_mistral_id(id) || ids.contains_key(id) {
+            continue;
+        }
+        // FNV-1a, then salted again in the unlikely case two ids meet.
+        let mut hash =
+            id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let made = loop {
+            let mut rest = hash;
+            let made: String = (0..9)
+                .map(|_| {
+                    let digit = DIGITS[(rest % 62) as usize] as char;
+                    rest /= 62;
+                    digit
+                })
+                .collect();
+            if taken.insert(made.clone()) {
+                break made;
+            }
+            hash = (hash ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0x100_0000_01b3);
+        };
+        ids.insert(id, made);
+    }
+    ids
+}
+
 /// A user message becomes its tool results (one `tool` message each, first, since they
-/// answer the previous assistant turn; with its tool's name where `names` has it) and then the
+/// answer the previous assistant turn; with its tool's name where `calls` has it) and then the
 /// rest as one `user` message.
-fn user_messages(content: &[ContentBlock], names: &BTreeMap<&str, &str>, out: &mut Vec<Value>) {
+fn user_messages(content: &[ContentBlock], calls: &Calls, out: &mut Vec<Value>) {
     let mut parts = Vec::new();
     for block in content {
         match block {
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
                 let content = if *is_error { format!("Error: {content}") } else { content.clone() };
-                let mut message = json!({"role": "tool", "tool_call_id": tool_use_id, "content": content});
-                if let Some(name) = names.get(tool_use_id.as_str()) {
+                let mut message = json!({"role": "tool", "tool_call_id": calls.id(tool_use_id), "content": content});
+                if let Some(name) = calls.names.get(tool_use_id.as_str()) {
                     message["name"] = json!(name);
                 }
                 out.push(message);
@@ -135,7 +228,7 @@ fn user_messages(content: &[ContentBlock], names: &BTreeMap<&str, &str>, out: &m
     }
 }
 
-fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Option<Value> {
+fn assistant_message(content: &[ContentBlock], history: &Calls, options: &OpenAiOptions) -> Option<Value> {
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
@@ -152,8 +245,8 @@ fn assistant_message(content: &[ContentBlock], options: &OpenAiOptions) -> Optio
                     Value::String(raw) => raw.clone(),
                     other => other.to_string(),
                 };
-                let mut call =
-                    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}});
+                let mut call = json!({"id": history.id(id), "type": "function",
+                    "function": {"name": name, "arguments": arguments}});
                 if let Some(signature) = signature.as_deref().filter(|_| options.gemini) {
                     call["extra_content"] = google_signature(signature);
                     signed = true;
@@ -322,6 +415,28 @@ impl OpenAiDecoder {
     }
 }
 
+/// Content streamed as a list of chunks, as Mistral's reasoning models (Magistral) stream it:
+/// `{"type": "thinking", "thinking": [{"type": "text", "text": …}]}` is thinking, `{"type":
+/// "text", "text": …}` the answer; other chunks (references) carry no text to show.
+fn content_chunks(chunks: &[Value], out: &mut Vec<StreamEvent>) {
+    for chunk in chunks {
+        match chunk.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(text) = chunk.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                    out.push(StreamEvent::TextDelta { text: text.to_string() });
+                }
+            }
+            Some("thinking") => {
+                let parts = chunk.get("thinking").and_then(Value::as_array).into_iter().flatten();
+                for text in parts.filter_map(|p| p.get("text").and_then(Value::as_str)).filter(|t| !t.is_empty()) {
+                    out.push(StreamEvent::ThinkingDelta { text: text.to_string() });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Ends a call; a call whose name never came is still announced, with an empty name, so its
 /// arguments reach the pipeline, which reports the unknown tool to the model.
 fn end_call(call: &mut OpenCall, out: &mut Vec<StreamEvent>) {
@@ -367,8 +482,12 @@ impl StreamDecoder for OpenAiDecoder {
                     break;
                 }
             }
-            if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-                out.push(StreamEvent::TextDelta { text: text.to_string() });
+            match delta.get("content") {
+                Some(Value::String(text)) if !text.is_empty() => {
+                    out.push(StreamEvent::TextDelta { text: text.clone() })
+                }
+                Some(Value::Array(chunks)) => content_chunks(chunks, &mut out),
+                _ => {}
             }
             for piece in delta.get("reasoning_details").and_then(Value::as_array).into_iter().flatten() {
                 self.reasoning_detail(piece);

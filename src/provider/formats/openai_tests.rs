@@ -86,8 +86,7 @@ fn the_request_body_in_chat_completions_shape() {
 
 #[test]
 fn options_for_openai_itself_and_reasoning_echo() {
-    let options =
-        OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, gemini: false, reasoning_details: false };
+    let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, ..OpenAiOptions::default() };
     let body = request_body("o3", &request(), &options);
     assert_eq!(body["max_completion_tokens"], 1000);
     assert!(body.get("max_tokens").is_none());
@@ -266,4 +265,81 @@ fn tool_schemas_keep_to_what_gemini_reads() {
     );
     let other = request_body("m", &r, &OpenAiOptions::default());
     assert_eq!(other["tools"][0]["function"]["parameters"]["additionalProperties"], false);
+}
+
+/// Mistral refuses `stream_options` (HTTP 422, "Extra inputs are not permitted") and any tool
+/// call id that is not nine letters and digits (HTTP 400): the body has no `stream_options`,
+/// and each call goes by an id Mistral takes, the same in the call and its result, while an id
+/// Mistral made itself goes back as it came.
+#[test]
+fn mistral_gets_no_stream_options_and_ids_it_takes() {
+    let mut r = request();
+    r.messages.push(Message::user("and dogs?"));
+    r.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::tool_use("D681PevKs", "search", json!({"q": "dogs"}))],
+    });
+    r.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult {
+            tool_use_id: "D681PevKs".into(),
+            content: "dogs.md".into(),
+            is_error: false,
+        }],
+    });
+    let mistral = OpenAiOptions { mistral: true, ..OpenAiOptions::default() };
+    let body = request_body("mistral-medium-latest", &r, &mistral);
+    assert!(body.get("stream_options").is_none());
+    assert_eq!(body["max_tokens"], 1000);
+    let messages = body["messages"].as_array().unwrap();
+    let calls: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let results: Vec<&str> =
+        messages.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls, results, "each result answers its call by the same id");
+    assert!(calls.iter().all(|id| id.len() == 9 && id.chars().all(|c| c.is_ascii_alphanumeric())), "{calls:?}");
+    assert_ne!(calls[0], calls[1]);
+    assert_eq!(calls[2], "D681PevKs", "Mistral's own id is kept");
+    // The same history gives the same ids (a retried request is the same request).
+    assert_eq!(request_body("mistral-medium-latest", &r, &mistral), body);
+    // Results name their tool, as Mistral's documentation shows them.
+    assert_eq!(messages.iter().find(|m| m["role"] == "tool").unwrap()["name"], "search");
+    // "and this picture" followed the results in the same user message: Mistral gets an
+    // assistant message between them, and only there.
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "tool", "assistant", "user", "assistant", "user", "assistant", "tool"]
+    );
+    assert_eq!(messages[5]["content"], MISTRAL_BRIDGE);
+    // Other servers keep the ids and get usage asked for.
+    let other = request_body("m", &r, &OpenAiOptions::default());
+    assert_eq!(other["messages"][2]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(other["stream_options"], json!({"include_usage": true}));
+}
+
+/// Magistral streams `content` as a list of chunks: its thinking, then the answer's text.
+#[test]
+fn content_as_a_list_of_thinking_and_text_chunks() {
+    let mut d = OpenAiDecoder::new();
+    let chunk = |content: Value| json!({"choices": [{"index": 0, "delta": {"content": content}}]}).to_string();
+    let mut events =
+        d.decode("", &chunk(json!([{"type": "thinking", "thinking": [{"type": "text", "text": "The user greets"}]}])));
+    events.extend(d.decode("", &chunk(json!([{"type": "thinking", "thinking": [{"type": "text", "text": " me."}]}]))));
+    events.extend(d.decode("", &chunk(json!([{"type": "text", "text": "Hello"}]))));
+    events.extend(d.decode("", &chunk(json!("!"))));
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::ThinkingDelta { text: "The user greets".into() },
+            StreamEvent::ThinkingDelta { text: " me.".into() },
+            StreamEvent::TextDelta { text: "Hello".into() },
+            StreamEvent::TextDelta { text: "!".into() },
+        ]
+    );
 }

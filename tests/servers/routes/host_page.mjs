@@ -71,6 +71,7 @@ function demoConfig(origin, env) {
     anthropic: env.ANTHROPIC_API_KEY,
     openai: env.OPENAI_API_KEY,
     gemini: env.GEMINI_API_KEY,
+    mistral: env.MISTRAL_API_KEY,
     openrouter: env.OPENROUTER_API_KEY,
   };
   let preset = env.VAULT_AGENT_PROVIDER;
