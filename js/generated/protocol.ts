@@ -119,7 +119,7 @@ cacheWriteTokens: number, };
  * What went wrong with a model call, sorted so the loop can decide: back off, condense or
  * stop.
  */
-export type ErrorKind = "rate_limited" | "context_overflow" | "auth" | "bad_request" | "network" | "overloaded" | "cancelled" | "protocol" | "unreachable";
+export type ErrorKind = "rate_limited" | "quota_exhausted" | "context_overflow" | "auth" | "bad_request" | "network" | "overloaded" | "cancelled" | "protocol" | "unreachable";
 
 /**
  * A categorised model-call error.

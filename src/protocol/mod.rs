@@ -291,6 +291,9 @@ pub enum ToolChoice {
 pub enum ErrorKind {
     /// 429: too many requests or tokens; retry later.
     RateLimited,
+    /// The account's quota is used up — a free tier's requests for the day, or the credit it
+    /// paid for — so retrying within the task will not help.
+    QuotaExhausted,
     /// The prompt does not fit the model's window; condense and retry.
     ContextOverflow,
     /// Missing or wrong API key, or no permission.
@@ -320,6 +323,7 @@ impl ErrorKind {
     pub fn words(self) -> &'static str {
         match self {
             ErrorKind::RateLimited => "too many requests",
+            ErrorKind::QuotaExhausted => "quota used up",
             ErrorKind::ContextOverflow => "too long for the model",
             ErrorKind::Auth => "not authorised",
             ErrorKind::BadRequest => "request refused",
@@ -370,6 +374,9 @@ impl ProviderError {
         let names_model = self.message.to_ascii_lowercase().contains("model");
         match self.kind {
             ErrorKind::RateLimited => "The provider says there are too many requests right now.".into(),
+            ErrorKind::QuotaExhausted => {
+                "The account's quota is used up: a free tier's requests for today, or its credit. It works again once the quota resets or credit is added.".into()
+            }
             ErrorKind::ContextOverflow => {
                 "The conversation is too long for the model. Start a new chat, or attach less.".into()
             }

@@ -39,6 +39,8 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
     let message = if message.is_empty() { format!("HTTP {status}") } else { message };
     let mut kind = match status {
         401 | 403 => ErrorKind::Auth,
+        // Payment Required: OpenRouter's "Insufficient credits".
+        402 => ErrorKind::QuotaExhausted,
         408 => ErrorKind::Network,
         413 => ErrorKind::ContextOverflow,
         429 => ErrorKind::RateLimited,
@@ -56,23 +58,33 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
     if kind == ErrorKind::BadRequest && is_overflow(type_or_code.as_deref(), &message) {
         kind = ErrorKind::ContextOverflow;
     }
-    let retry_after_ms =
-        retry_after_ms(headers, now_ms).or_else(|| parsed.as_ref().and_then(error_object).and_then(google_retry_delay));
+    let object = parsed.as_ref().and_then(error_object);
+    if matches!(kind, ErrorKind::RateLimited | ErrorKind::BadRequest) && is_used_up(object, &message) {
+        kind = ErrorKind::QuotaExhausted;
+    }
+    let retry_after_ms = retry_after_ms(headers, now_ms).or_else(|| object.and_then(google_retry_delay));
     ProviderError { kind, message, status: Some(status), retry_after_ms }
 }
 
-/// The wait Google's error asks for (`RetryInfo`'s `retryDelay`, "36s" or "36.43s" — its
-/// free tier's per-minute limits answer this way, with no header), unless the quota that ran
-/// out is a day's: waiting a minute does not bring that back.
-fn google_retry_delay(object: &Value) -> Option<u64> {
-    let details = object.get("details")?.as_array()?;
+/// Whether the error says the account's quota is used up, which no wait within a task brings
+/// back: Google's day quotas (a violated `quotaId` with `PerDay`), OpenAI's `insufficient_quota`
+/// ("You exceeded your current quota, please check your plan and billing details"),
+/// Anthropic's "Your credit balance is too low".
+fn is_used_up(object: Option<&Value>, message: &str) -> bool {
+    let Some(object) = object else { return false };
+    let details = object.get("details").and_then(Value::as_array).into_iter().flatten();
     let daily = details
-        .iter()
         .flat_map(|d| d.get("violations").and_then(Value::as_array).into_iter().flatten())
         .any(|v| v.get("quotaId").and_then(Value::as_str).is_some_and(|id| id.contains("PerDay")));
-    if daily {
-        return None;
-    }
+    let code = ["code", "type"].iter().any(|k| object.get(*k).and_then(Value::as_str) == Some("insufficient_quota"));
+    daily || code || message.to_ascii_lowercase().contains("credit balance is too low")
+}
+
+/// The wait Google's error asks for (`RetryInfo`'s `retryDelay`, "36s" or "36.43s" — its
+/// free tier's per-minute limits answer this way, with no header). A day's quota asks for one
+/// too, but is not retried at all ([`ErrorKind::QuotaExhausted`]).
+fn google_retry_delay(object: &Value) -> Option<u64> {
+    let details = object.get("details")?.as_array()?;
     let delay = details.iter().find_map(|d| d.get("retryDelay").and_then(Value::as_str))?;
     let seconds: f64 = delay.trim().strip_suffix('s')?.parse().ok()?;
     (seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)

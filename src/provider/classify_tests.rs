@@ -98,7 +98,8 @@ fn openai_and_openrouter_error_bodies() {
     let minute = classify(429, &quota("GenerateRequestsPerMinutePerProjectPerModel-FreeTier"));
     assert_eq!((minute.kind, minute.retry_after_ms), (ErrorKind::RateLimited, Some(36_430)));
     let day = classify(429, &quota("GenerateRequestsPerDayPerProjectPerModel-FreeTier"));
-    assert_eq!((day.kind, day.retry_after_ms), (ErrorKind::RateLimited, None));
+    assert_eq!(day.kind, ErrorKind::QuotaExhausted);
+    assert!(!day.kind.is_retryable());
     let body =
         json!({"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts.",
         "status": "INVALID_ARGUMENT"}})
@@ -106,6 +107,31 @@ fn openai_and_openrouter_error_bodies() {
     let e = classify(400, &body);
     assert_eq!(e.kind, ErrorKind::BadRequest);
     assert!(e.message.starts_with("Function call is missing a thought_signature"));
+}
+
+/// An account whose quota or credit is used up: no wait within a task helps, so it is not a
+/// rate limit (which is retried), whatever the status says.
+#[test]
+fn a_used_up_quota_or_credit_is_not_retried() {
+    let openai =
+        json!({"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+        "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})
+        .to_string();
+    let anthropic = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}})
+    .to_string();
+    let openrouter = json!({"error": {"code": 402, "message": "Insufficient credits. Add more using https://openrouter.ai/settings/credits"}})
+        .to_string();
+    for (status, body) in [(429, openai), (400, anthropic), (402, openrouter)] {
+        let e = classify(status, &body);
+        assert_eq!(e.kind, ErrorKind::QuotaExhausted, "{body}");
+        assert!(e.explain().starts_with("The account's quota is used up"));
+    }
+    // A rate limit stays one.
+    let busy = json!({"error": {"message": "Rate limit reached for gpt-4.1 on tokens per min (TPM)",
+        "type": "tokens", "code": "rate_limit_exceeded"}})
+    .to_string();
+    assert_eq!(classify(429, &busy).kind, ErrorKind::RateLimited);
 }
 
 /// Mistral's bodies: a field check (pydantic's `detail` list inside `message`), a refused

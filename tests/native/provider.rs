@@ -525,6 +525,33 @@ fn gemini_s_retry_delay_in_the_body_is_honoured() {
     assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
 }
 
+/// A day's quota on Gemini's free tier, or an OpenAI account without credit: the call is not
+/// retried (six attempts would only delay the message), and the error says why.
+#[test]
+fn a_used_up_quota_is_said_at_once() {
+    let day = json!([{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+        "message": "You exceeded your current quota, please check your plan and billing details.",
+        "details": [
+            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+                {"quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier", "quotaValue": "250"}]},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "41s"}]}}]);
+    let credit = json!({"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+        "type": "insufficient_quota", "code": "insufficient_quota"}});
+    for (config, body) in
+        [(ProviderPreset::Gemini.config("gemini-flash-latest").with_api_key("AIza-test"), day), (openai(), credit)]
+    {
+        let http = FakeHttp::new(vec![Reply::status(429, &body.to_string()), Reply::sse(&fixture("openai/text.sse"))]);
+        let (provider, clock) = make(config, &http);
+        let events = collect(provider.as_ref(), &request());
+        assert_eq!(http.requests().len(), 1, "{body}");
+        assert!(clock.sleeps().is_empty());
+        assert!(
+            matches!(events.last(), Some(StreamEvent::Error { error }) if error.kind == ErrorKind::QuotaExhausted),
+            "{events:?}"
+        );
+    }
+}
+
 #[test]
 fn a_dropped_connection_before_the_first_token_is_retried() {
     let body = fixture("anthropic/text.sse");
