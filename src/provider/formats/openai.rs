@@ -45,8 +45,9 @@ pub struct OpenAiOptions {
     /// `extra_content.google.thought_signature` (Gemini 3 refuses a turn's calls without
     /// theirs), and tool schemas keep to the keywords Gemini's function declarations read.
     pub gemini: bool,
-    /// Send OpenRouter's `reasoning_details` back with their message (OpenRouter: Gemini's
-    /// calls are refused without the signatures in them).
+    /// The server is OpenRouter: its `reasoning_details` go back with their message (Gemini's
+    /// calls are refused without the signatures in them), and a thinking budget is asked for
+    /// as its `reasoning.max_tokens`.
     pub reasoning_details: bool,
     /// The server is Mistral's API, which answers HTTP 422 to a field it does not know
     /// (`stream_options`: it reports usage unasked) and HTTP 400 to a tool call id that is not
@@ -109,9 +110,20 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
         }
     }
     let limit = if options.max_completion_tokens { "max_completion_tokens" } else { "max_tokens" };
-    body.insert(limit.into(), json!(request.max_tokens));
-    if let Some(t) = request.temperature {
-        body.insert("temperature".into(), super::temperature(t));
+    match request.thinking_budget.filter(|_| options.reasoning_details) {
+        // OpenRouter asks the model to think within the budget (Anthropic's and Gemini's as a
+        // token budget, OpenAI's as an effort), on top of the answer's own length, as
+        // Anthropic's own API is asked; models that do not think ignore it.
+        Some(budget) => {
+            body.insert("reasoning".into(), json!({"max_tokens": budget}));
+            body.insert(limit.into(), json!(request.max_tokens.saturating_add(budget)));
+        }
+        None => {
+            body.insert(limit.into(), json!(request.max_tokens));
+            if let Some(t) = request.temperature {
+                body.insert("temperature".into(), super::temperature(t));
+            }
+        }
     }
     body.insert("stream".into(), json!(true));
     if !options.mistral {

@@ -343,3 +343,21 @@ fn content_as_a_list_of_thinking_and_text_chunks() {
         ]
     );
 }
+
+/// A thinking budget reaches OpenRouter as `reasoning.max_tokens`, on top of the answer's
+/// length and without a temperature (as Anthropic's API is asked); other compatible servers
+/// get neither.
+#[test]
+fn a_thinking_budget_goes_to_openrouter_as_reasoning() {
+    let mut r = request();
+    r.thinking_budget = Some(4000);
+    r.temperature = Some(0.3);
+    let openrouter = OpenAiOptions { reasoning_details: true, ..OpenAiOptions::default() };
+    let body = request_body("anthropic/claude-sonnet-4.5", &r, &openrouter);
+    assert_eq!(body["reasoning"], json!({"max_tokens": 4000}));
+    assert_eq!(body["max_tokens"], 5000);
+    assert!(body.get("temperature").is_none());
+    let other = request_body("m", &r, &OpenAiOptions::default());
+    assert!(other.get("reasoning").is_none());
+    assert_eq!((other["max_tokens"].as_u64(), other["temperature"].as_f64()), (Some(1000), Some(0.3)));
+}
