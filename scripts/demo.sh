@@ -6,9 +6,9 @@
 #   VAULT_AGENT_VAULT          the vault folder (default ../shared/vaults/obsidian-help)
 #   VAULT_AGENT_DEMO_PORT      the port (default 8787)
 #   The model, by the first that applies:
-#   VAULT_AGENT_PROVIDER       anthropic | openai | gemini | mistral | openrouter | ollama | lmstudio | custom | mock
+#   VAULT_AGENT_PROVIDER       anthropic | openai | gemini | mistral | deepseek | openrouter | ollama | lmstudio | custom | mock
 #   ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY / MISTRAL_API_KEY /
-#   OPENROUTER_API_KEY   (pick the provider when it is unset)
+#   DEEPSEEK_API_KEY / OPENROUTER_API_KEY   (pick the provider when it is unset)
 #   VAULT_AGENT_API_KEY, VAULT_AGENT_MODEL, VAULT_AGENT_BASE_URL   (override the provider's defaults)
 #   With none, the chat says how to connect a model, and search works all the same.
 set -euo pipefail
@@ -28,6 +28,7 @@ if [ -z "$provider" ]; then
   elif [ -n "${OPENAI_API_KEY:-}" ]; then provider=openai
   elif [ -n "${GEMINI_API_KEY:-}" ]; then provider=gemini
   elif [ -n "${MISTRAL_API_KEY:-}" ]; then provider=mistral
+  elif [ -n "${DEEPSEEK_API_KEY:-}" ]; then provider=deepseek
   elif [ -n "${OPENROUTER_API_KEY:-}" ]; then provider=openrouter
   fi
 fi

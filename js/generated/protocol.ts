@@ -1484,7 +1484,7 @@ instruction: string, };
 /**
  * A provider by name.
  */
-export type ProviderPreset = "anthropic" | "openai" | "gemini" | "mistral" | "openrouter" | "ollama" | "lmstudio" | "custom";
+export type ProviderPreset = "anthropic" | "openai" | "gemini" | "mistral" | "deepseek" | "openrouter" | "ollama" | "lmstudio" | "custom";
 
 /**
  * What a [`ProviderPreset`] stands for.
@@ -1516,6 +1516,7 @@ export const PRESETS: Record<ProviderPreset, PresetInfo> = {
   "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"keyUrl":"https://platform.openai.com/api-keys","headers":{}},
   "gemini": {"name":"Google Gemini","kind":"openai-compatible","baseUrl":"https://generativelanguage.googleapis.com/v1beta/openai","defaultModel":"gemini-flash-latest","needsKey":true,"keyUrl":"https://aistudio.google.com/apikey","headers":{}},
   "mistral": {"name":"Mistral AI","kind":"openai-compatible","baseUrl":"https://api.mistral.ai/v1","defaultModel":"mistral-medium-latest","needsKey":true,"keyUrl":"https://console.mistral.ai/api-keys","headers":{}},
+  "deepseek": {"name":"DeepSeek","kind":"openai-compatible","baseUrl":"https://api.deepseek.com","defaultModel":"deepseek-chat","needsKey":true,"keyUrl":"https://platform.deepseek.com/api_keys","headers":{}},
   "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"keyUrl":"https://openrouter.ai/keys","headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
   "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"keyUrl":"","headers":{}},
   "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},

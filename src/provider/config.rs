@@ -51,6 +51,8 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta/openai";
 /// Mistral's API (La Plateforme), OpenAI-compatible.
 pub const MISTRAL_BASE_URL: &str = "https://api.mistral.ai/v1";
+/// DeepSeek's API, OpenAI-compatible.
+pub const DEEPSEEK_BASE_URL: &str = "https://api.deepseek.com";
 /// OpenRouter.
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// Ollama on this machine.

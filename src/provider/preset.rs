@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::config::{
-    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL, MISTRAL_BASE_URL,
-    OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL,
+    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL,
+    MISTRAL_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL,
 };
 
 /// A provider by name.
@@ -23,6 +23,8 @@ pub enum ProviderPreset {
     Gemini,
     /// Mistral's API (La Plateforme), through its OpenAI-compatible Chat Completions.
     Mistral,
+    /// DeepSeek's API.
+    DeepSeek,
     #[serde(rename = "openrouter")]
     OpenRouter,
     Ollama,
@@ -52,11 +54,12 @@ pub struct PresetInfo {
 
 impl ProviderPreset {
     /// Every preset, in the order the settings list them.
-    pub const ALL: [ProviderPreset; 8] = [
+    pub const ALL: [ProviderPreset; 9] = [
         ProviderPreset::Anthropic,
         ProviderPreset::OpenAi,
         ProviderPreset::Gemini,
         ProviderPreset::Mistral,
+        ProviderPreset::DeepSeek,
         ProviderPreset::OpenRouter,
         ProviderPreset::Ollama,
         ProviderPreset::LmStudio,
@@ -77,6 +80,9 @@ impl ProviderPreset {
             ProviderPreset::Mistral => {
                 ("Mistral AI", ProviderKind::OpenAiCompatible, MISTRAL_BASE_URL, "mistral-medium-latest", true)
             }
+            ProviderPreset::DeepSeek => {
+                ("DeepSeek", ProviderKind::OpenAiCompatible, DEEPSEEK_BASE_URL, "deepseek-chat", true)
+            }
             ProviderPreset::OpenRouter => {
                 ("OpenRouter", ProviderKind::OpenAiCompatible, OPENROUTER_BASE_URL, "anthropic/claude-sonnet-4.5", true)
             }
@@ -93,6 +99,7 @@ impl ProviderPreset {
             ProviderPreset::OpenAi => "https://platform.openai.com/api-keys",
             ProviderPreset::Gemini => "https://aistudio.google.com/apikey",
             ProviderPreset::Mistral => "https://console.mistral.ai/api-keys",
+            ProviderPreset::DeepSeek => "https://platform.deepseek.com/api_keys",
             ProviderPreset::OpenRouter => "https://openrouter.ai/keys",
             ProviderPreset::Ollama | ProviderPreset::LmStudio | ProviderPreset::Custom => "",
         };
@@ -155,6 +162,7 @@ mod tests {
                 "\"openai\"",
                 "\"gemini\"",
                 "\"mistral\"",
+                "\"deepseek\"",
                 "\"openrouter\"",
                 "\"ollama\"",
                 "\"lmstudio\"",
@@ -168,6 +176,8 @@ mod tests {
         let gemini = ProviderPreset::Gemini.config("gemini-flash-latest");
         assert_eq!(gemini.base_url.as_deref(), Some("https://generativelanguage.googleapis.com/v1beta/openai"));
         assert_eq!(gemini.kind, ProviderKind::OpenAiCompatible);
+        let deepseek = ProviderPreset::DeepSeek.config("deepseek-reasoner");
+        assert!(crate::provider::address::needs_reasoning_back(deepseek.effective_base_url()));
         let mistral = ProviderPreset::Mistral.info();
         assert_eq!((mistral.base_url.as_str(), mistral.needs_key), ("https://api.mistral.ai/v1", true));
         assert!(presets_ts().contains("\"lmstudio\": {\"name\":\"LM Studio (local)\""));

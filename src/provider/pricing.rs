@@ -94,6 +94,9 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("gemini-2-5-flash-lite", ModelPrice::google(0.1, 0.4)),
     ("gemini-2-0-flash", ModelPrice::google(0.1, 0.4)),
     ("gemini-2-0-flash-lite", ModelPrice::google(0.075, 0.3)),
+    // DeepSeek's (V3.2, both modes): input read from its cache costs a tenth.
+    ("deepseek-chat", ModelPrice::openai(0.28, 0.42, 0.028)),
+    ("deepseek-reasoner", ModelPrice::openai(0.28, 0.42, 0.028)),
     // Mistral's list prices (no discount for cached input). Its Large models are left out: the
     // 2024 ones and Large 3 share the prefix at different prices.
     ("mistral-medium", ModelPrice::flat(0.4, 2.0)),
@@ -163,6 +166,7 @@ mod tests {
         assert_eq!(price("claude-opus-4-5"), 5.0);
         assert_eq!(price("claude-opus-4-1-20250805"), 15.0);
         assert_eq!(price("mistral-medium-latest"), 0.4);
+        assert_eq!(price("deepseek-reasoner"), 0.28);
         assert_eq!(price("magistral-medium-2509"), 2.0);
         assert!(list_price("mistral-large-latest").is_none(), "two generations, two prices");
     }

@@ -1,6 +1,8 @@
 //! The provider options `chat` and `run` share, and the config they make.
 
-use vault_agent::provider::{ProviderConfig, ProviderKind, GEMINI_BASE_URL, MISTRAL_BASE_URL, OPENAI_BASE_URL};
+use vault_agent::provider::{
+    ProviderConfig, ProviderKind, DEEPSEEK_BASE_URL, GEMINI_BASE_URL, MISTRAL_BASE_URL, OPENAI_BASE_URL,
+};
 use vault_agent::{Error, Result};
 
 /// The APIs the CLI can talk to.
@@ -16,6 +18,8 @@ pub enum Provider {
     Gemini,
     /// Mistral's API (La Plateforme), OpenAI-compatible (key: --api-key or MISTRAL_API_KEY).
     Mistral,
+    /// DeepSeek's API, OpenAI-compatible (key: --api-key or DEEPSEEK_API_KEY).
+    Deepseek,
 }
 
 #[derive(clap::Args)]
@@ -30,8 +34,8 @@ pub struct ProviderArgs {
     /// before /chat/completions, e.g. http://localhost:11434/v1 for Ollama).
     #[arg(long)]
     base_url: Option<String>,
-    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY, $GEMINI_API_KEY or
-    /// $MISTRAL_API_KEY.
+    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY, $GEMINI_API_KEY,
+    /// $MISTRAL_API_KEY or $DEEPSEEK_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
     /// The output limit in tokens per model call.
@@ -62,12 +66,14 @@ impl ProviderArgs {
             }
             Provider::Gemini => (ProviderKind::OpenAiCompatible, "GEMINI_API_KEY"),
             Provider::Mistral => (ProviderKind::OpenAiCompatible, "MISTRAL_API_KEY"),
+            Provider::Deepseek => (ProviderKind::OpenAiCompatible, "DEEPSEEK_API_KEY"),
         };
         let mut config = ProviderConfig::new(kind, &self.model);
         config.base_url = self.base_url.clone();
         let home = match self.provider {
             Provider::Gemini => Some(GEMINI_BASE_URL),
             Provider::Mistral => Some(MISTRAL_BASE_URL),
+            Provider::Deepseek => Some(DEEPSEEK_BASE_URL),
             Provider::Anthropic | Provider::Openai => None,
         };
         if let Some(home) = home {
@@ -78,6 +84,7 @@ impl ProviderArgs {
         let name = match (self.provider, kind) {
             (Provider::Gemini, _) => "Gemini",
             (Provider::Mistral, _) => "Mistral",
+            (Provider::Deepseek, _) => "DeepSeek",
             (_, ProviderKind::Anthropic) => "Anthropic",
             (_, ProviderKind::OpenAi) => "OpenAI",
             (_, ProviderKind::OpenAiCompatible) => return Ok(config),

@@ -521,7 +521,8 @@ impl StreamDecoder for OpenAiDecoder {
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             let field = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-            let cached = field("/prompt_tokens_details/cached_tokens");
+            // DeepSeek counts the cached part as `prompt_cache_hit_tokens`.
+            let cached = field("/prompt_tokens_details/cached_tokens").max(field("/prompt_cache_hit_tokens"));
             out.push(StreamEvent::Usage {
                 usage: Usage {
                     // OpenAI counts cached tokens inside prompt_tokens.

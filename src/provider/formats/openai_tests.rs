@@ -361,3 +361,21 @@ fn a_thinking_budget_goes_to_openrouter_as_reasoning() {
     assert!(other.get("reasoning").is_none());
     assert_eq!((other["max_tokens"].as_u64(), other["temperature"].as_f64()), (Some(1000), Some(0.3)));
 }
+
+/// DeepSeek reports the cached part of the prompt as `prompt_cache_hit_tokens`.
+#[test]
+fn deepseek_s_cache_hits_are_cache_reads() {
+    let mut d = OpenAiDecoder::new();
+    let events = d.decode(
+        "",
+        &json!({"choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020,
+            "prompt_cache_hit_tokens": 768, "prompt_cache_miss_tokens": 232}})
+        .to_string(),
+    );
+    assert_eq!(
+        events,
+        vec![StreamEvent::Usage {
+            usage: Usage { input_tokens: 232, output_tokens: 20, cache_read_tokens: 768, cache_write_tokens: 0 }
+        }]
+    );
+}

@@ -72,6 +72,7 @@ function demoConfig(origin, env) {
     openai: env.OPENAI_API_KEY,
     gemini: env.GEMINI_API_KEY,
     mistral: env.MISTRAL_API_KEY,
+    deepseek: env.DEEPSEEK_API_KEY,
     openrouter: env.OPENROUTER_API_KEY,
   };
   let preset = env.VAULT_AGENT_PROVIDER;
