@@ -2,7 +2,12 @@
 //! Ollama, LM Studio, custom): endpoint and headers. The wire format lives in
 //! [`super::formats::openai`].
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use async_trait::async_trait;
+use futures::stream::StreamExt;
+use serde_json::Value;
 
 use super::address::is_loopback;
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
@@ -13,7 +18,7 @@ use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
 use crate::host::HttpRequest;
 use crate::media::MediaSupport;
-use crate::protocol::ModelRequest;
+use crate::protocol::{ErrorKind, ModelRequest, ProviderError, StreamEvent};
 
 /// A chat model through `POST {base_url}/chat/completions`.
 ///
@@ -29,6 +34,8 @@ pub struct OpenAiProvider {
     options: OpenAiOptions,
     extra_headers: Vec<(String, String)>,
     media: MediaSupport,
+    /// Set once the server refused `stream_options`: later requests go without it.
+    no_stream_options: Rc<Cell<bool>>,
 }
 
 impl OpenAiProvider {
@@ -42,7 +49,17 @@ impl OpenAiProvider {
         extra_headers: Vec<(String, String)>,
     ) -> Self {
         let base_url = base_url.trim_end_matches('/').to_string();
-        OpenAiProvider { transport, name, base_url, api_key, model, options, extra_headers, media: MediaSupport::ALL }
+        OpenAiProvider {
+            transport,
+            name,
+            base_url,
+            api_key,
+            model,
+            options,
+            extra_headers,
+            media: MediaSupport::ALL,
+            no_stream_options: Rc::default(),
+        }
     }
 
     /// Sets what the model takes besides text.
@@ -51,19 +68,44 @@ impl OpenAiProvider {
         self
     }
 
-    /// The HTTP request for `request`, as sent.
-    pub fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let body = request_body(request.model.as_deref().unwrap_or(&self.model), request, &self.options);
-        let mut http = HttpRequest::post_json(format!("{}/chat/completions", self.base_url), &body)
-            .header("accept", "text/event-stream");
+    /// The body for `request`, as sent (without `stream_options` once the server refused it).
+    fn body(&self, request: &ModelRequest) -> Value {
+        let mut body = request_body(request.model.as_deref().unwrap_or(&self.model), request, &self.options);
+        if self.no_stream_options.get() {
+            if let Some(fields) = body.as_object_mut() {
+                fields.remove("stream_options");
+            }
+        }
+        body
+    }
+}
+
+/// Where and how a body is posted: the URL, the key and the configured headers.
+#[derive(Clone)]
+struct Post {
+    url: String,
+    api_key: Option<String>,
+    headers: Vec<(String, String)>,
+}
+
+impl Post {
+    fn request(&self, body: &Value) -> HttpRequest {
+        let mut http = HttpRequest::post_json(&self.url, body).header("accept", "text/event-stream");
         if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
             http = http.header("authorization", format!("Bearer {key}"));
         }
-        for (name, value) in &self.extra_headers {
+        for (name, value) in &self.headers {
             http = http.header(name, value);
         }
         http
     }
+}
+
+/// Whether `error` is a server refusing the `stream_options` field ("property 'stream_options'
+/// is unsupported", "Unrecognized request argument supplied: stream_options", "Extra inputs
+/// are not permitted"), which some compatible servers do: usage is only a nicety.
+fn refuses_stream_options(error: &ProviderError) -> bool {
+    error.kind == ErrorKind::BadRequest && error.message.to_ascii_lowercase().contains("stream_options")
 }
 
 #[async_trait(?Send)]
@@ -93,6 +135,31 @@ impl ModelProvider for OpenAiProvider {
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
-        self.transport.stream(self.http_request(request), OpenAiDecoder::new, cancel)
+        let post = Post {
+            url: format!("{}/chat/completions", self.base_url),
+            api_key: self.api_key.clone(),
+            headers: self.extra_headers.clone(),
+        };
+        let mut body = self.body(request);
+        let first = self.transport.stream(post.request(&body), OpenAiDecoder::new, cancel);
+        if body.get("stream_options").is_none() {
+            return first;
+        }
+        // A server that refuses the field gets the same request again without it, and this
+        // provider never sends it there again. The refusal comes before any output (a 4xx is
+        // not retried), so nothing of the first attempt reached the caller.
+        let (transport, cancel, refused) = (self.transport.clone(), cancel.clone(), self.no_stream_options.clone());
+        first
+            .flat_map(move |event| match event {
+                StreamEvent::Error { error } if refuses_stream_options(&error) && !refused.get() => {
+                    refused.set(true);
+                    if let Some(fields) = body.as_object_mut() {
+                        fields.remove("stream_options");
+                    }
+                    transport.stream(post.request(&body), OpenAiDecoder::new, &cancel)
+                }
+                event => futures::stream::iter([event]).boxed_local(),
+            })
+            .boxed_local()
     }
 }

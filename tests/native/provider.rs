@@ -441,6 +441,36 @@ fn mistral_gets_a_request_it_accepts() {
     assert!(calls[2].len() == 9 && calls[2].chars().all(|c| c.is_ascii_alphanumeric()), "{}", calls[2]);
 }
 
+/// A compatible server that refuses `stream_options` (Groq once did, older Azure API versions,
+/// a proxy in front of Mistral): the same request goes again at once without it, the answer
+/// arrives as if nothing happened, and later requests leave it out.
+#[test]
+fn a_server_that_refuses_stream_options_is_asked_again_without_them() {
+    let refusal = json!({"error": {"message": "property 'stream_options' is unsupported, did you mean 'stream'?",
+        "type": "invalid_request_error"}});
+    let http = FakeHttp::new(vec![
+        Reply::status(400, &refusal.to_string()),
+        Reply::sse(&fixture("openai/text.sse")),
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let config = ProviderConfig { base_url: Some("https://api.groq.example/openai/v1".into()), ..openai() };
+    let (provider, clock) = make(config, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Error { .. } | StreamEvent::Retry { .. })));
+    assert!(clock.sleeps().is_empty());
+    collect(provider.as_ref(), &request());
+    let sent: Vec<bool> =
+        http.requests().iter().map(|r| FakeHttp::body_json(r).get("stream_options").is_some()).collect();
+    assert_eq!(sent, [true, false, false]);
+    // Any other refusal is the caller's, as before.
+    let http = FakeHttp::new(vec![Reply::status(400, r#"{"error":{"message":"unknown model"}}"#)]);
+    let (provider, _) = make(openai(), &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(matches!(events.last(), Some(StreamEvent::Error { error }) if error.kind == ErrorKind::BadRequest));
+    assert_eq!(http.requests().len(), 1);
+}
+
 /// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]
