@@ -4,7 +4,8 @@
 //!   OpenAI-compatible server by base URL, optionally with [text tool calls](dialect)).
 //! - [`formats`]: the pure wire converters (request JSON, SSE event → [`StreamEvent`]).
 //! - [`sse`]: server-sent events over the host's byte stream.
-//! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`].
+//! - [`retry`]: backoff policy; [`classify`]: status and error bodies → [`ErrorKind`];
+//!   `refusals`: a field a compatible server refuses by name, left out of the request sent again.
 //! - [`dialect`]: tool calls written as text, for models without native tool calling.
 //! - [`ProviderPreset`]: the providers a user picks by name (the settings' list).
 //! - [`price_for`]: list prices for the cost meter; [`known_context_window`]: how much a known
@@ -26,6 +27,7 @@ mod openai;
 mod preset;
 mod pricing;
 mod probe;
+mod refusals;
 pub mod retry;
 mod served_window;
 pub mod sse;

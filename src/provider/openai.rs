@@ -2,7 +2,6 @@
 //! Ollama, LM Studio, custom): endpoint and headers. The wire format lives in
 //! [`super::formats::openai`].
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -12,13 +11,14 @@ use serde_json::Value;
 use super::address::is_loopback;
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
 use super::pricing::{list_price, ModelPrice};
+use super::refusals::Learned;
 use super::served_window::served_window;
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
 use crate::host::HttpRequest;
 use crate::media::MediaSupport;
-use crate::protocol::{ErrorKind, ModelRequest, ProviderError, StreamEvent};
+use crate::protocol::{ModelRequest, StreamEvent};
 
 /// A chat model through `POST {base_url}/chat/completions`.
 ///
@@ -34,8 +34,8 @@ pub struct OpenAiProvider {
     options: OpenAiOptions,
     extra_headers: Vec<(String, String)>,
     media: MediaSupport,
-    /// Set once the server refused `stream_options`: later requests go without it.
-    no_stream_options: Rc<Cell<bool>>,
+    /// What the server refused by name so far, left out of (or renamed in) later requests.
+    learned: Rc<Learned>,
 }
 
 impl OpenAiProvider {
@@ -58,7 +58,7 @@ impl OpenAiProvider {
             options,
             extra_headers,
             media: MediaSupport::ALL,
-            no_stream_options: Rc::default(),
+            learned: Rc::default(),
         }
     }
 
@@ -68,14 +68,10 @@ impl OpenAiProvider {
         self
     }
 
-    /// The body for `request`, as sent (without `stream_options` once the server refused it).
+    /// The body for `request`, as sent (as the server takes it, by what it refused before).
     fn body(&self, request: &ModelRequest) -> Value {
         let mut body = request_body(request.model.as_deref().unwrap_or(&self.model), request, &self.options);
-        if self.no_stream_options.get() {
-            if let Some(fields) = body.as_object_mut() {
-                fields.remove("stream_options");
-            }
-        }
+        self.learned.adjust(&mut body);
         body
     }
 }
@@ -101,11 +97,32 @@ impl Post {
     }
 }
 
-/// Whether `error` is a server refusing the `stream_options` field ("property 'stream_options'
-/// is unsupported", "Unrecognized request argument supplied: stream_options", "Extra inputs
-/// are not permitted"), which some compatible servers do: usage is only a nicety.
-fn refuses_stream_options(error: &ProviderError) -> bool {
-    error.kind == ErrorKind::BadRequest && error.message.to_ascii_lowercase().contains("stream_options")
+/// Streams `body`; a refusal of a field by name ([`Learned::learn`]) sends it again, adjusted,
+/// instead of reaching the caller. The refusal comes before any output (a 4xx is not retried),
+/// so nothing of the refused attempt reached the caller. The body is kept as the bytes sent
+/// (lighter than its JSON value) and read back only for such a refusal.
+fn send(transport: Transport, post: Post, learned: Rc<Learned>, body: &Value, cancel: CancelToken) -> EventStream {
+    let request = post.request(body);
+    let mut sent = request.body.clone();
+    let first = transport.stream(request, OpenAiDecoder::new, &cancel);
+    first
+        .flat_map(move |event| {
+            let refused = match &event {
+                StreamEvent::Error { error } => sent
+                    .take()
+                    .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+                    .filter(|body| learned.learn(error, body).is_some()),
+                _ => None,
+            };
+            match refused {
+                Some(mut body) => {
+                    learned.adjust(&mut body);
+                    send(transport.clone(), post.clone(), learned.clone(), &body, cancel.clone())
+                }
+                None => futures::stream::iter([event]).boxed_local(),
+            }
+        })
+        .boxed_local()
 }
 
 #[async_trait(?Send)]
@@ -140,26 +157,6 @@ impl ModelProvider for OpenAiProvider {
             api_key: self.api_key.clone(),
             headers: self.extra_headers.clone(),
         };
-        let mut body = self.body(request);
-        let first = self.transport.stream(post.request(&body), OpenAiDecoder::new, cancel);
-        if body.get("stream_options").is_none() {
-            return first;
-        }
-        // A server that refuses the field gets the same request again without it, and this
-        // provider never sends it there again. The refusal comes before any output (a 4xx is
-        // not retried), so nothing of the first attempt reached the caller.
-        let (transport, cancel, refused) = (self.transport.clone(), cancel.clone(), self.no_stream_options.clone());
-        first
-            .flat_map(move |event| match event {
-                StreamEvent::Error { error } if refuses_stream_options(&error) && !refused.get() => {
-                    refused.set(true);
-                    if let Some(fields) = body.as_object_mut() {
-                        fields.remove("stream_options");
-                    }
-                    transport.stream(post.request(&body), OpenAiDecoder::new, &cancel)
-                }
-                event => futures::stream::iter([event]).boxed_local(),
-            })
-            .boxed_local()
+        send(self.transport.clone(), post, self.learned.clone(), &self.body(request), cancel.clone())
     }
 }

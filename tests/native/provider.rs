@@ -441,28 +441,52 @@ fn mistral_gets_a_request_it_accepts() {
     assert!(calls[2].len() == 9 && calls[2].chars().all(|c| c.is_ascii_alphanumeric()), "{}", calls[2]);
 }
 
-/// A compatible server that refuses `stream_options` (Groq once did, older Azure API versions,
-/// a proxy in front of Mistral): the same request goes again at once without it, the answer
-/// arrives as if nothing happened, and later requests leave it out.
+/// A compatible server that refuses fields by name — `stream_options` (Groq once did, older
+/// Azure API versions), a temperature (OpenAI's reasoning models), `max_tokens` (the same
+/// models behind a proxy) — gets the same request again at once without each, the answer
+/// arrives as if nothing happened, and its later requests are sent as it takes them.
 #[test]
-fn a_server_that_refuses_stream_options_is_asked_again_without_them() {
-    let refusal = json!({"error": {"message": "property 'stream_options' is unsupported, did you mean 'stream'?",
-        "type": "invalid_request_error"}});
+fn a_server_that_refuses_fields_is_asked_again_without_them() {
+    let refusal = |message: &str| {
+        Reply::status(400, &json!({"error": {"message": message, "type": "invalid_request_error"}}).to_string())
+    };
     let http = FakeHttp::new(vec![
-        Reply::status(400, &refusal.to_string()),
+        refusal("property 'stream_options' is unsupported, did you mean 'stream'?"),
+        refusal("Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported."),
+        refusal("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
         Reply::sse(&fixture("openai/text.sse")),
         Reply::sse(&fixture("openai/text.sse")),
     ]);
-    let config = ProviderConfig { base_url: Some("https://api.groq.example/openai/v1".into()), ..openai() };
+    let config = ProviderConfig { base_url: Some("https://llm-proxy.example/v1".into()), ..openai() };
     let (provider, clock) = make(config, &http);
-    let events = collect(provider.as_ref(), &request());
+    let mut asked = request();
+    asked.temperature = Some(0.2);
+    let events = collect(provider.as_ref(), &asked);
     assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
     assert!(!events.iter().any(|e| matches!(e, StreamEvent::Error { .. } | StreamEvent::Retry { .. })));
     assert!(clock.sleeps().is_empty());
-    collect(provider.as_ref(), &request());
-    let sent: Vec<bool> =
-        http.requests().iter().map(|r| FakeHttp::body_json(r).get("stream_options").is_some()).collect();
-    assert_eq!(sent, [true, false, false]);
+    collect(provider.as_ref(), &asked);
+    let fields: Vec<Vec<&str>> = http
+        .requests()
+        .iter()
+        .map(|r| {
+            let body = FakeHttp::body_json(r);
+            ["stream_options", "temperature", "max_tokens", "max_completion_tokens"]
+                .into_iter()
+                .filter(|field| body.get(*field).is_some())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            vec!["stream_options", "temperature", "max_tokens"],
+            vec!["temperature", "max_tokens"],
+            vec!["max_tokens"],
+            vec!["max_completion_tokens"],
+            vec!["max_completion_tokens"],
+        ]
+    );
     // Any other refusal is the caller's, as before.
     let http = FakeHttp::new(vec![Reply::status(400, r#"{"error":{"message":"unknown model"}}"#)]);
     let (provider, _) = make(openai(), &http);
