@@ -410,7 +410,11 @@ impl ProviderError {
             ErrorKind::Auth => Some(ProviderSetting::ApiKey),
             ErrorKind::Unreachable => Some(ProviderSetting::BaseUrl),
             ErrorKind::BadRequest if self.status == Some(404) => Some(ProviderSetting::BaseUrl),
-            ErrorKind::BadRequest if self.message.to_ascii_lowercase().contains("model") => {
+            // A quota counted per model (Gemini's free tier names the model whose day is used
+            // up): another model has its own.
+            ErrorKind::BadRequest | ErrorKind::QuotaExhausted
+                if self.message.to_ascii_lowercase().contains("model") =>
+            {
                 Some(ProviderSetting::Model)
             }
             _ => None,

@@ -100,6 +100,12 @@ fn openai_and_openrouter_error_bodies() {
     let day = classify(429, &quota("GenerateRequestsPerDayPerProjectPerModel-FreeTier"));
     assert_eq!(day.kind, ErrorKind::QuotaExhausted);
     assert!(!day.kind.is_retryable());
+    let per_model = ProviderError {
+        message: "Quota exceeded for metric: generate_content_free_tier_requests, limit: 250, model: gemini-2.5-flash"
+            .into(),
+        ..day
+    };
+    assert_eq!(per_model.setting(), Some(crate::protocol::ProviderSetting::Model), "another model has its own quota");
     let body =
         json!({"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts.",
         "status": "INVALID_ARGUMENT"}})
@@ -126,6 +132,7 @@ fn a_used_up_quota_or_credit_is_not_retried() {
         let e = classify(status, &body);
         assert_eq!(e.kind, ErrorKind::QuotaExhausted, "{body}");
         assert!(e.explain().starts_with("The account's quota is used up"));
+        assert_eq!(e.setting(), None, "no setting gives credit back");
     }
     // A rate limit stays one.
     let busy = json!({"error": {"message": "Rate limit reached for gpt-4.1 on tokens per min (TPM)",
