@@ -1186,7 +1186,7 @@ test("Google Gemini: the settings say where to get a key; a tool call in Gemini'
   await page.close();
 });
 
-test("Mistral AI: Magistral's thinking shows, its call runs, and the next request is one Mistral accepts", async () => {
+test("Mistral AI: Magistral's thinking shows, its call runs, and every request is one Mistral accepts", async () => {
   const id = `e2e-mistral-${Date.now()}`;
   // Magistral's stream: thinking and text as lists of chunks, a call with Mistral's nine-letter
   // id, usage in the last chunk.
@@ -1203,10 +1203,16 @@ test("Mistral AI: Magistral's thinking shows, its call runs, and the next reques
     ) +
     "data: [DONE]\n\n";
   await script(id, [{ raw, chunkSize: 40 }, { text: "Bake the sourdough at 230 °C." }]);
+  // The mock answers at Mistral's address as Mistral's API would: a field it does not know, a
+  // tool call id that is not nine letters and digits, or a user message right after a tool
+  // result is refused. A reminder every step puts such a message after the call's result.
   const mistral = `http://${MISTRAL_HOST}:${new URL(origin).port}`;
   const page = await openHost({
     mock: id,
-    data: { provider: { preset: "mistral", model: "magistral-medium-latest", baseUrl: `${mistral}/mock/${id}/openai/v1` } },
+    data: {
+      provider: { preset: "mistral", model: "magistral-medium-latest", baseUrl: `${mistral}/mock/${id}/mistral/v1` },
+      agent: { powerSteeringFrequency: 1 },
+    },
     keys: { "vault-agent-mistral-key": "mistral-e2e" },
   });
   await send(page, "How hot do I bake my bread?");
@@ -1222,6 +1228,10 @@ test("Mistral AI: Magistral's thinking shows, its call runs, and the next reques
   const result = sent[1].body.messages.find((m) => m.role === "tool");
   assert.equal(result.tool_call_id, "D681PevKs");
   assert.match(result.content, /230 °C/);
+  // The reminder after the result: an assistant message stands between them.
+  const roles = sent[1].body.messages.map((m) => m.role);
+  assert.deepEqual(roles.slice(-3), ["tool", "assistant", "user"]);
+  assert.match(sent[1].body.messages.at(-1).content, /\[Reminder\]/);
 
   await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
   const settings = page.locator(".vault-agent-settings");

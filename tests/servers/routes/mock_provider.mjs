@@ -8,6 +8,9 @@
 // 2. Point a provider at it:
 //      Anthropic:          base URL http://127.0.0.1:PORT/mock/<id>/anthropic      (POST …/v1/messages)
 //      OpenAI-compatible:  base URL http://127.0.0.1:PORT/mock/<id>/openai/v1   (POST …/chat/completions)
+//      Mistral:            base URL http://127.0.0.1:PORT/mock/<id>/mistral/v1  (the OpenAI protocol,
+//                          but a request Mistral's API would refuse is refused as it refuses it:
+//                          ../mistral_checks.mjs)
 //    The protocol is chosen by the path segment after <id>.
 // 3. Check what was sent: GET /mock/<id>/requests → [{method, path, headers, body}], body parsed
 //    as JSON when it is JSON. Header names are lower-case.
@@ -35,6 +38,8 @@
 //      an error answer; without "body", the protocol's own error JSON with "message".
 //   {"raw": "event: …\ndata: …\n\n", "chunkSize": 20}
 //      these SSE bytes as they are, chunkSize bytes per write.
+import { mistralRefusal } from "../mistral_checks.mjs";
+
 const scripts = new Map();
 
 /** What a models list holds when the script names none: the demo's model, two more (one with
@@ -256,7 +261,11 @@ export const routes = {
       res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
       return true;
     }
-    const protocol = rest.startsWith("anthropic/") ? "anthropic" : rest.startsWith("openai/") ? "openai" : null;
+    const protocol = rest.startsWith("anthropic/")
+      ? "anthropic"
+      : rest.startsWith("openai/") || rest.startsWith("mistral/")
+        ? "openai"
+        : null;
     if (protocol && req.method === "GET" && rest.endsWith("/models")) {
       s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body: null });
       const ids = s.models ?? DEFAULT_MODELS;
@@ -274,6 +283,11 @@ export const routes = {
     if (!protocol || req.method !== "POST") return false;
     const body = await readBody(req);
     s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body });
+    const refusal = rest.startsWith("mistral/") ? mistralRefusal(body) : null;
+    if (refusal) {
+      res.writeHead(refusal.status, { "content-type": "application/json" }).end(JSON.stringify(refusal.body));
+      return true;
+    }
     await answer(s, protocol, res);
     return true;
   },
