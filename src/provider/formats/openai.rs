@@ -50,9 +50,11 @@ pub struct OpenAiOptions {
     /// as its `reasoning.max_tokens`.
     pub reasoning_details: bool,
     /// The server is Mistral's API, which answers HTTP 422 to a field it does not know
-    /// (`stream_options`: it reports usage unasked) and HTTP 400 to a tool call id that is not
-    /// nine letters and digits ("Tool call id was call_1 but must be a-z, A-Z, 0-9, with a
-    /// length of 9"): every other id in the history is sent as one made from it.
+    /// (`stream_options`: it reports usage unasked). Mistral's models — here, and wherever a
+    /// model's name says it is one of them — also refuse a tool call id that is not nine
+    /// letters and digits ("Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of
+    /// 9": every other id in the history is sent as one made from it) and a user message right
+    /// after a tool result.
     pub mistral: bool,
 }
 
@@ -75,13 +77,17 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
     }
     // Gemini wants each tool result to name its tool ("function_response.name: Name cannot be
     // empty"), and Mistral's documentation names it too; the name is its call's.
+    // Mistral's models, wherever they are served (vLLM or NVIDIA NIM with Mistral's tokenizer,
+    // OpenRouter passing Mistral's own answer on), hold tool call ids and the order of roles
+    // to Mistral's rules.
+    let mistral_rules = options.mistral || is_mistral_model(model);
     let mut calls = Calls::default();
-    if options.gemini || options.mistral {
+    if options.gemini || mistral_rules {
         for message in &request.messages {
             calls.names.extend(message.tool_uses().map(|(id, name, _)| (id, name)));
         }
     }
-    if options.mistral {
+    if mistral_rules {
         calls.ids = mistral_ids(request);
     }
     for message in &request.messages {
@@ -90,7 +96,7 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
             Role::Assistant => messages.extend(assistant_message(&message.content, &calls, options)),
         }
     }
-    if options.mistral {
+    if mistral_rules {
         bridge_tool_results(&mut messages);
     }
     body.insert("messages".into(), Value::Array(messages));
@@ -163,6 +169,15 @@ impl Calls<'_> {
     fn id<'s>(&'s self, id: &'s str) -> &'s str {
         self.ids.get(id).map_or(id, String::as_str)
     }
+}
+
+/// Whether `model` names one of Mistral's models (`mistral-medium-latest`,
+/// `mistralai/Devstral-Small-2-24B`, `magistral-small`…).
+fn is_mistral_model(model: &str) -> bool {
+    let model = model.to_ascii_lowercase();
+    ["mistral", "magistral", "devstral", "ministral", "codestral", "pixtral", "mixtral"]
+        .iter()
+        .any(|f| model.contains(f))
 }
 
 /// Whether Mistral takes `id` as a tool call id: nine ASCII letters and digits.

@@ -317,7 +317,13 @@ fn mistral_gets_no_stream_options_and_ids_it_takes() {
         ["system", "user", "assistant", "tool", "tool", "assistant", "user", "assistant", "user", "assistant", "tool"]
     );
     assert_eq!(messages[5]["content"], MISTRAL_BRIDGE);
-    // Other servers keep the ids and get usage asked for.
+    // A Mistral model on another server (vLLM with Mistral's tokenizer, NVIDIA NIM) keeps to
+    // the same ids and order of roles, and is asked for usage.
+    let served = request_body("mistralai/Mistral-Small-3.2-24B-Instruct-2506", &r, &OpenAiOptions::default());
+    assert_eq!(served["messages"].as_array().unwrap().len(), messages.len());
+    assert_eq!(served["messages"][2]["tool_calls"][0]["id"], messages[2]["tool_calls"][0]["id"]);
+    assert!(served.get("stream_options").is_some());
+    // Other servers and models keep the ids and get usage asked for.
     let other = request_body("m", &r, &OpenAiOptions::default());
     assert_eq!(other["messages"][2]["tool_calls"][0]["id"], "call_1");
     assert_eq!(other["stream_options"], json!({"include_usage": true}));
