@@ -107,6 +107,10 @@ fn send(transport: Transport, post: Post, learned: Rc<Learned>, body: &Value, ca
     let first = transport.stream(request, OpenAiDecoder::new, &cancel);
     first
         .flat_map(move |event| {
+            if event.is_output() {
+                // An error after output is the caller's: sending again would repeat it.
+                sent = None;
+            }
             let refused = match &event {
                 StreamEvent::Error { error } => sent
                     .take()

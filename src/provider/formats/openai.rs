@@ -75,12 +75,12 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
     if !system.is_empty() {
         messages.push(json!({"role": "system", "content": system.join("\n\n")}));
     }
-    // Gemini wants each tool result to name its tool ("function_response.name: Name cannot be
-    // empty"), and Mistral's documentation names it too; the name is its call's.
     // Mistral's models, wherever they are served (vLLM or NVIDIA NIM with Mistral's tokenizer,
     // OpenRouter passing Mistral's own answer on), hold tool call ids and the order of roles
     // to Mistral's rules.
     let mistral_rules = options.mistral || is_mistral_model(model);
+    // Gemini wants each tool result to name its tool ("function_response.name: Name cannot be
+    // empty"), and Mistral's documentation names it too; the name is its call's.
     let mut calls = Calls::default();
     if options.gemini || mistral_rules {
         for message in &request.messages {
