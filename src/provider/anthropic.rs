@@ -1,13 +1,16 @@
 //! The Anthropic Messages API over HTTP: endpoint and headers. The wire format lives in
 //! [`super::formats::anthropic`].
 
+use std::rc::Rc;
+
 use async_trait::async_trait;
+use serde_json::Value;
 
 use super::formats::anthropic::{request_body, AnthropicDecoder, API_VERSION};
+use super::refusals::{send, Learned, Post};
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
-use crate::host::HttpRequest;
 use crate::media::MediaSupport;
 use crate::protocol::ModelRequest;
 
@@ -19,6 +22,9 @@ pub struct AnthropicProvider {
     model: String,
     extra_headers: Vec<(String, String)>,
     media: MediaSupport,
+    /// What the API refused so far (an output limit above the model's), adjusted in later
+    /// requests.
+    learned: Rc<Learned>,
 }
 
 impl AnthropicProvider {
@@ -36,6 +42,7 @@ impl AnthropicProvider {
             model,
             extra_headers,
             media: MediaSupport::ALL,
+            learned: Rc::default(),
         }
     }
 
@@ -45,22 +52,28 @@ impl AnthropicProvider {
         self
     }
 
-    /// The HTTP request for `request`, as sent.
-    pub fn http_request(&self, request: &ModelRequest) -> HttpRequest {
-        let mut http = HttpRequest::post_json(
-            format!("{}/v1/messages", self.base_url),
-            &request_body(request.model.as_deref().unwrap_or(&self.model), request),
-        )
-        .header("accept", "text/event-stream")
-        .header("x-api-key", &self.api_key)
-        .header("anthropic-version", API_VERSION)
-        // Anthropic refuses requests from a browser origin without this opt-in; the plugin
-        // runs in Obsidian's renderer, which is one.
-        .header("anthropic-dangerous-direct-browser-access", "true");
-        for (name, value) in &self.extra_headers {
-            http = http.header(name, value);
-        }
-        http
+    /// The body for `request`, as sent (as the API takes it, by what it refused before).
+    fn body(&self, request: &ModelRequest) -> Value {
+        let mut body = request_body(request.model.as_deref().unwrap_or(&self.model), request);
+        self.learned.adjust(&mut body);
+        body
+    }
+
+    /// Where and how bodies are posted.
+    fn post(&self) -> Post {
+        let mut headers: Vec<(String, String)> = [
+            ("accept", "text/event-stream"),
+            ("x-api-key", self.api_key.as_str()),
+            ("anthropic-version", API_VERSION),
+            // Anthropic refuses requests from a browser origin without this opt-in; the plugin
+            // runs in Obsidian's renderer, which is one.
+            ("anthropic-dangerous-direct-browser-access", "true"),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect();
+        headers.extend(self.extra_headers.iter().cloned());
+        Post { url: format!("{}/v1/messages", self.base_url), headers }
     }
 }
 
@@ -79,6 +92,6 @@ impl ModelProvider for AnthropicProvider {
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
-        self.transport.stream(self.http_request(request), AnthropicDecoder::new, cancel)
+        send(&self.transport, self.post(), &self.learned, &self.body(request), cancel, AnthropicDecoder::new)
     }
 }

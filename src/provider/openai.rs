@@ -5,20 +5,18 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use futures::stream::StreamExt;
 use serde_json::Value;
 
 use super::address::is_loopback;
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
 use super::pricing::{list_price, ModelPrice};
-use super::refusals::Learned;
+use super::refusals::{send, Learned, Post};
 use super::served_window::served_window;
 use super::transport::Transport;
 use super::{EventStream, ModelProvider};
 use crate::cancel::CancelToken;
-use crate::host::HttpRequest;
 use crate::media::MediaSupport;
-use crate::protocol::{ModelRequest, StreamEvent};
+use crate::protocol::ModelRequest;
 
 /// A chat model through `POST {base_url}/chat/completions`.
 ///
@@ -76,59 +74,6 @@ impl OpenAiProvider {
     }
 }
 
-/// Where and how a body is posted: the URL, the key and the configured headers.
-#[derive(Clone)]
-struct Post {
-    url: String,
-    api_key: Option<String>,
-    headers: Vec<(String, String)>,
-}
-
-impl Post {
-    fn request(&self, body: &Value) -> HttpRequest {
-        let mut http = HttpRequest::post_json(&self.url, body).header("accept", "text/event-stream");
-        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
-            http = http.header("authorization", format!("Bearer {key}"));
-        }
-        for (name, value) in &self.headers {
-            http = http.header(name, value);
-        }
-        http
-    }
-}
-
-/// Streams `body`; a refusal of a field by name ([`Learned::learn`]) sends it again, adjusted,
-/// instead of reaching the caller. The refusal comes before any output (a 4xx is not retried),
-/// so nothing of the refused attempt reached the caller. The body is kept as the bytes sent
-/// (lighter than its JSON value) and read back only for such a refusal.
-fn send(transport: Transport, post: Post, learned: Rc<Learned>, body: &Value, cancel: CancelToken) -> EventStream {
-    let request = post.request(body);
-    let mut sent = request.body.clone();
-    let first = transport.stream(request, OpenAiDecoder::new, &cancel);
-    first
-        .flat_map(move |event| {
-            if event.is_output() {
-                // An error after output is the caller's: sending again would repeat it.
-                sent = None;
-            }
-            let refused = match &event {
-                StreamEvent::Error { error } => sent
-                    .take()
-                    .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-                    .filter(|body| learned.learn(error, body).is_some()),
-                _ => None,
-            };
-            match refused {
-                Some(mut body) => {
-                    learned.adjust(&mut body);
-                    send(transport.clone(), post.clone(), learned.clone(), &body, cancel.clone())
-                }
-                None => futures::stream::iter([event]).boxed_local(),
-            }
-        })
-        .boxed_local()
-}
-
 #[async_trait(?Send)]
 impl ModelProvider for OpenAiProvider {
     fn name(&self) -> &str {
@@ -156,11 +101,12 @@ impl ModelProvider for OpenAiProvider {
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
-        let post = Post {
-            url: format!("{}/chat/completions", self.base_url),
-            api_key: self.api_key.clone(),
-            headers: self.extra_headers.clone(),
-        };
-        send(self.transport.clone(), post, self.learned.clone(), &self.body(request), cancel.clone())
+        let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
+        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+            headers.push(("authorization".into(), format!("Bearer {key}")));
+        }
+        headers.extend(self.extra_headers.iter().cloned());
+        let post = Post { url: format!("{}/chat/completions", self.base_url), headers };
+        send(&self.transport, post, &self.learned, &self.body(request), cancel, OpenAiDecoder::new)
     }
 }

@@ -1,18 +1,88 @@
-//! Fields an OpenAI-compatible server refuses by name, and the same request without them.
+//! Fields a model API refuses by name, and the same request without them.
 //!
-//! Compatible servers differ in what they take, and say so only by refusing a request (HTTP
+//! OpenAI-compatible servers differ in what they take, and say so only by refusing a request (HTTP
 //! 400 or 422, before any output): `stream_options` (Groq did, older Azure API versions, a
 //! proxy in front of Mistral), a temperature other than the default (OpenAI's reasoning models),
 //! `max_tokens` where the server wants `max_completion_tokens` (OpenAI's reasoning models
-//! behind a proxy or Azure) or the other way round (Mistral). Each such refusal names the field:
-//! the request is sent again at once with it adjusted, and the provider remembers the
-//! adjustment for its later requests.
+//! behind a proxy or Azure) or the other way round (Mistral), an output limit above the model's
+//! ("This model supports at most 4096 completion tokens", "the valid range of max_tokens is [1,
+//! 8192]"; Anthropic's "max_tokens: 8192 > 4096, which is the maximum allowed number of output
+//! tokens for claude-3-haiku"). Each such refusal names the field: [`send`] sends the request
+//! again at once with it adjusted, and the provider remembers the adjustment for its later
+//! requests.
 
 use std::cell::Cell;
+use std::rc::Rc;
 
+use futures::stream::StreamExt;
 use serde_json::{Map, Value};
 
-use crate::protocol::{ErrorKind, ProviderError};
+use super::formats::StreamDecoder;
+use super::transport::Transport;
+use super::EventStream;
+use crate::cancel::CancelToken;
+use crate::host::HttpRequest;
+use crate::protocol::{ErrorKind, ProviderError, StreamEvent};
+
+/// Where and how a body is posted: the URL and every header (the key's among them).
+#[derive(Clone)]
+pub(crate) struct Post {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Post {
+    fn request(&self, body: &Value) -> HttpRequest {
+        self.headers
+            .iter()
+            .fold(HttpRequest::post_json(&self.url, body), |http, (name, value)| http.header(name, value))
+    }
+}
+
+/// Streams `body`, decoded by a fresh decoder from `decoder` for each attempt; a refusal of a
+/// field by name ([`Learned::learn`]) sends it again, adjusted, instead of reaching the caller.
+/// The refusal comes before any output (a 4xx is not retried), so nothing of the refused
+/// attempt reached the caller; an error after output is the caller's. The body is kept as the
+/// bytes sent (lighter than its JSON value) until the first output, and read back only for such
+/// a refusal.
+pub(crate) fn send<D, F>(
+    transport: &Transport,
+    post: Post,
+    learned: &Rc<Learned>,
+    body: &Value,
+    cancel: &CancelToken,
+    decoder: F,
+) -> EventStream
+where
+    D: StreamDecoder + 'static,
+    F: Fn() -> D + Clone + 'static,
+{
+    let request = post.request(body);
+    let mut sent = request.body.clone();
+    let first = transport.stream(request, decoder.clone(), cancel);
+    let (transport, learned, cancel) = (transport.clone(), learned.clone(), cancel.clone());
+    first
+        .flat_map(move |event| {
+            if event.is_output() {
+                sent = None;
+            }
+            let refused = match &event {
+                StreamEvent::Error { error } => sent
+                    .take()
+                    .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+                    .filter(|body| learned.learn(error, body).is_some()),
+                _ => None,
+            };
+            match refused {
+                Some(mut body) => {
+                    learned.adjust(&mut body);
+                    send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone())
+                }
+                None => futures::stream::iter([event]).boxed_local(),
+            }
+        })
+        .boxed_local()
+}
 
 /// One adjustment of a request body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,13 +93,24 @@ pub(crate) enum Fix {
     NoTemperature,
     /// Send the output limit under the other name (`max_tokens` ⇄ `max_completion_tokens`).
     OtherLimitName,
+    /// Ask for at most this many output tokens: the most the model gives.
+    LimitAt(u64),
 }
 
+/// The names an output limit goes by.
+const LIMITS: [&str; 2] = ["max_tokens", "max_completion_tokens"];
+
 impl Fix {
-    const ALL: [Fix; 3] = [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName];
+    /// The fixes that leave out or rename a field, each learned once.
+    const FIELDS: [Fix; 3] = [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName];
 
     fn bit(self) -> u8 {
-        1 << (self as u8)
+        match self {
+            Fix::NoStreamOptions => 1,
+            Fix::NoTemperature => 2,
+            Fix::OtherLimitName => 4,
+            Fix::LimitAt(_) => 0,
+        }
     }
 
     /// Whether `message` (lower-cased) refuses what this fix changes in `body`.
@@ -46,6 +127,7 @@ impl Fix {
                 message.contains("max_completion_tokens")
                     && (body.contains_key("max_tokens") || (body.contains_key("max_completion_tokens") && refused))
             }
+            Fix::LimitAt(_) => false,
         }
     }
 
@@ -64,34 +146,73 @@ impl Fix {
                     body.insert("max_tokens".into(), limit);
                 }
             }
+            Fix::LimitAt(most) => {
+                for name in LIMITS {
+                    if body.get(name).and_then(Value::as_u64).is_some_and(|limit| limit > most) {
+                        body.insert(name.into(), most.into());
+                    }
+                }
+            }
         }
     }
 }
 
+/// The most output a refusal of the body's limit allows: the largest number in the message
+/// below the limit asked for ("supports at most 4096 completion tokens, whereas you provided
+/// 8192"; "the valid range of max_tokens is [1, 8192]"), when the message is about the limit.
+fn most_output(message: &str, body: &Map<String, Value>) -> Option<u64> {
+    let asked = LIMITS.iter().find_map(|name| body.get(*name)?.as_u64())?;
+    if !(LIMITS.iter().any(|name| message.contains(name)) || message.contains("completion tokens")) {
+        return None;
+    }
+    message
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|digits| digits.parse::<u64>().ok())
+        // No model's limit is this small: the 1 of "[1, 8192]" is not one.
+        .filter(|n| (256..asked).contains(n))
+        .max()
+}
+
 /// The fixes one provider has learned, applied to each body it sends.
 #[derive(Debug, Default)]
-pub(crate) struct Learned(Cell<u8>);
+pub(crate) struct Learned {
+    /// The [`Fix::FIELDS`] learned, by their bits.
+    fields: Cell<u8>,
+    /// The most output the model gives, once a refusal said so.
+    most_output: Cell<Option<u64>>,
+}
 
 impl Learned {
     /// `body` as this server takes it, by what it refused before.
     pub fn adjust(&self, body: &mut Value) {
         let Some(fields) = body.as_object_mut() else { return };
-        for fix in Fix::ALL.into_iter().filter(|fix| self.0.get() & fix.bit() != 0) {
+        for fix in Fix::FIELDS.into_iter().filter(|fix| self.fields.get() & fix.bit() != 0) {
             fix.apply(fields);
+        }
+        if let Some(most) = self.most_output.get() {
+            Fix::LimitAt(most).apply(fields);
         }
     }
 
     /// The fix `error` asks of `body`, learned from now on, if it is a refusal of a field this
-    /// provider has not yet learned to adjust (so a request is sent again at most once per fix).
+    /// provider has not yet learned to adjust, or of a limit above one it has learned (so a
+    /// request is sent again at most once per fix, and for a lower limit each time).
     pub fn learn(&self, error: &ProviderError, body: &Value) -> Option<Fix> {
         if error.kind != ErrorKind::BadRequest {
             return None;
         }
         let fields = body.as_object()?;
         let message = error.message.to_ascii_lowercase();
-        let fix = Fix::ALL.into_iter().find(|fix| self.0.get() & fix.bit() == 0 && fix.answers(&message, fields))?;
-        self.0.set(self.0.get() | fix.bit());
-        Some(fix)
+        let learned = self.fields.get();
+        if let Some(fix) = Fix::FIELDS.into_iter().find(|fix| learned & fix.bit() == 0 && fix.answers(&message, fields))
+        {
+            self.fields.set(learned | fix.bit());
+            return Some(fix);
+        }
+        let most =
+            most_output(&message, fields).filter(|most| self.most_output.get().is_none_or(|known| *most < known))?;
+        self.most_output.set(Some(most));
+        Some(Fix::LimitAt(most))
     }
 }
 
@@ -128,6 +249,36 @@ mod tests {
         let mut adjusted = body.clone();
         learned.adjust(&mut adjusted);
         assert_eq!(adjusted, json!({"model": "m", "max_completion_tokens": 100, "stream": true}));
+    }
+
+    /// A limit above the model's is lowered to what the refusal says the model gives.
+    #[test]
+    fn an_output_limit_above_the_models_is_lowered_to_it() {
+        let cases = [
+            (
+                json!({"max_tokens": 8192}),
+                "max_tokens is too large: 8192. This model supports at most 4096 completion tokens, whereas you provided 8192.",
+                4096,
+            ),
+            (json!({"max_tokens": 16384}), "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]", 8192),
+            (
+                json!({"max_completion_tokens": 32768}),
+                "`max_completion_tokens` must be less than or equal to `8192`, the maximum value for this model",
+                8192,
+            ),
+        ];
+        for (body, message, most) in cases {
+            let learned = Learned::default();
+            assert_eq!(learned.learn(&refusal(message), &body), Some(Fix::LimitAt(most)), "{message}");
+            let mut adjusted = body.clone();
+            learned.adjust(&mut adjusted);
+            assert_eq!(adjusted.as_object().unwrap().values().next().unwrap().as_u64(), Some(most));
+            // The same refusal again (nothing lower in it) is not learned twice.
+            assert_eq!(learned.learn(&refusal(message), &adjusted), None);
+        }
+        // A refusal about something else that has numbers in it is not about the limit.
+        let other = refusal("The model `gpt-4-0613` does not exist or you do not have access to it (1234)");
+        assert_eq!(Learned::default().learn(&other, &json!({"max_tokens": 8192})), None);
     }
 
     #[test]

@@ -495,6 +495,29 @@ fn a_server_that_refuses_fields_is_asked_again_without_them() {
     assert_eq!(http.requests().len(), 1);
 }
 
+/// Claude 3 Haiku gives at most 4,096 output tokens, under the plugin's default limit: the API
+/// refuses the request and says so, the request goes again at once with that limit, and the
+/// provider's later requests ask for it.
+#[test]
+fn an_output_limit_above_the_models_is_lowered_to_what_the_api_says() {
+    let refusal = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307"}});
+    let http = FakeHttp::new(vec![
+        Reply::status(400, &refusal.to_string()),
+        Reply::sse(&fixture("anthropic/text.sse")),
+        Reply::sse(&fixture("anthropic/text.sse")),
+    ]);
+    let (provider, _) = make(anthropic(), &http);
+    let mut asked = request();
+    asked.max_tokens = 8192;
+    let events = collect(provider.as_ref(), &asked);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    collect(provider.as_ref(), &asked);
+    let limits: Vec<u64> =
+        http.requests().iter().map(|r| FakeHttp::body_json(r)["max_tokens"].as_u64().unwrap()).collect();
+    assert_eq!(limits, [8192, 4096, 4096]);
+}
+
 /// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]
