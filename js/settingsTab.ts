@@ -370,7 +370,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     number(
       el,
       "Thinking budget",
-      "Anthropic models, and models that think through OpenRouter: tokens the model may think before it answers (for Anthropic at least 1,024: a smaller budget is raised to it), on top of the answer's length; the temperature is then the default (0: no extended thinking).",
+      "Tokens a model that thinks may think before it answers, on top of the answer's length: Anthropic's models (at least 1,024: a smaller budget is raised to it), models through OpenRouter, and OpenAI's and Gemini's as an effort (under 4,096 low, under 16,384 medium, else high). The temperature is then the default (0: no extended thinking).",
       agent.thinkingBudget,
       async (v) => {
         agent.thinkingBudget = v;

@@ -93,6 +93,8 @@ pub(crate) enum Fix {
     NoTemperature,
     /// Send the output limit under the other name (`max_tokens` ⇄ `max_completion_tokens`).
     OtherLimitName,
+    /// Leave out `reasoning_effort`: the model does not think (OpenAI's `gpt-4.1`).
+    NoReasoningEffort,
     /// Ask for at most this many output tokens: the most the model gives.
     LimitAt(u64),
 }
@@ -102,13 +104,14 @@ const LIMITS: [&str; 2] = ["max_tokens", "max_completion_tokens"];
 
 impl Fix {
     /// The fixes that leave out or rename a field, each learned once.
-    const FIELDS: [Fix; 3] = [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName];
+    const FIELDS: [Fix; 4] = [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName, Fix::NoReasoningEffort];
 
     fn bit(self) -> u8 {
         match self {
             Fix::NoStreamOptions => 1,
             Fix::NoTemperature => 2,
             Fix::OtherLimitName => 4,
+            Fix::NoReasoningEffort => 8,
             Fix::LimitAt(_) => 0,
         }
     }
@@ -127,6 +130,7 @@ impl Fix {
                 message.contains("max_completion_tokens")
                     && (body.contains_key("max_tokens") || (body.contains_key("max_completion_tokens") && refused))
             }
+            Fix::NoReasoningEffort => body.contains_key("reasoning_effort") && message.contains("reasoning_effort"),
             Fix::LimitAt(_) => false,
         }
     }
@@ -138,6 +142,9 @@ impl Fix {
             }
             Fix::NoTemperature => {
                 body.remove("temperature");
+            }
+            Fix::NoReasoningEffort => {
+                body.remove("reasoning_effort");
             }
             Fix::OtherLimitName => {
                 if let Some(limit) = body.remove("max_tokens") {
@@ -229,10 +236,14 @@ mod tests {
     #[test]
     fn each_refusal_names_its_fix_once() {
         let body = json!({"model": "m", "max_tokens": 100, "temperature": 0.2, "stream": true,
-            "stream_options": {"include_usage": true}});
+            "stream_options": {"include_usage": true}, "reasoning_effort": "low"});
         let learned = Learned::default();
         let cases = [
             ("property 'stream_options' is unsupported, did you mean 'stream'?", Fix::NoStreamOptions),
+            (
+                "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+                Fix::NoReasoningEffort,
+            ),
             (
                 "Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.",
                 Fix::NoTemperature,

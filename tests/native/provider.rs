@@ -495,6 +495,28 @@ fn a_server_that_refuses_fields_is_asked_again_without_them() {
     assert_eq!(http.requests().len(), 1);
 }
 
+/// A thinking budget reaches OpenAI's API as an effort; a model that does not think (the
+/// preset's `gpt-4.1`) refuses the field, and the request goes again at once without it.
+#[test]
+fn a_model_that_does_not_think_is_asked_again_without_an_effort() {
+    let refusal = json!({"error": {"message": "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        "type": "invalid_request_error", "param": "reasoning_effort", "code": "unsupported_parameter"}});
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), Reply::sse(&fixture("openai/text.sse"))]);
+    let mut config = ProviderConfig::openai("gpt-4.1", "sk-test");
+    config.retry = openai().retry;
+    let (provider, _) = make(config, &http);
+    let mut asked = request();
+    asked.thinking_budget = Some(24_000);
+    let events = collect(provider.as_ref(), &asked);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    let efforts: Vec<Option<String>> = http
+        .requests()
+        .iter()
+        .map(|r| FakeHttp::body_json(r).get("reasoning_effort").and_then(|e| e.as_str().map(str::to_string)))
+        .collect();
+    assert_eq!(efforts, [Some("high".to_string()), None]);
+}
+
 /// Claude 3 Haiku gives at most 4,096 output tokens, under the plugin's default limit: the API
 /// refuses the request and says so, the request goes again at once with that limit, and the
 /// provider's later requests ask for it.

@@ -47,7 +47,7 @@ pub struct OpenAiOptions {
     pub gemini: bool,
     /// The server is OpenRouter: its `reasoning_details` go back with their message (Gemini's
     /// calls are refused without the signatures in them), and a thinking budget is asked for
-    /// as its `reasoning.max_tokens`.
+    /// as its `reasoning.max_tokens` (OpenAI's API and Gemini's get it as `reasoning_effort`).
     pub reasoning_details: bool,
     /// The server is Mistral's API, which answers HTTP 422 to a field it does not know
     /// (`stream_options`: it reports usage unasked). Mistral's models — here, and wherever a
@@ -116,12 +116,20 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
         }
     }
     let limit = if options.max_completion_tokens { "max_completion_tokens" } else { "max_tokens" };
-    match request.thinking_budget.filter(|_| options.reasoning_details) {
-        // OpenRouter asks the model to think within the budget (Anthropic's and Gemini's as a
-        // token budget, OpenAI's as an effort), on top of the answer's own length, as
-        // Anthropic's own API is asked; models that do not think ignore it.
+    // OpenRouter, OpenAI and Gemini ask a model that thinks to think within a budget, on top of
+    // the answer's own length, as Anthropic's own API is asked.
+    let thinks = options.reasoning_details || options.max_completion_tokens || options.gemini;
+    match request.thinking_budget.filter(|_| thinks) {
         Some(budget) => {
-            body.insert("reasoning".into(), json!({"max_tokens": budget}));
+            if options.reasoning_details {
+                // OpenRouter passes a token budget on (Anthropic's and Gemini's as such,
+                // OpenAI's as an effort); models that do not think ignore it.
+                body.insert("reasoning".into(), json!({"max_tokens": budget}));
+            } else {
+                // OpenAI's reasoning models and Gemini take an effort (a model that does not
+                // think refuses the field, and `refusals` leaves it out from then on).
+                body.insert("reasoning_effort".into(), json!(reasoning_effort(budget)));
+            }
             body.insert(limit.into(), json!(request.max_tokens.saturating_add(budget)));
         }
         None => {
@@ -136,6 +144,16 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Value::Object(body)
+}
+
+/// The effort a thinking budget of `budget` tokens comes nearest: Google's documentation gives
+/// low, medium and high as budgets of 1,024, 8,192 and 24,576 tokens.
+fn reasoning_effort(budget: u32) -> &'static str {
+    match budget {
+        0..4096 => "low",
+        4096..16384 => "medium",
+        _ => "high",
+    }
 }
 
 /// What the assistant says, on Mistral's wire, between tool results and a user message.

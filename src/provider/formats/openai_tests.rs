@@ -354,7 +354,7 @@ fn content_as_a_list_of_thinking_and_text_chunks() {
 /// length and without a temperature (as Anthropic's API is asked); other compatible servers
 /// get neither.
 #[test]
-fn a_thinking_budget_goes_to_openrouter_as_reasoning() {
+fn a_thinking_budget_goes_to_openrouter_as_reasoning_and_to_openai_and_gemini_as_an_effort() {
     let mut r = request();
     r.thinking_budget = Some(4000);
     r.temperature = Some(0.3);
@@ -364,8 +364,18 @@ fn a_thinking_budget_goes_to_openrouter_as_reasoning() {
     assert_eq!(body["max_tokens"], 5000);
     assert!(body.get("temperature").is_none());
     let other = request_body("m", &r, &OpenAiOptions::default());
-    assert!(other.get("reasoning").is_none());
+    assert!(other.get("reasoning").is_none() && other.get("reasoning_effort").is_none());
     assert_eq!((other["max_tokens"].as_u64(), other["temperature"].as_f64()), (Some(1000), Some(0.3)));
+    // OpenAI's API and Gemini's take the effort the budget comes nearest.
+    let openai = OpenAiOptions { max_completion_tokens: true, ..OpenAiOptions::default() };
+    let body = request_body("gpt-5-mini", &r, &openai);
+    assert_eq!((body["reasoning_effort"].as_str(), body["max_completion_tokens"].as_u64()), (Some("low"), Some(5000)));
+    assert!(body.get("temperature").is_none());
+    let google = OpenAiOptions { gemini: true, ..OpenAiOptions::default() };
+    for (budget, effort) in [(1024, "low"), (8192, "medium"), (24576, "high")] {
+        r.thinking_budget = Some(budget);
+        assert_eq!(request_body("gemini-2.5-flash", &r, &google)["reasoning_effort"], effort);
+    }
 }
 
 /// DeepSeek reports the cached part of the prompt as `prompt_cache_hit_tokens`.
