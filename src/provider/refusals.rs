@@ -4,7 +4,8 @@
 //! 400 or 422, before any output): `stream_options` (Groq did, older Azure API versions, a
 //! proxy in front of Mistral), a temperature other than the default (OpenAI's reasoning models),
 //! `max_tokens` where the server wants `max_completion_tokens` (OpenAI's reasoning models
-//! behind a proxy or Azure) or the other way round (Mistral), an output limit above the model's
+//! behind a proxy or Azure) or the other way round (Mistral), `reasoning_effort` to a model that
+//! does not think (OpenAI's `gpt-4.1`), an output limit above the model's
 //! ("This model supports at most 4096 completion tokens", "the valid range of max_tokens is [1,
 //! 8192]"; Anthropic's "max_tokens: 8192 > 4096, which is the maximum allowed number of output
 //! tokens for claude-3-haiku"). Each such refusal names the field: [`send`] sends the request
