@@ -427,18 +427,15 @@ fn mistral_gets_a_request_it_accepts() {
     let body = FakeHttp::body_json(sent);
     assert!(body.get("stream_options").is_none());
     assert!(!body.to_string().contains("reasoning_content"));
-    let messages = body["messages"].as_array().unwrap();
-    let calls: Vec<&str> = messages
-        .iter()
-        .filter_map(|m| m["tool_calls"].as_array())
-        .flatten()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
-    let results: Vec<&str> =
-        messages.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
-    assert_eq!(calls[..2], ["D681PevKs", "Qw3Rt5Yu7"]);
-    assert_eq!(calls, results);
-    assert!(calls[2].len() == 9 && calls[2].chars().all(|c| c.is_ascii_alphanumeric()), "{}", calls[2]);
+    // Mistral's own calls and their results as they came; the planned call and its result by
+    // one id Mistral takes.
+    let id = |pointer: &str| body.pointer(pointer).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    let turn = body["messages"].as_array().unwrap().len() - 2;
+    assert_eq!([id("/messages/2/tool_calls/0/id"), id("/messages/3/tool_call_id")], ["D681PevKs", "D681PevKs"]);
+    assert_eq!([id("/messages/2/tool_calls/1/id"), id("/messages/4/tool_call_id")], ["Qw3Rt5Yu7", "Qw3Rt5Yu7"]);
+    let planned = id(&format!("/messages/{turn}/tool_calls/0/id"));
+    assert_eq!(id(&format!("/messages/{}/tool_call_id", turn + 1)), planned);
+    assert!(planned.len() == 9 && planned.chars().all(|c| c.is_ascii_alphanumeric()), "{planned}");
 }
 
 /// A compatible server that refuses fields by name — `stream_options` (Groq once did, older
