@@ -141,12 +141,13 @@ fn server_price(pricing: &Value) -> Option<ModelPrice> {
     Some(ModelPrice { input: million(input), output: million(output), cache_read, cache_write })
 }
 
-/// Whether the model `id` chats: not an embedding model, nor one of Google's for images, video,
+/// Whether the model `id` chats: not an embedding, transcription or guard model (Groq lists
+/// Whisper and Llama Guard beside its chat models), nor one of Google's for images, video,
 /// speech or attributed answers, anywhere; and on OpenAI's own list not one for speech, images,
 /// moderation, the old completions API or only the Responses API.
 fn chats(kind: ProviderKind, id: &str) -> bool {
     let id = id.to_ascii_lowercase();
-    const NEVER: [&str; 6] = ["embed", "imagen", "veo-", "-tts", "native-audio", "aqa"];
+    const NEVER: [&str; 8] = ["embed", "whisper", "-guard", "imagen", "veo-", "-tts", "native-audio", "aqa"];
     if NEVER.iter().any(|word| id.contains(word)) {
         return false;
     }
@@ -251,6 +252,17 @@ mod tests {
         ]}"#;
         let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
         assert_eq!(ids(&models), ["llama3.2-audio:latest", "qwen2.5:latest"]);
+        // Groq's list: transcription, guard and speech models beside the chat ones.
+        let body = r#"{"object":"list","data":[
+            {"id":"llama-3.3-70b-versatile","object":"model","created":1733447754,"context_window":131072},
+            {"id":"whisper-large-v3-turbo","object":"model","created":1728413088,"context_window":448},
+            {"id":"meta-llama/llama-guard-4-12b","object":"model","created":1746743847,"context_window":131072},
+            {"id":"playai-tts","object":"model","created":1740682713,"context_window":8192},
+            {"id":"openai/gpt-oss-120b","object":"model","created":1754408224,"context_window":131072}
+        ]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(ids(&models), ["openai/gpt-oss-120b", "llama-3.3-70b-versatile"]);
+        assert_eq!(models[0].context_window, Some(131_072));
     }
 
     #[test]
