@@ -67,17 +67,16 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
 }
 
 /// Whether the error says the account's quota is used up, which no wait within a task brings
-/// back: Google's day quotas (a violated `quotaId` with `PerDay`), OpenAI's `insufficient_quota`
-/// ("You exceeded your current quota, please check your plan and billing details"),
-/// Anthropic's "Your credit balance is too low".
+/// back, where its type does not say so (OpenAI's `insufficient_quota` does: [`kind_from_type`]):
+/// Google's day quotas (a violated `quotaId` with `PerDay`, behind a `RESOURCE_EXHAUSTED` like
+/// its minute limits), Anthropic's "Your credit balance is too low" (an `invalid_request_error`).
 fn is_used_up(object: Option<&Value>, message: &str) -> bool {
     let Some(object) = object else { return false };
     let details = object.get("details").and_then(Value::as_array).into_iter().flatten();
     let daily = details
         .flat_map(|d| d.get("violations").and_then(Value::as_array).into_iter().flatten())
         .any(|v| v.get("quotaId").and_then(Value::as_str).is_some_and(|id| id.contains("PerDay")));
-    let code = ["code", "type"].iter().any(|k| object.get(*k).and_then(Value::as_str) == Some("insufficient_quota"));
-    daily || code || message.to_ascii_lowercase().contains("credit balance is too low")
+    daily || message.to_ascii_lowercase().contains("credit balance is too low")
 }
 
 /// The wait Google's error asks for (`RetryInfo`'s `retryDelay`, "36s" or "36.43s" — its
@@ -175,9 +174,10 @@ fn field_checks(detail: &Value) -> Option<String> {
 
 fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {
     Some(match type_or_code {
-        "rate_limit_error" | "rate_limit_exceeded" | "429" | "insufficient_quota" | "RESOURCE_EXHAUSTED" => {
-            ErrorKind::RateLimited
-        }
+        "rate_limit_error" | "rate_limit_exceeded" | "429" | "RESOURCE_EXHAUSTED" => ErrorKind::RateLimited,
+        // OpenAI's account without credit ("You exceeded your current quota, please check your
+        // plan and billing details"), behind a 429.
+        "insufficient_quota" => ErrorKind::QuotaExhausted,
         "overloaded_error" | "529" | "api_error" | "server_error" | "500" | "502" | "503" | "UNAVAILABLE"
         | "INTERNAL" => ErrorKind::Overloaded,
         "authentication_error"

@@ -186,6 +186,10 @@ fn errors_inside_a_stream_or_a_200_body() {
     assert_eq!(e.kind, ErrorKind::ContextOverflow);
     let e = classify_error_object(&json!({"error": {"type": "api_error", "message": "Internal server error"}}));
     assert_eq!(e.kind, ErrorKind::Overloaded);
+    let e = classify_error_object(
+        &json!({"error": {"type": "insufficient_quota", "message": "You exceeded your current quota."}}),
+    );
+    assert_eq!(e.kind, ErrorKind::QuotaExhausted, "an account without credit is not retried from a stream either");
 }
 
 #[test]
