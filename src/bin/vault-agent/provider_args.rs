@@ -1,8 +1,6 @@
 //! The provider options `chat` and `run` share, and the config they make.
 
-use vault_agent::provider::{
-    ProviderConfig, ProviderKind, DEEPSEEK_BASE_URL, GEMINI_BASE_URL, MISTRAL_BASE_URL, OPENAI_BASE_URL,
-};
+use vault_agent::provider::{ProviderConfig, ProviderPreset, OPENAI_BASE_URL};
 use vault_agent::{Error, Result};
 
 /// The APIs the CLI can talk to.
@@ -55,42 +53,29 @@ impl ProviderArgs {
         ProviderArgs { provider, model, base_url, api_key, max_tokens }
     }
 
-    /// The provider's config, or why it cannot work (a missing key).
+    /// The provider's config, or why it cannot work (a missing key). Base URLs, kinds and
+    /// names come from the presets the plugin's settings list.
     pub fn config(&self) -> Result<ProviderConfig> {
-        let (kind, env_key) = match self.provider {
-            Provider::Anthropic => (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
+        let (preset, env_key) = match self.provider {
+            Provider::Anthropic => (ProviderPreset::Anthropic, "ANTHROPIC_API_KEY"),
             Provider::Openai => {
                 // OpenAI itself, or a compatible server (which sends max_tokens and may need no key).
                 let official = self.base_url.as_deref().is_none_or(|url| url.trim_end_matches('/') == OPENAI_BASE_URL);
-                (if official { ProviderKind::OpenAi } else { ProviderKind::OpenAiCompatible }, "OPENAI_API_KEY")
+                (if official { ProviderPreset::OpenAi } else { ProviderPreset::Custom }, "OPENAI_API_KEY")
             }
-            Provider::Gemini => (ProviderKind::OpenAiCompatible, "GEMINI_API_KEY"),
-            Provider::Mistral => (ProviderKind::OpenAiCompatible, "MISTRAL_API_KEY"),
-            Provider::Deepseek => (ProviderKind::OpenAiCompatible, "DEEPSEEK_API_KEY"),
+            Provider::Gemini => (ProviderPreset::Gemini, "GEMINI_API_KEY"),
+            Provider::Mistral => (ProviderPreset::Mistral, "MISTRAL_API_KEY"),
+            Provider::Deepseek => (ProviderPreset::DeepSeek, "DEEPSEEK_API_KEY"),
         };
-        let mut config = ProviderConfig::new(kind, &self.model);
-        config.base_url = self.base_url.clone();
-        let home = match self.provider {
-            Provider::Gemini => Some(GEMINI_BASE_URL),
-            Provider::Mistral => Some(MISTRAL_BASE_URL),
-            Provider::Deepseek => Some(DEEPSEEK_BASE_URL),
-            Provider::Anthropic | Provider::Openai => None,
-        };
-        if let Some(home) = home {
-            config.base_url.get_or_insert_with(|| home.to_string());
+        let info = preset.info();
+        let mut config = preset.config(&self.model);
+        if let Some(base_url) = &self.base_url {
+            config.base_url = Some(base_url.clone());
         }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;
-        let name = match (self.provider, kind) {
-            (Provider::Gemini, _) => "Gemini",
-            (Provider::Mistral, _) => "Mistral",
-            (Provider::Deepseek, _) => "DeepSeek",
-            (_, ProviderKind::Anthropic) => "Anthropic",
-            (_, ProviderKind::OpenAi) => "OpenAI",
-            (_, ProviderKind::OpenAiCompatible) => return Ok(config),
-        };
-        if config.api_key.is_none() {
-            return Err(Error::Invalid(format!("{name} needs an API key: pass --api-key or set {env_key}")));
+        if info.needs_key && config.api_key.is_none() {
+            return Err(Error::Invalid(format!("{} needs an API key: pass --api-key or set {env_key}", info.name)));
         }
         Ok(config)
     }
