@@ -71,18 +71,29 @@ where
                 StreamEvent::Error { error } => sent
                     .take()
                     .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-                    .filter(|body| learned.learn(error, body).is_some()),
+                    .and_then(|body| adjusted(&learned, error, body)),
                 _ => None,
             };
             match refused {
-                Some(mut body) => {
-                    learned.adjust(&mut body);
-                    send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone())
-                }
+                Some(body) => send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone()),
                 None => futures::stream::iter([event]).boxed_local(),
             }
         })
         .boxed_local()
+}
+
+/// `body` adjusted to what `error` refused, if it refused something a change of the body fixes:
+/// a field or limit the provider learns ([`Learned::learn`]), or an output limit that does not
+/// fit the model's window beside this request's prompt ([`room_for_output`]), which only this
+/// request is sent again with (the next prompt is another length).
+fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option<Value> {
+    if learned.learn(error, &body).is_some() {
+        learned.adjust(&mut body);
+        return Some(body);
+    }
+    let room = room_for_output(error, body.as_object()?)?;
+    Fix::LimitAt(room).apply(body.as_object_mut()?);
+    Some(body)
 }
 
 /// One adjustment of a request body.
@@ -160,9 +171,75 @@ impl Fix {
                         body.insert(name.into(), most.into());
                     }
                 }
+                within_limit(body, most);
             }
         }
     }
+}
+
+/// A thinking budget below the output limit `most`, as the APIs require (the budget is part
+/// of the output): half of it. Anthropic's `thinking.budget_tokens` is at least 1,024, so below
+/// that thinking is left out; OpenRouter's `reasoning.max_tokens` has no floor.
+fn within_limit(body: &mut Map<String, Value>, most: u64) {
+    const LEAST_THINKING: u64 = 1024;
+    let budget = |body: &Map<String, Value>, object: &str, field: &str| {
+        body.get(object)?.get(field)?.as_u64().filter(|budget| *budget >= most)
+    };
+    if budget(body, "thinking", "budget_tokens").is_some() {
+        if most / 2 >= LEAST_THINKING {
+            body["thinking"]["budget_tokens"] = (most / 2).into();
+        } else {
+            body.remove("thinking");
+        }
+    }
+    if budget(body, "reasoning", "max_tokens").is_some() {
+        body["reasoning"]["max_tokens"] = (most / 2).into();
+    }
+}
+
+/// The output limit that fits the model's window beside the prompt, when `error` says the two
+/// together do not fit (the limit counts against the window on vLLM, SGLang, TGI, Anthropic,
+/// OpenAI's older models and DeepSeek), and the prompt alone does: the window less the prompt
+/// and a small margin, if below the limit asked for and not too small to answer in. The
+/// servers word it differently; each names the window and the prompt's tokens:
+/// - vLLM: "This model's maximum context length is 4096 tokens. However, you requested 8292
+///   tokens (100 in the messages, 8192 in the completion)", "… is too large: 8192. This
+///   model's maximum context length is 4096 tokens and your request has 100 input tokens
+///   (8192 \> 4096 - 100)", "… However, you requested 8192 output tokens and your prompt
+///   contains at least 100 input tokens, for a total of at least 8292 tokens";
+/// - SGLang: "… maximum context length of 4096 tokens. You requested a total of 8292 tokens:
+///   100 tokens from the input messages and 8192 tokens for the completion";
+/// - TGI: "`inputs` tokens + `max_new_tokens` must be <= 4096. Given: 100 `inputs` tokens and
+///   8192 `max_new_tokens`";
+/// - Anthropic: "input length and `max_tokens` exceed context limit: 197202 + 8192 > 200000".
+///
+/// The window is the number after the phrase that names it; the prompt's tokens are the largest
+/// other number below it that is not the limit asked for. A prompt longer than the window
+/// leaves none (the conversation must be condensed), and so does a message in another shape.
+fn room_for_output(error: &ProviderError, body: &Map<String, Value>) -> Option<u64> {
+    /// Answering in fewer tokens than this is not answering.
+    const LEAST_ROOM: u64 = 256;
+    /// Servers count a prompt's tokens "at least" so (vLLM's newest message): some slack.
+    const MARGIN: u64 = 32;
+    if !matches!(error.kind, ErrorKind::ContextOverflow | ErrorKind::BadRequest) {
+        return None;
+    }
+    let asked = LIMITS.iter().find_map(|name| body.get(*name)?.as_u64())?;
+    let message = error.message.to_ascii_lowercase();
+    let numbers = |text: &str| -> Vec<u64> {
+        text.split(|c: char| !c.is_ascii_digit()).filter_map(|digits| digits.parse().ok()).collect()
+    };
+    let window = ["maximum context length is", "maximum context length of", "must be <=", "context limit:"]
+        .iter()
+        .find_map(|phrase| {
+            let after = &message[message.find(phrase)? + phrase.len()..];
+            // Anthropic's "context limit: 197202 + 8192 > 200000": the window comes after `>`.
+            let after = if *phrase == "context limit:" { &after[after.find('>')?..] } else { after };
+            numbers(after).into_iter().next()
+        })?;
+    let prompt = numbers(&message).into_iter().filter(|n| *n < window && *n != asked).max()?;
+    let room = window.checked_sub(prompt)?.checked_sub(MARGIN)?;
+    (LEAST_ROOM..asked).contains(&room).then_some(room)
 }
 
 /// The most output a refusal of the body's limit allows: the largest number in the message
@@ -291,6 +368,94 @@ mod tests {
         // A refusal about something else that has numbers in it is not about the limit.
         let other = refusal("The model `gpt-4-0613` does not exist or you do not have access to it (1234)");
         assert_eq!(Learned::default().learn(&other, &json!({"max_tokens": 8192})), None);
+    }
+
+    fn overflow(message: &str) -> ProviderError {
+        ProviderError { kind: ErrorKind::ContextOverflow, ..refusal(message) }
+    }
+
+    /// Each server's way of saying the prompt and the limit together overflow the window gives
+    /// the room the prompt leaves; a prompt that overflows alone gives none.
+    #[test]
+    fn the_room_beside_the_prompt_is_read_from_each_servers_message() {
+        let body = json!({"max_tokens": 8192});
+        let cases = [
+            (
+                "This model's maximum context length is 4096 tokens. However, you requested 8292 tokens (100 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+                Some(4096 - 100 - 32),
+            ),
+            (
+                "'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context length is 4096 tokens and your request has 2778 input tokens (8192 > 4096 - 2778). None",
+                Some(4096 - 2778 - 32),
+            ),
+            (
+                "This model's maximum context length is 32768 tokens. However, you requested 8192 output tokens and your prompt contains at least 26000 input tokens, for a total of at least 34192 tokens.",
+                Some(32768 - 26000 - 32),
+            ),
+            (
+                "Requested token count exceeds the model's maximum context length of 16384 tokens. You requested a total of 18192 tokens: 10000 tokens from the input messages and 8192 tokens for the completion.",
+                Some(16384 - 10000 - 32),
+            ),
+            (
+                "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 2000 `inputs` tokens and 8192 `max_new_tokens`",
+                Some(8192 - 2000 - 32),
+            ),
+            (
+                "input length and `max_tokens` exceed context limit: 197202 + 8192 > 200000, decrease input length or `max_tokens` and try again",
+                Some(200_000 - 197_202 - 32),
+            ),
+            // The prompt alone is longer than the window: condensing, not a smaller limit.
+            (
+                "This model's maximum context length is 16384 tokens. However, you requested 122946 tokens (114754 in the messages, 8192 in the completion).",
+                None,
+            ),
+            ("prompt is too long: 210000 tokens > 200000 maximum", None),
+            // So little room that no answer fits in it.
+            (
+                "This model's maximum context length is 4096 tokens. However, you requested 12200 tokens (4008 in the messages, 8192 in the completion).",
+                None,
+            ),
+            // Room for more than was asked: something else is wrong.
+            (
+                "This model's maximum context length is 128000 tokens. However, your messages resulted in 130524 tokens (130000 in the messages, 524 in the functions).",
+                None,
+            ),
+        ];
+        for (message, room) in cases {
+            assert_eq!(room_for_output(&overflow(message), body.as_object().unwrap()), room, "{message}");
+        }
+        let auth = ProviderError { kind: ErrorKind::Auth, ..overflow(cases[0].0) };
+        assert_eq!(room_for_output(&auth, body.as_object().unwrap()), None);
+    }
+
+    /// Only this request gets the smaller limit; the provider learns nothing from it.
+    #[test]
+    fn a_limit_that_does_not_fit_beside_the_prompt_is_lowered_for_this_request_only() {
+        let learned = Learned::default();
+        let message = "This model's maximum context length is 4096 tokens. However, you requested 8292 tokens (100 in the messages, 8192 in the completion).";
+        let body = adjusted(&learned, &overflow(message), json!({"model": "m", "max_tokens": 8192})).unwrap();
+        assert_eq!(body, json!({"model": "m", "max_tokens": 3964}));
+        let mut next = json!({"model": "m", "max_tokens": 8192});
+        learned.adjust(&mut next);
+        assert_eq!(next["max_tokens"], 8192);
+        // Sent again with the room, a second refusal asks for less still or is the caller's.
+        assert_eq!(adjusted(&learned, &overflow(message), body), None);
+    }
+
+    /// A thinking budget stays below a lowered limit, as the APIs require.
+    #[test]
+    fn a_thinking_budget_stays_below_a_lowered_limit() {
+        let mut anthropic = json!({"max_tokens": 32000, "thinking": {"type": "enabled", "budget_tokens": 16000}});
+        Fix::LimitAt(8192).apply(anthropic.as_object_mut().unwrap());
+        assert_eq!(anthropic, json!({"max_tokens": 8192, "thinking": {"type": "enabled", "budget_tokens": 4096}}));
+        Fix::LimitAt(1500).apply(anthropic.as_object_mut().unwrap());
+        assert_eq!(anthropic, json!({"max_tokens": 1500}), "under Anthropic's least budget, no thinking");
+        let mut openrouter = json!({"max_tokens": 12000, "reasoning": {"max_tokens": 4000}});
+        Fix::LimitAt(3000).apply(openrouter.as_object_mut().unwrap());
+        assert_eq!(openrouter, json!({"max_tokens": 3000, "reasoning": {"max_tokens": 1500}}));
+        let mut below = json!({"max_tokens": 12000, "reasoning": {"max_tokens": 2000}});
+        Fix::LimitAt(8000).apply(below.as_object_mut().unwrap());
+        assert_eq!(below["reasoning"]["max_tokens"], 2000, "a budget already below stays");
     }
 
     #[test]

@@ -537,6 +537,53 @@ fn an_output_limit_above_the_models_is_lowered_to_what_the_api_says() {
     assert_eq!(limits, [8192, 4096, 4096]);
 }
 
+/// A server that counts the output limit against the window (vLLM served with a small
+/// `--max-model-len`) refuses a request whose prompt and limit together overflow it: the
+/// request goes again at once with the room the prompt leaves, and the next request asks for
+/// the full limit again (its prompt is another length). Anthropic's thinking budget follows.
+#[test]
+fn an_output_limit_that_overflows_the_window_beside_the_prompt_is_lowered_for_that_request() {
+    let refusal = json!({"object": "error", "type": "BadRequestError", "param": null, "code": 400,
+        "message": "This model's maximum context length is 16384 tokens. However, you requested 8192 output tokens and your prompt contains at least 9000 input tokens, for a total of at least 17192 tokens."});
+    let http = FakeHttp::new(vec![
+        Reply::status(400, &refusal.to_string()),
+        Reply::sse(&fixture("openai/text.sse")),
+        Reply::sse(&fixture("openai/text.sse")),
+    ]);
+    let config = ProviderConfig { base_url: Some("http://127.0.0.1:8000/v1".into()), ..openai() };
+    let (provider, clock) = make(config, &http);
+    let mut asked = request();
+    asked.max_tokens = 8192;
+    let events = collect(provider.as_ref(), &asked);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Error { .. } | StreamEvent::Retry { .. })));
+    assert!(clock.sleeps().is_empty());
+    collect(provider.as_ref(), &asked);
+    let limits: Vec<u64> =
+        http.requests().iter().map(|r| FakeHttp::body_json(r)["max_tokens"].as_u64().unwrap()).collect();
+    assert_eq!(limits, [8192, 16384 - 9000 - 32, 8192]);
+
+    let refusal = json!({"type": "error", "error": {"type": "invalid_request_error",
+        "message": "input length and `max_tokens` exceed context limit: 190000 + 16000 > 200000, decrease input length or `max_tokens` and try again"}});
+    let http =
+        FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), Reply::sse(&fixture("anthropic/text.sse"))]);
+    let (provider, _) = make(anthropic(), &http);
+    let mut asked = request();
+    asked.max_tokens = 16_000;
+    asked.thinking_budget = Some(8000);
+    let events = collect(provider.as_ref(), &asked);
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    let sent: Vec<(u64, u64)> = http
+        .requests()
+        .iter()
+        .map(|r| {
+            let body = FakeHttp::body_json(r);
+            (body["max_tokens"].as_u64().unwrap(), body["thinking"]["budget_tokens"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(sent[1], (200_000 - 190_000 - 32, 8000), "the budget was already below the room: {sent:?}");
+}
+
 /// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]
