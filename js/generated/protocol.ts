@@ -1484,7 +1484,7 @@ instruction: string, };
 /**
  * A provider by name.
  */
-export type ProviderPreset = "anthropic" | "openai" | "gemini" | "mistral" | "deepseek" | "openrouter" | "ollama" | "lmstudio" | "custom";
+export type ProviderPreset = "anthropic" | "openai" | "gemini" | "mistral" | "deepseek" | "xai" | "groq" | "openrouter" | "ollama" | "lmstudio" | "custom";
 
 /**
  * What a [`ProviderPreset`] stands for.
@@ -1517,6 +1517,8 @@ export const PRESETS: Record<ProviderPreset, PresetInfo> = {
   "gemini": {"name":"Google Gemini","kind":"openai-compatible","baseUrl":"https://generativelanguage.googleapis.com/v1beta/openai","defaultModel":"gemini-flash-latest","needsKey":true,"keyUrl":"https://aistudio.google.com/apikey","headers":{}},
   "mistral": {"name":"Mistral AI","kind":"openai-compatible","baseUrl":"https://api.mistral.ai/v1","defaultModel":"mistral-medium-latest","needsKey":true,"keyUrl":"https://console.mistral.ai/api-keys","headers":{}},
   "deepseek": {"name":"DeepSeek","kind":"openai-compatible","baseUrl":"https://api.deepseek.com","defaultModel":"deepseek-chat","needsKey":true,"keyUrl":"https://platform.deepseek.com/api_keys","headers":{}},
+  "xai": {"name":"xAI (Grok)","kind":"openai-compatible","baseUrl":"https://api.x.ai/v1","defaultModel":"grok-4","needsKey":true,"keyUrl":"https://console.x.ai","headers":{}},
+  "groq": {"name":"Groq","kind":"openai-compatible","baseUrl":"https://api.groq.com/openai/v1","defaultModel":"openai/gpt-oss-120b","needsKey":true,"keyUrl":"https://console.groq.com/keys","headers":{}},
   "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"keyUrl":"https://openrouter.ai/keys","headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
   "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"keyUrl":"","headers":{}},
   "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},

@@ -53,6 +53,10 @@ pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1b
 pub const MISTRAL_BASE_URL: &str = "https://api.mistral.ai/v1";
 /// DeepSeek's API, OpenAI-compatible.
 pub const DEEPSEEK_BASE_URL: &str = "https://api.deepseek.com";
+/// Groq's API, OpenAI-compatible.
+pub const GROQ_BASE_URL: &str = "https://api.groq.com/openai/v1";
+/// xAI's API (Grok), OpenAI-compatible.
+pub const XAI_BASE_URL: &str = "https://api.x.ai/v1";
 /// OpenRouter.
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// Ollama on this machine.
@@ -137,7 +141,7 @@ impl ProviderConfig {
             return !name.starts_with("claude-2") && !name.starts_with("claude-instant");
         }
         const BLIND_OPENAI: [&str; 4] = ["o1-mini", "o3-mini", "gpt-3.5", "gpt-4-0"];
-        const SEEING: [&str; 28] = [
+        const SEEING: [&str; 29] = [
             "gpt-4o",
             "gpt-4.1",
             "gpt-4.5",
@@ -167,6 +171,8 @@ impl ProviderConfig {
             "mistral-large-latest",
             "mistral-large-2512",
             "qvq",
+            // Grok 4 and its fast models (not Grok Code, nor Grok 3).
+            "grok-4",
         ];
         if BLIND_OPENAI.iter().any(|p| name.starts_with(p)) || name == "gpt-4" {
             return false;

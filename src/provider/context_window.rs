@@ -36,6 +36,11 @@ const WINDOWS: &[(&str, u32)] = &[
     ("gemini-flash-latest", 1_048_576),
     ("gemini-flash-lite-latest", 1_048_576),
     ("gemini-pro-latest", 1_048_576),
+    ("grok-4", 256_000),
+    ("grok-4-fast", 2_000_000),
+    ("grok-4-1-fast", 2_000_000),
+    ("grok-code-fast", 256_000),
+    ("grok-3", 131_072),
 ];
 
 /// The context window of the model `id` if the list knows it (also through OpenRouter, whose
@@ -61,6 +66,8 @@ mod tests {
         assert_eq!(known_context_window("google/gemini-2.5-pro"), Some(1_048_576));
         assert_eq!(known_context_window("gemini-flash-latest"), Some(1_048_576));
         assert_eq!(known_context_window("models/gemini-3-pro-preview"), Some(1_048_576));
+        assert_eq!(known_context_window("grok-4-0709"), Some(256_000));
+        assert_eq!(known_context_window("x-ai/grok-4-fast"), Some(2_000_000));
     }
 
     #[test]

@@ -142,12 +142,14 @@ fn server_price(pricing: &Value) -> Option<ModelPrice> {
 }
 
 /// Whether the model `id` chats: not an embedding, transcription or guard model (Groq lists
-/// Whisper and Llama Guard beside its chat models), nor one of Google's for images, video,
-/// speech or attributed answers, anywhere; and on OpenAI's own list not one for speech, images,
+/// Whisper and Llama Guard beside its chat models), nor one that makes images (xAI's
+/// `grok-2-image`, `grok-imagine`), nor one of Google's for images, video, speech or attributed
+/// answers, anywhere; and on OpenAI's own list not one for speech, images,
 /// moderation, the old completions API or only the Responses API.
 fn chats(kind: ProviderKind, id: &str) -> bool {
     let id = id.to_ascii_lowercase();
-    const NEVER: [&str; 8] = ["embed", "whisper", "-guard", "imagen", "veo-", "-tts", "native-audio", "aqa"];
+    const NEVER: [&str; 10] =
+        ["embed", "whisper", "-guard", "imagen", "imagine", "-image", "veo-", "-tts", "native-audio", "aqa"];
     if NEVER.iter().any(|word| id.contains(word)) {
         return false;
     }
@@ -279,6 +281,19 @@ mod tests {
         assert_eq!((price.input, price.output, price.cache_read, price.cache_write), (3.0, 15.0, 0.3, 3.0));
         // A name that only repeats the id is no name.
         assert_eq!(models[1].name, None);
+    }
+
+    /// xAI lists its image makers beside its chat models.
+    #[test]
+    fn xai_lists_only_the_models_that_chat() {
+        let body = r#"{"object":"list","data":[
+            {"id":"grok-4-0709","created":1752019200,"object":"model","owned_by":"xai"},
+            {"id":"grok-2-image-1212","created":1736726400,"object":"model","owned_by":"xai"},
+            {"id":"grok-imagine-image","created":1760000000,"object":"model","owned_by":"xai"},
+            {"id":"grok-2-vision-1212","created":1733961600,"object":"model","owned_by":"xai"},
+            {"id":"grok-code-fast-1","created":1756166400,"object":"model","owned_by":"xai"}]}"#;
+        let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
+        assert_eq!(ids(&models), ["grok-code-fast-1", "grok-4-0709", "grok-2-vision-1212"]);
     }
 
     #[test]

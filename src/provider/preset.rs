@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::config::{
-    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL, GEMINI_BASE_URL, LM_STUDIO_BASE_URL,
-    MISTRAL_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL,
+    ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL, GEMINI_BASE_URL, GROQ_BASE_URL,
+    LM_STUDIO_BASE_URL, MISTRAL_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL, XAI_BASE_URL,
 };
 
 /// A provider by name.
@@ -25,6 +25,11 @@ pub enum ProviderPreset {
     Mistral,
     /// DeepSeek's API.
     DeepSeek,
+    /// xAI's API (Grok).
+    #[serde(rename = "xai")]
+    XAi,
+    /// Groq's API (open models on its own chips).
+    Groq,
     #[serde(rename = "openrouter")]
     OpenRouter,
     Ollama,
@@ -54,12 +59,14 @@ pub struct PresetInfo {
 
 impl ProviderPreset {
     /// Every preset, in the order the settings list them.
-    pub const ALL: [ProviderPreset; 9] = [
+    pub const ALL: [ProviderPreset; 11] = [
         ProviderPreset::Anthropic,
         ProviderPreset::OpenAi,
         ProviderPreset::Gemini,
         ProviderPreset::Mistral,
         ProviderPreset::DeepSeek,
+        ProviderPreset::XAi,
+        ProviderPreset::Groq,
         ProviderPreset::OpenRouter,
         ProviderPreset::Ollama,
         ProviderPreset::LmStudio,
@@ -83,6 +90,11 @@ impl ProviderPreset {
             ProviderPreset::DeepSeek => {
                 ("DeepSeek", ProviderKind::OpenAiCompatible, DEEPSEEK_BASE_URL, "deepseek-chat", true)
             }
+            ProviderPreset::XAi => ("xAI (Grok)", ProviderKind::OpenAiCompatible, XAI_BASE_URL, "grok-4", true),
+            // An open model Groq recommends for tool use; its free plan allows it.
+            ProviderPreset::Groq => {
+                ("Groq", ProviderKind::OpenAiCompatible, GROQ_BASE_URL, "openai/gpt-oss-120b", true)
+            }
             ProviderPreset::OpenRouter => {
                 ("OpenRouter", ProviderKind::OpenAiCompatible, OPENROUTER_BASE_URL, "anthropic/claude-sonnet-4.5", true)
             }
@@ -100,6 +112,8 @@ impl ProviderPreset {
             ProviderPreset::Gemini => "https://aistudio.google.com/apikey",
             ProviderPreset::Mistral => "https://console.mistral.ai/api-keys",
             ProviderPreset::DeepSeek => "https://platform.deepseek.com/api_keys",
+            ProviderPreset::XAi => "https://console.x.ai",
+            ProviderPreset::Groq => "https://console.groq.com/keys",
             ProviderPreset::OpenRouter => "https://openrouter.ai/keys",
             ProviderPreset::Ollama | ProviderPreset::LmStudio | ProviderPreset::Custom => "",
         };
@@ -163,6 +177,8 @@ mod tests {
                 "\"gemini\"",
                 "\"mistral\"",
                 "\"deepseek\"",
+                "\"xai\"",
+                "\"groq\"",
                 "\"openrouter\"",
                 "\"ollama\"",
                 "\"lmstudio\"",

@@ -97,6 +97,13 @@ const PRICES: &[(&str, ModelPrice)] = &[
     // DeepSeek's (V3.2, both modes): input read from its cache costs a tenth.
     ("deepseek-chat", ModelPrice::openai(0.28, 0.42, 0.028)),
     ("deepseek-reasoner", ModelPrice::openai(0.28, 0.42, 0.028)),
+    // xAI's: input read from its cache costs a quarter (a fifth, a tenth for the fast models).
+    ("grok-4", ModelPrice::openai(3.0, 15.0, 0.75)),
+    ("grok-4-fast", ModelPrice::openai(0.2, 0.5, 0.05)),
+    ("grok-4-1-fast", ModelPrice::openai(0.2, 0.5, 0.05)),
+    ("grok-code-fast", ModelPrice::openai(0.2, 1.5, 0.02)),
+    ("grok-3", ModelPrice::openai(3.0, 15.0, 0.75)),
+    ("grok-3-mini", ModelPrice::openai(0.3, 0.5, 0.075)),
     // Mistral's list prices (no discount for cached input). Its Large models are left out: the
     // 2024 ones and Large 3 share the prefix at different prices.
     ("mistral-medium", ModelPrice::flat(0.4, 2.0)),
@@ -167,6 +174,8 @@ mod tests {
         assert_eq!(price("claude-opus-4-1-20250805"), 15.0);
         assert_eq!(price("mistral-medium-latest"), 0.4);
         assert_eq!(price("deepseek-reasoner"), 0.28);
+        assert_eq!(price("grok-4-0709"), 3.0);
+        assert_eq!(price("x-ai/grok-4-fast"), 0.2);
         assert_eq!(price("magistral-medium-2509"), 2.0);
         assert!(list_price("mistral-large-latest").is_none(), "two generations, two prices");
     }

@@ -1135,6 +1135,9 @@ fn which_models_see_images_and_read_pdfs_comes_from_the_model_or_the_setting() {
     assert!(seeing(ProviderKind::OpenAiCompatible, "anthropic/claude-sonnet-4.5"));
     assert!(!seeing(ProviderKind::OpenAiCompatible, "qwen2.5:7b"));
     assert!(!seeing(ProviderKind::OpenAiCompatible, "llama3.1"));
+    assert!(seeing(ProviderKind::OpenAiCompatible, "grok-4-fast-reasoning"));
+    assert!(!seeing(ProviderKind::OpenAiCompatible, "grok-code-fast-1"));
+    assert!(!seeing(ProviderKind::OpenAiCompatible, "openai/gpt-oss-120b"));
     // The setting wins over the name.
     let told = ProviderConfig { vision: Some(true), ..ProviderConfig::new(ProviderKind::OpenAiCompatible, "my-model") };
     assert!(told.sees_images());

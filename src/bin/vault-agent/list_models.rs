@@ -1,5 +1,5 @@
-//! `vault-agent list-models --provider anthropic|openai|gemini|mistral|deepseek [--base-url URL]
-//! [--json]`: the chat models the provider's server has, one id per line (with the server's name,
+//! `vault-agent list-models --provider anthropic|openai|gemini|mistral|deepseek|xai|groq
+//! [--base-url URL] [--json]`: the chat models the provider's server has, one id per line (with the server's name,
 //! the context window and the price per million tokens after tabs, where known), or the list as
 //! JSON.
 
@@ -18,8 +18,7 @@ pub struct Args {
     /// Where the API lives, as for `chat`.
     #[arg(long)]
     base_url: Option<String>,
-    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY, $GEMINI_API_KEY,
-    /// $MISTRAL_API_KEY or $DEEPSEEK_API_KEY.
+    /// The API key; defaults to the provider's variable, as for `chat`.
     #[arg(long)]
     api_key: Option<String>,
     /// Print `{"models": [{"id", "name"?, "contextWindow"?, "price"?}]}`.

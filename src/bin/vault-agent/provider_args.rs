@@ -18,6 +18,10 @@ pub enum Provider {
     Mistral,
     /// DeepSeek's API, OpenAI-compatible (key: --api-key or DEEPSEEK_API_KEY).
     Deepseek,
+    /// xAI's API (Grok), OpenAI-compatible (key: --api-key or XAI_API_KEY).
+    Xai,
+    /// Groq's API, OpenAI-compatible (key: --api-key or GROQ_API_KEY).
+    Groq,
 }
 
 #[derive(clap::Args)]
@@ -32,8 +36,8 @@ pub struct ProviderArgs {
     /// before /chat/completions, e.g. http://localhost:11434/v1 for Ollama).
     #[arg(long)]
     base_url: Option<String>,
-    /// The API key; defaults to $ANTHROPIC_API_KEY, $OPENAI_API_KEY, $GEMINI_API_KEY,
-    /// $MISTRAL_API_KEY or $DEEPSEEK_API_KEY.
+    /// The API key; defaults to the provider's variable: $ANTHROPIC_API_KEY, $OPENAI_API_KEY,
+    /// $GEMINI_API_KEY, $MISTRAL_API_KEY, $DEEPSEEK_API_KEY, $XAI_API_KEY or $GROQ_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
     /// The output limit in tokens per model call.
@@ -66,6 +70,8 @@ impl ProviderArgs {
             Provider::Gemini => (ProviderPreset::Gemini, "GEMINI_API_KEY"),
             Provider::Mistral => (ProviderPreset::Mistral, "MISTRAL_API_KEY"),
             Provider::Deepseek => (ProviderPreset::DeepSeek, "DEEPSEEK_API_KEY"),
+            Provider::Xai => (ProviderPreset::XAi, "XAI_API_KEY"),
+            Provider::Groq => (ProviderPreset::Groq, "GROQ_API_KEY"),
         };
         let info = preset.info();
         let mut config = preset.config(&self.model);

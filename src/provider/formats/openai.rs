@@ -552,7 +552,10 @@ impl StreamDecoder for OpenAiDecoder {
                 self.end_calls(&mut out);
             }
         }
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+        // Groq reports usage in `x_groq` (also where `stream_options` was refused); a usage
+        // event replaces an earlier one, so reading both never counts twice.
+        let usage = chunk.get("usage").filter(|u| u.is_object()).or_else(|| chunk.pointer("/x_groq/usage"));
+        if let Some(usage) = usage.filter(|u| u.is_object()) {
             let field = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
             // DeepSeek counts the cached part as `prompt_cache_hit_tokens`.
             let cached = field("/prompt_tokens_details/cached_tokens").max(field("/prompt_cache_hit_tokens"));

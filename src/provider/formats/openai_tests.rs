@@ -395,3 +395,24 @@ fn deepseek_s_cache_hits_are_cache_reads() {
         }]
     );
 }
+
+/// Groq reports usage in `x_groq`, in its last chunk.
+#[test]
+fn groq_s_usage_is_read_from_x_groq() {
+    let mut d = OpenAiDecoder::new();
+    let events = d.decode(
+        "",
+        &json!({"id": "chatcmpl-1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "x_groq": {"id": "req_1", "usage": {"queue_time": 0.02, "prompt_tokens": 300, "prompt_time": 0.01,
+                "completion_tokens": 12, "completion_time": 0.02, "total_tokens": 312, "total_time": 0.03}}})
+        .to_string(),
+    );
+    let usage = events.iter().find_map(|e| match e {
+        StreamEvent::Usage { usage } => Some(*usage),
+        _ => None,
+    });
+    assert_eq!(
+        usage,
+        Some(Usage { input_tokens: 300, output_tokens: 12, cache_read_tokens: 0, cache_write_tokens: 0 })
+    );
+}

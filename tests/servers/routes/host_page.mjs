@@ -73,6 +73,8 @@ function demoConfig(origin, env) {
     gemini: env.GEMINI_API_KEY,
     mistral: env.MISTRAL_API_KEY,
     deepseek: env.DEEPSEEK_API_KEY,
+    xai: env.XAI_API_KEY,
+    groq: env.GROQ_API_KEY,
     openrouter: env.OPENROUTER_API_KEY,
   };
   let preset = env.VAULT_AGENT_PROVIDER;
