@@ -148,6 +148,12 @@ fn describe(object: &Value) -> (Option<String>, String) {
         Some(raw) if !message.contains(&raw) => format!("{message} ({})", short(&raw)),
         _ => message,
     };
+    // Groq's refusal of a tool call its model wrote badly ("Failed to call a function…"), with
+    // what the model wrote.
+    let message = match object.get("failed_generation").and_then(Value::as_str).filter(|g| !g.trim().is_empty()) {
+        Some(generation) => format!("{message} The model wrote: {}", short_to(generation, 300)),
+        None => message,
+    };
     (type_or_code, message)
 }
 
@@ -207,9 +213,13 @@ fn is_overflow(type_or_code: Option<&str>, message: &str) -> bool {
 }
 
 fn short(text: &str) -> String {
-    const LIMIT: usize = 500;
+    short_to(text, 500)
+}
+
+/// `text` trimmed, cut after `limit` characters (with `…`).
+fn short_to(text: &str, limit: usize) -> String {
     let text = text.trim();
-    match text.char_indices().nth(LIMIT) {
+    match text.char_indices().nth(limit) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
     }

@@ -186,6 +186,14 @@ fn errors_inside_a_stream_or_a_200_body() {
     assert_eq!(e.kind, ErrorKind::ContextOverflow);
     let e = classify_error_object(&json!({"error": {"type": "api_error", "message": "Internal server error"}}));
     assert_eq!(e.kind, ErrorKind::Overloaded);
+    // Groq's refusal of a tool call its model wrote badly, as its stream's `error` event.
+    let e = classify_error_object(
+        &json!({"error": {"message": "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.",
+        "type": "invalid_request_error", "code": "tool_use_failed",
+        "failed_generation": "search_notes{\"query\": \"cats\"</function>", "status_code": 400}}),
+    );
+    assert_eq!(e.kind, ErrorKind::BadRequest);
+    assert!(e.message.ends_with("The model wrote: search_notes{\"query\": \"cats\"</function>"), "{}", e.message);
     let e = classify_error_object(
         &json!({"error": {"type": "insufficient_quota", "message": "You exceeded your current quota."}}),
     );

@@ -91,8 +91,35 @@ fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option
         learned.adjust(&mut body);
         return Some(body);
     }
-    let room = room_for_output(error, body.as_object()?)?;
-    Fix::LimitAt(room).apply(body.as_object_mut()?);
+    if let Some(room) = room_for_output(error, body.as_object()?) {
+        Fix::LimitAt(room).apply(body.as_object_mut()?);
+        return Some(body);
+    }
+    ask_for_the_call_again(error, body)
+}
+
+/// What the model is told when the server refused the tool call it wrote (below).
+const CALL_AGAIN: &str = "Your last tool call could not be read: its arguments must be one JSON object that matches \
+the tool's schema. Call the tool again, or answer without it.";
+
+/// `body` with the model asked to write its tool call again, when the server refused the call
+/// the model wrote before any of it was streamed: Groq checks each call against the tool's
+/// schema and answers "Failed to call a function. Please adjust your prompt." (`tool_use_failed`)
+/// instead — often, with some models (users of Kimi K2 there reported most calls refused). Sampling
+/// again with the model told why usually succeeds; at most twice a request, then the error is
+/// the caller's.
+fn ask_for_the_call_again(error: &ProviderError, mut body: Value) -> Option<Value> {
+    const TIMES: usize = 2;
+    if error.kind != ErrorKind::BadRequest || !error.message.to_ascii_lowercase().contains("failed to call a function")
+    {
+        return None;
+    }
+    let messages = body.get_mut("messages")?.as_array_mut()?;
+    let asked = messages.iter().filter(|m| m.get("content").and_then(Value::as_str) == Some(CALL_AGAIN)).count();
+    if asked >= TIMES {
+        return None;
+    }
+    messages.push(serde_json::json!({"role": "user", "content": CALL_AGAIN}));
     Some(body)
 }
 
@@ -456,6 +483,22 @@ mod tests {
         let mut below = json!({"max_tokens": 12000, "reasoning": {"max_tokens": 2000}});
         Fix::LimitAt(8000).apply(below.as_object_mut().unwrap());
         assert_eq!(below["reasoning"]["max_tokens"], 2000, "a budget already below stays");
+    }
+
+    /// Groq's refusal of a badly written tool call: the model is asked to write it again, twice
+    /// at most.
+    #[test]
+    fn a_tool_call_the_server_could_not_read_is_asked_for_again_twice() {
+        let learned = Learned::default();
+        let refused = refusal("Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details. The model wrote: search{\"q\"");
+        let body = json!({"model": "m", "messages": [{"role": "user", "content": "find cats"}]});
+        let once = adjusted(&learned, &refused, body).unwrap();
+        assert_eq!(once["messages"][1], json!({"role": "user", "content": CALL_AGAIN}));
+        let twice = adjusted(&learned, &refused, once).unwrap();
+        assert_eq!(twice["messages"].as_array().unwrap().len(), 3);
+        assert_eq!(adjusted(&learned, &refused, twice), None, "a third refusal is the caller's");
+        let other = refusal("Invalid value for 'tool_choice'");
+        assert_eq!(adjusted(&learned, &other, json!({"messages": []})), None);
     }
 
     #[test]

@@ -584,6 +584,23 @@ fn an_output_limit_that_overflows_the_window_beside_the_prompt_is_lowered_for_th
     assert_eq!(sent[1], (200_000 - 190_000 - 32, 8000), "the budget was already below the room: {sent:?}");
 }
 
+/// Groq refuses a tool call its model wrote badly (`tool_use_failed`, an `error` event before
+/// any output): the model is asked to write it again, and the task goes on.
+#[test]
+fn a_tool_call_groq_refused_is_asked_for_again() {
+    let refused = "event: error\ndata: {\"error\":{\"message\":\"Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.\",\"type\":\"invalid_request_error\",\"code\":\"tool_use_failed\",\"failed_generation\":\"Tool use failed: JSON does not match the expected schema for tool calls\",\"status_code\":400}}\n\n";
+    let http = FakeHttp::new(vec![Reply::sse(refused), Reply::sse(&fixture("openai/text.sse"))]);
+    let config = ProviderConfig { base_url: Some("https://api.groq.com/openai/v1".into()), ..openai() };
+    let (provider, clock) = make(config, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    assert!(clock.sleeps().is_empty());
+    let again = FakeHttp::body_json(&http.requests()[1]);
+    let last = again["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
+    assert!(last["content"].as_str().unwrap().starts_with("Your last tool call could not be read"), "{last}");
+}
+
 /// DeepSeek's thinking models refuse a tool call's follow-up without their reasoning: its API
 /// gets it back as `reasoning_content` without a setting; another compatible server does not.
 #[test]
