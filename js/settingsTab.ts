@@ -172,10 +172,12 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     new Setting(el)
       .setName("Tool calls as text")
-      .setDesc("For local models without native tool calling: describe the tools in the prompt and read calls from the answer.")
+      .setDesc(
+        "For local models without native tool calling: describe the tools in the prompt and read calls from the answer. Automatic: native, unless the server says the model takes no tools.",
+      )
       .addDropdown((d) =>
         d
-          .addOption("", "Off (native tool calls)")
+          .addOption("", "Automatic")
           .addOption("fenced-json", "Fenced JSON block")
           .addOption("bracket-tag", "Bracket tags")
           .addOption("xml-invoke", "XML invoke")

@@ -50,8 +50,11 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
     };
     if let Some(by_type) = type_or_code.as_deref().and_then(kind_from_type) {
         // A body that names its error precisely wins over a generic status (an
-        // `overloaded_error` behind a 500, a rate limit behind a 400 from a proxy).
-        if by_type != ErrorKind::BadRequest {
+        // `overloaded_error` behind a 500, a rate limit behind a 400 from a proxy) — but a
+        // refusal (4xx) is no overload: Ollama types its "llama3 does not support tools", a
+        // 400, as an `api_error`, and retrying it for a minute helps nobody.
+        let refusal_as_overload = by_type == ErrorKind::Overloaded && (400..500).contains(&status);
+        if by_type != ErrorKind::BadRequest && !refusal_as_overload {
             kind = by_type;
         }
     }

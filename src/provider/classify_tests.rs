@@ -68,6 +68,11 @@ fn openai_and_openrouter_error_bodies() {
     assert_eq!(e.kind, ErrorKind::RateLimited);
     assert_eq!(e.message, "Provider returned error (rate limited upstream)");
 
+    // Ollama's refusal of tools, typed as an `api_error` behind a 400: a refusal, not an overload.
+    let body = json!({"error": {"message": "llama3 does not support tools", "type": "api_error", "param": null, "code": null}});
+    assert_eq!(classify(400, &body.to_string()).kind, ErrorKind::BadRequest);
+    let body = json!({"type": "error", "error": {"type": "api_error", "message": "Internal server error"}});
+    assert_eq!(classify(500, &body.to_string()).kind, ErrorKind::Overloaded);
     // Ollama's {"error": "..."}.
     let e = classify(404, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#);
     assert_eq!(e.kind, ErrorKind::BadRequest);

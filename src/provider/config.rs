@@ -291,6 +291,10 @@ pub fn build(
     };
     Ok(match config.text_tool_dialect {
         Some(dialect) => Box::new(TextToolProvider::new(provider, dialect)),
+        // A compatible server may serve a model that takes no tools (many of Ollama's).
+        None if config.kind == ProviderKind::OpenAiCompatible => {
+            Box::new(TextToolProvider::fallback(provider, TextToolDialect::FencedJson))
+        }
         None => provider,
     })
 }

@@ -952,6 +952,46 @@ fn text_tool_calls_become_tool_call_events() {
     assert!(result.contains("<tool_result name=\"search_notes\" id=\"t1\">\ndogs.md"), "{result}");
 }
 
+/// Ollama refuses tools for a model whose template has none ("gemma2:latest does not support
+/// tools", a 400 it types as an `api_error`): the request goes again at once with the tools as
+/// text, and so do the provider's later requests; nothing is retried as an overload.
+#[test]
+fn a_model_that_takes_no_tools_gets_them_as_text() {
+    let refusal = json!({"error": {"message": "registry.ollama.ai/library/gemma2:latest does not support tools",
+        "type": "api_error", "param": null, "code": null}});
+    let say = |text: &str| {
+        format!("data: {}\n\ndata: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}))
+    };
+    let call = "Searching.\n```tool_call\n{\"name\": \"search_notes\", \"arguments\": {\"query\": \"cats\"}}\n```";
+    let http = FakeHttp::new(vec![
+        Reply::status(400, &refusal.to_string()),
+        Reply::sse(&say(call)),
+        Reply::sse(&say("Done.")),
+    ]);
+    let config = ProviderConfig { base_url: Some("http://localhost:11434/v1".into()), ..openai() };
+    let (provider, clock) = make(config, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(clock.sleeps().is_empty(), "a refusal is not retried");
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Error { .. } | StreamEvent::Retry { .. })), "{events:?}");
+    let calls: Vec<_> =
+        assemble(&events).finish().tool_uses().map(|(_, name, input)| (name.to_string(), input.clone())).collect();
+    assert_eq!(calls, [("search_notes".to_string(), json!({"query": "cats"}))]);
+    collect(provider.as_ref(), &request());
+    let sent: Vec<serde_json::Value> = http.requests().iter().map(FakeHttp::body_json).collect();
+    assert!(sent[0].get("tools").is_some(), "natively first");
+    for later in &sent[1..] {
+        assert!(later.get("tools").is_none());
+        assert!(later["messages"][0]["content"].as_str().unwrap().contains("### search_notes"));
+    }
+    // A model that takes tools: requests and events untouched.
+    let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/parallel_tools.sse"))]);
+    let (provider, _) = make(ProviderConfig { base_url: Some("http://localhost:11434/v1".into()), ..openai() }, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(assemble(&events).finish().tool_uses().next().is_some());
+    assert!(FakeHttp::body_json(&http.requests()[0]).get("tools").is_some());
+}
+
 #[test]
 fn a_forced_answer_tells_a_text_dialect_model_of_no_tools() {
     let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";

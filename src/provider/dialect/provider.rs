@@ -10,7 +10,10 @@ use futures::stream::{self, StreamExt};
 use super::parse::{parse_block, CallSplitter, Piece};
 use super::{render_result, TextToolDialect};
 use crate::cancel::CancelToken;
-use crate::protocol::{ContentBlock, Message, ModelRequest, StopReason, StreamEvent, SystemPart, ToolChoice, ToolSpec};
+use crate::protocol::{
+    ContentBlock, ErrorKind, Message, ModelRequest, ProviderError, StopReason, StreamEvent, SystemPart, ToolChoice,
+    ToolSpec,
+};
 use crate::provider::{EventStream, MediaSupport, ModelProvider};
 
 /// Wraps `inner` so that tools are described in the prompt and called in text (see the
@@ -20,12 +23,24 @@ pub struct TextToolProvider {
     dialect: TextToolDialect,
     /// Numbers the calls read from text, so their ids are unique across the conversation.
     next_id: Rc<Cell<u64>>,
+    /// Tools go natively until the server says the model cannot take them
+    /// ([`TextToolProvider::fallback`]).
+    native: Cell<bool>,
 }
 
 impl TextToolProvider {
     /// `inner` with tool calls in `dialect`.
     pub fn new(inner: Box<dyn ModelProvider>, dialect: TextToolDialect) -> Self {
-        TextToolProvider { inner, dialect, next_id: Rc::new(Cell::new(0)) }
+        TextToolProvider { inner, dialect, next_id: Rc::new(Cell::new(0)), native: Cell::new(false) }
+    }
+
+    /// `inner` as it is — native tool calls, requests and events untouched — until the server
+    /// refuses a request's tools because the model does not take them (Ollama: "gemma3 does not
+    /// support tools", for any model whose template has none), before any output; from then
+    /// on, and for that request, tool calls in `dialect`. A user who picked such a model gets
+    /// an agent that works rather than an error.
+    pub fn fallback(inner: Box<dyn ModelProvider>, dialect: TextToolDialect) -> Self {
+        TextToolProvider { native: Cell::new(true), ..TextToolProvider::new(inner, dialect) }
     }
 
     /// The request `inner` receives: the tools in the system prompt instead of the `tools`
@@ -95,6 +110,18 @@ impl ModelProvider for TextToolProvider {
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
+        if self.native.get() {
+            // The first event says whether the model took the tools: a refusal comes before
+            // any output (and within the transport's idle limit, like any first event).
+            let mut native = self.inner.stream(request, cancel).await;
+            match native.next().await {
+                Some(StreamEvent::Error { error }) if !request.tools.is_empty() && refuses_tools(&error) => {
+                    self.native.set(false);
+                }
+                Some(first) => return stream::iter([first]).chain(native).boxed_local(),
+                None => return native,
+            }
+        }
         let inner = self.inner.stream(&self.rewrite(request), cancel).await;
         let mut reader = CallReader {
             splitter: CallSplitter::default(),
@@ -104,6 +131,17 @@ impl ModelProvider for TextToolProvider {
         };
         inner.flat_map(move |event| stream::iter(reader.on_event(event))).boxed_local()
     }
+}
+
+/// Whether `error` says the model takes no tools (Ollama's "llama3 does not support tools";
+/// llama.cpp's server and LM Studio word it as "tools are not supported" or "does not support
+/// tool").
+fn refuses_tools(error: &ProviderError) -> bool {
+    let message = error.message.to_ascii_lowercase();
+    error.kind == ErrorKind::BadRequest
+        && ["does not support tools", "does not support tool", "tools are not supported", "tools not supported"]
+            .iter()
+            .any(|phrase| message.contains(phrase))
 }
 
 /// Reads call blocks out of one response's text.
