@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod gemini_schema;
 pub mod openai;
+mod think_tags;
 
 use super::sse::SseEvent;
 use crate::protocol::StreamEvent;

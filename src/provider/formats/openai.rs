@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::gemini_schema::gemini_schema;
+use super::think_tags::ThinkTags;
 use super::StreamDecoder;
 use crate::protocol::{
     ContentBlock, ErrorKind, ModelRequest, ProviderError, Role, StopReason, StreamEvent, ToolChoice, Usage,
@@ -342,6 +343,8 @@ pub struct OpenAiDecoder {
     saw_tool_call: bool,
     saw_chunk: bool,
     finished: bool,
+    /// Reasoning written into the content between `<think>` tags, read as thinking.
+    think: ThinkTags,
 }
 
 #[derive(Debug)]
@@ -444,6 +447,7 @@ impl OpenAiDecoder {
 
     fn done(&mut self) -> Vec<StreamEvent> {
         let mut out = Vec::new();
+        self.think.finish(&mut out);
         if !self.details.is_empty() {
             out.push(StreamEvent::ReasoningDetails { details: Value::Array(std::mem::take(&mut self.details)) });
         }
@@ -528,16 +532,19 @@ impl StreamDecoder for OpenAiDecoder {
                 }
             }
             match delta.get("content") {
-                Some(Value::String(text)) if !text.is_empty() => {
-                    out.push(StreamEvent::TextDelta { text: text.clone() })
-                }
+                Some(Value::String(text)) if !text.is_empty() => self.think.push(text, &mut out),
                 Some(Value::Array(chunks)) => content_chunks(chunks, &mut out),
                 _ => {}
             }
             for piece in delta.get("reasoning_details").and_then(Value::as_array).into_iter().flatten() {
                 self.reasoning_detail(piece);
             }
-            for piece in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let calls = delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
+            for (n, piece) in calls.enumerate() {
+                if n == 0 {
+                    // The text before a call is complete: what was held back goes first.
+                    self.think.finish(&mut out);
+                }
                 self.tool_call_piece(piece, &mut out);
             }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {

@@ -416,3 +416,34 @@ fn groq_s_usage_is_read_from_x_groq() {
         Some(Usage { input_tokens: 300, output_tokens: 12, cache_read_tokens: 0, cache_write_tokens: 0 })
     );
 }
+
+/// A reasoning model served without a reasoning parser thinks in its content, between
+/// `<think>` tags: that part is thinking, before its tool call and its answer.
+#[test]
+fn a_think_block_in_the_content_is_thinking() {
+    let mut d = OpenAiDecoder::new();
+    let chunk = |delta: Value| json!({"choices": [{"index": 0, "delta": delta, "finish_reason": null}]}).to_string();
+    let mut events = Vec::new();
+    for piece in ["<thi", "nk>\nSearch ", "first.</th", "ink>\n\n"] {
+        events.extend(d.decode("", &chunk(json!({"content": piece}))));
+    }
+    events.extend(d.decode(
+        "",
+        &chunk(
+            json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "search_notes", "arguments": "{}"}}]}),
+        ),
+    ));
+    events.extend(d.decode("", "[DONE]"));
+    let thinking: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ThinkingDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thinking, "\nSearch first.");
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::TextDelta { .. })), "{events:?}");
+    let start = events.iter().position(|e| matches!(e, StreamEvent::ToolCallStart { .. })).unwrap();
+    let last_thought = events.iter().rposition(|e| matches!(e, StreamEvent::ThinkingDelta { .. })).unwrap();
+    assert!(last_thought < start);
+}
