@@ -1242,6 +1242,38 @@ test("Mistral AI: Magistral's thinking shows, its call runs, and every request i
   await page.close();
 });
 
+test("a local model that takes no tools and thinks in <think> tags: its tools go as text, its thinking shows as thinking", async () => {
+  const id = `e2e-notools-${Date.now()}`;
+  // Ollama's answer to tools for a model whose template has none: a 400 typed as an api_error.
+  const refusal = { error: { message: "registry.ollama.ai/library/gemma3:4b does not support tools", type: "api_error", param: null, code: null } };
+  const call = '<think>\nThe user asks about baking. I should read the bread note.\n</think>\n\n```tool_call\n{"name": "read_file", "arguments": {"path": "Cooking/Bread.md"}}\n```';
+  await script(id, [{ status: 400, body: refusal }, { text: call, chunkSize: 5 }, { text: "Bake the sourdough at 230 °C." }]);
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "ollama", model: "gemma3:4b", baseUrl: `${origin}/mock/${id}/openai/v1` } },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  assert.match(await page.locator(".vault-agent-thinking-body").first().textContent(), /I should read the bread note\./);
+  const shown = await page.locator(".vault-agent-turn").last().textContent();
+  assert.doesNotMatch(shown, /<\/?think>|tool_call|overloaded/i);
+  assert.equal(await page.locator(".vault-agent-error").count(), 0);
+  const sent = await requests(id);
+  assert.equal(sent.length, 3, "refused once, then two requests with the tools as text");
+  assert.ok(sent[0].body.tools?.length > 0, "natively first");
+  for (const { body } of sent.slice(1)) {
+    assert.equal(body.tools, undefined);
+    assert.match(body.messages[0].content, /### read_file/);
+  }
+  // The thinking is not sent back as the answer.
+  assert.doesNotMatch(JSON.stringify(sent[2].body.messages), /I should read the bread note/);
+  await page.locator(".vault-agent-thinking").first().click();
+  await page.screenshot({ path: `${ARTIFACTS}/no-tools-thinking.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the model picker lists the server's models in the chat and the settings; the next message goes to the one picked", async () => {
   const id = `e2e-models-${Date.now()}`;
   const models = ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5", "voyage-embed-3"];
