@@ -10,7 +10,9 @@
 //! 8192]"; Anthropic's "max_tokens: 8192 > 4096, which is the maximum allowed number of output
 //! tokens for claude-3-haiku"). Each such refusal names the field: [`send`] sends the request
 //! again at once with it adjusted, and the provider remembers the adjustment for its later
-//! requests.
+//! requests. Two refusals are answered for one request only: an output limit that does not fit
+//! the window beside the prompt ([`room_for_output`]), and a tool call the server could not
+//! read ([`ask_for_the_call_again`]).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -105,9 +107,9 @@ the tool's schema. Call the tool again, or answer without it.";
 /// `body` with the model asked to write its tool call again, when the server refused the call
 /// the model wrote before any of it was streamed: Groq checks each call against the tool's
 /// schema and answers "Failed to call a function. Please adjust your prompt." (`tool_use_failed`)
-/// instead — often, with some models (users of Kimi K2 there reported most calls refused). Sampling
-/// again with the model told why usually succeeds; at most twice a request, then the error is
-/// the caller's.
+/// instead — often, with some models (users of Kimi K2 there reported most calls refused).
+/// Sampling again with the model told why usually succeeds; at most twice a request, then the
+/// error is the caller's.
 fn ask_for_the_call_again(error: &ProviderError, mut body: Value) -> Option<Value> {
     const TIMES: usize = 2;
     if error.kind != ErrorKind::BadRequest || !error.message.to_ascii_lowercase().contains("failed to call a function")

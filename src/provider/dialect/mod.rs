@@ -1,4 +1,5 @@
-//! Tool calls written as text, for models without native tool calling (opt-in per model).
+//! Tool calls written as text, for models without native tool calling (a setting, or taken up
+//! when a compatible server refuses a model's tools: [`TextToolProvider::fallback`]).
 //!
 //! [`TextToolProvider`] wraps any provider: it describes the tools in the system prompt in the
 //! configured dialect, sends no native tools, rewrites earlier calls and results in the history
