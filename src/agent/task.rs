@@ -1178,6 +1178,7 @@ impl AgentTask {
                         problem: error.into(),
                     })
                 }
+                StreamEvent::Notice { message } => self.host.emit(&AgentEvent::Warning { message: message.clone() }),
                 _ => {}
             }
             assembler.push(&event);

@@ -75,7 +75,7 @@ impl MessageAssembler {
             }
             StreamEvent::RedactedThinking { data } => self.blocks.push(Partial::Redacted(data.clone())),
             StreamEvent::ReasoningDetails { details } => self.blocks.push(Partial::Details(details.clone())),
-            StreamEvent::ToolCallEnd { .. } | StreamEvent::Retry { .. } => {}
+            StreamEvent::ToolCallEnd { .. } | StreamEvent::Retry { .. } | StreamEvent::Notice { .. } => {}
             StreamEvent::Usage { usage } => self.usage = merge_usage(self.usage, *usage),
             StreamEvent::Done { stop_reason } => self.stop_reason = Some(stop_reason.clone()),
             StreamEvent::Error { error } => self.error = Some(error.clone()),

@@ -496,6 +496,12 @@ pub enum StreamEvent {
     Error {
         error: ProviderError,
     },
+    /// How the call is made changed in a way the user should know of (the model's tools now go
+    /// as text: [`crate::provider::TextToolProvider::fallback`]). Shown once in the chat,
+    /// ignored by [`MessageAssembler`].
+    Notice {
+        message: String,
+    },
 }
 
 impl StreamEvent {

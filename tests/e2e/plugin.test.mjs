@@ -1256,6 +1256,8 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
   await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
   assert.match(await page.locator(".vault-agent-thinking-body").first().textContent(), /I should read the bread note\./);
+  // Said once, as the change happens: the model's tools now go as text.
+  assert.match(await page.locator(".vault-agent-warning").textContent(), /gemma3:4b cannot call tools itself/);
   const shown = await page.locator(".vault-agent-turn").last().textContent();
   assert.doesNotMatch(shown, /<\/?think>|tool_call|overloaded/i);
   assert.equal(await page.locator(".vault-agent-error").count(), 0);

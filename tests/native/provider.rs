@@ -977,7 +977,14 @@ fn a_model_that_takes_no_tools_gets_them_as_text() {
     let calls: Vec<_> =
         assemble(&events).finish().tool_uses().map(|(_, name, input)| (name.to_string(), input.clone())).collect();
     assert_eq!(calls, [("search_notes".to_string(), json!({"query": "cats"}))]);
-    collect(provider.as_ref(), &request());
+    let notices = |events: &[StreamEvent]| events.iter().filter(|e| matches!(e, StreamEvent::Notice { .. })).count();
+    assert!(
+        matches!(&events[0], StreamEvent::Notice { message } if message.contains("cannot call tools")),
+        "{events:?}"
+    );
+    assert_eq!(notices(&events), 1);
+    let later = collect(provider.as_ref(), &request());
+    assert_eq!(notices(&later), 0, "said once");
     let sent: Vec<serde_json::Value> = http.requests().iter().map(FakeHttp::body_json).collect();
     assert!(sent[0].get("tools").is_some(), "natively first");
     for later in &sent[1..] {

@@ -110,6 +110,7 @@ impl ModelProvider for TextToolProvider {
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
+        let mut notice = None;
         if self.native.get() {
             // The first event says whether the model took the tools: a refusal comes before
             // any output (and within the transport's idle limit, like any first event).
@@ -117,6 +118,14 @@ impl ModelProvider for TextToolProvider {
             match native.next().await {
                 Some(StreamEvent::Error { error }) if !request.tools.is_empty() && refuses_tools(&error) => {
                     self.native.set(false);
+                    let model = request.model.as_deref().unwrap_or(self.inner.model());
+                    notice = Some(StreamEvent::Notice {
+                        message: format!(
+                            "{model} cannot call tools itself (the server says so), so the agent describes them in \
+                             the prompt and reads the calls from the model's answers; small models get this wrong \
+                             more often. A model that calls tools (qwen2.5, llama3.1, mistral-nemo) works better."
+                        ),
+                    });
                 }
                 Some(first) => return stream::iter([first]).chain(native).boxed_local(),
                 None => return native,
@@ -129,7 +138,8 @@ impl ModelProvider for TextToolProvider {
             calls: 0,
             next_id: self.next_id.clone(),
         };
-        inner.flat_map(move |event| stream::iter(reader.on_event(event))).boxed_local()
+        let events = inner.flat_map(move |event| stream::iter(reader.on_event(event)));
+        stream::iter(notice).chain(events).boxed_local()
     }
 }
 
