@@ -691,7 +691,12 @@ servedWindow?: number | null,
 /**
  * Why that window is too small for the agent, and how to give more.
  */
-servedWarning?: string | null, };
+servedWarning?: string | null, 
+/**
+ * The server refused the model's tools, so the agent will describe them in the prompt
+ * instead: what that means, for the user choosing a model.
+ */
+toolsWarning?: string | null, };
 
 /**
  * A model the server offers.

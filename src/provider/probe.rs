@@ -8,7 +8,9 @@ use ts_rs::TS;
 use super::ModelProvider;
 use crate::cancel::CancelToken;
 use crate::host::Clock;
-use crate::protocol::{Message, ModelRequest, ProviderError, ProviderProblem, StreamEvent, ToolChoice, Usage};
+use crate::protocol::{
+    Message, ModelRequest, ProviderError, ProviderProblem, StreamEvent, ToolChoice, ToolSpec, Usage,
+};
 
 /// What a connection check found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -41,9 +43,30 @@ pub struct ConnectionCheck {
     /// Why that window is too small for the agent, and how to give more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served_warning: Option<String>,
+    /// The server refused the model's tools, so the agent will describe them in the prompt
+    /// instead: what that means, for the user choosing a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_warning: Option<String>,
 }
 
 impl ConnectionCheck {
+    /// A check of `model` that has found nothing yet (not ok).
+    pub fn new(model: impl Into<String>) -> Self {
+        ConnectionCheck {
+            ok: false,
+            model: model.into(),
+            latency_ms: 0,
+            first_token_ms: None,
+            reply: String::new(),
+            usage: Usage::default(),
+            error: None,
+            problem: None,
+            served_window: None,
+            served_warning: None,
+            tools_warning: None,
+        }
+    }
+
     /// Records why the check failed, with its plain-words [`ProviderProblem`].
     pub fn fail(&mut self, error: ProviderError) {
         self.problem = Some(ProviderProblem::from(&error));
@@ -55,8 +78,9 @@ impl ConnectionCheck {
 const REPLY_CHARS: usize = 200;
 
 /// Sends one short request ("reply with OK", at most 16 tokens of answer) and reports the
-/// latency or the categorised error. Retries are whatever `provider` was built with; a check
-/// is clearest with a single attempt.
+/// latency or the categorised error. The request offers one tool, as every task's does, so a
+/// server that refuses the model's tools says so here, where the user picks the model.
+/// Retries are whatever `provider` was built with; a check is clearest with a single attempt.
 pub async fn check_connection(
     provider: &dyn ModelProvider,
     clock: &dyn Clock,
@@ -65,7 +89,11 @@ pub async fn check_connection(
     let request = ModelRequest {
         system: vec![],
         messages: vec![Message::user("This is a connection test. Reply with the single word OK.")],
-        tools: vec![],
+        tools: vec![ToolSpec {
+            name: "note_count".into(),
+            description: "How many notes the vault holds.".into(),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+        }],
         max_tokens: 16,
         thinking_budget: None,
         temperature: None,
@@ -73,21 +101,10 @@ pub async fn check_connection(
         model: None,
     };
     let started = clock.now_ms();
-    let mut check = ConnectionCheck {
-        ok: false,
-        model: provider.model().to_string(),
-        latency_ms: 0,
-        first_token_ms: None,
-        reply: String::new(),
-        usage: Usage::default(),
-        error: None,
-        problem: None,
-        served_window: None,
-        served_warning: None,
-    };
+    let mut check = ConnectionCheck::new(provider.model());
     let mut stream = provider.stream(&request, cancel).await;
     while let Some(event) = stream.next().await {
-        if !matches!(event, StreamEvent::Retry { .. }) {
+        if !matches!(event, StreamEvent::Retry { .. } | StreamEvent::Notice { .. }) {
             check.first_token_ms.get_or_insert_with(|| clock.now_ms().saturating_sub(started));
         }
         match event {
@@ -96,6 +113,7 @@ pub async fn check_connection(
                 check.reply.extend(text.chars().take(room));
             }
             StreamEvent::Usage { usage } => check.usage = usage,
+            StreamEvent::Notice { message } => check.tools_warning = Some(message),
             StreamEvent::Done { .. } => check.ok = true,
             StreamEvent::Error { error } => {
                 check.first_token_ms = None;
@@ -148,6 +166,30 @@ mod tests {
         let provider = ScriptedProvider::new(vec![Turn::text("OK")]).with_served_window(65_536);
         let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
         assert_eq!((check.served_window, check.served_warning), (Some(65_536), None));
+    }
+
+    /// A model whose server refuses tools: the check passes (the agent will describe them in
+    /// the prompt) and says so.
+    #[test]
+    fn a_model_that_takes_no_tools_is_said_so() {
+        let refused = ScriptedProvider::new(vec![
+            Turn::fail(ErrorKind::BadRequest, "registry.ollama.ai/library/gemma3:4b does not support tools"),
+            Turn::text("OK"),
+        ]);
+        let provider = crate::provider::TextToolProvider::fallback(
+            Box::new(refused),
+            crate::provider::TextToolDialect::FencedJson,
+        );
+        let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
+        assert!(check.ok, "{check:?}");
+        assert!(check.tools_warning.unwrap().contains("cannot call tools itself"));
+        let takes = ScriptedProvider::new(vec![Turn::text("OK")]);
+        let provider =
+            crate::provider::TextToolProvider::fallback(Box::new(takes), crate::provider::TextToolDialect::FencedJson);
+        assert_eq!(
+            block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new())).tools_warning,
+            None
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ use crate::pipeline::{
     apply_undo, list_checkpoints, plan_undo, redo_checkpoint, redo_task, sweep_orphans, undo_task, UndoChoices,
     ORPHAN_AGE_MS,
 };
-use crate::protocol::{ErrorKind, ProviderError, Usage};
+use crate::protocol::{ErrorKind, ProviderError};
 use crate::provider::{build, check_connection, ProviderConfig, RetryPolicy};
 use crate::vault::Vault;
 
@@ -254,18 +254,8 @@ impl VaultCore {
         match within_connection_timeout(check_connection(&*provider, &JsClock, &cancel), &cancel).await {
             Ok(check) => to_js(&check),
             Err(error) => {
-                let mut check = crate::provider::ConnectionCheck {
-                    ok: false,
-                    model: config.model,
-                    latency_ms: CONNECTION_TIMEOUT_MS,
-                    first_token_ms: None,
-                    reply: String::new(),
-                    usage: Usage::default(),
-                    error: None,
-                    problem: None,
-                    served_window: None,
-                    served_warning: None,
-                };
+                let mut check = crate::provider::ConnectionCheck::new(config.model);
+                check.latency_ms = CONNECTION_TIMEOUT_MS;
                 check.fail(error);
                 to_js(&check)
             }

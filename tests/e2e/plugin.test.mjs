@@ -1247,7 +1247,14 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   // Ollama's answer to tools for a model whose template has none: a 400 typed as an api_error.
   const refusal = { error: { message: "registry.ollama.ai/library/gemma3:4b does not support tools", type: "api_error", param: null, code: null } };
   const call = '<think>\nThe user asks about baking. I should read the bread note.\n</think>\n\n```tool_call\n{"name": "read_file", "arguments": {"path": "Cooking/Bread.md"}}\n```';
-  await script(id, [{ status: 400, body: refusal }, { text: call, chunkSize: 5 }, { text: "Bake the sourdough at 230 °C." }]);
+  await script(id, [
+    { status: 400, body: refusal },
+    { text: call, chunkSize: 5 },
+    { text: "Bake the sourdough at 230 °C." },
+    // Test connection in the settings, afterwards: refused the same way, then answered.
+    { status: 400, body: refusal },
+    { text: "OK" },
+  ]);
   const page = await openHost({
     mock: id,
     data: { provider: { preset: "ollama", model: "gemma3:4b", baseUrl: `${origin}/mock/${id}/openai/v1` } },
@@ -1272,6 +1279,13 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   assert.doesNotMatch(JSON.stringify(sent[2].body.messages), /I should read the bread note/);
   await page.locator(".vault-agent-thinking").first().click();
   await page.screenshot({ path: `${ARTIFACTS}/no-tools-thinking.png` });
+  // Where the model is set up, Test connection says it too (its request offers a tool).
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const test = settingRow(page.locator(".vault-agent-settings"), "Test connection");
+  await test.locator("button").click();
+  await test.locator(".vault-agent-test-result.is-ok", { hasText: "Connected: gemma3:4b" }).waitFor();
+  assert.match(await test.locator(".vault-agent-test-warning").textContent(), /gemma3:4b cannot call tools itself/);
+  await test.screenshot({ path: `${ARTIFACTS}/test-connection-no-tools.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
