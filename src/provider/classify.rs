@@ -61,6 +61,10 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &str, 
     if kind == ErrorKind::BadRequest && is_overflow(type_or_code.as_deref(), &message) {
         kind = ErrorKind::ContextOverflow;
     }
+    if refuses_tools(&message) {
+        // llama.cpp's server answers 500 ("tools param requires --jinja flag"): a refusal.
+        kind = ErrorKind::BadRequest;
+    }
     let object = parsed.as_ref().and_then(error_object);
     if matches!(kind, ErrorKind::RateLimited | ErrorKind::BadRequest) && is_used_up(object, &message) {
         kind = ErrorKind::QuotaExhausted;
@@ -208,6 +212,24 @@ fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {
         | "FAILED_PRECONDITION" => ErrorKind::BadRequest,
         _ => return None,
     })
+}
+
+/// Whether an error's message says the server takes no tools for this model: Ollama's "llama3
+/// does not support tools" (for a model whose template has none), llama.cpp's server started
+/// without templates ("tools param requires --jinja flag"; older, "Unsupported param: tools"),
+/// and the wordings of others ("tools are not supported").
+pub(crate) fn refuses_tools(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "does not support tools",
+        "does not support tool",
+        "tools are not supported",
+        "tools not supported",
+        "tools param requires",
+        "unsupported param: tools",
+    ]
+    .iter()
+    .any(|phrase| message.contains(phrase))
 }
 
 fn is_overflow(type_or_code: Option<&str>, message: &str) -> bool {

@@ -73,6 +73,12 @@ fn openai_and_openrouter_error_bodies() {
     assert_eq!(classify(400, &body.to_string()).kind, ErrorKind::BadRequest);
     let body = json!({"type": "error", "error": {"type": "api_error", "message": "Internal server error"}});
     assert_eq!(classify(500, &body.to_string()).kind, ErrorKind::Overloaded);
+    // llama.cpp's server without templates refuses tools with a 500: a refusal all the same.
+    for message in ["tools param requires --jinja flag", "Unsupported param: tools"] {
+        let body = json!({"error": {"code": 500, "message": message, "type": "server_error"}});
+        assert_eq!(classify(500, &body.to_string()).kind, ErrorKind::BadRequest, "{message}");
+        assert_eq!(classify_error_object(&body).kind, ErrorKind::BadRequest, "{message}");
+    }
     // Ollama's {"error": "..."}.
     let e = classify(404, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#);
     assert_eq!(e.kind, ErrorKind::BadRequest);

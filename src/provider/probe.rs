@@ -182,7 +182,7 @@ mod tests {
         );
         let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
         assert!(check.ok, "{check:?}");
-        assert!(check.tools_warning.unwrap().contains("cannot call tools itself"));
+        assert!(check.tools_warning.unwrap().contains("call tools itself"));
         let takes = ScriptedProvider::new(vec![Turn::text("OK")]);
         let provider =
             crate::provider::TextToolProvider::fallback(Box::new(takes), crate::provider::TextToolDialect::FencedJson);

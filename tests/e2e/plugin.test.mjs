@@ -1264,7 +1264,7 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
   assert.match(await page.locator(".vault-agent-thinking-body").first().textContent(), /I should read the bread note\./);
   // Said once, as the change happens: the model's tools now go as text.
-  assert.match(await page.locator(".vault-agent-warning").textContent(), /gemma3:4b cannot call tools itself/);
+  assert.match(await page.locator(".vault-agent-warning").textContent(), /does not let gemma3:4b call tools itself \(“registry\.ollama\.ai\/library\/gemma3:4b does not support tools”\)/);
   const shown = await page.locator(".vault-agent-turn").last().textContent();
   assert.doesNotMatch(shown, /<\/?think>|tool_call|overloaded/i);
   assert.equal(await page.locator(".vault-agent-error").count(), 0);
@@ -1284,7 +1284,7 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   const test = settingRow(page.locator(".vault-agent-settings"), "Test connection");
   await test.locator("button").click();
   await test.locator(".vault-agent-test-result.is-ok", { hasText: "Connected: gemma3:4b" }).waitFor();
-  assert.match(await test.locator(".vault-agent-test-warning").textContent(), /gemma3:4b cannot call tools itself/);
+  assert.match(await test.locator(".vault-agent-test-warning").textContent(), /does not let gemma3:4b call tools itself \(“registry\.ollama\.ai\/library\/gemma3:4b does not support tools”\)/);
   await test.screenshot({ path: `${ARTIFACTS}/test-connection-no-tools.png` });
   assert.deepEqual(page.errors, []);
   await page.close();

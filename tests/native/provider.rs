@@ -979,7 +979,7 @@ fn a_model_that_takes_no_tools_gets_them_as_text() {
     assert_eq!(calls, [("search_notes".to_string(), json!({"query": "cats"}))]);
     let notices = |events: &[StreamEvent]| events.iter().filter(|e| matches!(e, StreamEvent::Notice { .. })).count();
     assert!(
-        matches!(&events[0], StreamEvent::Notice { message } if message.contains("cannot call tools")),
+        matches!(&events[0], StreamEvent::Notice { message } if message.contains("call tools itself")),
         "{events:?}"
     );
     assert_eq!(notices(&events), 1);
@@ -991,6 +991,14 @@ fn a_model_that_takes_no_tools_gets_them_as_text() {
         assert!(later.get("tools").is_none());
         assert!(later["messages"][0]["content"].as_str().unwrap().contains("### search_notes"));
     }
+    // llama.cpp's server started without templates refuses tools with a 500: the same, at once.
+    let jinja = json!({"error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}});
+    let http = FakeHttp::new(vec![Reply::status(500, &jinja.to_string()), Reply::sse(&say("Hello."))]);
+    let (provider, clock) =
+        make(ProviderConfig { base_url: Some("http://127.0.0.1:8080/v1".into()), ..openai() }, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(clock.sleeps().is_empty() && http.requests().len() == 2, "not retried as an overload");
+    assert!(matches!(&events[0], StreamEvent::Notice { message } if message.contains("--jinja")), "{events:?}");
     // A model that takes tools: requests and events untouched.
     let http = FakeHttp::new(vec![Reply::sse(&fixture("openai/parallel_tools.sse"))]);
     let (provider, _) = make(ProviderConfig { base_url: Some("http://localhost:11434/v1".into()), ..openai() }, &http);

@@ -14,7 +14,7 @@ use crate::protocol::{
     ContentBlock, ErrorKind, Message, ModelRequest, ProviderError, StopReason, StreamEvent, SystemPart, ToolChoice,
     ToolSpec,
 };
-use crate::provider::{EventStream, MediaSupport, ModelProvider};
+use crate::provider::{classify, EventStream, MediaSupport, ModelProvider};
 
 /// Wraps `inner` so that tools are described in the prompt and called in text (see the
 /// [module docs](super)).
@@ -121,9 +121,11 @@ impl ModelProvider for TextToolProvider {
                     let model = request.model.as_deref().unwrap_or(self.inner.model());
                     notice = Some(StreamEvent::Notice {
                         message: format!(
-                            "{model} cannot call tools itself (the server says so), so the agent describes them in \
-                             the prompt and reads the calls from the model's answers; small models get this wrong \
-                             more often. A model that calls tools (qwen2.5, llama3.1, mistral-nemo) works better."
+                            "The server does not let {model} call tools itself (\u{201c}{}\u{201d}), so the agent \
+                             describes them in the prompt and reads the calls from the model's answers; small models \
+                             get this wrong more often. A model that calls tools (qwen2.5, llama3.1, mistral-nemo) \
+                             works better.",
+                            error.message.trim()
                         ),
                     });
                 }
@@ -143,15 +145,9 @@ impl ModelProvider for TextToolProvider {
     }
 }
 
-/// Whether `error` says the model takes no tools (Ollama's "llama3 does not support tools";
-/// llama.cpp's server and LM Studio word it as "tools are not supported" or "does not support
-/// tool").
+/// Whether `error` is a refusal of the request's tools ([`classify::refuses_tools`]).
 fn refuses_tools(error: &ProviderError) -> bool {
-    let message = error.message.to_ascii_lowercase();
-    error.kind == ErrorKind::BadRequest
-        && ["does not support tools", "does not support tool", "tools are not supported", "tools not supported"]
-            .iter()
-            .any(|phrase| message.contains(phrase))
+    error.kind == ErrorKind::BadRequest && classify::refuses_tools(&error.message)
 }
 
 /// Reads call blocks out of one response's text.
