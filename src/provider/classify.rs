@@ -217,7 +217,10 @@ fn kind_from_type(type_or_code: &str) -> Option<ErrorKind> {
 /// Whether an error's message says the server takes no tools for this model: Ollama's "llama3
 /// does not support tools" (for a model whose template has none), llama.cpp's server started
 /// without templates ("tools param requires --jinja flag"; older, "Unsupported param: tools"),
-/// and the wordings of others ("tools are not supported").
+/// Google's for the Gemma models it hosts ("Function calling is not enabled for
+/// models/gemma-3-27b-it"), OpenRouter's for a model none of whose providers take tools ("No
+/// endpoints found that support tool use"), and the wordings of others ("tools are not
+/// supported").
 pub(crate) fn refuses_tools(message: &str) -> bool {
     let message = message.to_ascii_lowercase();
     [
@@ -227,6 +230,8 @@ pub(crate) fn refuses_tools(message: &str) -> bool {
         "tools not supported",
         "tools param requires",
         "unsupported param: tools",
+        "function calling is not enabled",
+        "support tool use",
     ]
     .iter()
     .any(|phrase| message.contains(phrase))

@@ -73,6 +73,13 @@ fn openai_and_openrouter_error_bodies() {
     assert_eq!(classify(400, &body.to_string()).kind, ErrorKind::BadRequest);
     let body = json!({"type": "error", "error": {"type": "api_error", "message": "Internal server error"}});
     assert_eq!(classify(500, &body.to_string()).kind, ErrorKind::Overloaded);
+    // Google's Gemma and OpenRouter's models without tools: refusals of the tools.
+    let gemma = json!([{"error": {"code": 400, "message": "Function calling is not enabled for models/gemma-3-27b-it", "status": "INVALID_ARGUMENT"}}]);
+    let openrouter = json!({"error": {"code": 404, "message": "No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing"}});
+    for (status, body) in [(400, gemma), (404, openrouter)] {
+        let e = classify(status, &body.to_string());
+        assert!(e.kind == ErrorKind::BadRequest && refuses_tools(&e.message), "{e:?}");
+    }
     // llama.cpp's server without templates refuses tools with a 500: a refusal all the same.
     for message in ["tools param requires --jinja flag", "Unsupported param: tools"] {
         let body = json!({"error": {"code": 500, "message": message, "type": "server_error"}});
