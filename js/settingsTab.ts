@@ -293,7 +293,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       const check = await vault.testConnection(config, this.ctx.transport());
       if (check.ok) {
         const served = check.servedWindow ? ` The server gives it ${check.servedWindow.toLocaleString("en-US")} tokens of context.` : "";
-        const warning = [check.servedWarning, check.toolsWarning].filter(Boolean).join(" ");
+        const warning = [check.servedWarning, check.notice].filter(Boolean).join(" ");
         return { ok: true, text: `Connected: ${check.model} answered in ${check.latencyMs} ms.${served}`, warning: warning || undefined };
       }
       if (!check.problem) return failed("Failed: no answer.");

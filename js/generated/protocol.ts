@@ -693,10 +693,10 @@ servedWindow?: number | null,
  */
 servedWarning?: string | null, 
 /**
- * The server refused the model's tools, so the agent will describe them in the prompt
- * instead: what that means, for the user choosing a model.
+ * How calls to the model must be made differently, for the user choosing it: its tools
+ * described in the prompt (the server refused them), its answers not streamed.
  */
-toolsWarning?: string | null, };
+notice?: string | null, };
 
 /**
  * A model the server offers.

@@ -43,10 +43,10 @@ pub struct ConnectionCheck {
     /// Why that window is too small for the agent, and how to give more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served_warning: Option<String>,
-    /// The server refused the model's tools, so the agent will describe them in the prompt
-    /// instead: what that means, for the user choosing a model.
+    /// How calls to the model must be made differently, for the user choosing it: its tools
+    /// described in the prompt (the server refused them), its answers not streamed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools_warning: Option<String>,
+    pub notice: Option<String>,
 }
 
 impl ConnectionCheck {
@@ -63,7 +63,7 @@ impl ConnectionCheck {
             problem: None,
             served_window: None,
             served_warning: None,
-            tools_warning: None,
+            notice: None,
         }
     }
 
@@ -113,7 +113,7 @@ pub async fn check_connection(
                 check.reply.extend(text.chars().take(room));
             }
             StreamEvent::Usage { usage } => check.usage = usage,
-            StreamEvent::Notice { message } => check.tools_warning = Some(message),
+            StreamEvent::Notice { message } => check.notice = Some(message),
             StreamEvent::Done { .. } => check.ok = true,
             StreamEvent::Error { error } => {
                 check.first_token_ms = None;
@@ -182,14 +182,11 @@ mod tests {
         );
         let check = block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new()));
         assert!(check.ok, "{check:?}");
-        assert!(check.tools_warning.unwrap().contains("call tools itself"));
+        assert!(check.notice.unwrap().contains("call tools itself"));
         let takes = ScriptedProvider::new(vec![Turn::text("OK")]);
         let provider =
             crate::provider::TextToolProvider::fallback(Box::new(takes), crate::provider::TextToolDialect::FencedJson);
-        assert_eq!(
-            block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new())).tools_warning,
-            None
-        );
+        assert_eq!(block_on(check_connection(&provider, &ManualClock::new(0), &CancelToken::new())).notice, None);
     }
 
     #[test]

@@ -62,6 +62,12 @@ where
 {
     let request = post.request(body);
     let mut sent = request.body.clone();
+    // A whole answer comes at once, after the model has written all of it (minutes, for a
+    // reasoning model): no byte arrives before, which the streams' idle limit would cut.
+    let transport = match body.get("stream") {
+        Some(Value::Bool(false)) => transport.unhurried(),
+        _ => transport.clone(),
+    };
     let first = transport.stream(request, decoder.clone(), cancel);
     let (transport, learned, cancel) = (transport.clone(), learned.clone(), cancel.clone());
     first
@@ -73,11 +79,25 @@ where
                 StreamEvent::Error { error } => sent
                     .take()
                     .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-                    .and_then(|body| adjusted(&learned, error, body)),
+                    .and_then(|body| adjusted(&learned, error, body).map(|(body, fix)| (body, fix, error.clone()))),
                 _ => None,
             };
             match refused {
-                Some(body) => send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone()),
+                Some((body, fix, error)) => {
+                    let again = send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone());
+                    match fix {
+                        // The user sees answers arrive whole from now on, and should know why.
+                        Some(Fix::NoStream) => {
+                            let message = format!(
+                                "Answers arrive whole from now on, once written: the server does not stream this \
+                                 model to this account (\u{201c}{}\u{201d}).",
+                                error.message.trim()
+                            );
+                            futures::stream::iter([StreamEvent::Notice { message }]).chain(again).boxed_local()
+                        }
+                        _ => again,
+                    }
+                }
                 None => futures::stream::iter([event]).boxed_local(),
             }
         })
@@ -88,16 +108,17 @@ where
 /// a field or limit the provider learns ([`Learned::learn`]), or an output limit that does not
 /// fit the model's window beside this request's prompt ([`room_for_output`]), which only this
 /// request is sent again with (the next prompt is another length).
-fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option<Value> {
-    if learned.learn(error, &body).is_some() {
+/// With the body, the fix the provider learned from it, if it learned one.
+fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option<(Value, Option<Fix>)> {
+    if let Some(fix) = learned.learn(error, &body) {
         learned.adjust(&mut body);
-        return Some(body);
+        return Some((body, Some(fix)));
     }
     if let Some(room) = room_for_output(error, body.as_object()?) {
         Fix::LimitAt(room).apply(body.as_object_mut()?);
-        return Some(body);
+        return Some((body, None));
     }
-    ask_for_the_call_again(error, body)
+    ask_for_the_call_again(error, body).map(|body| (body, None))
 }
 
 /// What the model is told when the server refused the tool call it wrote (below).
@@ -136,6 +157,10 @@ pub(crate) enum Fix {
     OtherLimitName,
     /// Leave out `reasoning_effort`: the model does not think (OpenAI's `gpt-4.1`).
     NoReasoningEffort,
+    /// Ask for the whole answer at once: OpenAI streams its newest models (GPT-5, o3) only to
+    /// organizations that verified their identity, and answers others "Your organization must
+    /// be verified to stream this model" — the same request without `stream` works for them.
+    NoStream,
     /// Ask for at most this many output tokens: the most the model gives.
     LimitAt(u64),
 }
@@ -145,7 +170,8 @@ const LIMITS: [&str; 2] = ["max_tokens", "max_completion_tokens"];
 
 impl Fix {
     /// The fixes that leave out or rename a field, each learned once.
-    const FIELDS: [Fix; 4] = [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName, Fix::NoReasoningEffort];
+    const FIELDS: [Fix; 5] =
+        [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName, Fix::NoReasoningEffort, Fix::NoStream];
 
     fn bit(self) -> u8 {
         match self {
@@ -153,6 +179,7 @@ impl Fix {
             Fix::NoTemperature => 2,
             Fix::OtherLimitName => 4,
             Fix::NoReasoningEffort => 8,
+            Fix::NoStream => 16,
             Fix::LimitAt(_) => 0,
         }
     }
@@ -172,6 +199,7 @@ impl Fix {
                     && (body.contains_key("max_tokens") || (body.contains_key("max_completion_tokens") && refused))
             }
             Fix::NoReasoningEffort => body.contains_key("reasoning_effort") && message.contains("reasoning_effort"),
+            Fix::NoStream => body.get("stream") == Some(&Value::Bool(true)) && message.contains("verified to stream"),
             Fix::LimitAt(_) => false,
         }
     }
@@ -186,6 +214,10 @@ impl Fix {
             }
             Fix::NoReasoningEffort => {
                 body.remove("reasoning_effort");
+            }
+            Fix::NoStream => {
+                body.insert("stream".into(), Value::Bool(false));
+                body.remove("stream_options");
             }
             Fix::OtherLimitName => {
                 if let Some(limit) = body.remove("max_tokens") {
@@ -462,8 +494,8 @@ mod tests {
     fn a_limit_that_does_not_fit_beside_the_prompt_is_lowered_for_this_request_only() {
         let learned = Learned::default();
         let message = "This model's maximum context length is 4096 tokens. However, you requested 8292 tokens (100 in the messages, 8192 in the completion).";
-        let body = adjusted(&learned, &overflow(message), json!({"model": "m", "max_tokens": 8192})).unwrap();
-        assert_eq!(body, json!({"model": "m", "max_tokens": 3964}));
+        let (body, fix) = adjusted(&learned, &overflow(message), json!({"model": "m", "max_tokens": 8192})).unwrap();
+        assert_eq!((body.clone(), fix), (json!({"model": "m", "max_tokens": 3964}), None));
         let mut next = json!({"model": "m", "max_tokens": 8192});
         learned.adjust(&mut next);
         assert_eq!(next["max_tokens"], 8192);
@@ -487,6 +519,26 @@ mod tests {
         assert_eq!(below["reasoning"]["max_tokens"], 2000, "a budget already below stays");
     }
 
+    /// An account OpenAI does not stream the model to: the whole answer is asked for, from now on.
+    #[test]
+    fn a_model_the_account_may_not_stream_is_asked_for_whole_answers() {
+        let learned = Learned::default();
+        let refused = refusal("Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization.");
+        let body = json!({"model": "gpt-5", "stream": true, "stream_options": {"include_usage": true}});
+        let (again, fix) = adjusted(&learned, &refused, body.clone()).unwrap();
+        assert_eq!((again, fix), (json!({"model": "gpt-5", "stream": false}), Some(Fix::NoStream)));
+        let mut later = body;
+        learned.adjust(&mut later);
+        assert_eq!(later["stream"], false);
+        // A whole answer's wait is not a stream's.
+        let transport = Transport::new(
+            Rc::new(crate::host::ReqwestClient::new()),
+            Rc::new(crate::host::ManualClock::new(0)),
+            crate::provider::RetryPolicy::default(),
+        );
+        assert_eq!(transport.unhurried().policy.idle_timeout_ms, crate::provider::transport::WHOLE_ANSWER_MS);
+    }
+
     /// Groq's refusal of a badly written tool call: the model is asked to write it again, twice
     /// at most.
     #[test]
@@ -494,9 +546,9 @@ mod tests {
         let learned = Learned::default();
         let refused = refusal("Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details. The model wrote: search{\"q\"");
         let body = json!({"model": "m", "messages": [{"role": "user", "content": "find cats"}]});
-        let once = adjusted(&learned, &refused, body).unwrap();
+        let (once, _) = adjusted(&learned, &refused, body).unwrap();
         assert_eq!(once["messages"][1], json!({"role": "user", "content": CALL_AGAIN}));
-        let twice = adjusted(&learned, &refused, once).unwrap();
+        let (twice, _) = adjusted(&learned, &refused, once).unwrap();
         assert_eq!(twice["messages"].as_array().unwrap().len(), 3);
         assert_eq!(adjusted(&learned, &refused, twice), None, "a third refusal is the caller's");
         let other = refusal("Invalid value for 'tool_choice'");

@@ -24,6 +24,10 @@ use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
 use crate::protocol::{ErrorKind, ProviderError, StreamEvent};
 use crate::Error;
 
+/// The longest a request answered whole (not streamed) may take: a reasoning model's long
+/// answer, written before a byte of it is sent.
+pub(crate) const WHOLE_ANSWER_MS: u64 = 10 * 60 * 1000;
+
 /// What a provider needs to make calls: the host's HTTP and clock, and the retry policy.
 #[derive(Clone)]
 pub(crate) struct Transport {
@@ -37,6 +41,16 @@ impl Transport {
     pub fn new(http: Rc<dyn HttpClient>, clock: Rc<dyn Clock>, policy: RetryPolicy) -> Self {
         let jitter = Rc::new(JitterSource::new(clock.now_ms()));
         Transport { http, clock, policy, jitter }
+    }
+
+    /// This transport for a request answered whole: its idle limit is the wait for the whole
+    /// answer ([`WHOLE_ANSWER_MS`]), not for the next byte of a stream.
+    pub fn unhurried(&self) -> Self {
+        let mut transport = self.clone();
+        if transport.policy.idle_timeout_ms != 0 {
+            transport.policy.idle_timeout_ms = transport.policy.idle_timeout_ms.max(WHOLE_ANSWER_MS);
+        }
+        transport
     }
 
     /// Streams the response to `request`, decoded by a fresh decoder from `decoder` for each
@@ -103,17 +117,25 @@ impl Call {
             return Err(self.error_response(response).await);
         }
         let is_json = response.header("content-type").is_some_and(|t| t.contains("json"));
+        let mut held = Vec::new();
         if is_json {
-            // A 200 with a JSON body instead of an event stream: an error in disguise
-            // (OpenRouter reports upstream rate limits this way).
+            // A 200 with a JSON body instead of an event stream: the whole response to a
+            // request sent without streaming, or an error in disguise (OpenRouter reports
+            // upstream rate limits this way).
             let body = response.text().await.map_err(transport_error)?;
-            let error = serde_json::from_str(&body).ok().map(|value| super::classify::classify_error_object(&value));
+            let value: Option<serde_json::Value> = serde_json::from_str(&body).ok();
+            if let Some(events) = value.as_ref().and_then(|value| decoder.decode_whole(value)) {
+                if let Some(end) = self.deliver(events, &mut held, delivered) {
+                    return end;
+                }
+                return Err(ProviderError::new(ErrorKind::Protocol, "the response ended without a result"));
+            }
+            let error = value.map(|value| super::classify::classify_error_object(&value));
             return Err(error.unwrap_or_else(|| {
                 ProviderError::new(ErrorKind::Protocol, "expected an event stream, got a JSON body")
             }));
         }
 
-        let mut held = Vec::new();
         let mut events = sse_events(response.body);
         loop {
             let decoded = match self.idle(events.next()).await? {
@@ -121,28 +143,42 @@ impl Call {
                 Some(Err(error)) => return Err(transport_error(error)),
                 None => decoder.finish(),
             };
-            for event in decoded {
-                match event {
-                    StreamEvent::Error { error } => return Err(error),
-                    StreamEvent::Done { .. } => {
-                        held.into_iter().for_each(|e| self.emit(e));
-                        self.emit(event);
-                        return Ok(());
-                    }
-                    event if *delivered => self.emit(event),
-                    event if event.is_output() => {
-                        *delivered = true;
-                        std::mem::take(&mut held).into_iter().for_each(|e| self.emit(e));
-                        self.emit(event);
-                    }
-                    event => held.push(event),
-                }
+            if let Some(end) = self.deliver(decoded, &mut held, delivered) {
+                return end;
             }
             if decoder.is_finished() {
                 // Finished without Done or Error cannot happen with our decoders; end anyway.
                 return Err(ProviderError::new(ErrorKind::Protocol, "the response ended without a result"));
             }
         }
+    }
+
+    /// Passes on `decoded`: held back until the attempt's first output, then as they come.
+    /// `Some` once the response ended: `Ok` after `Done` went out, or its error (not sent).
+    fn deliver(
+        &self,
+        decoded: Vec<StreamEvent>,
+        held: &mut Vec<StreamEvent>,
+        delivered: &mut bool,
+    ) -> Option<Result<(), ProviderError>> {
+        for event in decoded {
+            match event {
+                StreamEvent::Error { error } => return Some(Err(error)),
+                StreamEvent::Done { .. } => {
+                    std::mem::take(held).into_iter().for_each(|e| self.emit(e));
+                    self.emit(event);
+                    return Some(Ok(()));
+                }
+                event if *delivered => self.emit(event),
+                event if event.is_output() => {
+                    *delivered = true;
+                    std::mem::take(held).into_iter().for_each(|e| self.emit(e));
+                    self.emit(event);
+                }
+                event => held.push(event),
+            }
+        }
+        None
     }
 
     /// `fut`'s value, or a `Network` error when the policy's idle timeout passes first (no

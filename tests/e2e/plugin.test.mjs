@@ -1290,6 +1290,31 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   await page.close();
 });
 
+test("an OpenAI account that may not stream GPT-5: the answer comes whole, and the chat says why", async () => {
+  const id = `e2e-nostream-${Date.now()}`;
+  const refusal = { error: { message: "Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", type: "invalid_request_error", param: "stream", code: "unsupported_value" } };
+  const whole = (content) => ({ id: "chatcmpl-1", object: "chat.completion", model: "gpt-5", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, refusal: null } }], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } });
+  await script(id, [{ status: 400, body: refusal }, { status: 200, body: whole("Bake the sourdough at 230 °C.") }, { status: 200, body: whole("Let it cool for an hour.") }]);
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "openai", model: "gpt-5", baseUrl: `${origin}/mock/${id}/openai/v1` } },
+    keys: { "vault-agent-openai-key": "sk-e2e" },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  assert.match(await page.locator(".vault-agent-warning").textContent(), /^Answers arrive whole from now on, once written: the server does not stream this model to this account \(“Your organization must be verified to stream this model/);
+  await send(page, "And after?");
+  await page.locator(".vault-agent-text", { hasText: "Let it cool for an hour." }).waitFor();
+  assert.equal(await page.locator(".vault-agent-warning").count(), 1, "said once");
+  assert.equal(await page.locator(".vault-agent-error").count(), 0);
+  const sent = await requests(id);
+  assert.deepEqual(sent.map(({ body }) => body.stream), [true, false, false]);
+  assert.ok(sent.slice(1).every(({ body }) => body.stream_options === undefined));
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/openai-whole-answers.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the model picker lists the server's models in the chat and the settings; the next message goes to the one picked", async () => {
   const id = `e2e-models-${Date.now()}`;
   const models = ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5", "voyage-embed-3"];

@@ -584,6 +584,53 @@ fn an_output_limit_that_overflows_the_window_beside_the_prompt_is_lowered_for_th
     assert_eq!(sent[1], (200_000 - 190_000 - 32, 8000), "the budget was already below the room: {sent:?}");
 }
 
+/// OpenAI streams its newest models only to organizations that verified their identity; others
+/// get "Your organization must be verified to stream this model". The request goes again at
+/// once without streaming, the whole answer is read as one (text, two calls, usage), the user
+/// is told once, and later requests are not streamed either.
+#[test]
+fn an_account_that_may_not_stream_the_model_gets_whole_answers() {
+    let refusal = json!({"error": {"message": "Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.",
+        "type": "invalid_request_error", "param": "stream", "code": "unsupported_value"}});
+    let call = |id: &str, query: &str| json!({"id": id, "type": "function", "function": {"name": "search_notes", "arguments": json!({"query": query}).to_string()}});
+    let whole = json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "Let me look.",
+            "refusal": null, "tool_calls": [call("call_a", "cats"), call("call_b", "dogs")]}}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150, "prompt_tokens_details": {"cached_tokens": 100}}});
+    let answer = || Reply::status_with(200, &[("content-type", "application/json")], &whole.to_string());
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), answer(), answer()]);
+    let mut config = ProviderConfig::openai("gpt-5", "sk-test");
+    config.retry = openai().retry;
+    let (provider, clock) = make(config, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(clock.sleeps().is_empty());
+    assert!(
+        matches!(&events[0], StreamEvent::Notice { message } if message.contains("must be verified to stream")),
+        "{events:?}"
+    );
+    let a = assemble(&events);
+    assert_eq!(a.stop_reason(), Some(&StopReason::ToolUse));
+    assert_eq!(a.usage(), Usage { input_tokens: 20, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 0 });
+    let message = a.finish();
+    assert_eq!(message.text(), "Let me look.");
+    let calls: Vec<_> = message.tool_uses().map(|(id, _, input)| (id.to_string(), input.clone())).collect();
+    assert_eq!(
+        calls,
+        [("call_a".to_string(), json!({"query": "cats"})), ("call_b".to_string(), json!({"query": "dogs"}))]
+    );
+    let later = collect(provider.as_ref(), &request());
+    assert!(!later.iter().any(|e| matches!(e, StreamEvent::Notice { .. })), "said once");
+    let streamed: Vec<(bool, bool)> = http
+        .requests()
+        .iter()
+        .map(|r| {
+            let body = FakeHttp::body_json(r);
+            (body["stream"] == json!(true), body.get("stream_options").is_some())
+        })
+        .collect();
+    assert_eq!(streamed, [(true, true), (false, false), (false, false)]);
+}
+
 /// Groq refuses a tool call its model wrote badly (`tool_use_failed`, an `error` event before
 /// any output): the model is asked to write it again, and the task goes on.
 #[test]

@@ -24,6 +24,12 @@ pub trait StreamDecoder {
     fn finish(&mut self) -> Vec<StreamEvent>;
     /// Whether `Done` or `Error` was emitted; nothing follows either.
     fn is_finished(&self) -> bool;
+    /// The events of a whole response that came as one JSON body (a request sent with
+    /// `stream: false`), for a decoder that reads that shape; `None` for a body that is not
+    /// such a response (an error in disguise).
+    fn decode_whole(&mut self, _body: &serde_json::Value) -> Option<Vec<StreamEvent>> {
+        None
+    }
 }
 
 /// `t` as JSON, as written (0.2, not the f32's 0.20000000298…).

@@ -599,6 +599,20 @@ impl StreamDecoder for OpenAiDecoder {
     fn is_finished(&self) -> bool {
         self.finished
     }
+
+    /// A `chat.completion` body read as one chunk whose delta is the whole message (its calls
+    /// carry no `index`; each has its own id, which starts a call of its own), then `[DONE]`.
+    fn decode_whole(&mut self, body: &Value) -> Option<Vec<StreamEvent>> {
+        let choice = body.get("choices")?.as_array()?.first()?;
+        let message = choice.get("message")?;
+        let chunk = json!({
+            "choices": [{"index": 0, "delta": message, "finish_reason": choice.get("finish_reason")}],
+            "usage": body.get("usage"),
+        });
+        let mut out = self.decode("", &chunk.to_string());
+        out.extend(self.decode("", "[DONE]"));
+        Some(out)
+    }
 }
 
 fn finish_reason(reason: &str) -> StopReason {
