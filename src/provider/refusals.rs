@@ -531,12 +531,9 @@ mod tests {
         learned.adjust(&mut later);
         assert_eq!(later["stream"], false);
         // A whole answer's wait is not a stream's.
-        let transport = Transport::new(
-            Rc::new(crate::host::ReqwestClient::new()),
-            Rc::new(crate::host::ManualClock::new(0)),
-            crate::provider::RetryPolicy::default(),
-        );
-        assert_eq!(transport.unhurried().policy.idle_timeout_ms, crate::provider::transport::WHOLE_ANSWER_MS);
+        let policy = crate::provider::RetryPolicy::default();
+        assert_eq!(policy.clone().unhurried().idle_timeout_ms, super::super::retry::WHOLE_ANSWER_MS);
+        assert_eq!(crate::provider::RetryPolicy { idle_timeout_ms: 0, ..policy }.unhurried().idle_timeout_ms, 0);
     }
 
     /// Groq's refusal of a badly written tool call: the model is asked to write it again, twice

@@ -47,10 +47,23 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The longest a request answered whole (not streamed) may take: a reasoning model's long
+/// answer, written before a byte of it is sent.
+pub const WHOLE_ANSWER_MS: u64 = 10 * 60 * 1000;
+
 impl RetryPolicy {
     /// A policy that never retries.
     pub fn none() -> Self {
         RetryPolicy { max_attempts: 1, ..Self::default() }
+    }
+
+    /// This policy for a request answered whole: the idle limit is the wait for the whole
+    /// answer ([`WHOLE_ANSWER_MS`]), not for the next byte of a stream (none stays none).
+    pub fn unhurried(mut self) -> Self {
+        if self.idle_timeout_ms != 0 {
+            self.idle_timeout_ms = self.idle_timeout_ms.max(WHOLE_ANSWER_MS);
+        }
+        self
     }
 
     /// How long to wait after `attempt` (from 1) failed with `error`, or `None` when the call

@@ -24,10 +24,6 @@ use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
 use crate::protocol::{ErrorKind, ProviderError, StreamEvent};
 use crate::Error;
 
-/// The longest a request answered whole (not streamed) may take: a reasoning model's long
-/// answer, written before a byte of it is sent.
-pub(crate) const WHOLE_ANSWER_MS: u64 = 10 * 60 * 1000;
-
 /// What a provider needs to make calls: the host's HTTP and clock, and the retry policy.
 #[derive(Clone)]
 pub(crate) struct Transport {
@@ -43,14 +39,9 @@ impl Transport {
         Transport { http, clock, policy, jitter }
     }
 
-    /// This transport for a request answered whole: its idle limit is the wait for the whole
-    /// answer ([`WHOLE_ANSWER_MS`]), not for the next byte of a stream.
+    /// This transport for a request answered whole ([`RetryPolicy::unhurried`]).
     pub fn unhurried(&self) -> Self {
-        let mut transport = self.clone();
-        if transport.policy.idle_timeout_ms != 0 {
-            transport.policy.idle_timeout_ms = transport.policy.idle_timeout_ms.max(WHOLE_ANSWER_MS);
-        }
-        transport
+        Transport { policy: self.policy.clone().unhurried(), ..self.clone() }
     }
 
     /// Streams the response to `request`, decoded by a fresh decoder from `decoder` for each
