@@ -85,18 +85,8 @@ where
             match refused {
                 Some((body, fix, error)) => {
                     let again = send(&transport, post.clone(), &learned, &body, &cancel, decoder.clone());
-                    match fix {
-                        // The user sees answers arrive whole from now on, and should know why.
-                        Some(Fix::NoStream) => {
-                            let message = format!(
-                                "Answers arrive whole from now on, once written: the server does not stream this \
-                                 model to this account (\u{201c}{}\u{201d}).",
-                                error.message.trim()
-                            );
-                            futures::stream::iter([StreamEvent::Notice { message }]).chain(again).boxed_local()
-                        }
-                        _ => again,
-                    }
+                    let notice = fix.and_then(|fix| fix.notice(&error)).map(|message| StreamEvent::Notice { message });
+                    futures::stream::iter(notice).chain(again).boxed_local()
                 }
                 None => futures::stream::iter([event]).boxed_local(),
             }
@@ -104,11 +94,11 @@ where
         .boxed_local()
 }
 
-/// `body` adjusted to what `error` refused, if it refused something a change of the body fixes:
-/// a field or limit the provider learns ([`Learned::learn`]), or an output limit that does not
-/// fit the model's window beside this request's prompt ([`room_for_output`]), which only this
-/// request is sent again with (the next prompt is another length).
-/// With the body, the fix the provider learned from it, if it learned one.
+/// `body` adjusted to what `error` refused, if it refused something a change of the body fixes,
+/// with the fix the provider learned, if it learned one: a field or limit the provider learns
+/// ([`Learned::learn`]); or, for this request only, an output limit that does not fit the
+/// model's window beside its prompt ([`room_for_output`]: the next prompt is another length),
+/// or a tool call the server could not read ([`ask_for_the_call_again`]).
 fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option<(Value, Option<Fix>)> {
     if let Some(fix) = learned.learn(error, &body) {
         learned.adjust(&mut body);
@@ -204,6 +194,18 @@ impl Fix {
         }
     }
 
+    /// What the user should know once this fix is learned from `error`: a change they will see
+    /// (answers that no longer stream), and why.
+    fn notice(self, error: &ProviderError) -> Option<String> {
+        (self == Fix::NoStream).then(|| {
+            format!(
+                "Answers arrive whole from now on, once written: the server does not stream this model to this \
+                 account (\u{201c}{}\u{201d}).",
+                error.message.trim()
+            )
+        })
+    }
+
     fn apply(self, body: &mut Map<String, Value>) {
         match self {
             Fix::NoStreamOptions => {
@@ -285,20 +287,17 @@ fn room_for_output(error: &ProviderError, body: &Map<String, Value>) -> Option<u
     if !matches!(error.kind, ErrorKind::ContextOverflow | ErrorKind::BadRequest) {
         return None;
     }
-    let asked = LIMITS.iter().find_map(|name| body.get(*name)?.as_u64())?;
+    let asked = asked_limit(body)?;
     let message = error.message.to_ascii_lowercase();
-    let numbers = |text: &str| -> Vec<u64> {
-        text.split(|c: char| !c.is_ascii_digit()).filter_map(|digits| digits.parse().ok()).collect()
-    };
     let window = ["maximum context length is", "maximum context length of", "must be <=", "context limit:"]
         .iter()
         .find_map(|phrase| {
             let after = &message[message.find(phrase)? + phrase.len()..];
             // Anthropic's "context limit: 197202 + 8192 > 200000": the window comes after `>`.
             let after = if *phrase == "context limit:" { &after[after.find('>')?..] } else { after };
-            numbers(after).into_iter().next()
+            numbers(after).next()
         })?;
-    let prompt = numbers(&message).into_iter().filter(|n| *n < window && *n != asked).max()?;
+    let prompt = numbers(&message).filter(|n| *n < window && *n != asked).max()?;
     let room = window.checked_sub(prompt)?.checked_sub(MARGIN)?;
     (LEAST_ROOM..asked).contains(&room).then_some(room)
 }
@@ -307,16 +306,24 @@ fn room_for_output(error: &ProviderError, body: &Map<String, Value>) -> Option<u
 /// below the limit asked for ("supports at most 4096 completion tokens, whereas you provided
 /// 8192"; "the valid range of max_tokens is [1, 8192]"), when the message is about the limit.
 fn most_output(message: &str, body: &Map<String, Value>) -> Option<u64> {
-    let asked = LIMITS.iter().find_map(|name| body.get(*name)?.as_u64())?;
+    let asked = asked_limit(body)?;
     if !(LIMITS.iter().any(|name| message.contains(name)) || message.contains("completion tokens")) {
         return None;
     }
-    message
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|digits| digits.parse::<u64>().ok())
+    numbers(message)
         // No model's limit is this small: the 1 of "[1, 8192]" is not one.
         .filter(|n| (256..asked).contains(n))
         .max()
+}
+
+/// The output limit `body` asks for, under either name.
+fn asked_limit(body: &Map<String, Value>) -> Option<u64> {
+    LIMITS.iter().find_map(|name| body.get(*name)?.as_u64())
+}
+
+/// The whole numbers written in `text`, in order.
+fn numbers(text: &str) -> impl Iterator<Item = u64> + '_ {
+    text.split(|c: char| !c.is_ascii_digit()).filter_map(|digits| digits.parse().ok())
 }
 
 /// The fixes one provider has learned, applied to each body it sends.
