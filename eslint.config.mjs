@@ -18,7 +18,7 @@ export default defineConfig([
       "obsidianmd/ui/sentence-case": [
         "warn",
         {
-          brands: [...DEFAULT_BRANDS, "Vault Agent", "Ollama", "LM Studio", "OpenRouter", "Mistral AI", "Mistral", "DeepSeek", "xAI", "Grok", "Groq", "Model Context Protocol", "Streamable HTTP"],
+          brands: [...DEFAULT_BRANDS, "Vault Agent", "Ollama", "LM Studio", "OpenRouter", "Mistral AI", "Mistral", "DeepSeek", "xAI", "Grok", "Groq", "Azure OpenAI", "Azure AI Foundry", "Azure", "Model Context Protocol", "Streamable HTTP"],
           acronyms: [...DEFAULT_ACRONYMS, "CORS", "US", "MB", "MCP"],
           ignoreWords: ["TOOL_CALL"],
         },

@@ -151,7 +151,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     const model = new Setting(el)
       .setName("Model")
-      .setDesc(preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it.");
+      .setDesc(preset.modelHelp || (preset.defaultModel ? `Empty: ${preset.defaultModel}.` : "The model's name as the server knows it."));
     this.modelField(model, preset.defaultModel || "Model name", provider.model, preset.defaultModel, async (value) => {
       provider.model = value;
       await this.save();
@@ -159,10 +159,10 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
     new Setting(el)
       .setName("Base URL")
-      .setDesc(preset.baseUrl ? `Empty: ${preset.baseUrl}.` : "The URL that /chat/completions follows.")
+      .setDesc(preset.baseUrlHelp || (preset.baseUrl ? `Empty: ${preset.baseUrl}.` : "The URL that /chat/completions follows."))
       .addText((t) =>
         t
-          .setPlaceholder(preset.baseUrl || "http://localhost:8080/v1")
+          .setPlaceholder(preset.baseUrl || preset.baseUrlExample || "http://localhost:8080/v1")
           .setValue(provider.baseUrl)
           .onChange(async (value) => {
             provider.baseUrl = value.trim();

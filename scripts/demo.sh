@@ -6,9 +6,11 @@
 #   VAULT_AGENT_VAULT          the vault folder (default ../shared/vaults/obsidian-help)
 #   VAULT_AGENT_DEMO_PORT      the port (default 8787)
 #   The model, by the first that applies:
-#   VAULT_AGENT_PROVIDER       anthropic | openai | gemini | mistral | deepseek | xai | groq | openrouter | ollama | lmstudio | custom | mock
+#   VAULT_AGENT_PROVIDER       anthropic | openai | azure | gemini | mistral | deepseek | xai | groq | openrouter | ollama | lmstudio | custom | mock
 #   ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY / MISTRAL_API_KEY /
-#   DEEPSEEK_API_KEY / XAI_API_KEY / GROQ_API_KEY / OPENROUTER_API_KEY   (pick the provider when it is unset)
+#   DEEPSEEK_API_KEY / XAI_API_KEY / GROQ_API_KEY / AZURE_OPENAI_API_KEY /
+#   OPENROUTER_API_KEY   (pick the provider when it is unset; Azure also needs
+#   AZURE_OPENAI_ENDPOINT and VAULT_AGENT_MODEL, the deployment's name)
 #   VAULT_AGENT_API_KEY, VAULT_AGENT_MODEL, VAULT_AGENT_BASE_URL   (override the provider's defaults)
 #   With none, the chat says how to connect a model, and search works all the same.
 set -euo pipefail
@@ -31,6 +33,7 @@ if [ -z "$provider" ]; then
   elif [ -n "${DEEPSEEK_API_KEY:-}" ]; then provider=deepseek
   elif [ -n "${XAI_API_KEY:-}" ]; then provider=xai
   elif [ -n "${GROQ_API_KEY:-}" ]; then provider=groq
+  elif [ -n "${AZURE_OPENAI_API_KEY:-}" ]; then provider=azure
   elif [ -n "${OPENROUTER_API_KEY:-}" ]; then provider=openrouter
   fi
 fi

@@ -1489,7 +1489,7 @@ instruction: string, };
 /**
  * A provider by name.
  */
-export type ProviderPreset = "anthropic" | "openai" | "gemini" | "mistral" | "deepseek" | "xai" | "groq" | "openrouter" | "ollama" | "lmstudio" | "custom";
+export type ProviderPreset = "anthropic" | "openai" | "azure" | "gemini" | "mistral" | "deepseek" | "xai" | "groq" | "openrouter" | "ollama" | "lmstudio" | "custom";
 
 /**
  * What a [`ProviderPreset`] stands for.
@@ -1514,18 +1514,33 @@ keyUrl: string,
 /**
  * Headers the service asks every request to carry.
  */
-headers: { [key in string]: string }, };
+headers: { [key in string]: string }, 
+/**
+ * What the settings say of the *Model* field, where the generic words would mislead (empty:
+ * they do not).
+ */
+modelHelp: string, 
+/**
+ * What the settings say of the *Base URL* field, for a preset whose base URL is the user's
+ * own (empty: the generic words).
+ */
+baseUrlHelp: string, 
+/**
+ * The address that field shows as an example (empty: a local server's).
+ */
+baseUrlExample: string, };
 
 export const PRESETS: Record<ProviderPreset, PresetInfo> = {
-  "anthropic": {"name":"Anthropic","kind":"anthropic","baseUrl":"https://api.anthropic.com","defaultModel":"claude-sonnet-4-5","needsKey":true,"keyUrl":"https://console.anthropic.com/settings/keys","headers":{}},
-  "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"keyUrl":"https://platform.openai.com/api-keys","headers":{}},
-  "gemini": {"name":"Google Gemini","kind":"openai-compatible","baseUrl":"https://generativelanguage.googleapis.com/v1beta/openai","defaultModel":"gemini-flash-latest","needsKey":true,"keyUrl":"https://aistudio.google.com/apikey","headers":{}},
-  "mistral": {"name":"Mistral AI","kind":"openai-compatible","baseUrl":"https://api.mistral.ai/v1","defaultModel":"mistral-medium-latest","needsKey":true,"keyUrl":"https://console.mistral.ai/api-keys","headers":{}},
-  "deepseek": {"name":"DeepSeek","kind":"openai-compatible","baseUrl":"https://api.deepseek.com","defaultModel":"deepseek-chat","needsKey":true,"keyUrl":"https://platform.deepseek.com/api_keys","headers":{}},
-  "xai": {"name":"xAI (Grok)","kind":"openai-compatible","baseUrl":"https://api.x.ai/v1","defaultModel":"grok-4","needsKey":true,"keyUrl":"https://console.x.ai","headers":{}},
-  "groq": {"name":"Groq","kind":"openai-compatible","baseUrl":"https://api.groq.com/openai/v1","defaultModel":"openai/gpt-oss-120b","needsKey":true,"keyUrl":"https://console.groq.com/keys","headers":{}},
-  "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"keyUrl":"https://openrouter.ai/keys","headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"}},
-  "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"keyUrl":"","headers":{}},
-  "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},
-  "custom": {"name":"Custom (OpenAI-compatible)","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":false,"keyUrl":"","headers":{}},
+  "anthropic": {"name":"Anthropic","kind":"anthropic","baseUrl":"https://api.anthropic.com","defaultModel":"claude-sonnet-4-5","needsKey":true,"keyUrl":"https://console.anthropic.com/settings/keys","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "openai": {"name":"OpenAI","kind":"openai","baseUrl":"https://api.openai.com/v1","defaultModel":"gpt-4.1","needsKey":true,"keyUrl":"https://platform.openai.com/api-keys","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "azure": {"name":"Azure OpenAI","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":true,"keyUrl":"https://portal.azure.com","headers":{},"modelHelp":"The name you gave the model's deployment (Azure AI Foundry → Deployments).","baseUrlHelp":"Your resource's endpoint, as the Azure portal shows it under Keys and Endpoint (a deployment's target URI works too).","baseUrlExample":"NAME.openai.azure.com"},
+  "gemini": {"name":"Google Gemini","kind":"openai-compatible","baseUrl":"https://generativelanguage.googleapis.com/v1beta/openai","defaultModel":"gemini-flash-latest","needsKey":true,"keyUrl":"https://aistudio.google.com/apikey","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "mistral": {"name":"Mistral AI","kind":"openai-compatible","baseUrl":"https://api.mistral.ai/v1","defaultModel":"mistral-medium-latest","needsKey":true,"keyUrl":"https://console.mistral.ai/api-keys","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "deepseek": {"name":"DeepSeek","kind":"openai-compatible","baseUrl":"https://api.deepseek.com","defaultModel":"deepseek-chat","needsKey":true,"keyUrl":"https://platform.deepseek.com/api_keys","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "xai": {"name":"xAI (Grok)","kind":"openai-compatible","baseUrl":"https://api.x.ai/v1","defaultModel":"grok-4","needsKey":true,"keyUrl":"https://console.x.ai","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "groq": {"name":"Groq","kind":"openai-compatible","baseUrl":"https://api.groq.com/openai/v1","defaultModel":"openai/gpt-oss-120b","needsKey":true,"keyUrl":"https://console.groq.com/keys","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "openrouter": {"name":"OpenRouter","kind":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","defaultModel":"anthropic/claude-sonnet-4.5","needsKey":true,"keyUrl":"https://openrouter.ai/keys","headers":{"HTTP-Referer":"https://obsidian.md","X-Title":"Vault Agent"},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "ollama": {"name":"Ollama (local)","kind":"openai-compatible","baseUrl":"http://localhost:11434/v1","defaultModel":"qwen2.5","needsKey":false,"keyUrl":"","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "lmstudio": {"name":"LM Studio (local)","kind":"openai-compatible","baseUrl":"http://localhost:1234/v1","defaultModel":"","needsKey":false,"keyUrl":"","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
+  "custom": {"name":"Custom (OpenAI-compatible)","kind":"openai-compatible","baseUrl":"","defaultModel":"","needsKey":false,"keyUrl":"","headers":{},"modelHelp":"","baseUrlHelp":"","baseUrlExample":""},
 };

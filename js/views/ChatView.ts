@@ -835,7 +835,7 @@ export class ChatView extends ItemView {
     else if (missing) box.createDiv({ text: `The chat needs ${missing}.` });
     const list = box.createEl("ul");
     list.createEl("li", {
-      text: "With an API key: open settings → Vault Agent, choose your provider (Anthropic, OpenAI, Google Gemini, Mistral AI, DeepSeek, xAI, Groq or OpenRouter; Gemini, Mistral and Groq have a free tier) and paste your key.",
+      text: "With an API key: open settings → Vault Agent, choose your provider (Anthropic, OpenAI, Azure OpenAI, Google Gemini, Mistral AI, DeepSeek, xAI, Groq or OpenRouter; Gemini, Mistral and Groq have a free tier) and paste your key.",
     });
     list.createEl("li", {
       text: "On your own computer, for free: install Ollama, pull a model that can call tools (qwen2.5, for example) and choose Ollama (local) in the settings. LM Studio works the same way once its local server is started.",

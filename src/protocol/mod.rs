@@ -381,6 +381,10 @@ impl ProviderError {
                 "The conversation is too long for the model. Start a new chat, or attach less.".into()
             }
             ErrorKind::Auth => "The provider did not accept the API key.".into(),
+            ErrorKind::BadRequest if self.no_deployment() => {
+                "Azure has no deployment by the model's name: on Azure, the model is the name you gave a deployment."
+                    .into()
+            }
             ErrorKind::BadRequest if self.status == Some(404) => {
                 "The provider has nothing at this address, or no such model.".into()
             }
@@ -396,6 +400,12 @@ impl ProviderError {
         }
     }
 
+    /// Azure's 404 for a model that names no deployment of the resource (`DeploymentNotFound`:
+    /// "The API deployment for this resource does not exist").
+    fn no_deployment(&self) -> bool {
+        self.status == Some(404) && self.message.to_ascii_lowercase().contains("deployment")
+    }
+
     /// The provider's own words and the HTTP status, for the curious.
     pub fn detail(&self) -> String {
         match self.status {
@@ -409,6 +419,7 @@ impl ProviderError {
         match self.kind {
             ErrorKind::Auth => Some(ProviderSetting::ApiKey),
             ErrorKind::Unreachable => Some(ProviderSetting::BaseUrl),
+            ErrorKind::BadRequest if self.no_deployment() => Some(ProviderSetting::Model),
             ErrorKind::BadRequest if self.status == Some(404) => Some(ProviderSetting::BaseUrl),
             // A quota counted per model (Gemini's free tier names the model whose day is used
             // up): another model has its own.

@@ -1,7 +1,8 @@
 //! What a server's address says about it: its authority (host and port), whether it is this
-//! machine, and whether it is Google's, OpenRouter's or Mistral's. One reading for every check that asks:
-//! a connection that fails fast, a model that costs nothing, a server asked how much context it
-//! serves, the reasoning records (Gemini's signatures) sent back.
+//! machine, and whether it is Google's, OpenRouter's, Mistral's or Azure's. One reading for every
+//! check that asks: a connection that fails fast, a model that costs nothing, a server asked how
+//! much context it serves, the reasoning records (Gemini's signatures) sent back, the header a
+//! key goes in — and the base URL a pasted address stands for.
 
 /// The authority of `url` (`host:port`), without the scheme, the user, the path, the query and
 /// the fragment.
@@ -58,6 +59,41 @@ pub(crate) fn is_mistral(url: &str) -> bool {
     within(&host(url), "mistral.ai")
 }
 
+/// Whether `url` is Azure's (Azure OpenAI, Azure AI Foundry): deployments, not models, by name,
+/// and the key in an `api-key` header.
+pub(crate) fn is_azure(url: &str) -> bool {
+    let host = host(url);
+    ["openai.azure.com", "services.ai.azure.com", "cognitiveservices.azure.com"]
+        .iter()
+        .any(|domain| within(&host, domain))
+}
+
+/// The base URL requests go under, from what a user pasted: white space, trailing slashes and a
+/// trailing `/chat/completions` (the whole endpoint, as servers' docs show it) dropped. An Azure
+/// resource's address in any form its portals show — its endpoint (`https://name.openai.azure.com/`),
+/// a deployment's target URI (`…/openai/deployments/d/chat/completions?api-version=…`) — becomes
+/// its v1 API's base (`https://name.openai.azure.com/openai/v1`), which takes the deployment's name
+/// as the model and needs no API version.
+pub(crate) fn api_base(url: &str) -> String {
+    let url = url.trim();
+    if is_azure(url) {
+        let scheme = url.split_once("://").map_or("https", |(scheme, _)| scheme);
+        return format!("{scheme}://{}/openai/v1", authority(url));
+    }
+    let base = url.trim_end_matches('/');
+    base.strip_suffix("/chat/completions").unwrap_or(base).trim_end_matches('/').to_string()
+}
+
+/// The header an API key goes in at `base_url`: Azure's `api-key` (a bearer token there is
+/// Microsoft Entra ID's, not a key); a bearer token everywhere else.
+pub(crate) fn key_header(base_url: &str, key: &str) -> (String, String) {
+    if is_azure(base_url) {
+        ("api-key".into(), key.into())
+    } else {
+        ("authorization".into(), format!("Bearer {key}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +130,38 @@ mod tests {
         assert!(is_mistral("https://codestral.mistral.ai/v1"));
         assert!(!is_mistral("https://mistral.ai.example.com/v1"));
         assert!(!is_mistral("http://localhost:8080/v1"));
+    }
+
+    #[test]
+    fn a_pasted_address_is_the_base_its_api_goes_under() {
+        for (pasted, base) in [
+            ("https://api.openai.com/v1", "https://api.openai.com/v1"),
+            (" http://localhost:11434/v1/ ", "http://localhost:11434/v1"),
+            ("http://localhost:8080/v1/chat/completions", "http://localhost:8080/v1"),
+            ("https://api.anthropic.com", "https://api.anthropic.com"),
+            ("https://my-res.openai.azure.com/", "https://my-res.openai.azure.com/openai/v1"),
+            ("https://my-res.openai.azure.com/openai/v1/", "https://my-res.openai.azure.com/openai/v1"),
+            (
+                "https://my-res.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2025-01-01-preview",
+                "https://my-res.openai.azure.com/openai/v1",
+            ),
+            ("https://my-res.services.ai.azure.com/openai/v1/chat/completions", "https://my-res.services.ai.azure.com/openai/v1"),
+            ("https://my-res.cognitiveservices.azure.com", "https://my-res.cognitiveservices.azure.com/openai/v1"),
+            // Typed without its scheme (the settings' example).
+            ("my-res.openai.azure.com", "https://my-res.openai.azure.com/openai/v1"),
+        ] {
+            assert_eq!(api_base(pasted), base, "{pasted}");
+        }
+    }
+
+    #[test]
+    fn azure_takes_its_key_in_its_own_header() {
+        assert!(is_azure("https://my-res.openai.azure.com/openai/v1"));
+        assert!(is_azure("https://x.services.ai.azure.com/openai/v1"));
+        assert!(!is_azure("https://openai.azure.com.example.org/v1"));
+        assert!(!is_azure("https://api.openai.com/v1"));
+        assert_eq!(key_header("https://my-res.openai.azure.com/openai/v1", "k"), ("api-key".into(), "k".into()));
+        assert_eq!(key_header("https://api.openai.com/v1", "k"), ("authorization".into(), "Bearer k".into()));
     }
 
     #[test]

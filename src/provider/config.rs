@@ -233,10 +233,11 @@ impl ProviderConfig {
         self.base_url.as_deref().filter(|u| !u.trim().is_empty()).unwrap_or(self.kind.default_base_url())
     }
 
-    /// The base URL in effect (trimmed) and the API key (none when blank), or why the API cannot
-    /// be called: a base URL that is not http(s), no key where the API needs one.
-    pub(crate) fn endpoint(&self) -> Result<(&str, Option<&str>)> {
-        let base_url = self.effective_base_url().trim();
+    /// The base URL requests go under ([`address::api_base`](super::address::api_base) of the
+    /// one in effect) and the API key (none when blank), or why the API cannot be called: a base
+    /// URL that is not http(s), no key where the API needs one.
+    pub(crate) fn endpoint(&self) -> Result<(String, Option<&str>)> {
+        let base_url = super::address::api_base(self.effective_base_url());
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
         }
@@ -269,22 +270,23 @@ pub fn build(
         ProviderKind::Anthropic => {
             // `endpoint` refused an Anthropic configuration without a key.
             let key = api_key.unwrap_or_default();
-            Box::new(AnthropicProvider::new(transport, base_url, key, config.model.clone(), headers).with_media(media))
+            Box::new(AnthropicProvider::new(transport, &base_url, key, config.model.clone(), headers).with_media(media))
         }
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             let official = config.kind == ProviderKind::OpenAi;
-            let mistral = super::address::is_mistral(base_url);
+            let mistral = super::address::is_mistral(&base_url);
             let options = OpenAiOptions {
-                max_completion_tokens: official,
+                // Azure serves OpenAI's models, whose reasoning ones refuse `max_tokens`.
+                max_completion_tokens: official || super::address::is_azure(&base_url),
                 // Mistral refuses `reasoning_content` in a message, even when asked to echo it.
-                echo_reasoning: !mistral && (config.echo_reasoning || super::address::needs_reasoning_back(base_url)),
-                gemini: super::address::is_google(base_url),
-                reasoning_details: super::address::is_openrouter(base_url),
+                echo_reasoning: !mistral && (config.echo_reasoning || super::address::needs_reasoning_back(&base_url)),
+                gemini: super::address::is_google(&base_url),
+                reasoning_details: super::address::is_openrouter(&base_url),
                 mistral,
             };
             let name = if official { "openai" } else { "openai-compatible" };
             Box::new(
-                OpenAiProvider::new(transport, name, base_url, api_key, config.model.clone(), options, headers)
+                OpenAiProvider::new(transport, name, &base_url, api_key, config.model.clone(), options, headers)
                     .with_media(media),
             )
         }

@@ -13,7 +13,7 @@ use super::pricing::{price_for, ModelPrice};
 use super::transport::{transport_error, unreachable_or};
 use crate::cancel::CancelToken;
 use crate::host::{HttpClient, HttpRequest};
-use crate::protocol::{ErrorKind, ProviderError, ProviderProblem};
+use crate::protocol::{ErrorKind, ProviderError, ProviderProblem, ProviderSetting};
 use crate::Result;
 
 /// A model the server offers.
@@ -56,7 +56,6 @@ impl ModelList {
 /// is how a user finds one); its key is, where the provider needs one.
 pub fn models_request(config: &ProviderConfig) -> Result<HttpRequest> {
     let (base_url, key) = config.endpoint()?;
-    let base_url = base_url.trim_end_matches('/');
     let mut request = match (config.kind, key) {
         (ProviderKind::Anthropic, key) => {
             // At most 1,000 a page: every model Anthropic has, in one answer. (`endpoint`
@@ -67,7 +66,8 @@ pub fn models_request(config: &ProviderConfig) -> Result<HttpRequest> {
                 .header("anthropic-dangerous-direct-browser-access", "true")
         }
         (ProviderKind::OpenAi | ProviderKind::OpenAiCompatible, Some(key)) => {
-            HttpRequest::get(format!("{base_url}/models")).header("authorization", format!("Bearer {key}"))
+            let (name, value) = super::address::key_header(&base_url, key);
+            HttpRequest::get(format!("{base_url}/models")).header(name, value)
         }
         (ProviderKind::OpenAi | ProviderKind::OpenAiCompatible, None) => HttpRequest::get(format!("{base_url}/models")),
     };
@@ -179,6 +179,20 @@ fn chats(kind: ProviderKind, id: &str) -> bool {
 /// `problem`, in the words the chat uses for a failed model call.
 pub async fn list_models(config: &ProviderConfig, http: &dyn HttpClient, cancel: &CancelToken) -> Result<ModelList> {
     let request = models_request(config)?;
+    if super::address::is_azure(&request.url) {
+        // Azure's list is of the models a resource could deploy; a request names a deployment.
+        return Ok(ModelList {
+            models: Vec::new(),
+            problem: Some(ProviderProblem {
+                kind: ErrorKind::BadRequest,
+                message: "Azure lists the models it offers, not your deployments: the model is the name of one of \
+                          your deployments (Azure AI Foundry → Deployments)."
+                    .into(),
+                detail: String::new(),
+                setting: Some(ProviderSetting::Model),
+            }),
+        });
+    }
     let url = request.url.clone();
     let response = match http.send(request, cancel).await {
         Ok(response) => response,

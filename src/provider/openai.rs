@@ -103,7 +103,7 @@ impl ModelProvider for OpenAiProvider {
     async fn stream(&self, request: &ModelRequest, cancel: &CancelToken) -> EventStream {
         let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
         if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
-            headers.push(("authorization".into(), format!("Bearer {key}")));
+            headers.push(super::address::key_header(&self.base_url, key));
         }
         headers.extend(self.extra_headers.iter().cloned());
         let post = Post { url: format!("{}/chat/completions", self.base_url), headers };

@@ -19,6 +19,9 @@ pub enum ProviderPreset {
     Anthropic,
     #[serde(rename = "openai")]
     OpenAi,
+    /// Azure OpenAI (and Azure AI Foundry): a resource of the user's, through its v1 API, where a
+    /// model is one of the resource's deployments.
+    Azure,
     /// Google's Gemini API, through its OpenAI-compatible endpoint.
     Gemini,
     /// Mistral's API (La Plateforme), through its OpenAI-compatible Chat Completions.
@@ -55,13 +58,22 @@ pub struct PresetInfo {
     pub key_url: String,
     /// Headers the service asks every request to carry.
     pub headers: BTreeMap<String, String>,
+    /// What the settings say of the *Model* field, where the generic words would mislead (empty:
+    /// they do not).
+    pub model_help: String,
+    /// What the settings say of the *Base URL* field, for a preset whose base URL is the user's
+    /// own (empty: the generic words).
+    pub base_url_help: String,
+    /// The address that field shows as an example (empty: a local server's).
+    pub base_url_example: String,
 }
 
 impl ProviderPreset {
     /// Every preset, in the order the settings list them.
-    pub const ALL: [ProviderPreset; 11] = [
+    pub const ALL: [ProviderPreset; 12] = [
         ProviderPreset::Anthropic,
         ProviderPreset::OpenAi,
+        ProviderPreset::Azure,
         ProviderPreset::Gemini,
         ProviderPreset::Mistral,
         ProviderPreset::DeepSeek,
@@ -79,6 +91,8 @@ impl ProviderPreset {
                 ("Anthropic", ProviderKind::Anthropic, ANTHROPIC_BASE_URL, "claude-sonnet-4-5", true)
             }
             ProviderPreset::OpenAi => ("OpenAI", ProviderKind::OpenAi, OPENAI_BASE_URL, "gpt-4.1", true),
+            // The resource's address and its deployment are the user's own.
+            ProviderPreset::Azure => ("Azure OpenAI", ProviderKind::OpenAiCompatible, "", "", true),
             // Google's alias for its newest Flash model, which has a free tier.
             ProviderPreset::Gemini => {
                 ("Google Gemini", ProviderKind::OpenAiCompatible, GEMINI_BASE_URL, "gemini-flash-latest", true)
@@ -109,6 +123,8 @@ impl ProviderPreset {
         let key_url = match self {
             ProviderPreset::Anthropic => "https://console.anthropic.com/settings/keys",
             ProviderPreset::OpenAi => "https://platform.openai.com/api-keys",
+            // The resource's *Keys and Endpoint* page.
+            ProviderPreset::Azure => "https://portal.azure.com",
             ProviderPreset::Gemini => "https://aistudio.google.com/apikey",
             ProviderPreset::Mistral => "https://console.mistral.ai/api-keys",
             ProviderPreset::DeepSeek => "https://platform.deepseek.com/api_keys",
@@ -125,6 +141,14 @@ impl ProviderPreset {
                 .collect(),
             _ => BTreeMap::new(),
         };
+        let (model_help, base_url_help, base_url_example) = match self {
+            ProviderPreset::Azure => (
+                "The name you gave the model's deployment (Azure AI Foundry → Deployments).",
+                "Your resource's endpoint, as the Azure portal shows it under Keys and Endpoint (a deployment's target URI works too).",
+                "NAME.openai.azure.com",
+            ),
+            _ => ("", "", ""),
+        };
         PresetInfo {
             name: name.into(),
             kind,
@@ -133,6 +157,9 @@ impl ProviderPreset {
             needs_key,
             key_url: key_url.into(),
             headers,
+            model_help: model_help.into(),
+            base_url_help: base_url_help.into(),
+            base_url_example: base_url_example.into(),
         }
     }
 
@@ -174,6 +201,7 @@ mod tests {
             [
                 "\"anthropic\"",
                 "\"openai\"",
+                "\"azure\"",
                 "\"gemini\"",
                 "\"mistral\"",
                 "\"deepseek\"",

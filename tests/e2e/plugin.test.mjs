@@ -44,14 +44,15 @@ before(async () => {
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    // Google's and Mistral's API hosts reach the test server (over plain HTTP, at its port), so
-    // the plugin can talk to a "Gemini" whose address is Google's and a "Mistral" at Mistral's.
+    // Google's, Mistral's and Azure's API hosts reach the test server (over plain HTTP, at its
+    // port), so the plugin can talk to a "Gemini" whose address is Google's, a "Mistral" at
+    // Mistral's and an "Azure" resource at Azure's.
     args: [
       "--no-sandbox",
       "--headless",
       "--disable-gpu",
       "--disable-background-networking",
-      `--host-resolver-rules=MAP ${GOOGLE_HOST} 127.0.0.1, MAP ${MISTRAL_HOST} 127.0.0.1`,
+      `--host-resolver-rules=MAP ${GOOGLE_HOST} 127.0.0.1, MAP ${MISTRAL_HOST} 127.0.0.1, MAP *.${AZURE_DOMAIN} 127.0.0.1`,
     ],
   });
 });
@@ -64,6 +65,7 @@ after(async () => {
 /** Google's and Mistral's API hosts, which the test browser resolves to this machine. */
 const GOOGLE_HOST = "generativelanguage.googleapis.com";
 const MISTRAL_HOST = "api.mistral.ai";
+const AZURE_DOMAIN = "openai.azure.com";
 
 const NOTES = {
   "Cooking/Bread.md": "# Bread\n\nSourdough at 230 °C.\n\nLet the loaf cool for an hour.\n",
@@ -1238,6 +1240,52 @@ test("Mistral AI: Magistral's thinking shows, its call runs, and every request i
   await settings.locator('a[href="https://console.mistral.ai/api-keys"]').waitFor();
   assert.equal(await settings.locator("select").first().inputValue(), "mistral");
   await page.screenshot({ path: `${ARTIFACTS}/settings-mistral.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("Azure OpenAI: the endpoint as the portal shows it, the key in Azure's header, the model a deployment", async () => {
+  const id = `e2e-azure-${Date.now()}`;
+  await script(id, [{ text: "Bake the sourdough at 230 °C." }]);
+  // A deployment's target URI as Azure AI Foundry shows it, pasted whole.
+  const resource = `http://${id}.${AZURE_DOMAIN}:${new URL(origin).port}`;
+  const page = await openHost({
+    mock: id,
+    data: {
+      provider: {
+        preset: "azure",
+        model: "bread-gpt",
+        baseUrl: `${resource}/openai/deployments/bread-gpt/chat/completions?api-version=2025-01-01-preview`,
+      },
+    },
+    keys: { "vault-agent-azure-key": "azure-e2e" },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  const [sent] = await requests(id);
+  assert.equal(sent.path, `/mock/${id}/openai/v1/chat/completions`, "the resource's v1 API, no api-version");
+  assert.equal(sent.headers["api-key"], "azure-e2e");
+  assert.equal(sent.headers.authorization, undefined, "a bearer token is Entra ID's on Azure");
+  assert.equal(sent.body.model, "bread-gpt");
+  assert.equal(sent.body.max_completion_tokens, 8192);
+  assert.equal(sent.body.max_tokens, undefined);
+
+  // The picker lists no models (Azure's list is not of deployments) and says so; a name typed works.
+  await page.locator(".vault-agent-model").click();
+  const picker = page.locator(".modal.prompt");
+  await picker.locator(".suggestion-empty", { hasText: "not your deployments" }).waitFor();
+  await picker.locator(".prompt-input").fill("bread-gpt-mini");
+  await picker.locator(".vault-agent-model-item", { hasText: "not in the server's list" }).waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/model-picker-azure.png` });
+  await page.keyboard.press("Escape");
+  assert.equal((await requests(id)).length, 1, "the models list is not asked for");
+
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const settings = page.locator(".vault-agent-settings");
+  await settings.locator('a[href="https://portal.azure.com"]').waitFor();
+  assert.equal(await settings.locator("select").first().inputValue(), "azure");
+  assert.match(await settingRow(settings, "Model").textContent(), /deployment/);
+  await page.screenshot({ path: `${ARTIFACTS}/settings-azure.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

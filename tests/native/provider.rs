@@ -438,6 +438,46 @@ fn mistral_gets_a_request_it_accepts() {
     assert!(planned.len() == 9 && planned.chars().all(|c| c.is_ascii_alphanumeric()), "{planned}");
 }
 
+/// Azure OpenAI from the address its portal shows: the v1 API's base, the key in `api-key`
+/// (not a bearer token, which Azure reads as Microsoft Entra ID's), the output limit as
+/// `max_completion_tokens` (its reasoning deployments refuse `max_tokens`); a model that names
+/// no deployment is said to be one; its models list is not asked for.
+#[test]
+fn azure_gets_its_key_header_and_deployments_by_name() {
+    use vault_agent::protocol::ProviderSetting;
+    use vault_agent::provider::list_models;
+    let not_deployed = json!({"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."}});
+    let http =
+        FakeHttp::new(vec![Reply::sse(&fixture("openai/text.sse")), Reply::status(404, &not_deployed.to_string())]);
+    let mut config = ProviderPreset::Azure.config("my-gpt-5").with_api_key("azure-key");
+    config.base_url = Some(
+        "https://my-res.openai.azure.com/openai/deployments/my-gpt-5/chat/completions?api-version=2025-01-01-preview"
+            .into(),
+    );
+    let (provider, _) = make(config.clone(), &http);
+    let answer = assemble(&collect(provider.as_ref(), &request())).finish();
+    assert!(!answer.content.is_empty());
+    let sent = &http.requests()[0];
+    assert_eq!(sent.url, "https://my-res.openai.azure.com/openai/v1/chat/completions");
+    assert!(sent.headers.contains(&("api-key".into(), "azure-key".into())));
+    assert!(sent.headers.iter().all(|(name, _)| name != "authorization"));
+    let body = FakeHttp::body_json(sent);
+    assert_eq!((body["model"].as_str(), body["max_completion_tokens"].as_u64()), (Some("my-gpt-5"), Some(1024)));
+    assert!(body.get("max_tokens").is_none());
+
+    let events = collect(provider.as_ref(), &request());
+    let Some(StreamEvent::Error { error }) = events.last() else { panic!("{events:?}") };
+    assert_eq!((error.kind, error.setting()), (ErrorKind::BadRequest, Some(ProviderSetting::Model)));
+    assert!(error.explain().starts_with("Azure has no deployment by the model's name"), "{}", error.explain());
+    assert_eq!(http.requests().len(), 2);
+
+    let list = futures::executor::block_on(list_models(&config, &*http, &CancelToken::new())).unwrap();
+    let problem = list.problem.expect("Azure's list is not of deployments");
+    assert!(list.models.is_empty() && problem.message.contains("not your deployments"), "{problem:?}");
+    assert_eq!(problem.setting, Some(ProviderSetting::Model));
+    assert_eq!(http.requests().len(), 2);
+}
+
 /// A compatible server that refuses fields by name — `stream_options` (Groq once did, older
 /// Azure API versions), a temperature (OpenAI's reasoning models), `max_tokens` (the same
 /// models behind a proxy) — gets the same request again at once without each, the answer

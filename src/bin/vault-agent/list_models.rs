@@ -1,4 +1,4 @@
-//! `vault-agent list-models --provider anthropic|openai|gemini|mistral|deepseek|xai|groq
+//! `vault-agent list-models --provider anthropic|openai|gemini|mistral|deepseek|xai|groq|azure
 //! [--base-url URL] [--json]`: the chat models the provider's server has, one id per line (with the server's name,
 //! the context window and the price per million tokens after tabs, where known), or the list as
 //! JSON.

@@ -22,6 +22,9 @@ pub enum Provider {
     Xai,
     /// Groq's API, OpenAI-compatible (key: --api-key or GROQ_API_KEY).
     Groq,
+    /// Azure OpenAI: a resource's v1 API, the model a deployment's name (endpoint: --base-url or
+    /// AZURE_OPENAI_ENDPOINT; key: --api-key or AZURE_OPENAI_API_KEY).
+    Azure,
 }
 
 #[derive(clap::Args)]
@@ -37,7 +40,8 @@ pub struct ProviderArgs {
     #[arg(long)]
     base_url: Option<String>,
     /// The API key; defaults to the provider's variable: $ANTHROPIC_API_KEY, $OPENAI_API_KEY,
-    /// $GEMINI_API_KEY, $MISTRAL_API_KEY, $DEEPSEEK_API_KEY, $XAI_API_KEY or $GROQ_API_KEY.
+    /// $GEMINI_API_KEY, $MISTRAL_API_KEY, $DEEPSEEK_API_KEY, $XAI_API_KEY, $GROQ_API_KEY or
+    /// $AZURE_OPENAI_API_KEY.
     #[arg(long)]
     api_key: Option<String>,
     /// The output limit in tokens per model call.
@@ -72,11 +76,19 @@ impl ProviderArgs {
             Provider::Deepseek => (ProviderPreset::DeepSeek, "DEEPSEEK_API_KEY"),
             Provider::Xai => (ProviderPreset::XAi, "XAI_API_KEY"),
             Provider::Groq => (ProviderPreset::Groq, "GROQ_API_KEY"),
+            Provider::Azure => (ProviderPreset::Azure, "AZURE_OPENAI_API_KEY"),
         };
         let info = preset.info();
         let mut config = preset.config(&self.model);
         if let Some(base_url) = &self.base_url {
             config.base_url = Some(base_url.clone());
+        } else if matches!(self.provider, Provider::Azure) {
+            config.base_url = std::env::var("AZURE_OPENAI_ENDPOINT").ok().filter(|url| !url.trim().is_empty());
+            if config.base_url.is_none() {
+                return Err(Error::Invalid(
+                    "Azure OpenAI needs your resource's endpoint: pass --base-url or set AZURE_OPENAI_ENDPOINT".into(),
+                ));
+            }
         }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;

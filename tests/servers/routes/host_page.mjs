@@ -75,6 +75,7 @@ function demoConfig(origin, env) {
     deepseek: env.DEEPSEEK_API_KEY,
     xai: env.XAI_API_KEY,
     groq: env.GROQ_API_KEY,
+    azure: env.AZURE_OPENAI_API_KEY,
     openrouter: env.OPENROUTER_API_KEY,
   };
   let preset = env.VAULT_AGENT_PROVIDER;
@@ -84,7 +85,9 @@ function demoConfig(origin, env) {
   if (preset === "mock") {
     data.provider = { preset: "custom", model: "mock", baseUrl: `${origin}/mock/demo/openai/v1` };
   } else if (preset) {
-    data.provider = { preset, model: env.VAULT_AGENT_MODEL ?? "", baseUrl: env.VAULT_AGENT_BASE_URL ?? "" };
+    // Azure's resource is the user's own: its endpoint under Azure's own variable too.
+    const baseUrl = env.VAULT_AGENT_BASE_URL ?? (preset === "azure" ? env.AZURE_OPENAI_ENDPOINT : undefined) ?? "";
+    data.provider = { preset, model: env.VAULT_AGENT_MODEL ?? "", baseUrl };
     const key = env.VAULT_AGENT_API_KEY ?? keyFor[preset];
     if (key) secrets[`vault-agent-${preset}-key`] = key;
   }

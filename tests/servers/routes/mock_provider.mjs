@@ -219,6 +219,14 @@ export function setScript(id, body) {
 }
 
 export const routes = {
+  // An Azure resource, `NAME.openai.azure.com` (which the e2e browser resolves to this server):
+  // its v1 API is mock session NAME's OpenAI API.
+  "/openai/v1/": async (req, res, url) => {
+    const name = String(req.headers.host ?? "").match(/^([a-z0-9-]+)\.openai\.azure\.com(?::\d+)?$/)?.[1];
+    if (!name) return false;
+    const rest = url.pathname.slice("/openai/v1/".length);
+    return routes["/mock/"](req, res, new URL(`/mock/${name}/openai/v1/${rest}${url.search}`, url));
+  },
   "/mock/": async (req, res, url) => {
     const match = url.pathname.match(/^\/mock\/([^/]+)(?:\/(.*))?$/);
     if (!match) return false;
