@@ -92,7 +92,8 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         },
         _ => return Err(unreadable("has no list of models")),
     };
-    let mut dated = Vec::new();
+    // Each model with when it was made, and its names where it has aliases.
+    let mut dated: Vec<(Option<i64>, ModelInfo, Vec<String>)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for entry in entries {
         let Some(id) = entry.get("id").or_else(|| entry.get("name")).and_then(Value::as_str).map(str::trim) else {
@@ -118,14 +119,45 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
                 .find_map(|k| entry.get(*k)?.as_u64());
         let created = entry.get("created").and_then(Value::as_i64);
         let price = entry.get("pricing").and_then(server_price);
-        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }));
+        let aliases: Vec<&str> = entry
+            .get("aliases")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(Value::as_str).map(str::trim).collect())
+            .unwrap_or_default();
+        // Mistral lists a model once under each of its names (`mistral-medium-2508`,
+        // `mistral-medium-latest`, `mistral-medium`), each naming the others as aliases: one row
+        // for them, under the `-latest` name where there is one (the model a user wants kept up
+        // to date), its dated name beside it.
+        if !aliases.is_empty() {
+            let group = alias_group(id, &aliases);
+            if let Some(i) = dated.iter().position(|(_, _, g)| *g == group) {
+                let kept = &mut dated[i].1;
+                if id.ends_with("-latest") && !kept.id.ends_with("-latest") {
+                    let dated_name = std::mem::replace(&mut kept.id, id.to_string());
+                    kept.name = name.or(Some(dated_name));
+                }
+                continue;
+            }
+            dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }, group));
+            continue;
+        }
+        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }, Vec::new()));
     }
     // Newest first when every model is dated (OpenAI, OpenRouter, Ollama); Anthropic's list is
     // newest first already, and others' order is the server's choice.
-    if dated.iter().all(|(created, _)| created.is_some()) {
+    if dated.iter().all(|(created, _, _)| created.is_some()) {
         crate::sort::sort_by(&mut dated, |a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
     }
-    Ok(dated.into_iter().map(|(_, model)| model).collect())
+    Ok(dated.into_iter().map(|(_, model, _)| model).collect())
+}
+
+/// A model's names, its id among its aliases, sorted: the same for every entry of one model
+/// whose entries name each other.
+fn alias_group(id: &str, aliases: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::iter::once(id).chain(aliases.iter().copied()).map(str::to_string).collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// OpenRouter's `pricing`: US dollars per token, as decimal strings.
@@ -342,6 +374,29 @@ mod tests {
         let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
         assert_eq!(ids(&models), ["magistral-medium-latest", "mistral-medium-2508"]);
         assert_eq!(models[1].context_window, Some(131_072));
+    }
+
+    /// Mistral lists a model under each of its names, each entry naming the others: one row,
+    /// under the `-latest` name, with the dated one beside it.
+    #[test]
+    fn a_model_listed_under_each_of_its_names_is_one_row() {
+        let entry = |id: &str, aliases: &[&str]| {
+            serde_json::json!({"id": id, "object": "model", "created": 1763000000, "name": "mistral-medium-2508",
+                "capabilities": {"completion_chat": true}, "max_context_length": 131072, "aliases": aliases})
+        };
+        let body = serde_json::json!({"object": "list", "data": [
+            entry("mistral-medium-2508", &["mistral-medium-latest", "mistral-medium"]),
+            entry("mistral-medium", &["mistral-medium-2508", "mistral-medium-latest"]),
+            entry("mistral-medium-latest", &["mistral-medium-2508", "mistral-medium"]),
+            {"id": "mistral-small-2506", "created": 1763000000, "capabilities": {"completion_chat": true},
+             "aliases": ["mistral-small-latest"]},
+            {"id": "open-mistral-nemo", "created": 1763000000, "capabilities": {"completion_chat": true}},
+        ]})
+        .to_string();
+        let models = parse_models(ProviderKind::OpenAiCompatible, &body).unwrap();
+        assert_eq!(ids(&models), ["mistral-medium-latest", "mistral-small-2506", "open-mistral-nemo"]);
+        assert_eq!(models[0].name.as_deref(), Some("mistral-medium-2508"));
+        assert_eq!(models[0].context_window, Some(131_072));
     }
 
     #[test]
