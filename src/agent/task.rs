@@ -15,6 +15,7 @@ use fast_path::{recipe_use, FastPath};
 use super::hooks::{CondenseHook, EndHook, HookContext};
 use super::snapshot::{DoneCall, PendingTurn, RunProgress, SnapshotWriter, TaskSnapshot, SNAPSHOT_VERSION};
 use super::subtask::{stops_parent, Shared, Subtasks};
+use super::transcript::LOOP_NOTE;
 use super::{AgentConfig, Mode};
 use crate::cancel::{with_cancel, CancelToken};
 use crate::context::{
@@ -160,7 +161,18 @@ struct ModelTurn {
     stop_reason: StopReason,
     latency_ms: u64,
     first_token_ms: Option<u64>,
+    /// The server refused the tool call the model wrote after some of the answer had streamed
+    /// ([`ProviderError::refused_tool_call`]): `message` is the answer so far.
+    refused_call: Option<ProviderError>,
 }
+
+/// What the model is told when the server refused the tool call it wrote after some of its
+/// answer had streamed (the provider itself asks again when none had).
+const CALL_REFUSED: &str = "The server refused your last tool call: it could not be read. Write the call again, its \
+arguments one JSON object that matches the tool's schema, or answer without it.";
+
+/// How many such refusals a task answers by asking again; the next ends it.
+const CALL_REFUSALS: u32 = 3;
 
 impl ModelTurn {
     /// The report of step `step`, made by this call (its tool calls are added once they ran).
@@ -501,6 +513,7 @@ impl AgentTask {
         let mut last_request_ms: Option<u64> = None;
         let mut prepared_step = run.steps.len() as u32;
         let mut overflow_retried = false;
+        let mut refused_calls = 0;
         self.deadline_at = (self.config.deadline_ms > 0).then(|| self.clock.now_ms() + self.config.deadline_ms);
         self.recall_memory().await;
         if fresh {
@@ -610,6 +623,19 @@ impl AgentTask {
                     let text = turn.message.text();
                     if !turn.message.content.is_empty() {
                         self.history.push(turn.message);
+                    }
+                    if let Some(error) = turn.refused_call {
+                        refused_calls += 1;
+                        if refused_calls > CALL_REFUSALS {
+                            self.host.emit(&AgentEvent::provider_error(&error));
+                            break EndReason::Failed { kind: Some(error.kind), message: error.message };
+                        }
+                        self.host.emit(&AgentEvent::Warning {
+                            message: "The server refused the tool call the model wrote; the model is asked to write it again."
+                                .into(),
+                        });
+                        self.append_user_text(format!("{LOOP_NOTE}{CALL_REFUSED}"));
+                        continue;
                     }
                     if calls.is_empty() {
                         final_text = Some(text);
@@ -946,10 +972,10 @@ impl AgentTask {
     async fn final_round(&mut self, run: &mut RunProgress, why: &str) -> Option<String> {
         let notes = [
             format!(
-                "Stop: {why}. Do not call any more tools. Answer the user now with what you have found so far, \
-                 and say plainly what you could not do."
+                "{LOOP_NOTE}Stop: {why}. Do not call any more tools. Answer the user now with what you have found so \
+                 far, and say plainly what you could not do."
             ),
-            SALVAGE_NOTE.to_string(),
+            format!("{LOOP_NOTE}{SALVAGE_NOTE}"),
         ];
         for (i, note) in notes.into_iter().enumerate() {
             if i > 0 {
@@ -1163,6 +1189,16 @@ impl AgentTask {
                 StreamEvent::ThinkingDelta { text } if to_host => {
                     self.host.emit(&AgentEvent::ThinkingDelta { text: text.clone() })
                 }
+                StreamEvent::Error { error } if error.refused_tool_call() && streamed_chars > 0 => {
+                    return Ok(ModelTurn {
+                        usage: self.usage_so_far(request, assembler.usage(), streamed_chars),
+                        message: assembler.finish(),
+                        stop_reason: StopReason::Other("refused tool call".into()),
+                        latency_ms: self.clock.now_ms().saturating_sub(sent),
+                        first_token_ms,
+                        refused_call: Some(error.clone()),
+                    });
+                }
                 StreamEvent::Error { error } => {
                     if error.kind == ErrorKind::Cancelled {
                         // The provider saw the stop first (its transport watches the same token).
@@ -1193,6 +1229,7 @@ impl AgentTask {
             stop_reason,
             latency_ms: self.clock.now_ms().saturating_sub(sent),
             first_token_ms,
+            refused_call: None,
         })
     }
 

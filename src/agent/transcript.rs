@@ -193,10 +193,14 @@ fn step(
     }
 }
 
-/// Whether `message` is a user's request (text), not tool results.
+/// What begins a note of the agent loop's own that may stand as a user message of its own (no
+/// tool results to ride on): the model reads it, and it is not the user's request.
+pub(crate) const LOOP_NOTE: &str = "[Agent] ";
+
+/// Whether `message` is a user's request (text), not tool results nor a note of the loop's.
 pub(crate) fn is_request(message: &Message) -> bool {
     message.role == Role::User
-        && message.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
+        && message.content.iter().any(|b| matches!(b, ContentBlock::Text { text } if !text.starts_with(LOOP_NOTE)))
         && !message.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }
 

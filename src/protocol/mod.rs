@@ -365,6 +365,14 @@ impl ProviderError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ProviderError { kind, message: message.into(), status: None, retry_after_ms: None }
     }
+
+    /// Whether the server refused a tool call the model wrote badly: Groq checks each call
+    /// against the tool's schema and answers "Failed to call a function. Please adjust your
+    /// prompt." (`tool_use_failed`) instead of it. Sampling again, the model told why, usually
+    /// succeeds.
+    pub fn refused_tool_call(&self) -> bool {
+        self.kind == ErrorKind::BadRequest && self.message.to_ascii_lowercase().contains("failed to call a function")
+    }
 }
 
 impl ProviderError {

@@ -120,11 +120,10 @@ the tool's schema. Call the tool again, or answer without it.";
 /// schema and answers "Failed to call a function. Please adjust your prompt." (`tool_use_failed`)
 /// instead — often, with some models (users of Kimi K2 there reported most calls refused).
 /// Sampling again with the model told why usually succeeds; at most twice a request, then the
-/// error is the caller's.
+/// error is the caller's. (Once some of the answer has streamed, the agent's loop asks instead.)
 fn ask_for_the_call_again(error: &ProviderError, mut body: Value) -> Option<Value> {
     const TIMES: usize = 2;
-    if error.kind != ErrorKind::BadRequest || !error.message.to_ascii_lowercase().contains("failed to call a function")
-    {
+    if !error.refused_tool_call() {
         return None;
     }
     let messages = body.get_mut("messages")?.as_array_mut()?;

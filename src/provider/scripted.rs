@@ -30,6 +30,8 @@ pub enum Turn {
     Reply { thinking: Option<String>, text: String, calls: Vec<ScriptedCall> },
     /// The call fails with this error (after no events).
     Fail(ProviderError),
+    /// Streams `text`, then fails with `error`: a server's error event mid-answer.
+    Broken { text: String, error: ProviderError },
     /// Streams `text`, then waits until the task is cancelled.
     Hang { text: String },
     /// The turn is computed from the request (to answer what the tools returned).
@@ -166,6 +168,11 @@ impl ModelProvider for ScriptedProvider {
                 (vec![error(ProviderError::new(ErrorKind::Protocol, "the scripted model has no more turns"))], false)
             }
             Some(Turn::Fail(e)) => (vec![error(e)], false),
+            Some(Turn::Broken { text, error: e }) => {
+                let mut events = chunks(&text, self.chunk_chars, |t| StreamEvent::TextDelta { text: t });
+                events.push(error(e));
+                (events, false)
+            }
             Some(Turn::Hang { text }) => {
                 (chunks(&text, self.chunk_chars, |t| StreamEvent::TextDelta { text: t }), true)
             }

@@ -1290,6 +1290,40 @@ test("Azure OpenAI: the endpoint as the portal shows it, the key in Azure's head
   await page.close();
 });
 
+test("Groq refuses a tool call after the answer began: the chat keeps the words so far, says why, and the model writes the call again", async () => {
+  const id = `e2e-groq-refused-${Date.now()}`;
+  const chunk = (delta) => `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "moonshotai/kimi-k2-instruct", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+  // Groq's stream, as its users' reports show it: some text, then an error event for the call.
+  const raw =
+    chunk({ role: "assistant", content: "Let me read " }) +
+    chunk({ content: "your bread note." }) +
+    `data: ${JSON.stringify({ error: { message: "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.", type: "invalid_request_error", code: "tool_use_failed", failed_generation: '<function=read_file>{"path": "Cooking/Bread.md"' } })}\n\n`;
+  await script(id, [
+    { raw, chunkSize: 30 },
+    { toolCalls: [{ id: "g1", name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    { text: "Bake the sourdough at 230 °C." },
+  ]);
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "custom", model: "moonshotai/kimi-k2-instruct", baseUrl: `${origin}/mock/${id}/openai/v1` } },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Let me read your bread note." }).waitFor();
+  await page.locator(".vault-agent-chat", { hasText: "refused the tool call the model wrote" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-chat", { hasText: "Failed to call a function" }).count(), 0, "no error ends the task");
+  const sent = await requests(id);
+  assert.equal(sent.length, 3);
+  const asked = sent[1].body.messages.slice(-2);
+  assert.deepEqual(asked.map((m) => m.role), ["assistant", "user"]);
+  assert.equal(asked[0].content, "Let me read your bread note.");
+  assert.match(asked[1].content, /The server refused your last tool call/);
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/groq-refused-call.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("a local model that takes no tools and thinks in <think> tags: its tools go as text, its thinking shows as thinking", async () => {
   const id = `e2e-notools-${Date.now()}`;
   // Ollama's answer to tools for a model whose template has none: a 400 typed as an api_error.

@@ -225,6 +225,47 @@ fn a_provider_error_ends_the_task_with_its_category() {
     assert!(h.host.events().iter().any(|e| matches!(e, AgentEvent::Error { kind: Some(ErrorKind::Auth), .. })));
 }
 
+/// Groq refuses a tool call its model wrote badly with an error event, which can come after
+/// some of the answer has streamed: the answer so far is kept, the model is asked to write the
+/// call again, and the task goes on; past three such refusals the task ends with the error.
+#[test]
+fn a_tool_call_the_server_refused_mid_answer_is_asked_for_again() {
+    use vault_agent::protocol::ProviderError;
+    let refused = || Turn::Broken {
+        text: "Let me look at the plan.".into(),
+        error: ProviderError::new(
+            ErrorKind::BadRequest,
+            "Failed to call a function. Please adjust your prompt. The model wrote: read_file{\"path\": ",
+        ),
+    };
+    let h = Harness::new(
+        notes(),
+        [refused(), Turn::tools([("read_file", json!({"path": "Work/Plan.md"}))]), Turn::text("The plan is ready.")],
+    );
+    let mut task = h.task(config());
+    let report = block_on(task.run("what is the plan?"));
+    assert_eq!(report.end, EndReason::Answered);
+    assert_eq!(report.final_text.as_deref(), Some("The plan is ready."));
+    // Shown again (a saved chat), it is one request, whose answer keeps the words so far.
+    let turns = vault_agent::agent::transcript_turns(task.history(), &[]);
+    assert_eq!(turns.len(), 1, "the note to the model is not a request of the user's");
+    assert_eq!(turns[0].request.as_ref().map(|r| r.text.as_str()), Some("what is the plan?"));
+    let second = &h.provider.requests()[1];
+    let asked = last_user_text(second);
+    assert!(asked.contains("The server refused your last tool call"), "{asked}");
+    let before = &second.messages[second.messages.len() - 2];
+    assert_eq!((before.role, before.text()), (Role::Assistant, "Let me look at the plan.".to_string()));
+    let warned = h.host.events().iter().any(
+        |e| matches!(e, AgentEvent::Warning { message } if message.contains("refused the tool call the model wrote")),
+    );
+    assert!(warned);
+
+    let h = Harness::new(notes(), [refused(), refused(), refused(), refused()]);
+    let report = block_on(h.task(config()).run("what is the plan?"));
+    assert!(matches!(report.end, EndReason::Failed { kind: Some(ErrorKind::BadRequest), .. }), "{:?}", report.end);
+    assert_eq!(h.provider.requests().len(), 4);
+}
+
 #[test]
 fn the_rate_limit_spaces_model_calls_on_the_clock() {
     let h = Harness::new(notes(), [listing_turn(0), listing_turn(1), Turn::text("ok")]);
