@@ -1,4 +1,4 @@
-import { Notice, Platform, Plugin, TFile, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, TFile, type Editor, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
@@ -13,6 +13,7 @@ import { describeUndo } from "./views/UndoModal";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
 import { SearchModal } from "./views/SearchModal";
 import { editSelection, editorView, inlineEditExtension } from "./views/inlineEdit";
+import { isAttachable } from "./views/media";
 import { errorMessage } from "./views/turn";
 
 /**
@@ -59,12 +60,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       checkCallback: (checking) => {
         const file = this.app.workspace.getActiveFile();
         if (!file || file.extension !== "md") return false;
-        if (!checking) {
-          void this.openChat().then((view) => {
-            view?.attach(file);
-            view?.focusInput(`Ask about ${file.basename}…`);
-          });
-        }
+        if (!checking) this.askAbout(file);
         return true;
       },
     });
@@ -74,14 +70,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       editorCheckCallback: (checking, editor, ctx) => {
         const selection = editor.getSelection();
         if (!selection.trim()) return false;
-        if (!checking) {
-          const file = ctx.file;
-          void this.openChat().then((view) => {
-            if (file) view?.attach(file);
-            // Quoted, with a line to write the question on; the user sends it.
-            view?.fillInput(`${quote(selection)}\n\n`);
-          });
-        }
+        if (!checking) this.askAboutSelection(selection, ctx.file);
         return true;
       },
     });
@@ -92,11 +81,45 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       name: "Edit the selection",
       editorCheckCallback: (checking, editor, ctx) => {
         const file = ctx.file;
-        if (!file || file.extension !== "md" || !editor.getSelection() || !editorView(editor)) return false;
+        if (!file || !canEditSelection(editor, file)) return false;
         if (!checking) editSelection(this, this.app.workspace, editor, file, ctx);
         return true;
       },
     });
+    // The same actions where Obsidian's users look for them: the editor's and the file
+    // explorer's right-click menus.
+    this.registerEvent(
+      this.app.workspace.on("editor-menu", (menu, editor, info) => {
+        const file = info.file;
+        // The selection as the menu opened on it (clicking the menu may move the editor's).
+        const selection = editor.getSelection();
+        if (selection.trim()) {
+          menu.addItem((item) =>
+            item.setTitle("Ask Vault Agent about the selection").setIcon("bot").onClick(() => this.askAboutSelection(selection, file)),
+          );
+          if (file && canEditSelection(editor, file)) {
+            const [from, to] = [editor.getCursor("from"), editor.getCursor("to")];
+            menu.addItem((item) =>
+              item
+                .setTitle("Edit the selection with Vault Agent")
+                .setIcon("pencil")
+                .onClick(() => {
+                  editor.setSelection(from, to);
+                  editSelection(this, this.app.workspace, editor, file, info);
+                }),
+            );
+          }
+        } else if (file?.extension === "md") {
+          menu.addItem((item) => item.setTitle("Ask Vault Agent about this note").setIcon("bot").onClick(() => this.askAbout(file)));
+        }
+      }),
+    );
+    this.registerEvent(
+      this.app.workspace.on("file-menu", (menu, file) => {
+        if (!(file instanceof TFile) || !isAttachable(file.path)) return;
+        menu.addItem((item) => item.setTitle("Ask Vault Agent about this file").setIcon("bot").onClick(() => this.askAbout(file)));
+      }),
+    );
     this.addCommand({ id: "undo-last-task", name: "Undo the last task", callback: () => void this.undoLastTask() });
     // No default hotkey (Obsidian's guidelines): users bind one under Settings → Hotkeys.
     this.addCommand({ id: "search-vault", name: "Search the vault", callback: () => this.openSearch() });
@@ -353,6 +376,23 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     return leaf.view instanceof ChatView ? leaf.view : null;
   }
 
+  /** The chat with `file` attached (a note, an image or a PDF), waiting for the question. */
+  private askAbout(file: TFile): void {
+    void this.openChat().then((view) => {
+      view?.attach(file);
+      view?.focusInput(`Ask about ${file.basename}…`);
+    });
+  }
+
+  /** The chat with `selection` quoted in its box (its note attached), a line to ask on. */
+  private askAboutSelection(selection: string, file: TFile | null): void {
+    void this.openChat().then((view) => {
+      if (file) view?.attach(file);
+      // The user writes the question and sends it.
+      view?.fillInput(`${quote(selection)}\n\n`);
+    });
+  }
+
   private chatViews(): ChatView[] {
     return this.app.workspace
       .getLeavesOfType(VIEW_TYPE_CHAT)
@@ -387,6 +427,11 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       new Notice(`Undo failed: ${errorMessage(error)}`);
     }
   }
+}
+
+/** Whether inline edit can rewrite `editor`'s selection in `file` (a note, in an editor it can draw in). */
+function canEditSelection(editor: Editor, file: TFile): boolean {
+  return file.extension === "md" && !!editor.getSelection() && !!editorView(editor);
 }
 
 /** `text` as a Markdown quote. */

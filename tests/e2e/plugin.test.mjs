@@ -1762,6 +1762,50 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   await page.close();
 });
 
+test("the right-click menus: a file in the explorer, the note in the editor, a selection — each opens the chat with it", async () => {
+  const id = `e2e-menus-${Date.now()}`;
+  await script(id, [{ text: "unused" }]);
+  const page = await openHost({ mock: id });
+  await page.locator(".vault-agent-welcome").waitFor();
+  const menu = page.locator(".menu");
+  const titles = () => menu.locator(".menu-item-title").allTextContents();
+  const chips = page.locator(".vault-agent-composer .vault-agent-chip");
+
+  // The file explorer: a note (and only files the chat can attach get the item).
+  await page.locator(".nav-file-title", { hasText: "Travel/Kyoto.md" }).click({ button: "right" });
+  assert.deepEqual(await titles(), ["Ask Vault Agent about this file"]);
+  await page.screenshot({ path: `${ARTIFACTS}/menu-file.png` });
+  await menu.locator(".menu-item").click();
+  await chips.filter({ hasText: "Travel/Kyoto.md" }).waitFor();
+  assert.equal(await page.locator(".vault-agent-input").getAttribute("placeholder"), "Ask about Kyoto…");
+  assert.equal(await menu.count(), 0, "the menu closes");
+
+  // The editor with nothing selected: the note.
+  await page.evaluate(() => window.fakeObsidian.select(""));
+  await page.locator(".fake-host-note .cm-content").click({ button: "right" });
+  assert.deepEqual(await titles(), ["Ask Vault Agent about this note"]);
+  await page.keyboard.press("Escape");
+  assert.equal(await menu.count(), 0, "Escape closes the menu");
+
+  // A selection: asking about it, or editing it.
+  await page.evaluate(() => window.fakeObsidian.select("Sourdough at 230 °C."));
+  await page.locator(".fake-host-note .cm-content").click({ button: "right" });
+  assert.deepEqual(await titles(), ["Ask Vault Agent about the selection", "Edit the selection with Vault Agent"]);
+  await page.screenshot({ path: `${ARTIFACTS}/menu-selection.png` });
+  await menu.locator(".menu-item", { hasText: "Ask Vault Agent about the selection" }).click();
+  await chips.filter({ hasText: "Cooking/Bread.md" }).waitFor();
+  await page.waitForFunction(() => document.querySelector(".vault-agent-input").value.includes("> Sourdough at 230 °C."));
+  // Editing it: inline edit's prompt opens over that selection.
+  await page.evaluate(() => window.fakeObsidian.select("Let the loaf cool"));
+  await page.locator(".fake-host-note .cm-content").click({ button: "right" });
+  await menu.locator(".menu-item", { hasText: "Edit the selection with Vault Agent" }).click();
+  await page.locator(".vault-agent-inline-prompt .vault-agent-inline-input").waitFor();
+  assert.equal(await page.evaluate(() => window.fakeObsidian.app.workspace.activeEditor.editor.getSelection()), "Let the loaf cool");
+  assert.equal((await requests(id)).length, 0, "nothing is sent");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 /** The open note alone on a phone (the sidebar drawer closed), or back to the wide window. */
 async function noteLayout(page, kind) {
   await page.evaluate((phone) => {

@@ -298,6 +298,47 @@ export async function requestUrl(request) {
   return response;
 }
 
+// ---- menus -------------------------------------------------------------------------------------
+
+/**
+ * Shows `menu` (the mocks' `Menu`, which records its items) at (x, y) as Obsidian draws one: a
+ * `.menu` of `.menu-item`s with their icons and titles. A click runs the item and closes the
+ * menu, as a click elsewhere or Escape does; a menu without items is not shown.
+ */
+export function showMenu(menu, x, y) {
+  document.querySelector(".menu")?.remove();
+  const items = menu.menuItems__;
+  if (!items.length) return;
+  const el = document.body.createDiv({ cls: "menu" });
+  const close = () => {
+    el.remove();
+    document.removeEventListener("mousedown", outside, true);
+    document.removeEventListener("keydown", escape, true);
+  };
+  const outside = (evt) => !el.contains(evt.target) && close();
+  const escape = (evt) => evt.key === "Escape" && close();
+  for (const item of items) {
+    const row = el.createDiv({ cls: "menu-item tappable" });
+    const icon = row.createDiv({ cls: "menu-item-icon" });
+    if (item.icon__) mocks.setIcon(icon, item.icon__);
+    row.createDiv({ cls: "menu-item-title", text: item.title__ });
+    row.addEventListener("click", (evt) => {
+      close();
+      item.onClick__?.(evt);
+    });
+  }
+  // Within the window, as Obsidian keeps its menus.
+  el.style.left = `${Math.max(0, Math.min(x, window.innerWidth - el.offsetWidth - 4))}px`;
+  el.style.top = `${Math.max(0, Math.min(y, window.innerHeight - el.offsetHeight - 4))}px`;
+  document.addEventListener("mousedown", outside, true);
+  document.addEventListener("keydown", escape, true);
+}
+
+/** A new menu, as Obsidian makes one for a right click. */
+export function newMenu() {
+  return mocks.Menu.forEvent(null);
+}
+
 // ---- the plugin's registrations go into the page ----------------------------------------------
 
 Plugin.prototype.registerView = function registerView(type, creator) {

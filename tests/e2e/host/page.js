@@ -294,6 +294,14 @@ function noteView(app, root) {
     }),
   });
   body.hide();
+  // The editor's menu: plugins add to it on `editor-menu` (with the editor and the note).
+  body.addEventListener("contextmenu", (evt) => {
+    if (!current) return;
+    evt.preventDefault();
+    const menu = obsidian.newMenu();
+    app.workspace.trigger("editor-menu", menu, editor, { file: current, editor });
+    obsidian.showMenu(menu, evt.clientX, evt.clientY);
+  });
   // A note opened: its text, the cursor at its end. A note changed under the editor: only the
   // stretch that differs is replaced (as Obsidian merges), so the cursor and decorations around
   // it stay; a cursor at the end stays at the end.
@@ -404,6 +412,13 @@ function fileList(app, left, notes) {
     for (const file of files.slice(0, 200)) {
       const item = list.createDiv({ cls: "nav-file-title tree-item-self", text: file.path });
       item.addEventListener("click", () => void notes.open(file));
+      // The file explorer's menu: plugins add to it on `file-menu`.
+      item.addEventListener("contextmenu", (evt) => {
+        evt.preventDefault();
+        const menu = obsidian.newMenu();
+        app.workspace.trigger("file-menu", menu, file, "file-explorer", null);
+        obsidian.showMenu(menu, evt.clientX, evt.clientY);
+      });
     }
     if (files.length > 200) list.createDiv({ cls: "nav-file-more", text: `… ${files.length - 200} more` });
   };
