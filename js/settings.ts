@@ -70,6 +70,8 @@ export interface VaultAgentSettings {
     textToolDialect: "" | NonNullable<ProviderConfig["textToolDialect"]>;
     /** Whether the model sees images; "auto": the core knows it from the model's name. */
     vision: "auto" | "yes" | "no";
+    /** Headers sent with every request to a custom server, one `Name: value` a line (a proxy's or a gateway's own). */
+    headers: string;
   };
   /**
    * API keys by preset, only where Obsidian has no secret storage (before 1.11.4); otherwise
@@ -159,7 +161,7 @@ export const SETTINGS_VERSION = 2;
 
 export const DEFAULT_SETTINGS: VaultAgentSettings = {
   version: SETTINGS_VERSION,
-  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "", vision: "auto" },
+  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "", vision: "auto", headers: "" },
   apiKeys: {},
   transport: "auto",
   agent: {
@@ -335,10 +337,32 @@ export function providerConfig(
   if (!model && !modelOptional) return { missing: "a model name" };
   const config: ProviderConfig = { kind: preset.kind, model, baseUrl, maxTokens: settings.provider.maxTokens };
   if (apiKey) config.apiKey = apiKey;
-  if (Object.keys(preset.headers).length) config.headers = { ...preset.headers };
+  const headers = { ...preset.headers, ...(settings.provider.preset === "custom" ? parseHeaders(settings.provider.headers).headers : {}) };
+  if (Object.keys(headers).length) config.headers = headers;
   if (settings.provider.textToolDialect) config.textToolDialect = settings.provider.textToolDialect;
   if (settings.provider.vision !== "auto") config.vision = settings.provider.vision === "yes";
   return config;
+}
+
+/** A header's name: an HTTP token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The headers in `text`, one `Name: value` a line (empty lines and `#` comments skipped), and the
+ * numbers of the lines that are not headers.
+ */
+export function parseHeaders(text: string): { headers: Record<string, string>; wrong: number[] } {
+  const headers: Record<string, string> = {};
+  const wrong: number[] = [];
+  text.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) return;
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon).trim() : "";
+    if (!HEADER_NAME.test(name)) wrong.push(index + 1);
+    else headers[name] = line.slice(colon + 1).trim();
+  });
+  return { headers, wrong };
 }
 
 /** The agent's knobs from the settings. */

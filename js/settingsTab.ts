@@ -9,6 +9,7 @@ import {
   APPROVAL_CATEGORIES,
   LOCAL_MODELS,
   PRESETS,
+  parseHeaders,
   providerConfig,
   webSearch,
   type EmbedderChoice,
@@ -169,6 +170,28 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             await this.save();
           }),
       );
+
+    if (provider.preset === "custom") {
+      const described = "Sent with every request, one Name: value a line (a proxy's or a gateway's own). Kept in the plugin's data, not in secret storage.";
+      const headers = new Setting(el).setName("Extra headers").setDesc(described);
+      const say = (value: string) => {
+        const { wrong } = parseHeaders(value);
+        const lines = wrong.length === 1 ? `Line ${wrong[0]} is` : `Lines ${wrong.join(", ")} are`;
+        headers.setDesc(wrong.length ? `${described} ${lines} not Name: value, and not sent.` : described);
+      };
+      headers.controlEl.addClass("vault-agent-wide-control");
+      headers.addTextArea((t) => {
+        t.inputEl.rows = 2;
+        t.setPlaceholder("X-Gateway-Key: …")
+          .setValue(provider.headers)
+          .onChange(async (value) => {
+            provider.headers = value;
+            say(value);
+            await this.save();
+          });
+      });
+      say(provider.headers);
+    }
 
     new Setting(el)
       .setName("Tool calls as text")

@@ -131,6 +131,15 @@ test("each provider preset becomes a provider configuration, or says what is mis
   assert.equal(router.headers["X-Title"], "Vault Agent");
   const custom = providerConfig(withProvider({ preset: "custom", model: "m", baseUrl: " http://h:1/v1 " }), "");
   assert.equal(custom.baseUrl, "http://h:1/v1");
+  assert.equal(custom.headers, undefined);
+  // A custom server's extra headers, one a line; what is not a header is not sent.
+  const text = "cf-aig-authorization: Bearer gw-1\n\n# a comment\nnot a header\nX-Team :  notes ";
+  assert.deepEqual(settings.parseHeaders(text), { headers: { "cf-aig-authorization": "Bearer gw-1", "X-Team": "notes" }, wrong: [4] });
+  const gateway = providerConfig(withProvider({ preset: "custom", model: "m", baseUrl: "http://h:1/v1", headers: text }), "");
+  assert.deepEqual(gateway.headers, { "cf-aig-authorization": "Bearer gw-1", "X-Team": "notes" });
+  // Another preset's requests do not carry them (the field is the custom server's).
+  const kept = providerConfig(withProvider({ preset: "openrouter", headers: text }), "k");
+  assert.equal(kept.headers["cf-aig-authorization"], undefined);
 });
 
 test("API keys go to Obsidian's secret storage where it exists, else to the plugin's data", () => {

@@ -68,6 +68,8 @@ fn chat_speaks_to_an_openai_compatible_server_without_a_key() {
             "llama3.2",
             "--max-tokens",
             "64",
+            "--header",
+            "cf-aig-authorization: Bearer gw-1",
             "hi",
         ],
         &[],
@@ -79,6 +81,7 @@ fn chat_speaks_to_an_openai_compatible_server_without_a_key() {
     let seen = seen.lock().unwrap();
     assert_eq!(seen[0].line, "POST /v1/chat/completions HTTP/1.1");
     assert_eq!(seen[0].header("authorization"), None);
+    assert_eq!(seen[0].header("cf-aig-authorization"), Some("Bearer gw-1"));
     let body: serde_json::Value = serde_json::from_str(&seen[0].body).unwrap();
     assert_eq!(body["max_tokens"], 64);
 }

@@ -47,6 +47,10 @@ pub struct ProviderArgs {
     /// The output limit in tokens per model call.
     #[arg(long, default_value_t = vault_agent::provider::DEFAULT_MAX_TOKENS)]
     max_tokens: u32,
+    /// A header sent with every request, `NAME: VALUE` (a proxy's or a gateway's own;
+    /// repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
 }
 
 impl ProviderArgs {
@@ -58,7 +62,7 @@ impl ProviderArgs {
         api_key: Option<String>,
         max_tokens: u32,
     ) -> Self {
-        ProviderArgs { provider, model, base_url, api_key, max_tokens }
+        ProviderArgs { provider, model, base_url, api_key, max_tokens, headers: Vec::new() }
     }
 
     /// The provider's config, or why it cannot work (a missing key). Base URLs, kinds and
@@ -92,6 +96,14 @@ impl ProviderArgs {
         }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;
+        for header in &self.headers {
+            let (name, value) = header
+                .split_once(':')
+                .map(|(name, value)| (name.trim(), value.trim()))
+                .filter(|(name, _)| !name.is_empty() && !name.contains(char::is_whitespace))
+                .ok_or_else(|| Error::Invalid(format!("--header {header:?} is not NAME: VALUE")))?;
+            config.headers.insert(name.to_string(), value.to_string());
+        }
         if info.needs_key && config.api_key.is_none() {
             return Err(Error::Invalid(format!("{} needs an API key: pass --api-key or set {env_key}", info.name)));
         }
