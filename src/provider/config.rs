@@ -234,10 +234,15 @@ impl ProviderConfig {
     }
 
     /// The base URL requests go under ([`address::api_base`](super::address::api_base) of the
-    /// one in effect) and the API key (none when blank), or why the API cannot be called: a base
+    /// one in effect; for Anthropic also without a trailing `/v1` or `/v1/messages`, which its
+    /// requests add) and the API key (none when blank), or why the API cannot be called: a base
     /// URL that is not http(s), no key where the API needs one.
     pub(crate) fn endpoint(&self) -> Result<(String, Option<&str>)> {
-        let base_url = super::address::api_base(self.effective_base_url());
+        let mut base_url = super::address::api_base(self.effective_base_url());
+        if self.kind == ProviderKind::Anthropic {
+            let base = base_url.strip_suffix("/messages").unwrap_or(&base_url);
+            base_url = base.strip_suffix("/v1").unwrap_or(base).to_string();
+        }
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(Error::Invalid(format!("the base URL {base_url:?} is not an http:// or https:// URL")));
         }

@@ -312,6 +312,24 @@ fn openai_compatible_sends_a_minimal_header_set() {
     assert!(http.requests()[1].headers.iter().all(|(k, _)| k != "authorization"));
 }
 
+/// An address pasted with the endpoint on it (as servers' docs show one) is read as the base its
+/// requests go under.
+#[test]
+fn a_pasted_endpoint_is_read_as_its_base() {
+    for (config, pasted, sent) in [
+        (anthropic(), "http://mock.test/v1/messages", "http://mock.test/v1/messages"),
+        (anthropic(), "http://mock.test/v1/", "http://mock.test/v1/messages"),
+        (openai(), "http://mock.test/v1/chat/completions/", "http://mock.test/v1/chat/completions"),
+    ] {
+        let fixture_name =
+            if config.kind == ProviderKind::Anthropic { "anthropic/text.sse" } else { "openai/text.sse" };
+        let http = FakeHttp::new(vec![Reply::sse(&fixture(fixture_name))]);
+        let (provider, _) = make(config.with_base_url(pasted), &http);
+        collect(provider.as_ref(), &request());
+        assert_eq!(http.requests()[0].url, sent, "{pasted}");
+    }
+}
+
 #[test]
 fn a_request_may_name_another_model_than_the_providers() {
     for (config, fixture_name) in [(anthropic(), "anthropic/text.sse"), (openai(), "openai/text.sse")] {
