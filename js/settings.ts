@@ -134,8 +134,8 @@ export interface VaultAgentSettings {
   };
   /** The user's own price, US dollars per million tokens; `null`: the list price. */
   price: { input: number; output: number } | null;
-  /** The engine `web_search` asks (Brave's key is kept as API keys are, under `web-search`). */
-  webSearch: { engine: "off" | "brave" | "searxng"; baseUrl: string };
+  /** The engine `web_search` asks (Brave's key is kept as API keys are, under `web-search`; Tavily's under `tavily`). */
+  webSearch: { engine: "off" | "brave" | "tavily" | "searxng"; baseUrl: string };
   /**
    * MCP servers whose tools the agent may call. A server's bearer token is kept as API keys
    * are, under `mcp-<name>` ({@link mcpServers} adds it to the requests).
@@ -259,7 +259,7 @@ function fill(defaults: unknown, data: unknown): unknown {
 }
 
 /** Whose API key: a provider preset's, the embeddings API's, or an MCP server's bearer token. */
-export type KeyName = ProviderPreset | "embeddings" | "web-search" | `mcp-${string}`;
+export type KeyName = ProviderPreset | "embeddings" | "web-search" | "tavily" | `mcp-${string}`;
 
 /** The id of an API key in Obsidian's secret storage (lower-case letters, digits and dashes). */
 export const secretId = (name: KeyName): string => `vault-agent-${name.toLowerCase().replace(/[^a-z0-9-]/g, "-")}-key`;
@@ -283,8 +283,8 @@ export function mcpServers(settings: VaultAgentSettings, keys: { get(name: KeyNa
 /** The engine the agent's `web_search` asks, or `null` for none (off, or not set up yet). */
 export function webSearch(settings: VaultAgentSettings, keys: { get(name: KeyName): string }): WebSearchConfig | null {
   const { engine, baseUrl } = settings.webSearch;
-  if (engine === "brave") {
-    const apiKey = keys.get("web-search").trim();
+  if (engine === "brave" || engine === "tavily") {
+    const apiKey = keys.get(engine === "brave" ? "web-search" : "tavily").trim();
     return apiKey ? { engine, apiKey } : null;
   }
   if (engine === "searxng") return baseUrl.trim() ? { engine, baseUrl: baseUrl.trim() } : null;

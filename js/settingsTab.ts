@@ -71,7 +71,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     safetySection(containerEl, this.ctx);
   }
 
-  /** The engine `web_search` asks: Brave Search's API (its key kept as API keys are) or a SearXNG instance. */
+  /** The engine `web_search` asks: Brave Search's or Tavily's API (their keys kept as API keys are) or a SearXNG instance. */
   private webSearchSection(el: HTMLElement): void {
     const search = this.ctx.settings.webSearch;
     new Setting(el)
@@ -80,10 +80,10 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       .setDesc("Lets the agent search the web in modes with the web tools (the agent mode has them). Each search asks you first: the query leaves the vault.");
     new Setting(el)
       .setName("Search engine")
-      .setDesc(`${BRAVE_SEARCH} needs a key from its API dashboard (a free plan exists); SearXNG, an instance with its JSON format turned on.`)
+      .setDesc(`${BRAVE_SEARCH} and Tavily need a key from their dashboards (both have a free plan; Tavily's asks for no card); SearXNG, an instance with its JSON format turned on.`)
       .addDropdown((d) =>
         d
-          .addOptions({ off: "Off", brave: BRAVE_SEARCH, searxng: "SearXNG" })
+          .addOptions({ off: "Off", brave: BRAVE_SEARCH, tavily: "Tavily", searxng: "SearXNG" })
           .setValue(search.engine)
           .onChange(async (engine) => {
             search.engine = engine as typeof search.engine;
@@ -92,6 +92,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           }),
       );
     if (search.engine === "brave") this.apiKeySetting(el, `${BRAVE_SEARCH} API key`, "web-search", "Subscription token", () => this.save());
+    if (search.engine === "tavily") this.apiKeySetting(el, "Tavily API key", "tavily", "tvly-…", () => this.save(), "https://app.tavily.com");
     if (search.engine === "searxng") {
       new Setting(el)
         .setName("SearXNG address")
@@ -294,7 +295,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
   private async testWebSearch(): Promise<TestOutcome> {
     const engine = webSearch(this.ctx.settings, this.ctx.apiKeyStore());
     if (!engine) {
-      const missing = this.ctx.settings.webSearch.engine === "brave" ? "an API key" : "the instance's address";
+      const missing = this.ctx.settings.webSearch.engine === "searxng" ? "the instance's address" : "an API key";
       return { ok: false, text: `Not set up: the search engine needs ${missing}.` };
     }
     try {

@@ -1401,7 +1401,7 @@ screeningModel: string | null, };
 /**
  * The search engine `web_search` asks, as the user set it up.
  */
-export type WebSearchConfig = { "engine": "brave", apiKey: string, } | { "engine": "searxng", baseUrl: string, };
+export type WebSearchConfig = { "engine": "brave", apiKey: string, } | { "engine": "tavily", apiKey: string, } | { "engine": "searxng", baseUrl: string, };
 
 /**
  * What the settings' test of a search engine found.

@@ -1,5 +1,5 @@
 //! `web_search`: the web's results for a query, through a search engine the user set up: Brave
-//! Search's API (with their key) or their own SearXNG. Each search needs the user's approval
+//! Search's or Tavily's API (with their key) or their own SearXNG. Each search needs the user's approval
 //! (the query leaves the vault) unless web calls run without asking; a result is others' words,
 //! marked as data like a fetched page.
 
@@ -25,6 +25,8 @@ const SNIPPET_CHARS: usize = 400;
 
 /// Brave Search's web search endpoint.
 pub const BRAVE_SEARCH_URL: &str = "https://api.search.brave.com/res/v1/web/search";
+/// Tavily's search endpoint.
+pub const TAVILY_SEARCH_URL: &str = "https://api.tavily.com/search";
 
 /// The search engine `web_search` asks, as the user set it up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -32,6 +34,8 @@ pub const BRAVE_SEARCH_URL: &str = "https://api.search.brave.com/res/v1/web/sear
 pub enum WebSearchConfig {
     /// Brave Search's API, with the user's subscription token.
     Brave { api_key: String },
+    /// Tavily's search API (made for agents; its free plan needs no card), with the user's key.
+    Tavily { api_key: String },
     /// A SearXNG instance (the user's own or a public one) with its JSON format turned on.
     Searxng { base_url: String },
 }
@@ -41,6 +45,7 @@ impl WebSearchConfig {
     fn name(&self) -> &'static str {
         match self {
             WebSearchConfig::Brave { .. } => "Brave Search",
+            WebSearchConfig::Tavily { .. } => "Tavily",
             WebSearchConfig::Searxng { .. } => "SearXNG",
         }
     }
@@ -52,6 +57,11 @@ impl WebSearchConfig {
             WebSearchConfig::Brave { api_key } => HttpRequest::get(format!("{BRAVE_SEARCH_URL}?q={q}&count={count}"))
                 .header("accept", "application/json")
                 .header("x-subscription-token", api_key.trim()),
+            WebSearchConfig::Tavily { api_key } => {
+                HttpRequest::post_json(TAVILY_SEARCH_URL, &serde_json::json!({"query": query, "max_results": count}))
+                    .header("accept", "application/json")
+                    .header("authorization", format!("Bearer {}", api_key.trim()))
+            }
             WebSearchConfig::Searxng { base_url } => {
                 HttpRequest::get(format!("{}/search?q={q}&format=json", base_url.trim().trim_end_matches('/')))
                     .header("accept", "application/json")
@@ -64,7 +74,7 @@ impl WebSearchConfig {
         let answer: Value = serde_json::from_str(body).ok()?;
         let (list, snippet) = match self {
             WebSearchConfig::Brave { .. } => (answer.get("web")?.get("results")?, "description"),
-            WebSearchConfig::Searxng { .. } => (answer.get("results")?, "content"),
+            WebSearchConfig::Tavily { .. } | WebSearchConfig::Searxng { .. } => (answer.get("results")?, "content"),
         };
         let text = |entry: &Value, key: &str| entry.get(key).and_then(Value::as_str).map(plain).unwrap_or_default();
         Some(
@@ -218,6 +228,9 @@ async fn search(
     if !(200..300).contains(&status) {
         let hint = match (engine, status) {
             (WebSearchConfig::Brave { .. }, 401 | 403 | 422) => " (check the Brave Search API key in the settings)",
+            (WebSearchConfig::Tavily { .. }, 401 | 403) => " (check the Tavily API key in the settings)",
+            // Tavily's own statuses for a plan's searches used up.
+            (WebSearchConfig::Tavily { .. }, 432 | 433) => " (the plan's searches are used up for now)",
             (WebSearchConfig::Searxng { .. }, 403) => {
                 " (the instance must allow the json format: search.formats in its settings.yml)"
             }
@@ -275,6 +288,16 @@ mod tests {
         let results = brave.results(body).unwrap();
         assert_eq!(results.len(), 1, "only web addresses");
         assert_eq!((results[0].title.as_str(), results[0].snippet.as_str()), ("Sync", "Sync notes"));
+
+        let tavily = WebSearchConfig::Tavily { api_key: "tvly-key ".into() };
+        let request = tavily.request("a b", 3);
+        assert_eq!((request.method.as_str(), request.url.as_str()), ("POST", "https://api.tavily.com/search"));
+        assert!(request.headers.contains(&("authorization".into(), "Bearer tvly-key".into())));
+        let sent: Value = serde_json::from_slice(request.body.as_deref().unwrap()).unwrap();
+        assert_eq!(sent, serde_json::json!({"query": "a b", "max_results": 3}));
+        let body = r#"{"query":"a b","results":[{"title":"Sync","url":"https://obsidian.md/sync","content":"Sync notes","score":0.9}],"response_time":0.8}"#;
+        let results = tavily.results(body).unwrap();
+        assert_eq!((results[0].url.as_str(), results[0].snippet.as_str()), ("https://obsidian.md/sync", "Sync notes"));
 
         let searx = WebSearchConfig::Searxng { base_url: "http://localhost:8888/".into() };
         assert_eq!(searx.request("a", 5).url, "http://localhost:8888/search?q=a&format=json");

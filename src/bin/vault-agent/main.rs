@@ -65,7 +65,8 @@ mod cli {
         ListModels(crate::list_models::Args),
         /// Run the agent on a task over the vault: it searches, reads and (with approval)
         /// changes notes.
-        Run(crate::run::Args),
+        // Boxed: its options are many times the other commands'.
+        Run(Box<crate::run::Args>),
         /// List the tasks that did not finish, or resume one where it stopped.
         Resume(crate::resume::Args),
         /// Restore everything a task changed (default: the newest task); files changed since
@@ -104,7 +105,7 @@ mod cli {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
                 Command::ListModels(args) => crate::list_models::run(args).await,
-                Command::Run(args) => crate::run::run(args).await,
+                Command::Run(args) => crate::run::run(*args).await,
                 Command::Resume(args) => crate::resume::run(args).await,
                 Command::Undo(args) => crate::undo::undo(args, false).await,
                 Command::Redo(args) => crate::undo::undo(args, true).await,

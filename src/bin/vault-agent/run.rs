@@ -66,11 +66,14 @@ pub struct Args {
     #[arg(long, value_name = "DOMAIN")]
     web_deny: Vec<String>,
     /// Offer web_search through a SearXNG instance at this address (its JSON format on).
-    #[arg(long, value_name = "URL", conflicts_with = "brave_search")]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["brave_search", "tavily"])]
     searxng: Option<String>,
     /// Offer web_search through Brave Search's API, with the key in BRAVE_SEARCH_API_KEY.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tavily")]
     brave_search: bool,
+    /// Offer web_search through Tavily's API, with the key in TAVILY_API_KEY.
+    #[arg(long)]
+    tavily: bool,
     /// A note, image or PDF (vault path) to attach to the request; repeatable. Images and PDFs
     /// go as the model takes them.
     #[arg(long, value_name = "PATH")]
@@ -79,17 +82,20 @@ pub struct Args {
     task: String,
 }
 
-/// The engine `--searxng` or `--brave-search` names, if either does.
+/// The engine `--searxng`, `--brave-search` or `--tavily` names, if one does.
 fn web_search(args: &Args) -> Result<Option<WebSearchConfig>> {
     if let Some(base_url) = &args.searxng {
         return Ok(Some(WebSearchConfig::Searxng { base_url: base_url.clone() }));
     }
-    if !args.brave_search {
-        return Ok(None);
-    }
-    match std::env::var("BRAVE_SEARCH_API_KEY") {
-        Ok(api_key) if !api_key.trim().is_empty() => Ok(Some(WebSearchConfig::Brave { api_key })),
-        _ => Err(Error::Invalid("--brave-search needs the API key in BRAVE_SEARCH_API_KEY".into())),
+    let (flag, variable) = match (args.brave_search, args.tavily) {
+        (true, _) => ("--brave-search", "BRAVE_SEARCH_API_KEY"),
+        (_, true) => ("--tavily", "TAVILY_API_KEY"),
+        _ => return Ok(None),
+    };
+    match std::env::var(variable) {
+        Ok(api_key) if !api_key.trim().is_empty() && args.brave_search => Ok(Some(WebSearchConfig::Brave { api_key })),
+        Ok(api_key) if !api_key.trim().is_empty() => Ok(Some(WebSearchConfig::Tavily { api_key })),
+        _ => Err(Error::Invalid(format!("{flag} needs the API key in {variable}"))),
     }
 }
 

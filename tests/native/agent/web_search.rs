@@ -77,6 +77,9 @@ fn without_an_engine_the_tool_is_not_offered() {
 fn the_plugin_names_the_engine_as_json() {
     let brave: AgentConfig = serde_json::from_value(json!({"webSearch": {"engine": "brave", "apiKey": "k"}})).unwrap();
     assert_eq!(brave.web_search, Some(WebSearchConfig::Brave { api_key: "k".into() }));
+    let tavily: AgentConfig =
+        serde_json::from_value(json!({"webSearch": {"engine": "tavily", "apiKey": "t"}})).unwrap();
+    assert_eq!(tavily.web_search, Some(WebSearchConfig::Tavily { api_key: "t".into() }));
     let off: AgentConfig = serde_json::from_value(json!({"webSearch": null})).unwrap();
     assert_eq!(off.web_search, None);
 }
