@@ -70,15 +70,19 @@ pub(crate) fn is_azure(url: &str) -> bool {
 
 /// The base URL requests go under, from what a user pasted: white space, trailing slashes and a
 /// trailing `/chat/completions` (the whole endpoint, as servers' docs show it) dropped. An Azure
-/// resource's address in any form its portals show — its endpoint (`https://name.openai.azure.com/`),
-/// a deployment's target URI (`…/openai/deployments/d/chat/completions?api-version=…`) — becomes
-/// its v1 API's base (`https://name.openai.azure.com/openai/v1`), which takes the deployment's name
-/// as the model and needs no API version.
+/// resource's OpenAI address in any form its portals show — its endpoint
+/// (`https://name.openai.azure.com/`), a deployment's target URI
+/// (`…/openai/deployments/d/chat/completions?api-version=…`) — becomes its v1 API's base
+/// (`https://name.openai.azure.com/openai/v1`), which takes the deployment's name as the model and
+/// needs no API version. Another API of the resource (`…/anthropic`) is left as it is.
 pub(crate) fn api_base(url: &str) -> String {
     let url = url.trim();
     if is_azure(url) {
-        let scheme = url.split_once("://").map_or("https", |(scheme, _)| scheme);
-        return format!("{scheme}://{}/openai/v1", authority(url));
+        let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+        let path = rest.find(['/', '?', '#']).map_or("", |at| &rest[at..]);
+        if path.trim_start_matches('/').is_empty() || path.starts_with("/openai") || path.starts_with('?') {
+            return format!("{scheme}://{}/openai/v1", authority(url));
+        }
     }
     let base = url.trim_end_matches('/');
     base.strip_suffix("/chat/completions").unwrap_or(base).trim_end_matches('/').to_string()
@@ -149,6 +153,8 @@ mod tests {
             ("https://my-res.cognitiveservices.azure.com", "https://my-res.cognitiveservices.azure.com/openai/v1"),
             // Typed without its scheme (the settings' example).
             ("my-res.openai.azure.com", "https://my-res.openai.azure.com/openai/v1"),
+            // Another of the resource's APIs stays where it is.
+            ("https://my-res.services.ai.azure.com/anthropic/", "https://my-res.services.ai.azure.com/anthropic"),
         ] {
             assert_eq!(api_base(pasted), base, "{pasted}");
         }
