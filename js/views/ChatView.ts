@@ -8,6 +8,7 @@ import type {
   ApprovalRequest,
   InterruptedTask,
   ModeConfig,
+  ModelInfo,
   ProviderConfig,
   RunReport,
   Transcript,
@@ -17,6 +18,7 @@ import type {
 import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel, webSearch } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
+import { count } from "./count";
 import { ConfirmModal, TextPromptModal } from "./dialogs";
 import { attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
 import { pickModel } from "./ModelPickerModal";
@@ -845,6 +847,8 @@ export class ChatView extends ItemView {
       text: "Search works without a model: use the search button above, or the command “Search the vault”.",
     });
     const buttons = box.createDiv({ cls: "vault-agent-connect-buttons" });
+    // A phone's own address has no model server; a computer's may already run one.
+    if (!Platform.isMobile) void this.offerLocalServer(box, buttons);
     // A provider without a model (LM Studio, a custom server) has a list to pick from.
     if (missing === "a model name") {
       const pick = buttons.createEl("button", { text: "Pick a model", cls: "mod-cta vault-agent-connect-pick" });
@@ -853,6 +857,28 @@ export class ChatView extends ItemView {
     const open = buttons.createEl("button", { text: "Open settings", cls: "vault-agent-open-settings" });
     if (missing !== "a model name") open.addClass("mod-cta");
     open.addEventListener("click", () => this.plugin.openSettings());
+  }
+
+  /**
+   * A model server already running on this computer (Ollama, else LM Studio), offered above
+   * `before` with its newest model: one click and the chat uses it.
+   */
+  private async offerLocalServer(box: HTMLElement, before: HTMLElement): Promise<void> {
+    const found = await findLocalServer(this.plugin);
+    if (!found || !box.isConnected) return;
+    const { preset, models } = found;
+    const model = models[0].id;
+    const offer = createDiv({ cls: "vault-agent-local-server" });
+    const server = preset === "ollama" ? "Ollama" : "LM Studio";
+    offer.createDiv({ text: `${server} is running on this computer, with ${count(models.length, "model")}.` });
+    const use = offer.createEl("button", { cls: "mod-cta vault-agent-use-local", text: `Use ${model}` });
+    use.addEventListener("click", () => {
+      Object.assign(this.plugin.settings.provider, { preset, model, baseUrl: "" });
+      void this.plugin.saveSettings().then(() => this.refresh());
+    });
+    box.insertBefore(offer, before);
+    // One call to action: the server found.
+    before.querySelector(".vault-agent-open-settings")?.removeClass("mod-cta");
   }
 
   private renderChips(): void {
@@ -1002,4 +1028,24 @@ function notStarted(message: string): RunReport {
     changedPaths: [],
     condensations: 0,
   };
+}
+
+/** How long a model server on this computer is waited for: it answers at once, or not at all. */
+const LOCAL_ASK_MS = 3_000;
+
+/** The first of Ollama and LM Studio whose server on this computer lists chat models, with them. */
+async function findLocalServer(
+  plugin: PluginContext,
+): Promise<{ preset: "ollama" | "lmstudio"; models: ModelInfo[] } | null> {
+  const { vault } = await plugin.core();
+  const ask = async (preset: "ollama" | "lmstudio") => {
+    const settings = { ...plugin.settings, provider: { ...plugin.settings.provider, preset, model: "", baseUrl: "" } };
+    const config = providerConfig(settings, "", { modelOptional: true });
+    if ("missing" in config) return null;
+    const late = new Promise<null>((resolve) => window.setTimeout(() => resolve(null), LOCAL_ASK_MS));
+    const list = await Promise.race([vault.listModels(config, plugin.transport()), late]).catch(() => null);
+    return list?.models.length ? { preset, models: list.models } : null;
+  };
+  const [ollama, lmStudio] = await Promise.all([ask("ollama"), ask("lmstudio")]);
+  return ollama ?? lmStudio;
 }

@@ -87,9 +87,11 @@ async function requests(id) {
  * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
  * open. `provider` names a mock session to point an Anthropic provider at (null: none).
  */
-async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl, keys = {} } = {}) {
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl, keys = {}, routes } = {}) {
   const viewport = mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 };
   const page = await browser.newPage({ viewport, hasTouch: !!mobile });
+  // Requests to other addresses (the page's and its workers'), answered by the test.
+  if (routes) await routes(page);
   // A platform that cannot make a worker: the core runs in the page's thread.
   if (noWorker) await page.addInitScript(() => delete window.Worker);
   const errors = [];
@@ -1760,6 +1762,53 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   assert.equal(await page.evaluate(() => (window.fakeObsidian.select(""), window.fakeObsidian.commands.get("ask-about-selection").editorCheckCallback(true, window.fakeObsidian.app.workspace.activeEditor.editor, window.fakeObsidian.app.workspace.activeEditor))), false);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test("a model server already running on this computer is offered in the welcome: one click and the chat uses it", async () => {
+  const id = `e2e-local-${Date.now()}`;
+  await script(id, [{ text: "Bake the sourdough at 230 °C." }]);
+  const asked = [];
+  const page = await openHost({
+    routes: async (page) => {
+      // Ollama on its own port, with two chat models and an embedding model; nothing at LM Studio's.
+      await page.route("http://localhost:11434/**", (route) => {
+        const url = new URL(route.request().url());
+        asked.push(`${route.request().method()} ${url.pathname}`);
+        if (url.pathname === "/v1/models") {
+          const data = [{ id: "qwen2.5:7b", created: 3 }, { id: "nomic-embed-text", created: 2 }, { id: "llama3.2:3b", created: 1 }];
+          return route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ object: "list", data }) });
+        }
+        if (url.pathname === "/v1/chat/completions") return route.continue({ url: `${origin}/mock/${id}/openai/v1/chat/completions` });
+        return route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ models: [] }) });
+      });
+      await page.route("http://localhost:1234/**", (route) => route.abort("connectionrefused"));
+    },
+  });
+  const offer = page.locator(".vault-agent-connect .vault-agent-local-server");
+  await offer.waitFor();
+  assert.equal(await offer.locator("div").first().textContent(), "Ollama is running on this computer, with 2 models.");
+  assert.equal(await page.locator(".vault-agent-open-settings.mod-cta").count(), 0, "one call to action");
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/local-server-offer.png` });
+  await offer.locator("button", { hasText: "Use qwen2.5:7b" }).click();
+  await page.locator(".vault-agent-welcome", { hasText: "Connected to qwen2.5:7b" }).waitFor();
+  const provider = await page.evaluate(() => window.fakeObsidian.plugin.settings.provider);
+  assert.deepEqual([provider.preset, provider.model, provider.baseUrl], ["ollama", "qwen2.5:7b", ""]);
+  await send(page, "How hot do I bake my bread?");
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  const [call] = await requests(id);
+  assert.equal(call.body.model, "qwen2.5:7b");
+  assert.ok(asked.includes("POST /v1/chat/completions"), asked.join(", "));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // On a phone the phone's own address is not asked.
+  const phoneAsked = [];
+  const phone = await openHost({ mobile: true, routes: (p) => p.route("http://localhost:11434/**", (route) => (phoneAsked.push(route.request().url()), route.abort("connectionrefused"))) });
+  await phone.locator(".vault-agent-connect").waitFor();
+  await phone.waitForTimeout(500);
+  assert.deepEqual(phoneAsked, []);
+  assert.equal(await phone.locator(".vault-agent-local-server").count(), 0);
+  await phone.close();
 });
 
 test("the right-click menus: a file in the explorer, the note in the editor, a selection — each opens the chat with it", async () => {
