@@ -127,6 +127,53 @@ fn run_does_a_task_then_undo_puts_the_vault_back() {
     assert!(!vault.path().join(".obsidian-agent/tmp").read_dir().is_ok_and(|mut d| d.next().is_some()));
 }
 
+/// Without a task, `run` is a chat: each line of the input a message, answered in turn over the
+/// history so far, and the chat saved where the plugin's history lists it.
+#[test]
+fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
+    use std::io::Write;
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]),
+        turn("The plan is to ship search.", &[]),
+        turn("Nothing else is planned.", &[]),
+    ]);
+    let dir = vault.path().to_str().unwrap();
+    let url = format!("{base}/v1");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+        .args(["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "local"])
+        .arg("--no-memory-extraction")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"what is my plan?\nanything else?\n\nnot sent\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stdout, "The plan is to ship search.\nNothing else is planned.\n");
+    assert!(stderr.contains("✓ read_file Projects/Plan.md"), "{stderr}");
+    // The second message went with the first exchange; the line after the empty one was not sent.
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    let last: Value = serde_json::from_str(&seen[2].body).unwrap();
+    let said: Vec<String> =
+        last["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str().map(str::to_string)).collect();
+    assert!(
+        said.iter().any(|t| t.contains("what is my plan?"))
+            && said.iter().any(|t| t.contains("The plan is to ship search.")),
+        "{said:?}"
+    );
+    assert!(said.last().unwrap().contains("anything else?"));
+    drop(seen);
+    let chats: Vec<_> = std::fs::read_dir(vault.path().join(".obsidian-agent/chats")).unwrap().flatten().collect();
+    assert_eq!(chats.len(), 1, "one saved chat");
+    let saved = std::fs::read_to_string(chats[0].path()).unwrap();
+    assert!(saved.contains("what is my plan?") && saved.contains("Nothing else is planned."), "{saved}");
+}
+
 #[test]
 fn run_hands_work_to_a_sub_task_and_one_undo_reverts_its_write() {
     let vault = sample_vault();

@@ -87,6 +87,6 @@ pub async fn run(args: Args) -> Result<()> {
     let conversation =
         open_conversation(&args.vault, provider, AgentConfig::default(), vault, clock, host.clone()).await?;
     eprintln!("resuming task {task_id}: {}", snapshot.request.lines().next().unwrap_or(""));
-    let (report, suspended) = interruptible(&conversation, conversation.resume(&snapshot)).await?;
+    let (report, suspended) = interruptible(&conversation, conversation.resume(&snapshot), true).await?;
     finish(&report, &host, &args.vault.vault, suspended)
 }

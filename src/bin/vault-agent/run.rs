@@ -1,6 +1,7 @@
 //! `vault-agent run --vault DIR --provider … --model M [--approve read,write,delete|--yes] "task"`:
 //! the agent loop over a folder. The answer streams to stdout; one line per tool call, warnings,
-//! approvals and the summary go to stderr.
+//! approvals and the summary go to stderr. Without a task it is a chat: each line of the
+//! terminal (or of piped input) a message, answered in turn, saved as the plugin saves its chats.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -78,8 +79,9 @@ pub struct Args {
     /// go as the model takes them.
     #[arg(long, value_name = "PATH")]
     attach: Vec<String>,
-    /// What to do.
-    task: String,
+    /// What to do. Without it: a chat, one message a line, until an empty line or the input's
+    /// end (saved in the vault's chats, which the plugin's history lists).
+    task: Option<String>,
 }
 
 /// The engine `--searxng`, `--brave-search` or `--tavily` names, if one does.
@@ -125,10 +127,50 @@ pub async fn run(args: Args) -> Result<()> {
         Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
     let conversation =
         open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
-    let outcome = interruptible(&conversation, conversation.send_with_attachments(&args.task, &args.attach)).await;
+    let Some(task) = &args.task else {
+        let outcome = chat(&conversation.saved_in_vault(None), &host, &args).await;
+        mcp.close().await;
+        return outcome;
+    };
+    let outcome = interruptible(&conversation, conversation.send_with_attachments(task, &args.attach), true).await;
     mcp.close().await;
     let (report, suspended) = outcome?;
     finish(&report, &host, &args.vault.vault, suspended)
+}
+
+/// A chat: each line of the input a message (the first with `--attach`'s files), answered
+/// before the next is read, until an empty line, the input's end or Ctrl-C at the prompt. Ctrl-C
+/// during an answer stops that task, as the plugin's Stop does; a task that ends without its
+/// answer is said, and the chat goes on.
+async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> Result<()> {
+    let vault = &args.vault.vault;
+    if host.interactive {
+        eprintln!("Chat with the agent over {}: a message a line; an empty line ends it.", vault.display());
+    }
+    let mut attach = args.attach.as_slice();
+    loop {
+        let line = {
+            let read = host.prompt(if host.interactive { "\n› " } else { "" });
+            let interrupt = tokio::signal::ctrl_c();
+            futures::pin_mut!(read, interrupt);
+            match select(read, interrupt).await {
+                Either::Left((line, _)) => line,
+                Either::Right(_) => None,
+            }
+        };
+        let message = line.as_deref().map(str::trim).unwrap_or_default();
+        if message.is_empty() {
+            break;
+        }
+        let (report, _) =
+            interruptible(conversation, conversation.send_with_attachments(message, attach), false).await?;
+        attach = &[];
+        if let Err(ended) = finish(&report, host, vault, false) {
+            eprintln!("{ended}");
+        }
+    }
+    eprintln!("The chat is saved in the vault: Vault Agent's chat history in Obsidian lists it.");
+    Ok(())
 }
 
 /// Start-up housekeeping: temporary files of chats that were never closed, and checkpoints
@@ -164,18 +206,23 @@ pub(crate) async fn open_conversation(
     Ok(conversation)
 }
 
-/// Runs `task` to its end; Ctrl-C stops it for now (its snapshot stays, to resume). Returns
-/// the report and whether it was stopped that way.
+/// Runs `task` to its end; Ctrl-C stops it — for now with `suspend` (its snapshot stays, to
+/// resume), else for good. Returns the report and whether it was stopped that way.
 pub(crate) async fn interruptible(
     conversation: &Conversation,
     task: impl std::future::Future<Output = Result<RunReport>>,
+    suspend: bool,
 ) -> Result<(RunReport, bool)> {
     // Ctrl-C stops the task; the loop then ends cleanly (report, snapshot kept).
     let interrupt = async {
         match tokio::signal::ctrl_c().await {
             Ok(()) => {
                 eprintln!("\nstopping…");
-                conversation.suspend();
+                if suspend {
+                    conversation.suspend();
+                } else {
+                    conversation.cancel();
+                }
             }
             Err(_) => futures::future::pending::<()>().await,
         }
@@ -252,6 +299,8 @@ pub(crate) struct TerminalHost {
     at_line_start: Cell<bool>,
     interactive: bool,
     asked_without_terminal: Cell<bool>,
+    /// The input's lines, read through one buffer: piped input is read ahead of the line asked for.
+    lines: tokio::sync::Mutex<tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>>,
 }
 
 impl TerminalHost {
@@ -261,6 +310,7 @@ impl TerminalHost {
             at_line_start: Cell::new(true),
             interactive: std::io::stdin().is_terminal(),
             asked_without_terminal: Cell::new(false),
+            lines: tokio::sync::Mutex::new(tokio::io::BufReader::new(tokio::io::stdin()).lines()),
         }
     }
 
@@ -274,8 +324,7 @@ impl TerminalHost {
     async fn prompt(&self, text: &str) -> Option<String> {
         eprint!("{text}");
         let _ = std::io::stderr().flush();
-        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        lines.next_line().await.ok().flatten()
+        self.lines.lock().await.next_line().await.ok().flatten()
     }
 }
 
