@@ -718,7 +718,12 @@ contextWindow?: number | null,
  * US dollars per million tokens: the server's own price (OpenRouter's list has them), or
  * the list price the cost meter would use; free on this machine; absent when unknown.
  */
-price?: ModelPrice | null, };
+price?: ModelPrice | null, 
+/**
+ * Whether the model calls tools itself, where the server says (OpenRouter's
+ * `supported_parameters`); one that does not gets them described in the prompt.
+ */
+tools?: boolean | null, };
 
 /**
  * What asking the server for its models found: the models, or why there are none.

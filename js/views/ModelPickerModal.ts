@@ -56,6 +56,8 @@ export class ModelPickerModal extends SuggestModal<ModelChoice> {
       model.name,
       model.contextWindow ? `${windowSize(model.contextWindow)} tokens` : null,
       model.price ? price(model.price) : null,
+      // The agent still works with it, describing its tools in the prompt, less reliably.
+      model.tools === false ? "no tool calling" : null,
     ].filter(Boolean);
     if (model.typed) meta.push("not in the server's list");
     if (meta.length) el.createDiv({ cls: "vault-agent-model-meta", text: meta.join(" · ") });

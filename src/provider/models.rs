@@ -32,6 +32,10 @@ pub struct ModelInfo {
     /// the list price the cost meter would use; free on this machine; absent when unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<ModelPrice>,
+    /// Whether the model calls tools itself, where the server says (OpenRouter's
+    /// `supported_parameters`); one that does not gets them described in the prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<bool>,
 }
 
 /// What asking the server for its models found: the models, or why there are none.
@@ -119,6 +123,10 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
                 .find_map(|k| entry.get(*k)?.as_u64());
         let created = entry.get("created").and_then(Value::as_i64);
         let price = entry.get("pricing").and_then(server_price);
+        let tools = entry
+            .get("supported_parameters")
+            .and_then(Value::as_array)
+            .map(|params| params.iter().any(|p| p.as_str() == Some("tools")));
         let aliases: Vec<&str> = entry
             .get("aliases")
             .and_then(Value::as_array)
@@ -138,10 +146,10 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
                 }
                 continue;
             }
-            dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }, group));
+            dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price, tools }, group));
             continue;
         }
-        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price }, Vec::new()));
+        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price, tools }, Vec::new()));
     }
     // Newest first when every model is dated (OpenAI, OpenRouter, Ollama); Anthropic's list is
     // newest first already, and others' order is the server's choice.
@@ -287,7 +295,10 @@ mod tests {
         ]}"#;
         let models = parse_models(ProviderKind::OpenAi, body).unwrap();
         assert_eq!(ids(&models), ["gpt-4.1", "o3", "gpt-4o"]);
-        assert_eq!(models[0], ModelInfo { id: "gpt-4.1".into(), name: None, context_window: None, price: None });
+        assert_eq!(
+            models[0],
+            ModelInfo { id: "gpt-4.1".into(), name: None, context_window: None, price: None, tools: None }
+        );
     }
 
     #[test]
@@ -317,8 +328,10 @@ mod tests {
     fn openrouter_gives_names_and_context_windows() {
         let body = r#"{"data":[
             {"id":"anthropic/claude-sonnet-4.5","name":"Anthropic: Claude Sonnet 4.5","created":1759161676,"context_length":1000000,
-             "pricing":{"prompt":"0.000003","completion":"0.000015","input_cache_read":"0.0000003"}},
-            {"id":"openai/gpt-4.1-mini","name":"openai/gpt-4.1-mini","created":1744651381,"context_length":1047576}
+             "pricing":{"prompt":"0.000003","completion":"0.000015","input_cache_read":"0.0000003"},
+             "supported_parameters":["max_tokens","temperature","tools","tool_choice"]},
+            {"id":"openai/gpt-4.1-mini","name":"openai/gpt-4.1-mini","created":1744651381,"context_length":1047576},
+            {"id":"google/gemma-2-9b-it","created":1720000000,"supported_parameters":["max_tokens","temperature"]}
         ]}"#;
         let models = parse_models(ProviderKind::OpenAiCompatible, body).unwrap();
         assert_eq!(models[0].name.as_deref(), Some("Anthropic: Claude Sonnet 4.5"));
@@ -327,6 +340,9 @@ mod tests {
         assert_eq!((price.input, price.output, price.cache_read, price.cache_write), (3.0, 15.0, 0.3, 3.0));
         // A name that only repeats the id is no name.
         assert_eq!(models[1].name, None);
+        // Which call tools, where the list says.
+        let tools: Vec<Option<bool>> = models.iter().map(|m| m.tools).collect();
+        assert_eq!(tools, [Some(true), None, Some(false)]);
     }
 
     /// xAI lists its image makers beside its chat models.

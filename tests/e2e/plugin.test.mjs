@@ -1454,6 +1454,24 @@ test("the model picker lists the server's models in the chat and the settings; t
   await page.close();
 });
 
+test("the model picker says which of the server's models call no tools (as OpenRouter's list does)", async () => {
+  const id = `e2e-models-tools-${Date.now()}`;
+  const models = [{ id: "anthropic/claude-sonnet-4.5", tools: true }, { id: "google/gemma-2-9b-it", tools: false }, "mistral/unsaid"];
+  assert.equal((await fetch(`${origin}/mock/${id}/script`, { method: "POST", body: JSON.stringify({ responses: [], models }) })).status, 200);
+  const page = await openHost({ data: { provider: { preset: "custom", model: "anthropic/claude-sonnet-4.5", baseUrl: `${origin}/mock/${id}/openai/v1` } } });
+  await page.locator(".vault-agent-model").click();
+  const rows = page.locator(".modal.prompt .vault-agent-model-item");
+  await until(page, () => document.querySelectorAll(".vault-agent-model-item").length === 3);
+  const meta = async (i) => (await rows.nth(i).locator(".vault-agent-model-meta").count()) ? rows.nth(i).locator(".vault-agent-model-meta").textContent() : "";
+  assert.doesNotMatch(await meta(0), /no tool calling/);
+  assert.match(await meta(1), /no tool calling/);
+  assert.doesNotMatch(await meta(2), /no tool calling/, "a list that does not say is not taken to mean no");
+  await page.screenshot({ path: `${ARTIFACTS}/model-picker-tools.png` });
+  await page.keyboard.press("Escape");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("Ollama serving a model with too small a window: the chat says how to give it more", async () => {
   const id = `e2e-ollama-window-${Date.now()}`;
   const body = { responses: [{ text: "Hi from a small window." }, { text: "OK" }], served: { "qwen2.5:latest": 4096 } };

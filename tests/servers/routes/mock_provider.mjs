@@ -278,12 +278,15 @@ export const routes = {
       s.requests.push({ method: req.method, path: url.pathname, headers: req.headers, body: null });
       const ids = s.models ?? DEFAULT_MODELS;
       const data = ids.map((entry, i) => {
-        const { id, contextLength } = typeof entry === "string" ? { id: entry } : entry;
+        const { id, contextLength, tools } = typeof entry === "string" ? { id: entry } : entry;
         if (protocol === "anthropic") {
           return { type: "model", id, display_name: id, created_at: new Date(Date.UTC(2026, 0, 30 - i)).toISOString() };
         }
         const listed = { id, object: "model", created: 1_767_000_000 - i * 86_400, owned_by: "mock" };
-        return contextLength ? { ...listed, context_length: contextLength } : listed;
+        if (contextLength) listed.context_length = contextLength;
+        // As OpenRouter says which models call tools.
+        if (tools !== undefined) listed.supported_parameters = tools ? ["max_tokens", "tools"] : ["max_tokens"];
+        return listed;
       });
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
       return true;
