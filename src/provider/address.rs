@@ -69,7 +69,8 @@ pub(crate) fn is_azure(url: &str) -> bool {
 }
 
 /// The base URL requests go under, from what a user pasted: white space, trailing slashes and a
-/// trailing `/chat/completions` (the whole endpoint, as servers' docs show it) dropped. An Azure
+/// trailing `/chat/completions` (the whole endpoint, as servers' docs show it) dropped, and `/v1`
+/// added to Ollama's or LM Studio's root (their ports, no path). An Azure
 /// resource's OpenAI address in any form its portals show — its endpoint
 /// (`https://name.openai.azure.com/`), a deployment's target URI
 /// (`…/openai/deployments/d/chat/completions?api-version=…`) — becomes its v1 API's base
@@ -85,7 +86,15 @@ pub(crate) fn api_base(url: &str) -> String {
         }
     }
     let base = url.trim_end_matches('/');
-    base.strip_suffix("/chat/completions").unwrap_or(base).trim_end_matches('/').to_string()
+    let base = base.strip_suffix("/chat/completions").unwrap_or(base).trim_end_matches('/');
+    // Ollama's and LM Studio's own ports, given without a path: their OpenAI-compatible API is
+    // under /v1 (the address their apps show is the server's root).
+    let rest = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let port = authority(base).rsplit_once(':').map(|(_, port)| port);
+    if !rest.contains('/') && matches!(port, Some("11434" | "1234")) {
+        return format!("{base}/v1");
+    }
+    base.to_string()
 }
 
 /// The header an API key goes in at `base_url`: Azure's `api-key` (a bearer token there is
@@ -142,6 +151,12 @@ mod tests {
             ("https://api.openai.com/v1", "https://api.openai.com/v1"),
             (" http://localhost:11434/v1/ ", "http://localhost:11434/v1"),
             ("http://localhost:8080/v1/chat/completions", "http://localhost:8080/v1"),
+            // Ollama's and LM Studio's roots, as their apps show them.
+            ("http://localhost:11434", "http://localhost:11434/v1"),
+            ("http://192.168.1.20:11434/", "http://192.168.1.20:11434/v1"),
+            ("http://127.0.0.1:1234", "http://127.0.0.1:1234/v1"),
+            ("http://localhost:11434/v1", "http://localhost:11434/v1"),
+            ("http://localhost:8080", "http://localhost:8080"),
             ("https://api.anthropic.com", "https://api.anthropic.com"),
             ("https://my-res.openai.azure.com/", "https://my-res.openai.azure.com/openai/v1"),
             ("https://my-res.openai.azure.com/openai/v1/", "https://my-res.openai.azure.com/openai/v1"),
