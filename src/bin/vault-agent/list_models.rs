@@ -1,7 +1,7 @@
 //! `vault-agent list-models --provider anthropic|openai|gemini|mistral|deepseek|xai|groq|azure
-//! [--base-url URL] [--json]`: the chat models the provider's server has, one id per line (with the server's name,
-//! the context window and the price per million tokens after tabs, where known), or the list as
-//! JSON.
+//! [--base-url URL] [--json]`: the chat models the provider's server has, one id per line (with
+//! the server's name, the context window, the price per million tokens and "no tool calling"
+//! after tabs, where known), or the list as JSON.
 
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::ReqwestClient;
@@ -53,6 +53,9 @@ pub async fn run(args: Args) -> Result<()> {
             Some(price) if price.input == 0.0 && price.output == 0.0 => line.push_str("\tfree"),
             Some(price) => line.push_str(&format!("\t${} / ${} per M tokens", price.input, price.output)),
             None => {}
+        }
+        if model.tools == Some(false) {
+            line.push_str("\tno tool calling");
         }
         crate::out::write(&format!("{line}\n"));
     }
