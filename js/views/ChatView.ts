@@ -861,13 +861,14 @@ export class ChatView extends ItemView {
 
   /**
    * A model server already running on this computer (Ollama, else LM Studio), offered above
-   * `before` with its newest model: one click and the chat uses it.
+   * `before` with its newest model that calls tools: one click and the chat uses it.
    */
   private async offerLocalServer(box: HTMLElement, before: HTMLElement): Promise<void> {
     const found = await findLocalServer(this.plugin);
     if (!found || !box.isConnected) return;
     const { preset, models } = found;
-    const model = models[0].id;
+    // Its newest model that calls tools, where the server says which do (Ollama); else its newest.
+    const model = (models.find((m) => m.tools) ?? models[0]).id;
     const offer = createDiv({ cls: "vault-agent-local-server" });
     const server = preset === "ollama" ? "Ollama" : "LM Studio";
     offer.createDiv({ text: `${server} is running on this computer, with ${count(models.length, "model")}.` });

@@ -30,6 +30,17 @@ pub(crate) fn is_loopback(url: &str) -> bool {
     host == "localhost" || host.ends_with(".localhost") || host == "::1" || host.starts_with("127.")
 }
 
+/// Ollama's own port, for a server on another machine of the user's network.
+const OLLAMA_PORT: &str = ":11434";
+
+/// The root of the model server at `base_url` (its address without `/v1`), if it may have a
+/// local server's own pages (Ollama's `/api/ps` and `/api/show`, LM Studio's `/api/v0/models`):
+/// a server on this machine or on Ollama's port, not a hosted API.
+pub(crate) fn local_root(base_url: &str) -> Option<&str> {
+    let base = base_url.trim().trim_end_matches('/');
+    (is_loopback(base) || authority(base).ends_with(OLLAMA_PORT)).then(|| base.strip_suffix("/v1").unwrap_or(base))
+}
+
 /// Whether `url` is one of Google's APIs (the Gemini API's OpenAI-compatible endpoint, Vertex
 /// AI's).
 pub(crate) fn is_google(url: &str) -> bool {
@@ -183,6 +194,15 @@ mod tests {
         assert!(!is_azure("https://api.openai.com/v1"));
         assert_eq!(key_header("https://my-res.openai.azure.com/openai/v1", "k"), ("api-key".into(), "k".into()));
         assert_eq!(key_header("https://api.openai.com/v1", "k"), ("authorization".into(), "Bearer k".into()));
+    }
+
+    #[test]
+    fn only_a_server_on_this_machine_or_on_ollamas_port_has_local_pages() {
+        assert_eq!(local_root("http://localhost:11434/v1"), Some("http://localhost:11434"));
+        assert_eq!(local_root("http://127.0.0.1:1234/v1/"), Some("http://127.0.0.1:1234"));
+        assert_eq!(local_root("http://192.168.1.20:11434/v1"), Some("http://192.168.1.20:11434"));
+        assert_eq!(local_root("https://api.openai.com/v1"), None);
+        assert_eq!(local_root("https://openrouter.ai/api/v1"), None);
     }
 
     #[test]

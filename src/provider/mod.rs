@@ -31,6 +31,7 @@ mod refusals;
 pub mod retry;
 mod served_window;
 pub mod sse;
+mod tool_capability;
 mod transport;
 
 pub use anthropic::AnthropicProvider;

@@ -33,7 +33,8 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<ModelPrice>,
     /// Whether the model calls tools itself, where the server says (OpenRouter's
-    /// `supported_parameters`); one that does not gets them described in the prompt.
+    /// `supported_parameters`, Ollama's `/api/show`); one that does not gets them described in
+    /// the prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<bool>,
 }
@@ -261,6 +262,10 @@ pub async fn list_models(config: &ProviderConfig, http: &dyn HttpClient, cancel:
         Ok(mut models) => {
             for model in models.iter_mut().filter(|m| m.price.is_none()) {
                 model.price = price_for(&ProviderConfig { model: model.id.clone(), ..config.clone() });
+            }
+            if config.kind == ProviderKind::OpenAiCompatible {
+                let (base_url, _) = config.endpoint()?;
+                super::tool_capability::mark_tool_use(http, &base_url, &mut models, cancel).await;
             }
             ModelList { models, problem: None }
         }

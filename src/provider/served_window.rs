@@ -8,7 +8,7 @@
 use futures::future::{select, Either};
 use serde_json::Value;
 
-use super::address::{authority, is_loopback};
+use super::address::local_root;
 use crate::cancel::{with_cancel, CancelToken};
 use crate::host::{Clock, HttpClient, HttpRequest};
 
@@ -18,9 +18,6 @@ pub const AGENT_MIN_WINDOW: u32 = 16_384;
 
 /// A server on this machine answers at once; one that does not is not waited on.
 const ASK_LIMIT_MS: u64 = 3_000;
-
-/// Ollama's own port, for a server on another machine of the user's network.
-const OLLAMA_PORT: &str = ":11434";
 
 /// A server that says the window it serves a model with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,13 +110,6 @@ fn grouped(n: u32) -> String {
     out
 }
 
-/// The root of the server at `base_url` (its address without `/v1`), if it may say the windows
-/// it serves: a server on this machine or on Ollama's port (a hosted API has no such page).
-fn local_root(base_url: &str) -> Option<&str> {
-    let base = base_url.trim().trim_end_matches('/');
-    (is_loopback(base) || authority(base).ends_with(OLLAMA_PORT)).then(|| base.strip_suffix("/v1").unwrap_or(base))
-}
-
 /// The window the server at `base_url` serves the model `id` with, if it says within
 /// [`ASK_LIMIT_MS`] (Ollama or LM Studio, once the model is loaded; Ollama is asked first);
 /// `None` for any other server, or any failure.
@@ -156,15 +146,6 @@ pub(crate) async fn served_window(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_server_on_this_machine_or_on_ollamas_port_is_asked() {
-        assert_eq!(local_root("http://localhost:11434/v1"), Some("http://localhost:11434"));
-        assert_eq!(local_root("http://127.0.0.1:1234/v1/"), Some("http://127.0.0.1:1234"));
-        assert_eq!(local_root("http://192.168.1.20:11434/v1"), Some("http://192.168.1.20:11434"));
-        assert_eq!(local_root("https://api.openai.com/v1"), None);
-        assert_eq!(local_root("https://openrouter.ai/api/v1"), None);
-    }
 
     #[test]
     fn ollama_names_its_loaded_models_windows_with_or_without_the_latest_tag() {

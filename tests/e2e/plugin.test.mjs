@@ -1470,6 +1470,20 @@ test("the model picker says which of the server's models call no tools (as OpenR
   await page.keyboard.press("Escape");
   assert.deepEqual(page.errors, []);
   await page.close();
+
+  // Ollama says it of each model on its own page (/api/show), which the picker asks.
+  const ollamaId = `e2e-models-ollama-${Date.now()}`;
+  const capabilities = { "qwen2.5:7b": ["completion", "tools"], "gemma3:4b": ["completion", "vision"] };
+  const script = { responses: [], models: ["qwen2.5:7b", "gemma3:4b"], capabilities };
+  assert.equal((await fetch(`${origin}/mock/${ollamaId}/script`, { method: "POST", body: JSON.stringify(script) })).status, 200);
+  const ollama = await openHost({ data: { provider: { preset: "ollama", model: "qwen2.5:7b", baseUrl: `${origin}/mock/${ollamaId}/openai/v1` } } });
+  await ollama.locator(".vault-agent-model").click();
+  await until(ollama, () => document.querySelectorAll(".vault-agent-model-item").length === 2);
+  const items = ollama.locator(".modal.prompt .vault-agent-model-item");
+  assert.doesNotMatch(await items.nth(0).textContent(), /no tool calling/);
+  assert.match(await items.nth(1).textContent(), /gemma3:4b.*no tool calling/);
+  assert.deepEqual(ollama.errors, []);
+  await ollama.close();
 });
 
 test("Ollama serving a model with too small a window: the chat says how to give it more", async () => {
@@ -1793,10 +1807,15 @@ test("a model server already running on this computer is offered in the welcome:
         const url = new URL(route.request().url());
         asked.push(`${route.request().method()} ${url.pathname}`);
         if (url.pathname === "/v1/models") {
-          const data = [{ id: "qwen2.5:7b", created: 3 }, { id: "nomic-embed-text", created: 2 }, { id: "llama3.2:3b", created: 1 }];
+          const data = [{ id: "gemma3:4b", created: 4 }, { id: "qwen2.5:7b", created: 3 }, { id: "nomic-embed-text", created: 2 }];
           return route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ object: "list", data }) });
         }
         if (url.pathname === "/v1/chat/completions") return route.continue({ url: `${origin}/mock/${id}/openai/v1/chat/completions` });
+        if (url.pathname === "/api/show") {
+          // The newest model takes no tools; the next does, and is the one offered.
+          const tools = route.request().postDataJSON().model === "qwen2.5:7b";
+          return route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ capabilities: tools ? ["completion", "tools"] : ["completion"] }) });
+        }
         return route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ models: [] }) });
       });
       await page.route("http://localhost:1234/**", (route) => route.abort("connectionrefused"));

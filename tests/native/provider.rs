@@ -1335,10 +1335,9 @@ fn which_models_see_images_and_read_pdfs_comes_from_the_model_or_the_setting() {
 #[test]
 fn the_models_list_is_asked_with_the_key_and_read() {
     use vault_agent::provider::list_models;
-    let http = FakeHttp::new(vec![Reply::status(
-        200,
-        r#"{"data":[{"id":"qwen2.5:latest","created":2},{"id":"nomic-embed-text","created":3},{"id":"llama3.2","created":1}]}"#,
-    )]);
+    let list_body = r#"{"data":[{"id":"qwen2.5:latest","created":2},{"id":"nomic-embed-text","created":3},{"id":"llama3.2","created":1}]}"#;
+    // A server on this machine that is not Ollama: its models, and nothing said of their tools.
+    let http = FakeHttp::new(vec![Reply::status(200, list_body), Reply::status(404, "404 page not found")]);
     let config = ProviderConfig::compatible("http://127.0.0.1:9/v1", "").with_api_key("k");
     let list = futures::executor::block_on(list_models(&config, &*http, &CancelToken::new())).unwrap();
     assert_eq!(list.problem, None);
@@ -1346,9 +1345,26 @@ fn the_models_list_is_asked_with_the_key_and_read() {
     assert_eq!(ids, ["qwen2.5:latest", "llama3.2"]);
     // A server on this machine costs nothing, as the cost meter says.
     assert!(list.models.iter().all(|m| m.price.is_some_and(|p| p.input == 0.0 && p.output == 0.0)));
-    let sent = &http.requests()[0];
-    assert_eq!((sent.method.as_str(), sent.url.as_str()), ("GET", "http://127.0.0.1:9/v1/models"));
-    assert!(sent.headers.contains(&("authorization".into(), "Bearer k".into())));
+    assert!(list.models.iter().all(|m| m.tools.is_none()));
+    let sent = http.requests();
+    assert_eq!((sent[0].method.as_str(), sent[0].url.as_str()), ("GET", "http://127.0.0.1:9/v1/models"));
+    assert!(sent[0].headers.contains(&("authorization".into(), "Bearer k".into())));
+    assert_eq!(sent.len(), 2, "one model asked about, no more once the server said nothing");
+
+    // Ollama says which of its models call tools (`/api/show`, one model at a time).
+    let show = |capabilities: &str| Reply::status(200, &format!(r#"{{"details":{{}},"capabilities":{capabilities}}}"#));
+    let http = FakeHttp::new(vec![
+        Reply::status(200, list_body),
+        show(r#"["completion","tools"]"#),
+        show(r#"["completion"]"#),
+    ]);
+    let list =
+        futures::executor::block_on(list_models(&ProviderConfig::ollama(""), &*http, &CancelToken::new())).unwrap();
+    let tools: Vec<(&str, Option<bool>)> = list.models.iter().map(|m| (m.id.as_str(), m.tools)).collect();
+    assert_eq!(tools, [("qwen2.5:latest", Some(true)), ("llama3.2", Some(false))]);
+    let sent = http.requests();
+    assert_eq!((sent[1].method.as_str(), sent[1].url.as_str()), ("POST", "http://localhost:11434/api/show"));
+    assert_eq!(FakeHttp::body_json(&sent[2]), json!({"model": "llama3.2"}));
 }
 
 #[test]

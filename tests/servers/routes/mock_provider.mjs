@@ -214,6 +214,8 @@ export function setScript(id, body) {
   s.models = Array.isArray(body?.models) ? [...body.models] : null;
   s.served = body?.served && typeof body.served === "object" ? { ...body.served } : {};
   s.searchResults = Array.isArray(body?.searchResults) ? [...body.searchResults] : [];
+  // Ollama's capabilities of each model, as its /api/show names them ({id: ["completion", "tools"]}).
+  s.capabilities = body?.capabilities && typeof body.capabilities === "object" ? { ...body.capabilities } : null;
   s.requests = [];
   s.released = false;
 }
@@ -255,6 +257,14 @@ export const routes = {
     if (rest === "openai/api/ps" && req.method === "GET") {
       const models = Object.entries(s.served ?? {}).map(([name, tokens]) => ({ name, model: name, context_length: tokens }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ models }));
+      return true;
+    }
+    if (rest === "openai/api/show" && req.method === "POST") {
+      // Ollama's page of one model: not this server, unless the script names capabilities.
+      const { model } = await readBody(req);
+      const capabilities = s.capabilities?.[model];
+      if (!capabilities) res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
+      else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ details: {}, capabilities }));
       return true;
     }
     if (rest === "searx/search" && req.method === "GET") {
