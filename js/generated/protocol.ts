@@ -721,7 +721,8 @@ contextWindow?: number | null,
 price?: ModelPrice | null, 
 /**
  * Whether the model calls tools itself, where the server says (OpenRouter's
- * `supported_parameters`); one that does not gets them described in the prompt.
+ * `supported_parameters`, Ollama's `/api/show`); one that does not gets them described in
+ * the prompt.
  */
 tools?: boolean | null, };
 

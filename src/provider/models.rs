@@ -137,20 +137,15 @@ pub fn parse_models(kind: ProviderKind, body: &str) -> std::result::Result<Vec<M
         // `mistral-medium-latest`, `mistral-medium`), each naming the others as aliases: one row
         // for them, under the `-latest` name where there is one (the model a user wants kept up
         // to date), its dated name beside it.
-        if !aliases.is_empty() {
-            let group = alias_group(id, &aliases);
-            if let Some(i) = dated.iter().position(|(_, _, g)| *g == group) {
-                let kept = &mut dated[i].1;
-                if id.ends_with("-latest") && !kept.id.ends_with("-latest") {
-                    let dated_name = std::mem::replace(&mut kept.id, id.to_string());
-                    kept.name = name.or(Some(dated_name));
-                }
-                continue;
+        let group = if aliases.is_empty() { Vec::new() } else { alias_group(id, &aliases) };
+        if let Some((_, kept, _)) = dated.iter_mut().find(|(_, _, g)| !group.is_empty() && *g == group) {
+            if id.ends_with("-latest") && !kept.id.ends_with("-latest") {
+                let dated_name = std::mem::replace(&mut kept.id, id.to_string());
+                kept.name = name.or(Some(dated_name));
             }
-            dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price, tools }, group));
             continue;
         }
-        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price, tools }, Vec::new()));
+        dated.push((created, ModelInfo { id: id.to_string(), name, context_window, price, tools }, group));
     }
     // Newest first when every model is dated (OpenAI, OpenRouter, Ollama); Anthropic's list is
     // newest first already, and others' order is the server's choice.
