@@ -21,14 +21,18 @@ pub struct Args {
     /// The API key; defaults to the provider's variable, as for `chat`.
     #[arg(long)]
     api_key: Option<String>,
-    /// Print `{"models": [{"id", "name"?, "contextWindow"?, "price"?}]}`.
+    /// A header sent with the request, as for `chat` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Print `{"models": [{"id", "name"?, "contextWindow"?, "price"?, "tools"?}]}`.
     #[arg(long)]
     json: bool,
 }
 
 pub async fn run(args: Args) -> Result<()> {
-    let config =
-        ProviderArgs::new(args.provider, String::new(), args.base_url, args.api_key, DEFAULT_MAX_TOKENS).config()?;
+    let config = ProviderArgs::new(args.provider, String::new(), args.base_url, args.api_key, DEFAULT_MAX_TOKENS)
+        .with_headers(args.headers)
+        .config()?;
     let list = list_models(&config, &ReqwestClient::new(), &CancelToken::new()).await?;
     if let Some(problem) = list.problem {
         let detail = if problem.detail.is_empty() { String::new() } else { format!(" ({})", problem.detail) };

@@ -65,6 +65,12 @@ impl ProviderArgs {
         ProviderArgs { provider, model, base_url, api_key, max_tokens, headers: Vec::new() }
     }
 
+    /// These options with `headers` (`NAME: VALUE` each) sent with every request.
+    pub fn with_headers(mut self, headers: Vec<String>) -> Self {
+        self.headers = headers;
+        self
+    }
+
     /// The provider's config, or why it cannot work (a missing key). Base URLs, kinds and
     /// names come from the presets the plugin's settings list.
     pub fn config(&self) -> Result<ProviderConfig> {

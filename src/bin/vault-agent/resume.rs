@@ -33,6 +33,9 @@ pub struct Args {
     /// The output limit in tokens per model call.
     #[arg(long, default_value_t = vault_agent::provider::DEFAULT_MAX_TOKENS)]
     max_tokens: u32,
+    /// A header sent with every request (as `run`; repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
     /// Categories of tool call to allow without asking (default: what the task allowed).
     #[arg(long, value_name = "LIST", conflicts_with = "yes")]
     approve: Option<String>,
@@ -75,7 +78,8 @@ pub async fn run(args: Args) -> Result<()> {
     let (Some(kind), Some(model)) = (args.provider, args.model.clone()) else {
         return Err(Error::Invalid("resuming a task needs --provider and --model, as `run` does".into()));
     };
-    let provider = &ProviderArgs::new(kind, model, args.base_url.clone(), args.api_key.clone(), args.max_tokens);
+    let provider = &ProviderArgs::new(kind, model, args.base_url.clone(), args.api_key.clone(), args.max_tokens)
+        .with_headers(args.headers.clone());
     let mut snapshot = load_snapshot(&*vault, task_id).await?;
     if args.yes {
         snapshot.config.auto_approve = ApprovalCategory::ALL.to_vec();
