@@ -15,7 +15,7 @@ import type {
   TranscriptTurn,
   UndoChoices,
 } from "../protocol";
-import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel, webSearch } from "../settings";
+import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel, webSearch, type PresetInfo } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { count } from "./count";
@@ -835,6 +835,8 @@ export class ChatView extends ItemView {
     box.createDiv({ cls: "vault-agent-connect-title", text: "Connect a model to chat" });
     if (problem) box.createDiv({ cls: "vault-agent-error-message", text: problem });
     else if (missing) box.createDiv({ text: `The chat needs ${missing}.` });
+    const preset = PRESETS[this.plugin.settings.provider.preset];
+    const keyRow = !problem && preset.needsKey && !this.plugin.apiKey() ? this.keyField(box, preset) : null;
     const list = box.createEl("ul");
     list.createEl("li", {
       text: "With an API key: open settings → Vault Agent, choose your provider (Anthropic, OpenAI, Azure OpenAI, Google Gemini, Mistral AI, DeepSeek, xAI, Groq or OpenRouter; Gemini, Mistral and Groq have a free tier) and paste your key.",
@@ -855,8 +857,38 @@ export class ChatView extends ItemView {
       pick.addEventListener("click", () => this.pickModel());
     }
     const open = buttons.createEl("button", { text: "Open settings", cls: "vault-agent-open-settings" });
-    if (missing !== "a model name") open.addClass("mod-cta");
+    if (missing !== "a model name" && !keyRow) open.addClass("mod-cta");
     open.addEventListener("click", () => this.plugin.openSettings());
+  }
+
+  /**
+   * The chosen provider's key, pasted right here: kept as the settings keep it, and the chat is
+   * connected (another provider is chosen in the settings).
+   */
+  private keyField(box: HTMLElement, preset: PresetInfo): HTMLElement {
+    const row = box.createDiv({ cls: "vault-agent-connect-key" });
+    const label = `${preset.name} API key`;
+    const input = row.createEl("input", {
+      type: "password",
+      cls: "vault-agent-connect-key-input",
+      attr: { placeholder: `Paste your ${label}`, "aria-label": label },
+    });
+    const save = row.createEl("button", { cls: "mod-cta", text: "Save key" });
+    const use = () => {
+      const key = input.value.trim();
+      if (!key) return;
+      this.plugin.apiKeyStore().set(this.plugin.settings.provider.preset, key);
+      void this.plugin.saveSettings().then(() => this.refresh());
+    };
+    save.addEventListener("click", use);
+    input.addEventListener("keydown", (evt) => evt.key === "Enter" && use());
+    if (preset.keyUrl) {
+      const where = box.createDiv({ cls: "vault-agent-muted" });
+      where.appendText("Get one at ");
+      where.createEl("a", { text: preset.keyUrl.replace(/^https:\/\//, ""), href: preset.keyUrl });
+      where.appendText(", or choose another provider in the settings.");
+    }
+    return row;
   }
 
   /**

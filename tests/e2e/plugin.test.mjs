@@ -1796,6 +1796,33 @@ test("Ask about the selection puts the selection, quoted, in the input with its 
   await page.close();
 });
 
+test("the connect box takes the provider's key: pasted and saved, the chat is connected", async () => {
+  const id = `e2e-key-${Date.now()}`;
+  await script(id, [{ text: "Connected and answering." }]);
+  const page = await openHost({ data: { provider: { preset: "anthropic", model: "", baseUrl: `${origin}/mock/${id}/anthropic` } } });
+  const help = page.locator(".vault-agent-connect");
+  await help.waitFor();
+  const key = help.locator(".vault-agent-connect-key-input");
+  assert.equal(await key.getAttribute("type"), "password");
+  assert.equal(await key.getAttribute("placeholder"), "Paste your Anthropic API key");
+  assert.equal(await help.locator('a[href="https://console.anthropic.com/settings/keys"]').count(), 1);
+  assert.equal(await help.locator(".vault-agent-open-settings.mod-cta").count(), 0, "the key is the call to action");
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/connect-key.png` });
+  // Saving nothing does nothing; a key connects the chat, kept in secret storage.
+  await help.locator("button", { hasText: "Save key" }).click();
+  assert.equal(await help.count(), 1);
+  await key.fill("sk-ant-pasted");
+  await key.press("Enter");
+  await page.locator(".vault-agent-welcome", { hasText: "Connected to claude-sonnet-4-5" }).waitFor();
+  assert.equal(await page.evaluate(() => window.fakeObsidian.app.secretStorage.getSecret("vault-agent-anthropic-key")), "sk-ant-pasted");
+  await send(page, "Hello?");
+  await page.locator(".vault-agent-text", { hasText: "Connected and answering." }).waitFor();
+  const [call] = await requests(id);
+  assert.equal(call.headers["x-api-key"], "sk-ant-pasted");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("a model server already running on this computer is offered in the welcome: one click and the chat uses it", async () => {
   const id = `e2e-local-${Date.now()}`;
   await script(id, [{ text: "Bake the sourdough at 230 °C." }]);
