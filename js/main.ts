@@ -1,4 +1,4 @@
-import { Notice, Platform, Plugin, TFile, type Editor, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, TFile, TFolder, type Editor, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
@@ -116,6 +116,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     );
     this.registerEvent(
       this.app.workspace.on("file-menu", (menu, file) => {
+        if (file instanceof TFolder) {
+          menu.addItem((item) => item.setTitle("Ask Vault Agent about this folder").setIcon("bot").onClick(() => this.askAboutFolder(file)));
+        }
         if (!(file instanceof TFile) || !isAttachable(file.path)) return;
         menu.addItem((item) => item.setTitle("Ask Vault Agent about this file").setIcon("bot").onClick(() => this.askAbout(file)));
       }),
@@ -382,6 +385,11 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       view?.attach(file);
       view?.focusInput(`Ask about ${file.basename}…`);
     });
+  }
+
+  /** The chat with the folder named in its box (the agent lists and reads it), waiting for the question. */
+  private askAboutFolder(folder: TFolder): void {
+    void this.openChat().then((view) => view?.fillInput(`About the notes in ${folder.isRoot() ? "the whole vault" : `${folder.path}/`}: `));
   }
 
   /** The chat with `selection` quoted in its box (its note attached), a line to ask on. */

@@ -1893,6 +1893,13 @@ test("the right-click menus: a file in the explorer, the note in the editor, a s
   assert.equal(await page.locator(".vault-agent-input").getAttribute("placeholder"), "Ask about Kyoto…");
   assert.equal(await menu.count(), 0, "the menu closes");
 
+  // A folder: the chat's box names it (the agent lists it), as it does the whole vault.
+  await page.evaluate(() => window.fakeObsidian.fileMenu("Cooking"));
+  assert.deepEqual(await titles(), ["Ask Vault Agent about this folder"]);
+  await menu.locator(".menu-item").click();
+  await page.waitForFunction(() => document.querySelector(".vault-agent-input").value === "About the notes in Cooking/: ");
+  await page.locator(".vault-agent-input").fill("");
+
   // The editor with nothing selected: the note.
   await page.evaluate(() => window.fakeObsidian.select(""));
   await page.locator(".fake-host-note .cm-content").click({ button: "right" });

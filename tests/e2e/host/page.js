@@ -120,6 +120,16 @@ host.select = (text) => {
   cm.dispatch({ selection: { anchor: from, head: from + text.length } });
 };
 
+/** The file explorer's menu for the file or folder at `path` (the list shows notes only), shown at (x, y). */
+host.fileMenu = (path, x = 200, y = 200) => {
+  const { vault, workspace } = host.app;
+  const item = path === "/" ? vault.getRoot() : vault.getAbstractFileByPath(path);
+  if (!item) throw new Error(`the vault has no ${path}`);
+  const menu = obsidian.newMenu();
+  workspace.trigger("file-menu", menu, item, "file-explorer", null);
+  obsidian.showMenu(menu, x, y);
+};
+
 /** A note's current text in the vault (for tests). */
 host.read = async (path) => host.app.vault.adapter.read(path);
 host.exists = async (path) => (await host.app.vault.adapter.stat(path)) !== null;
