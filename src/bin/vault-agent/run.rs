@@ -89,14 +89,13 @@ fn web_search(args: &Args) -> Result<Option<WebSearchConfig>> {
     if let Some(base_url) = &args.searxng {
         return Ok(Some(WebSearchConfig::Searxng { base_url: base_url.clone() }));
     }
-    let (flag, variable) = match (args.brave_search, args.tavily) {
-        (true, _) => ("--brave-search", "BRAVE_SEARCH_API_KEY"),
-        (_, true) => ("--tavily", "TAVILY_API_KEY"),
+    let (flag, variable, engine): (_, _, fn(String) -> WebSearchConfig) = match (args.brave_search, args.tavily) {
+        (true, _) => ("--brave-search", "BRAVE_SEARCH_API_KEY", |api_key| WebSearchConfig::Brave { api_key }),
+        (_, true) => ("--tavily", "TAVILY_API_KEY", |api_key| WebSearchConfig::Tavily { api_key }),
         _ => return Ok(None),
     };
     match std::env::var(variable) {
-        Ok(api_key) if !api_key.trim().is_empty() && args.brave_search => Ok(Some(WebSearchConfig::Brave { api_key })),
-        Ok(api_key) if !api_key.trim().is_empty() => Ok(Some(WebSearchConfig::Tavily { api_key })),
+        Ok(api_key) if !api_key.trim().is_empty() => Ok(Some(engine(api_key))),
         _ => Err(Error::Invalid(format!("{flag} needs the API key in {variable}"))),
     }
 }
@@ -148,6 +147,7 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         eprintln!("Chat with the agent over {}: a message a line; an empty line ends it.", vault.display());
     }
     let mut attach = args.attach.as_slice();
+    let mut sent = false;
     loop {
         let line = {
             let read = host.prompt(if host.interactive { "\n› " } else { "" });
@@ -164,12 +164,14 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         }
         let (report, _) =
             interruptible(conversation, conversation.send_with_attachments(message, attach), false).await?;
-        attach = &[];
+        (attach, sent) = (&[], true);
         if let Err(ended) = finish(&report, host, vault, false) {
             eprintln!("{ended}");
         }
     }
-    eprintln!("The chat is saved in the vault: Vault Agent's chat history in Obsidian lists it.");
+    if sent {
+        eprintln!("The chat is saved in the vault: Vault Agent's chat history in Obsidian lists it.");
+    }
     Ok(())
 }
 
