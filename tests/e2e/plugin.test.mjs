@@ -2269,7 +2269,8 @@ test("semantic search: the settings download the model, notes are embedded with 
   await modal.locator(".prompt-input").fill("capture voice memos");
   const recorder = modal.locator(".suggestion-item", { has: page.locator(".vault-agent-search-result-path", { hasText: "en/Plugins/Audio recorder.md" }) });
   await recorder.waitFor();
-  assert.equal(await recorder.locator(".vault-agent-search-found").innerText(), "meaning");
+  // Its text, not its rendered text: a row is laid out only once in view (`content-visibility`).
+  assert.equal(await recorder.locator(".vault-agent-search-found").textContent(), "meaning");
   // Tab switches to hybrid: words and meaning agree on the recorder.
   await page.keyboard.press("Tab");
   await modal.locator('.vault-agent-search-mode[data-mode="hybrid"].is-active').waitFor();
