@@ -57,6 +57,8 @@ export class ChatView extends ItemView {
   private modals = new Map<string, ApprovalModal>();
   private deadlineEl!: HTMLElement;
   private deadlineTimer: number | null = null;
+  /** The model servers on this computer, as last asked, and when (the connect box is drawn again on every settings change). */
+  private localServer: { asked: number; found: Promise<LocalServer | null> } | null = null;
 
   private messagesEl!: HTMLElement;
   private titleEl!: HTMLElement;
@@ -896,7 +898,11 @@ export class ChatView extends ItemView {
    * `before` with its newest model that calls tools: one click and the chat uses it.
    */
   private async offerLocalServer(box: HTMLElement, before: HTMLElement): Promise<void> {
-    const found = await findLocalServer(this.plugin);
+    // Asked again after a while (a server started since), not for every redraw.
+    if (!this.localServer || Date.now() - this.localServer.asked > LOCAL_ASK_AGAIN_MS) {
+      this.localServer = { asked: Date.now(), found: findLocalServer(this.plugin) };
+    }
+    const found = await this.localServer.found;
     if (!found || !box.isConnected) return;
     const { preset, models } = found;
     // Its newest model that calls tools, where the server says which do (Ollama); else its newest.
@@ -1065,11 +1071,17 @@ function notStarted(message: string): RunReport {
 
 /** How long a model server on this computer is waited for: it answers at once, or not at all. */
 const LOCAL_ASK_MS = 3_000;
+/** How long what the model servers on this computer answered stands before they are asked again. */
+const LOCAL_ASK_AGAIN_MS = 30_000;
+
+/** A model server on this computer and its chat models. */
+interface LocalServer {
+  preset: "ollama" | "lmstudio";
+  models: ModelInfo[];
+}
 
 /** The first of Ollama and LM Studio whose server on this computer lists chat models, with them. */
-async function findLocalServer(
-  plugin: PluginContext,
-): Promise<{ preset: "ollama" | "lmstudio"; models: ModelInfo[] } | null> {
+async function findLocalServer(plugin: PluginContext): Promise<LocalServer | null> {
   const { vault } = await plugin.core();
   const ask = async (preset: "ollama" | "lmstudio") => {
     const settings = { ...plugin.settings, provider: { ...plugin.settings.provider, preset, model: "", baseUrl: "" } };

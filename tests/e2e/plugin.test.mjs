@@ -1853,6 +1853,11 @@ test("a model server already running on this computer is offered in the welcome:
   assert.equal(await offer.locator("div").first().textContent(), "Ollama is running on this computer, with 2 models.");
   assert.equal(await page.locator(".vault-agent-open-settings.mod-cta").count(), 0, "one call to action");
   await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/local-server-offer.png` });
+  // The box is drawn again on every settings change (each key typed there): the server is not
+  // asked again each time.
+  await page.evaluate(() => [1, 2, 3].forEach(() => window.fakeObsidian.plugin.onSettingsChanged()));
+  await offer.waitFor();
+  assert.equal(asked.filter((a) => a === "GET /v1/models").length, 1, asked.join(", "));
   await offer.locator("button", { hasText: "Use qwen2.5:7b" }).click();
   await page.locator(".vault-agent-welcome", { hasText: "Connected to qwen2.5:7b" }).waitFor();
   const provider = await page.evaluate(() => window.fakeObsidian.plugin.settings.provider);
