@@ -32,6 +32,8 @@ pub(crate) fn is_loopback(url: &str) -> bool {
 
 /// Ollama's own port, for a server on another machine of the user's network.
 const OLLAMA_PORT: &str = ":11434";
+/// LM Studio's own port.
+const LM_STUDIO_PORT: &str = ":1234";
 
 /// The root of the model server at `base_url` (its address without `/v1`), if it may have a
 /// local server's own pages (Ollama's `/api/ps` and `/api/show`, LM Studio's `/api/v0/models`):
@@ -101,8 +103,8 @@ pub(crate) fn api_base(url: &str) -> String {
     // Ollama's and LM Studio's own ports, given without a path: their OpenAI-compatible API is
     // under /v1 (the address their apps show is the server's root).
     let rest = base.split_once("://").map_or(base, |(_, rest)| rest);
-    let port = authority(base).rsplit_once(':').map(|(_, port)| port);
-    if !rest.contains('/') && matches!(port, Some("11434" | "1234")) {
+    let authority = authority(base);
+    if !rest.contains('/') && (authority.ends_with(OLLAMA_PORT) || authority.ends_with(LM_STUDIO_PORT)) {
         return format!("{base}/v1");
     }
     base.to_string()
