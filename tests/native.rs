@@ -62,5 +62,8 @@ mod generated_ts;
 #[path = "native/mcp.rs"]
 mod mcp;
 
+#[path = "native/mcp_oauth.rs"]
+mod mcp_oauth;
+
 #[path = "native/injection.rs"]
 mod injection;

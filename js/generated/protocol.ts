@@ -475,7 +475,50 @@ trustReadOnly: boolean, };
 /**
  * How the server is reached.
  */
-export type McpServerTransport = { "type": "http", url: string, headers: Array<[string, string]>, } | { "type": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, };
+export type McpServerTransport = { "type": "http", url: string, headers: Array<[string, string]>, credentials?: McpCredentials, } | { "type": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, };
+
+/**
+ * What the host keeps for a server the user signed in to: the tokens, and what renewing them
+ * takes. In JSON the fields are camelCase.
+ */
+export type McpCredentials = { accessToken: string, refreshToken?: string, 
+/**
+ * When the access token ends, in ms since the epoch; absent when the server did not say.
+ */
+expiresAt?: number, 
+/**
+ * The scope the server granted (or was asked for, when it did not say).
+ */
+scope?: string, client: OAuthClient, tokenEndpoint: string, 
+/**
+ * The authorization server that issued them.
+ */
+issuer: string, 
+/**
+ * The MCP server they are for.
+ */
+resource: string, };
+
+/**
+ * Vault Agent as the authorization server registered it.
+ */
+export type OAuthClient = { clientId: string, clientSecret?: string, 
+/**
+ * How the client proves itself at the token endpoint (`none`, `client_secret_basic`,
+ * `client_secret_post`).
+ */
+authMethod: string, };
+
+/**
+ * A sign-in under way: `url` is the page to open in the user's browser; the rest is what
+ * [`finish_sign_in`] needs when the browser comes back to `redirect_uri`. Held by the host
+ * until then, not kept.
+ */
+export type McpSignIn = { url: string, state: string, codeVerifier: string, redirectUri: string, client: OAuthClient, tokenEndpoint: string, issuer: string, 
+/**
+ * Whether the answer must carry `iss` (RFC 9207: the server said it sends it).
+ */
+issuerInAnswer: boolean, resource: string, scope?: string, };
 
 /**
  * One tool a server offers, as `tools/list` describes it.

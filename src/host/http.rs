@@ -41,6 +41,49 @@ impl HttpRequest {
     }
 }
 
+/// `text` as a URL query (or form) value: every byte but the unreserved ones percent-encoded.
+pub fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The parameters of a query string or form body (`a=1&b=x%20y`), decoded (`+` is a space);
+/// a name given twice keeps its first value.
+pub fn query_params(query: &str) -> std::collections::BTreeMap<String, String> {
+    let decode = |part: &str| {
+        let bytes = part.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let hex = (bytes[i] == b'%')
+                .then(|| bytes.get(i + 1..i + 3))
+                .flatten()
+                .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+            match (bytes[i], hex) {
+                (_, Some(b)) => {
+                    out.push(b);
+                    i += 3;
+                    continue;
+                }
+                (b'+', _) => out.push(b' '),
+                (b, _) => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let mut params = std::collections::BTreeMap::new();
+    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        params.entry(decode(name)).or_insert_with(|| decode(value));
+    }
+    params
+}
+
 /// A response whose body has not been read yet.
 pub struct HttpResponse {
     pub status: u16,

@@ -21,7 +21,7 @@ mod native_process;
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
 pub use clock::{utc_datetime, Clock, ManualClock};
 pub use fallback_http::{FallbackClient, Transport};
-pub use http::{cancellable, ByteStream, HttpClient, HttpRequest, HttpResponse};
+pub use http::{cancellable, query_params, url_encode, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native_clock::SystemClock;
 #[cfg(not(target_arch = "wasm32"))]

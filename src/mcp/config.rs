@@ -5,7 +5,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{McpClient, Stdio, StreamableHttp};
+use super::{CredentialsSink, McpClient, McpCredentials, Stdio, StreamableHttp};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::{Error, Result};
@@ -38,11 +38,15 @@ fn yes() -> bool {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum McpServerTransport {
     /// Streamable HTTP at `url`; `headers` go on every request (an `Authorization: Bearer …`
-    /// header carries a token).
+    /// header carries a token). `credentials`: the user's sign-in (OAuth), whose access token
+    /// is sent instead; the host keeps them apart from the settings and adds them here.
     Http {
         url: String,
         #[serde(default)]
         headers: Vec<(String, String)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        credentials: Option<Box<McpCredentials>>,
     },
     /// A local command speaking MCP on stdio (desktop only).
     Stdio {
@@ -83,7 +87,10 @@ impl McpServerConfig {
     /// Parses the CLI's `NAME=URL` (`--mcp-http`).
     pub fn parse_http(spec: &str) -> Result<McpServerConfig> {
         let (name, url) = split_spec(spec, "--mcp-http NAME=URL")?;
-        let config = McpServerConfig::new(name, McpServerTransport::Http { url: url.to_string(), headers: Vec::new() });
+        let config = McpServerConfig::new(
+            name,
+            McpServerTransport::Http { url: url.to_string(), headers: Vec::new(), credentials: None },
+        );
         config.validate()?;
         Ok(config)
     }
@@ -110,18 +117,26 @@ impl McpServerConfig {
     }
 
     /// Opens a session. A stdio server needs `launcher`; a host without one (mobile) gets an
-    /// error that says stdio is for desktop.
+    /// error that says stdio is for desktop. Credentials the session renews go to `renewed`.
     pub async fn connect(
         &self,
         http: Rc<dyn HttpClient>,
         clock: Rc<dyn Clock>,
         launcher: Option<&dyn ProcessLauncher>,
+        renewed: Option<CredentialsSink>,
         cancel: &CancelToken,
     ) -> Result<McpClient> {
         self.validate()?;
         let transport: Box<dyn super::McpTransport> = match &self.transport {
-            McpServerTransport::Http { url, headers } => {
-                Box::new(StreamableHttp::new(http, clock, url.clone(), headers.clone()))
+            McpServerTransport::Http { url, headers, credentials } => {
+                let transport = StreamableHttp::new(http, clock, url.clone(), headers.clone());
+                // A sign-in is sent only to the server it is for: not after the URL changed.
+                Box::new(match credentials {
+                    Some(credentials) if super::oauth_discovery::covers(&credentials.resource, url) => {
+                        transport.signed_in((**credentials).clone(), &self.name, renewed)
+                    }
+                    _ => transport,
+                })
             }
             McpServerTransport::Stdio { command, args, env } => {
                 let launcher = launcher.ok_or_else(|| {

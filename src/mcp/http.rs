@@ -7,6 +7,9 @@
 //! on every later request, and `DELETE` ends the session. A stream that breaks before the
 //! response is resumed with a `GET` that names the last event seen (`Last-Event-ID`), after
 //! the server's `retry:` delay.
+//!
+//! A server the user signed in to gets their access token, renewed with the refresh token a
+//! minute before it ends or when the server refuses it (once a request).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,6 +19,8 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::message::{clip, Incoming, RpcError};
+use super::oauth::{CredentialsSink, McpCredentials};
+use super::oauth_discovery::bearer_challenge;
 use super::transport::{response_to, Inbox, McpTransport};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
@@ -36,6 +41,10 @@ pub struct StreamableHttp {
     headers: Vec<(String, String)>,
     session: RefCell<Option<String>>,
     protocol_version: RefCell<Option<String>>,
+    /// The user's sign-in, when they signed in (OAuth).
+    credentials: RefCell<Option<McpCredentials>>,
+    /// Where renewed credentials go, with the server's name.
+    sink: Option<(String, CredentialsSink)>,
 }
 
 impl StreamableHttp {
@@ -52,7 +61,17 @@ impl StreamableHttp {
             headers,
             session: RefCell::new(None),
             protocol_version: RefCell::new(None),
+            credentials: RefCell::new(None),
+            sink: None,
         }
+    }
+
+    /// Sends the access token of `credentials` (in place of any `Authorization` header), and
+    /// hands renewed credentials to `sink` with `server`'s name.
+    pub fn signed_in(mut self, credentials: McpCredentials, server: &str, sink: Option<CredentialsSink>) -> Self {
+        *self.credentials.borrow_mut() = Some(credentials);
+        self.sink = sink.map(|sink| (server.to_string(), sink));
+        self
     }
 
     /// The session id the server assigned, once it did.
@@ -61,8 +80,14 @@ impl StreamableHttp {
     }
 
     fn with_headers(&self, mut request: HttpRequest) -> HttpRequest {
+        let token = self.credentials.borrow().as_ref().map(|c| format!("Bearer {}", c.access_token));
         for (name, value) in &self.headers {
-            request = request.header(name.clone(), value.clone());
+            if token.is_none() || !name.eq_ignore_ascii_case("authorization") {
+                request = request.header(name.clone(), value.clone());
+            }
+        }
+        if let Some(token) = token {
+            request = request.header("authorization", token);
         }
         if let Some(session) = self.session.borrow().as_ref() {
             request = request.header("mcp-session-id", session.clone());
@@ -74,6 +99,22 @@ impl StreamableHttp {
     }
 
     async fn post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpResponse> {
+        let expiring =
+            self.credentials.borrow().as_ref().is_some_and(|c| c.can_renew() && c.is_expiring(self.clock.now_ms()));
+        if expiring {
+            self.renew(cancel).await?;
+        }
+        let mut response = self.send_post(message, cancel).await?;
+        let renewable = self.credentials.borrow().as_ref().is_some_and(McpCredentials::can_renew);
+        if response.status == 401 && renewable && !expiring {
+            let _ = response.bytes().await;
+            self.renew(cancel).await?;
+            response = self.send_post(message, cancel).await?;
+        }
+        self.check(response).await
+    }
+
+    async fn send_post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpResponse> {
         let request = self
             .with_headers(HttpRequest::post_json(&self.url, message))
             .header("accept", "application/json, text/event-stream");
@@ -81,7 +122,23 @@ impl StreamableHttp {
         if let Some(session) = response.header("mcp-session-id") {
             *self.session.borrow_mut() = Some(session.to_string());
         }
-        self.check(response).await
+        Ok(response)
+    }
+
+    /// Renews the sign-in's tokens and hands them to the host.
+    async fn renew(&self, cancel: &CancelToken) -> Result<()> {
+        let Some(current) = self.credentials.borrow().clone() else { return Ok(()) };
+        match current.renewed(&*self.http, self.clock.now_ms(), cancel).await {
+            Ok(fresh) => {
+                if let Some((server, sink)) = &self.sink {
+                    sink(server, &fresh);
+                }
+                *self.credentials.borrow_mut() = Some(fresh);
+                Ok(())
+            }
+            Err(Error::Cancelled) => Err(Error::Cancelled),
+            Err(e) => Err(Error::Mcp(format!("the sign-in has ended and could not be renewed ({e}): sign in again"))),
+        }
     }
 
     /// Passes a 2xx response through; turns anything else into an error that says what the
@@ -91,8 +148,12 @@ impl StreamableHttp {
             return Ok(response);
         }
         let status = response.status;
+        let asks_sign_in = response.header("www-authenticate").and_then(bearer_challenge).is_some();
         let body = response.text().await.unwrap_or_default();
+        let signed_in = self.credentials.borrow().is_some();
         let what = match status {
+            401 if signed_in => "the server refused the sign-in: sign in again".to_string(),
+            401 if asks_sign_in => "the server asks you to sign in (in Vault Agent's settings, MCP servers; or `vault-agent mcp login` in a terminal)".to_string(),
             401 | 403 => "the server refused the credentials".to_string(),
             404 if self.session.borrow().is_some() => "the server ended the session".to_string(),
             404 => format!("there is no MCP endpoint at {}", self.url),

@@ -2,12 +2,15 @@
 //!
 //! [`McpClient`] runs a session over an [`McpTransport`]: [`StreamableHttp`] in the core over
 //! the host's HTTP (desktop, mobile, CLI), or [`Stdio`] over a child process the host starts
-//! (desktop only).
+//! (desktop only). A server that asks its users to sign in is signed in to with OAuth
+//! ([`start_sign_in`], [`finish_sign_in`]), and its tokens renewed as they run out.
 
 mod client;
 mod config;
 mod http;
 mod message;
+mod oauth;
+mod oauth_discovery;
 mod stdio;
 mod tool;
 mod toolset;
@@ -17,6 +20,7 @@ pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, Tool
 pub use config::{McpServerConfig, McpServerTransport};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
+pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
 pub use stdio::Stdio;
 pub use tool::{split_tool_name, tool_name, McpTool};
 pub use toolset::McpToolset;

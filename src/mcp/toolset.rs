@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{McpClient, McpServerConfig, McpTool};
+use super::{CredentialsSink, McpClient, McpServerConfig, McpTool};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
@@ -15,6 +15,7 @@ pub struct McpToolset {
     http: Rc<dyn HttpClient>,
     clock: Rc<dyn Clock>,
     launcher: Option<Rc<dyn ProcessLauncher>>,
+    renewed: Option<CredentialsSink>,
     sessions: RefCell<Vec<Option<Session>>>,
 }
 
@@ -34,7 +35,14 @@ impl McpToolset {
         launcher: Option<Rc<dyn ProcessLauncher>>,
     ) -> McpToolset {
         let servers = servers.into_iter().filter(|s| s.enabled).collect();
-        McpToolset { servers, http, clock, launcher, sessions: RefCell::new(Vec::new()) }
+        McpToolset { servers, http, clock, launcher, renewed: None, sessions: RefCell::new(Vec::new()) }
+    }
+
+    /// Hands the credentials a session renews (a signed-in server's) to `sink`, for the host
+    /// to keep.
+    pub fn with_credentials_sink(mut self, sink: CredentialsSink) -> McpToolset {
+        self.renewed = Some(sink);
+        self
     }
 
     /// Whether any server is configured.
@@ -71,7 +79,8 @@ impl McpToolset {
         let client = match existing {
             Some(client) => client,
             None => {
-                Rc::new(server.connect(self.http.clone(), self.clock.clone(), self.launcher.as_deref(), cancel).await?)
+                let (http, clock, launcher) = (self.http.clone(), self.clock.clone(), self.launcher.as_deref());
+                Rc::new(server.connect(http, clock, launcher, self.renewed.clone(), cancel).await?)
             }
         };
         let listed = client.list_tools(cancel).await?;

@@ -14,7 +14,7 @@ use ts_rs::TS;
 use super::note_io::plural;
 use super::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 use crate::cancel::CancelToken;
-use crate::host::{HttpClient, HttpRequest};
+use crate::host::{url_encode, HttpClient, HttpRequest};
 use crate::protocol::ApprovalCategory;
 
 /// Results a search gives when the model asks for no number, and at most.
@@ -52,7 +52,7 @@ impl WebSearchConfig {
 
     /// The request for `query`'s first `count` results.
     fn request(&self, query: &str, count: usize) -> HttpRequest {
-        let q = encode(query);
+        let q = url_encode(query);
         match self {
             WebSearchConfig::Brave { api_key } => HttpRequest::get(format!("{BRAVE_SEARCH_URL}?q={q}&count={count}"))
                 .header("accept", "application/json")
@@ -119,16 +119,6 @@ fn plain(text: &str) -> String {
         .iter()
         .fold(out, |text, (entity, char)| text.replace(entity, char));
     out.trim().to_string()
-}
-
-/// `text` as a URL query value: every byte but the unreserved ones percent-encoded.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Searches the web through `http` and the user's engine.
@@ -274,7 +264,7 @@ mod tests {
 
     #[test]
     fn queries_are_encoded_and_snippets_read_as_plain_text() {
-        assert_eq!(encode("obsidian sync & 100% ünïcode"), "obsidian%20sync%20%26%20100%25%20%C3%BCn%C3%AFcode");
+        assert_eq!(url_encode("obsidian sync & 100% ünïcode"), "obsidian%20sync%20%26%20100%25%20%C3%BCn%C3%AFcode");
         assert_eq!(plain("Use <strong>Obsidian</strong>\n  Sync &amp; more"), "Use Obsidian Sync & more");
     }
 

@@ -34,13 +34,22 @@ impl Drop for Chat {
 }
 
 impl Chat {
-    pub(crate) fn new(core: &VaultCore, options: JsValue, on_event: js_sys::Function) -> Result<Chat, JsValue> {
+    pub(crate) fn new(
+        core: &VaultCore,
+        options: JsValue,
+        on_event: js_sys::Function,
+        renewed: Option<crate::mcp::CredentialsSink>,
+    ) -> Result<Chat, JsValue> {
         let options: ChatOptions = from_js(options)?;
         let vault = core.vault.clone();
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
         let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
-        let mcp = Rc::new(McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher));
+        let mut mcp = McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher);
+        if let Some(sink) = renewed {
+            mcp = mcp.with_credentials_sink(sink);
+        }
+        let mcp = Rc::new(mcp);
         let host = event_host(on_event);
         let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
             .saved_in_vault(options.chat_id)

@@ -175,22 +175,62 @@ impl VaultCore {
 
     /// Connects to the MCP server `server` (an `McpServerConfig`) over `transport` and
     /// resolves with its tools (`McpToolInfo[]`), for the settings' test. Rejects with what
-    /// went wrong in words (unreachable, refused credentials, a command on mobile).
+    /// went wrong in words (unreachable, refused credentials, a command on mobile). A signed-in
+    /// server's renewed credentials go to `onCredentials`.
     #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "Protocol.McpToolInfo[]")]
     pub async fn mcp_tools(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.McpServerConfig")] server: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | undefined")] transport: JsValue,
+        #[wasm_bindgen(
+            js_name = onCredentials,
+            unchecked_param_type = "((server: string, credentials: Protocol.McpCredentials) => void) | undefined"
+        )]
+        on_credentials: Option<js_sys::Function>,
     ) -> Result<JsValue, JsValue> {
         let server: crate::mcp::McpServerConfig = from_js(server)?;
-        let transport: Transport = if transport.is_undefined() { Transport::Auto } else { from_js(transport)? };
         let launcher = self.launcher.as_deref().map(|l| l as &dyn crate::host::ProcessLauncher);
         let cancel = CancelToken::new();
-        let client =
-            server.connect(self.http(transport)?, Rc::new(JsClock), launcher, &cancel).await.map_err(js_error)?;
+        let http = self.settings_http(transport)?;
+        let sink = on_credentials.map(credentials_sink);
+        let client = server.connect(http, Rc::new(JsClock), launcher, sink, &cancel).await.map_err(js_error)?;
         let tools = client.list_tools(&cancel).await;
         client.close().await;
         to_js(&tools.map_err(js_error)?)
+    }
+
+    /// Starts signing in to the MCP server at `serverUrl` (OAuth): resolves with an
+    /// `McpSignIn` whose `url` is the page to open in the browser, which comes back to
+    /// `redirectUri` with the answer for `mcpFinishSignIn`. Rejects, in words, when the server
+    /// asks nobody to sign in or cannot be signed in to.
+    #[wasm_bindgen(js_name = mcpSignIn, unchecked_return_type = "Protocol.McpSignIn")]
+    pub async fn mcp_sign_in(
+        &self,
+        #[wasm_bindgen(js_name = serverUrl)] server_url: String,
+        #[wasm_bindgen(js_name = redirectUri)] redirect_uri: String,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | undefined")] transport: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let http = self.settings_http(transport)?;
+        let sign_in = crate::mcp::start_sign_in(&*http, &server_url, &redirect_uri, &CancelToken::new()).await;
+        to_js(&sign_in.map_err(js_error)?)
+    }
+
+    /// Ends the sign-in `signIn` with `answer`, the parameters the browser came back with
+    /// (`code`, `state`, `iss`, or `error` and `error_description`); resolves with the
+    /// `McpCredentials` to keep.
+    #[wasm_bindgen(js_name = mcpFinishSignIn, unchecked_return_type = "Protocol.McpCredentials")]
+    pub async fn mcp_finish_sign_in(
+        &self,
+        #[wasm_bindgen(js_name = signIn, unchecked_param_type = "Protocol.McpSignIn")] sign_in: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] answer: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | undefined")] transport: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let sign_in: crate::mcp::McpSignIn = from_js(sign_in)?;
+        let answer: std::collections::BTreeMap<String, String> = from_js(answer)?;
+        let http = self.settings_http(transport)?;
+        let now = crate::host::Clock::now_ms(&JsClock);
+        let credentials = crate::mcp::finish_sign_in(&*http, &sign_in, &answer, now, &CancelToken::new()).await;
+        to_js(&credentials.map_err(js_error)?)
     }
 
     /// The core's wasm memory, in bytes: what the worker holds for the index, the vectors and
@@ -220,8 +260,13 @@ impl VaultCore {
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
         #[wasm_bindgen(js_name = onEvent, unchecked_param_type = "(event: Protocol.AgentEvent) => void")]
         on_event: js_sys::Function,
+        #[wasm_bindgen(
+            js_name = onCredentials,
+            unchecked_param_type = "((server: string, credentials: Protocol.McpCredentials) => void) | undefined"
+        )]
+        on_credentials: Option<js_sys::Function>,
     ) -> Result<Chat, JsValue> {
-        Chat::new(self, options, on_event)
+        Chat::new(self, options, on_event, on_credentials.map(credentials_sink))
     }
 
     /// An inline editor for the note editor's selections: `options` as `newChat`'s (the
@@ -449,4 +494,16 @@ impl VaultCore {
         let notes = crate::vault::list_notes(&*self.vault as &dyn Vault).await.map_err(js_error)?;
         Ok(notes.len() as u32)
     }
+}
+
+/// A sink for an MCP server's renewed credentials that hands them to the JS callback
+/// `callback(server, credentials)`, for the host to keep.
+fn credentials_sink(callback: js_sys::Function) -> crate::mcp::CredentialsSink {
+    Rc::new(move |server: &str, credentials: &crate::mcp::McpCredentials| {
+        if let Ok(value) = to_js(credentials) {
+            if let Err(e) = callback.call2(&JsValue::NULL, &JsValue::from_str(server), &value) {
+                web_sys::console::error_2(&"Vault Agent: keeping renewed MCP credentials failed".into(), &e);
+            }
+        }
+    })
 }

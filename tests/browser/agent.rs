@@ -70,7 +70,7 @@ async fn a_three_step_task_runs_through_the_wasm_binding() {
         }
         log.borrow_mut().push(event);
     });
-    let chat = Rc::new(core.new_chat(options, on_event.as_ref().clone().unchecked_into()).unwrap());
+    let chat = Rc::new(core.new_chat(options, on_event.as_ref().clone().unchecked_into(), None).unwrap());
     *chat_slot.borrow_mut() = Some(chat.clone());
 
     let report = chat.send("Merge my baking notes".into(), None).await.unwrap();
@@ -130,8 +130,12 @@ async fn cancel_from_js_stops_a_task_waiting_for_approval() {
         }
     });
     let chat = Rc::new(
-        core.new_chat(js_sys::JSON::parse(&options.to_string()).unwrap(), on_event.as_ref().clone().unchecked_into())
-            .unwrap(),
+        core.new_chat(
+            js_sys::JSON::parse(&options.to_string()).unwrap(),
+            on_event.as_ref().clone().unchecked_into(),
+            None,
+        )
+        .unwrap(),
     );
     *slot.borrow_mut() = Some(chat.clone());
     let report: Value = serde_wasm_bindgen::from_value(chat.send("write".into(), None).await.unwrap()).unwrap();
@@ -167,7 +171,7 @@ async fn when_fetch_cannot_reach_the_server_the_chat_falls_back_to_the_request_f
     });
     let before = request_calls();
     let chat = core
-        .new_chat(js_sys::JSON::parse(&options.to_string()).unwrap(), on_event.as_ref().clone().unchecked_into())
+        .new_chat(js_sys::JSON::parse(&options.to_string()).unwrap(), on_event.as_ref().clone().unchecked_into(), None)
         .unwrap();
     let report: Value = serde_wasm_bindgen::from_value(chat.send("hi".into(), None).await.unwrap()).unwrap();
     assert_eq!(report["end"]["reason"], "answered", "{report}");

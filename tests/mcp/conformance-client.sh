@@ -12,5 +12,26 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   sse-retry) exec "$bin" mcp call "${server[@]}" conformance test_reconnection '{}' ;;
   elicitation-sep1034-client-defaults)
     exec "$bin" mcp call "${server[@]}" conformance test_client_elicitation_defaults '{}' ;;
+  auth/*)
+    # The server asks for a sign-in: `mcp login` signs in with curl as the browser (the suite's
+    # authorization server agrees at once and sends it back to the CLI's address on this
+    # machine), then the tools are listed with the kept sign-in.
+    export VAULT_AGENT_CREDENTIALS
+    VAULT_AGENT_CREDENTIALS="$(mktemp -d)/credentials.json"
+    said=$(mktemp)
+    "$bin" mcp login --no-browser "conformance=$url" 2>"$said" &
+    login=$!
+    until page=$(grep -m1 -Eo '^  https?://[^ ]+' "$said"); do
+      if ! kill -0 "$login" 2>/dev/null; then
+        cat "$said" >&2
+        wait "$login"
+        exit 1
+      fi
+      sleep 0.1
+    done
+    curl -sS -L -o /dev/null "${page##* }"
+    wait "$login"
+    exec "$bin" mcp tools "${server[@]}"
+    ;;
   *) exec "$bin" mcp tools "${server[@]}" ;;
 esac

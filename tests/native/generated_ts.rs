@@ -93,6 +93,9 @@ fn generate() -> String {
         // MCP servers, as the settings configure and list them.
         vault_agent::mcp::McpServerConfig,
         vault_agent::mcp::McpServerTransport,
+        vault_agent::mcp::McpCredentials,
+        vault_agent::mcp::OAuthClient,
+        vault_agent::mcp::McpSignIn,
         vault_agent::mcp::McpToolInfo,
         vault_agent::mcp::ToolAnnotations,
         UndoChoice,

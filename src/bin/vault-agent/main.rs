@@ -20,6 +20,8 @@ mod list_models;
 #[cfg(not(target_arch = "wasm32"))]
 mod mcp;
 #[cfg(not(target_arch = "wasm32"))]
+mod mcp_login;
+#[cfg(not(target_arch = "wasm32"))]
 mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 mod model;
@@ -86,7 +88,7 @@ mod cli {
         /// Make or install the local embedding models.
         #[command(subcommand)]
         Model(crate::model::Command),
-        /// Talk to MCP servers without a model: list their tools, call one.
+        /// Talk to MCP servers without a model: list their tools, call one, sign in.
         #[command(subcommand)]
         Mcp(crate::mcp::Command),
     }

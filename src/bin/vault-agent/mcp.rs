@@ -1,14 +1,16 @@
-//! `vault-agent mcp tools|call`: what an MCP server offers, and one call to it, without a
-//! model. The same `--mcp-http` and `--mcp-stdio` options give `run` the servers' tools.
+//! `vault-agent mcp tools|call|login|logout`: what an MCP server offers, and one call to it,
+//! without a model; signing in to one that asks for it. The same `--mcp-http` and
+//! `--mcp-stdio` options give `run` the servers' tools, with the sign-ins kept.
 
 use std::rc::Rc;
 
 use serde_json::Value;
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
-use vault_agent::mcp::{McpClient, McpServerConfig, Progress};
+use vault_agent::mcp::{CredentialsSink, McpClient, McpServerConfig, Progress};
 use vault_agent::{Error, Result};
 
+use crate::mcp_login::{login, logout, CredentialFile};
 use crate::out::outln;
 
 /// The MCP servers a command uses; both options repeat.
@@ -23,7 +25,8 @@ pub struct McpArgs {
 }
 
 impl McpArgs {
-    /// The configured servers, checked, in the order given (HTTP first).
+    /// The configured servers, checked, in the order given (HTTP first), with the sign-ins
+    /// `vault-agent mcp login` kept for their URLs.
     pub fn servers(&self) -> Result<Vec<McpServerConfig>> {
         let mut servers = Vec::new();
         for spec in &self.http {
@@ -37,8 +40,16 @@ impl McpArgs {
         if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
             return Err(Error::Invalid(format!("two MCP servers are named {:?}", pair[0])));
         }
+        if let Some(file) = CredentialFile::of_user() {
+            file.sign_in(&mut servers);
+        }
         Ok(servers)
     }
+}
+
+/// Where the renewed sign-ins of `servers` are kept: the file `login` keeps them in.
+pub fn renewed_sink(servers: &[McpServerConfig]) -> Option<CredentialsSink> {
+    CredentialFile::of_user().map(|file| file.sink(servers))
 }
 
 #[derive(clap::Subcommand)]
@@ -63,16 +74,35 @@ pub enum Command {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+    /// Sign in to a server that asks for it (OAuth, in the browser). The sign-in is kept in
+    /// the user's configuration folder ($VAULT_AGENT_CREDENTIALS sets the file) and used by
+    /// every command given the same URL.
+    Login {
+        /// The server: NAME=URL, or its URL.
+        server: String,
+        /// Print the page to open instead of opening the browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget the sign-in to a server.
+    Logout {
+        /// The server: NAME=URL, or its URL.
+        server: String,
+    },
 }
 
-/// Opens a session with `server` over the CLI's HTTP client and process launcher.
+/// Opens a session with `server` over the CLI's HTTP client and process launcher; a renewed
+/// sign-in is kept.
 pub async fn connect(server: &McpServerConfig, cancel: &CancelToken) -> Result<McpClient> {
-    server.connect(Rc::new(ReqwestClient::new()), Rc::new(SystemClock), Some(&NativeLauncher), cancel).await
+    let renewed = renewed_sink(std::slice::from_ref(server));
+    server.connect(Rc::new(ReqwestClient::new()), Rc::new(SystemClock), Some(&NativeLauncher), renewed, cancel).await
 }
 
 pub async fn run(command: Command) -> Result<()> {
     let cancel = CancelToken::new();
     match command {
+        Command::Login { server, no_browser } => login(&server, !no_browser).await,
+        Command::Logout { server } => logout(&server),
         Command::Tools { servers, json } => {
             let servers = servers.servers()?;
             if servers.is_empty() {

@@ -122,8 +122,12 @@ pub async fn run(args: Args) -> Result<()> {
     };
     let host = Rc::new(TerminalHost::new());
     let servers = args.mcp.servers()?;
-    let mcp =
-        Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher))));
+    let renewed = crate::mcp::renewed_sink(&servers);
+    let mut mcp = McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher)));
+    if let Some(sink) = renewed {
+        mcp = mcp.with_credentials_sink(sink);
+    }
+    let mcp = Rc::new(mcp);
     let conversation =
         open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
     let Some(task) = &args.task else {

@@ -1,0 +1,371 @@
+//! Signing in to an MCP server that asks for it (OAuth 2.1, as MCP's authorization spec lays it
+//! out): the authorization server is found ([`super::oauth_discovery`]), Vault Agent registers
+//! itself there (dynamic client registration, RFC 7591), the user signs in in their browser
+//! with PKCE, and the code that comes back is exchanged for tokens bound to the MCP server
+//! (RFC 8707's `resource`). The tokens are renewed with their refresh token as they run out.
+//!
+//! The host keeps [`McpCredentials`] (the plugin in Obsidian's secret storage, the CLI in a
+//! file of the user's) and hands them back with the server's configuration; a session that
+//! renews them tells the host through a [`CredentialsSink`].
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use ts_rs::TS;
+
+use super::message::clip;
+use super::oauth_discovery::{canonical, discover};
+use crate::cancel::CancelToken;
+use crate::guard::random_hex;
+use crate::host::{url_encode, HttpClient, HttpRequest};
+use crate::{Error, Result};
+
+/// Renewed credentials of the server named first go to the host, which keeps them in place of
+/// the old ones (a refresh token may be good for one use only).
+pub type CredentialsSink = Rc<dyn Fn(&str, &McpCredentials)>;
+
+/// How long before its end an access token is renewed, so it does not run out mid-request.
+const RENEW_MARGIN_MS: f64 = 60_000.0;
+
+/// What the host keeps for a server the user signed in to: the tokens, and what renewing them
+/// takes. In JSON the fields are camelCase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCredentials {
+    pub access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub refresh_token: Option<String>,
+    /// When the access token ends, in ms since the epoch; absent when the server did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub expires_at: Option<f64>,
+    /// The scope the server granted (or was asked for, when it did not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub scope: Option<String>,
+    pub client: OAuthClient,
+    pub token_endpoint: String,
+    /// The authorization server that issued them.
+    pub issuer: String,
+    /// The MCP server they are for.
+    pub resource: String,
+}
+
+/// Vault Agent as the authorization server registered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClient {
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub client_secret: Option<String>,
+    /// How the client proves itself at the token endpoint (`none`, `client_secret_basic`,
+    /// `client_secret_post`).
+    pub auth_method: String,
+}
+
+/// A sign-in under way: `url` is the page to open in the user's browser; the rest is what
+/// [`finish_sign_in`] needs when the browser comes back to `redirect_uri`. Held by the host
+/// until then, not kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpSignIn {
+    pub url: String,
+    pub state: String,
+    pub code_verifier: String,
+    pub redirect_uri: String,
+    pub client: OAuthClient,
+    pub token_endpoint: String,
+    pub issuer: String,
+    /// Whether the answer must carry `iss` (RFC 9207: the server said it sends it).
+    pub issuer_in_answer: bool,
+    pub resource: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub scope: Option<String>,
+}
+
+/// Starts signing in to the MCP server at `server_url`: finds its authorization server,
+/// registers Vault Agent there with `redirect_uri` (where the browser comes back: the
+/// plugin's `obsidian://` address, the CLI's `http://127.0.0.1:PORT/…`), and makes the
+/// authorization page's address. Fails, in words, when the server asks nobody to sign in,
+/// does not do PKCE, or takes no registrations.
+pub async fn start_sign_in(
+    http: &dyn HttpClient,
+    server_url: &str,
+    redirect_uri: &str,
+    cancel: &CancelToken,
+) -> Result<McpSignIn> {
+    let found = discover(http, server_url, cancel).await?;
+    let server = &found.server;
+    let pkce = server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"));
+    if !pkce && !found.defaults {
+        return Err(Error::Mcp(format!(
+            "the authorization server {} does not say it does PKCE (S256), which MCP requires: not signing in there",
+            server.issuer
+        )));
+    }
+    let registration = server.registration_endpoint.as_deref().ok_or_else(|| {
+        Error::Mcp(format!(
+            "the authorization server {} registers no new apps (dynamic client registration), so Vault Agent cannot sign in there",
+            server.issuer
+        ))
+    })?;
+    let client = register(http, registration, redirect_uri, cancel).await?;
+    let state = random_hex(16);
+    let code_verifier = random_hex(32);
+    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(code_verifier.as_bytes()));
+    let mut params = vec![
+        ("response_type", "code"),
+        ("client_id", client.client_id.as_str()),
+        ("redirect_uri", redirect_uri),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("state", state.as_str()),
+        ("resource", found.resource.as_str()),
+    ];
+    if let Some(scope) = &found.scope {
+        params.push(("scope", scope));
+    }
+    let separator = if server.authorization_endpoint.contains('?') { '&' } else { '?' };
+    let url = format!("{}{separator}{}", server.authorization_endpoint, form(&params));
+    Ok(McpSignIn {
+        url,
+        state,
+        code_verifier,
+        redirect_uri: redirect_uri.to_string(),
+        token_endpoint: server.token_endpoint.clone(),
+        issuer: server.issuer.clone(),
+        issuer_in_answer: server.authorization_response_iss_parameter_supported,
+        client,
+        resource: found.resource,
+        scope: found.scope,
+    })
+}
+
+/// Ends the sign-in `sign_in` with `answer`, the parameters the browser came back with
+/// (`code`, `state`, `iss`, or `error`): checks they answer this sign-in, and exchanges the
+/// code for tokens. `now_ms` dates their end.
+pub async fn finish_sign_in(
+    http: &dyn HttpClient,
+    sign_in: &McpSignIn,
+    answer: &BTreeMap<String, String>,
+    now_ms: u64,
+    cancel: &CancelToken,
+) -> Result<McpCredentials> {
+    if answer.get("state") != Some(&sign_in.state) {
+        return Err(Error::Mcp("the browser came back from another sign-in than this one: sign in again".into()));
+    }
+    if let Some(error) = answer.get("error") {
+        let said = answer.get("error_description").unwrap_or(error);
+        return Err(Error::Mcp(format!("the server did not sign you in: {said}")));
+    }
+    match answer.get("iss") {
+        Some(iss) if canonical(iss) != canonical(&sign_in.issuer) => {
+            return Err(Error::Mcp(format!(
+                "the sign-in came back from {iss}, not from {}: not taken",
+                sign_in.issuer
+            )));
+        }
+        None if sign_in.issuer_in_answer => {
+            return Err(Error::Mcp("the sign-in came back without saying which server it is from: not taken".into()));
+        }
+        _ => {}
+    }
+    let code = answer.get("code").ok_or_else(|| Error::Mcp("the sign-in came back without a code".into()))?;
+    let params = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", sign_in.redirect_uri.as_str()),
+        ("code_verifier", sign_in.code_verifier.as_str()),
+        ("resource", sign_in.resource.as_str()),
+    ];
+    let base = McpCredentials {
+        access_token: String::new(),
+        refresh_token: None,
+        expires_at: None,
+        scope: sign_in.scope.clone(),
+        client: sign_in.client.clone(),
+        token_endpoint: sign_in.token_endpoint.clone(),
+        issuer: sign_in.issuer.clone(),
+        resource: sign_in.resource.clone(),
+    };
+    base.token_request(http, &params, now_ms, cancel).await
+}
+
+impl McpCredentials {
+    /// Whether the access token has ended or is about to, at `now_ms`.
+    pub fn is_expiring(&self, now_ms: u64) -> bool {
+        self.expires_at.is_some_and(|end| end - RENEW_MARGIN_MS <= now_ms as f64)
+    }
+
+    /// Whether a refresh token can renew them.
+    pub fn can_renew(&self) -> bool {
+        self.refresh_token.is_some()
+    }
+
+    /// New credentials from the refresh token (which the server may have replaced: the new
+    /// one is kept, or the old one when it sent none).
+    pub async fn renewed(&self, http: &dyn HttpClient, now_ms: u64, cancel: &CancelToken) -> Result<McpCredentials> {
+        let refresh =
+            self.refresh_token.as_deref().ok_or_else(|| Error::Mcp("the sign-in has no refresh token".into()))?;
+        let params =
+            [("grant_type", "refresh_token"), ("refresh_token", refresh), ("resource", self.resource.as_str())];
+        self.token_request(http, &params, now_ms, cancel).await
+    }
+
+    /// Asks the token endpoint with `params` (and the client's proof); these credentials with
+    /// the tokens it gives.
+    async fn token_request(
+        &self,
+        http: &dyn HttpClient,
+        params: &[(&str, &str)],
+        now_ms: u64,
+        cancel: &CancelToken,
+    ) -> Result<McpCredentials> {
+        let mut params = params.to_vec();
+        let client = &self.client;
+        let mut request = HttpRequest {
+            method: "POST".into(),
+            url: self.token_endpoint.clone(),
+            headers: vec![
+                ("content-type".into(), "application/x-www-form-urlencoded".into()),
+                ("accept".into(), "application/json".into()),
+            ],
+            body: None,
+        };
+        match (client.auth_method.as_str(), client.client_secret.as_deref()) {
+            ("client_secret_basic", Some(secret)) => {
+                let pair = format!("{}:{}", url_encode(&client.client_id), url_encode(secret));
+                let basic = base64::engine::general_purpose::STANDARD.encode(pair);
+                request = request.header("authorization", format!("Basic {basic}"));
+            }
+            ("client_secret_post", Some(secret)) => {
+                params.push(("client_id", &client.client_id));
+                params.push(("client_secret", secret));
+            }
+            _ => params.push(("client_id", &client.client_id)),
+        }
+        request.body = Some(form(&params).into_bytes());
+        let response = http.send(request, cancel).await?;
+        let status = response.status;
+        let text = response.text().await?;
+        let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        if !(200..300).contains(&status) {
+            let said = body["error_description"]
+                .as_str()
+                .or(body["error"].as_str())
+                .map_or_else(|| clip(text.trim()), str::to_string);
+            return Err(Error::Mcp(format!("the server gave no tokens (HTTP {status}): {said}")));
+        }
+        let access_token = body["access_token"]
+            .as_str()
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| Error::Mcp(format!("the server's answer holds no access token: {}", clip(text.trim()))))?;
+        if let Some(kind) = body["token_type"].as_str().filter(|kind| !kind.eq_ignore_ascii_case("bearer")) {
+            return Err(Error::Mcp(format!(
+                "the server gave a {kind} token, and Vault Agent sends bearer tokens only"
+            )));
+        }
+        Ok(McpCredentials {
+            access_token: access_token.to_string(),
+            refresh_token: body["refresh_token"].as_str().map(str::to_string).or_else(|| self.refresh_token.clone()),
+            expires_at: body["expires_in"].as_f64().map(|seconds| now_ms as f64 + seconds * 1000.0),
+            scope: body["scope"].as_str().map(str::to_string).or_else(|| self.scope.clone()),
+            ..self.clone()
+        })
+    }
+}
+
+/// Registers Vault Agent with the authorization server as a public app whose browser comes
+/// back to `redirect_uri`.
+async fn register(
+    http: &dyn HttpClient,
+    endpoint: &str,
+    redirect_uri: &str,
+    cancel: &CancelToken,
+) -> Result<OAuthClient> {
+    let metadata = json!({
+        "client_name": "Vault Agent",
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native",
+    });
+    let response =
+        http.send(HttpRequest::post_json(endpoint, &metadata).header("accept", "application/json"), cancel).await?;
+    let status = response.status;
+    let text = response.text().await?;
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if !(200..300).contains(&status) {
+        let said = body["error_description"]
+            .as_str()
+            .or(body["error"].as_str())
+            .map_or_else(|| clip(text.trim()), str::to_string);
+        return Err(Error::Mcp(format!(
+            "the authorization server did not register Vault Agent (HTTP {status}): {said}"
+        )));
+    }
+    let client_id = body["client_id"]
+        .as_str()
+        .ok_or_else(|| Error::Mcp(format!("the registration's answer holds no client id: {}", clip(text.trim()))))?;
+    let client_secret = body["client_secret"].as_str().map(str::to_string);
+    let auth_method = match (body["token_endpoint_auth_method"].as_str(), &client_secret) {
+        (Some(method), _) => method.to_string(),
+        (None, Some(_)) => "client_secret_basic".to_string(),
+        (None, None) => "none".to_string(),
+    };
+    Ok(OAuthClient { client_id: client_id.to_string(), client_secret, auth_method })
+}
+
+/// `params` as a form body or query: `a=1&b=x%20y`.
+fn form(params: &[(&str, &str)]) -> String {
+    params.iter().map(|(name, value)| format!("{name}={}", url_encode(value))).collect::<Vec<_>>().join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn credentials(expires_at: Option<f64>) -> McpCredentials {
+        McpCredentials {
+            access_token: "at".into(),
+            refresh_token: Some("rt".into()),
+            expires_at,
+            scope: None,
+            client: OAuthClient { client_id: "c".into(), client_secret: None, auth_method: "none".into() },
+            token_endpoint: "https://a.example/token".into(),
+            issuer: "https://a.example".into(),
+            resource: "https://m.example/mcp".into(),
+        }
+    }
+
+    #[test]
+    fn tokens_are_renewed_a_minute_before_they_end() {
+        assert!(!credentials(None).is_expiring(u64::MAX));
+        assert!(!credentials(Some(1_000_000.0)).is_expiring(900_000));
+        assert!(credentials(Some(1_000_000.0)).is_expiring(940_000));
+        assert!(credentials(Some(1_000_000.0)).is_expiring(2_000_000));
+    }
+
+    #[test]
+    fn credentials_are_camel_case_json_without_empty_fields() {
+        let json = serde_json::to_value(credentials(None)).unwrap();
+        assert_eq!(json["accessToken"], "at");
+        assert_eq!(json["client"]["authMethod"], "none");
+        assert!(json.get("expiresAt").is_none() && json["client"].get("clientSecret").is_none());
+        let back: McpCredentials = serde_json::from_value(json).unwrap();
+        assert_eq!(back, credentials(None));
+    }
+
+    #[test]
+    fn form_values_are_encoded() {
+        assert_eq!(form(&[("a", "x y"), ("b", "obsidian://cb?x=1")]), "a=x%20y&b=obsidian%3A%2F%2Fcb%3Fx%3D1");
+    }
+}

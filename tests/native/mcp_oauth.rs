@@ -1,0 +1,323 @@
+//! Signing in to an MCP server that asks for it (OAuth 2.1): against the test server's protected
+//! MCP endpoint and its authorization server (`tests/servers/routes/oauth.mjs`), which checks
+//! PKCE, the redirect, the resource and the client as a real one does.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+use vault_agent::cancel::CancelToken;
+use vault_agent::host::{query_params, ManualClock, ReqwestClient};
+use vault_agent::mcp::{
+    finish_sign_in, start_sign_in, McpCredentials, McpServerConfig, McpServerTransport, McpSignIn, Progress,
+};
+
+const REDIRECT: &str = "obsidian://vault-agent-mcp-auth";
+
+/// The project's test server (`tests/servers/server.mjs`) on a free port; killed on drop.
+pub struct TestServer {
+    child: Child,
+    pub base: String,
+}
+
+impl TestServer {
+    pub fn start() -> TestServer {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/server.mjs");
+        let mut child = Command::new("node")
+            .args([script, "--port", &port.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("listening") {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "the test server ended before listening");
+        }
+        TestServer { child, base: format!("http://127.0.0.1:{port}") }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// A session of the OAuth routes of its own.
+struct Oauth {
+    base: String,
+    sid: String,
+    web: reqwest::Client,
+}
+
+impl Oauth {
+    fn new(server: &TestServer, name: &str) -> Oauth {
+        let web = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        Oauth { base: server.base.clone(), sid: format!("{name}-{}", std::process::id()), web }
+    }
+
+    fn mcp_url(&self) -> String {
+        format!("{}/oauth/{}/mcp", self.base, self.sid)
+    }
+
+    async fn control(&self, what: &str, body: Value) {
+        let url = format!("{}/oauth/{}/{what}", self.base, self.sid);
+        let response =
+            self.web.post(url).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+        assert!(response.status().is_success(), "{what}: {}", response.status());
+    }
+
+    async fn log(&self) -> Vec<Value> {
+        let url = format!("{}/oauth/{}/log", self.base, self.sid);
+        serde_json::from_str(&self.web.get(url).send().await.unwrap().text().await.unwrap()).unwrap()
+    }
+
+    /// What the browser does: opens the authorization page, which (the user having agreed)
+    /// sends it back to the redirect address; the parameters it comes back with.
+    async fn browser(&self, sign_in: &McpSignIn) -> BTreeMap<String, String> {
+        let response = self.web.get(&sign_in.url).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 302, "{}", response.text().await.unwrap());
+        let location = response.headers()["location"].to_str().unwrap().to_string();
+        let (address, query) = location.split_once('?').unwrap();
+        assert_eq!(address, REDIRECT);
+        query_params(query)
+    }
+
+    fn config(&self, credentials: Option<McpCredentials>) -> McpServerConfig {
+        let mut config = McpServerConfig::parse_http(&format!("notes={}", self.mcp_url())).unwrap();
+        if let McpServerTransport::Http { credentials: slot, .. } = &mut config.transport {
+            *slot = credentials.map(Box::new);
+        }
+        config
+    }
+}
+
+fn no_progress(_: &Progress) {}
+
+#[test]
+fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
+    let server = TestServer::start();
+    runtime().block_on(async {
+        let oauth = Oauth::new(&server, "flow");
+        let http = ReqwestClient::new();
+        let cancel = CancelToken::new();
+
+        // Without a sign-in the server refuses, and the error says what to do.
+        let clock = Rc::new(ManualClock::new(1_000_000));
+        let refused = oauth.config(None).connect(Rc::new(http.clone()), clock.clone(), None, None, &cancel).await;
+        let message = refused.err().expect("refused").to_string();
+        assert!(message.contains("asks you to sign in"), "{message}");
+
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let issuer = format!("{}/oauth/{}", oauth.base, oauth.sid);
+        assert!(sign_in.url.starts_with(&format!("{issuer}/authorize?response_type=code&")), "{}", sign_in.url);
+        let asked = query_params(sign_in.url.split_once('?').unwrap().1);
+        assert_eq!(asked["code_challenge_method"], "S256");
+        assert_eq!(asked["redirect_uri"], REDIRECT);
+        assert_eq!(asked["resource"], oauth.mcp_url());
+        assert_eq!(asked["scope"], "notes:read", "the scope the 401 asked for");
+        assert_eq!(asked["state"], sign_in.state);
+        assert_eq!((sign_in.issuer.as_str(), sign_in.client.auth_method.as_str()), (issuer.as_str(), "none"));
+
+        let answer = oauth.browser(&sign_in).await;
+        assert_eq!(answer["iss"], issuer);
+        let credentials = finish_sign_in(&http, &sign_in, &answer, 1_000_000, &cancel).await.unwrap();
+        assert_eq!(credentials.access_token, format!("at-{}-1", oauth.sid));
+        assert_eq!(credentials.expires_at, Some(1_000_000.0 + 3_600_000.0));
+        assert_eq!(credentials.scope.as_deref(), Some("notes:read"));
+        assert!(credentials.refresh_token.is_some());
+        // A code is good once.
+        let again = finish_sign_in(&http, &sign_in, &answer, 1_000_000, &cancel).await.unwrap_err().to_string();
+        assert!(again.contains("gave no tokens (HTTP 400)"), "{again}");
+
+        let renewed: Rc<RefCell<Vec<(String, McpCredentials)>>> = Rc::default();
+        let kept = renewed.clone();
+        let sink: vault_agent::mcp::CredentialsSink =
+            Rc::new(move |server: &str, c: &McpCredentials| kept.borrow_mut().push((server.to_string(), c.clone())));
+        let config = oauth.config(Some(credentials.clone()));
+        let client =
+            config.connect(Rc::new(http.clone()), clock.clone(), None, Some(sink.clone()), &cancel).await.unwrap();
+        let tools = client.list_tools(&cancel).await.unwrap();
+        assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["whoami"]);
+        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        assert_eq!(said.text, "signed in as Vault Agent, token 1, scope notes:read");
+
+        // The server ends the token early: the call is refused once, the token renewed, the
+        // call made again; the host is handed the new refresh token.
+        oauth.control("expire", json!({})).await;
+        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        assert_eq!(said.text, "signed in as Vault Agent, token 2, scope notes:read");
+        let (server_name, fresh) = renewed.borrow().last().cloned().expect("renewed credentials kept");
+        assert_eq!(server_name, "notes");
+        assert_ne!(fresh.refresh_token, credentials.refresh_token, "the server rotates refresh tokens");
+
+        // Near its end the token is renewed before the request, not after a refusal.
+        assert_eq!(fresh.expires_at, Some(1_000_000.0 + 3_600_000.0));
+        clock.advance(3_600_000 - 30_000);
+        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        assert_eq!(said.text, "signed in as Vault Agent, token 3, scope notes:read");
+        assert_eq!(renewed.borrow().len(), 2);
+
+        // A sign-in goes only to the server it is for: not to another URL put in its place.
+        let elsewhere = Oauth::new(&server, "elsewhere");
+        let mut moved = oauth.config(Some(credentials.clone()));
+        if let McpServerTransport::Http { url, .. } = &mut moved.transport {
+            *url = elsewhere.mcp_url();
+        }
+        let refused = moved.connect(Rc::new(http.clone()), clock.clone(), None, None, &cancel).await;
+        assert!(refused.err().expect("refused").to_string().contains("asks you to sign in"));
+        assert!(elsewhere.log().await.iter().all(|r| r["headers"].get("authorization").is_none()));
+
+        // Once the sign-in is gone for good, the error says to sign in again.
+        oauth.control("revoke", json!({})).await;
+        let ended = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap_err().to_string();
+        assert!(ended.contains("sign in again"), "{ended}");
+        client.close().await;
+
+        // What the server saw: the client registered as a public native app, the code
+        // exchanged with its verifier and the resource, and the MCP calls with the token.
+        let log = oauth.log().await;
+        let register = log.iter().find(|r| r["path"].as_str().unwrap().ends_with("/register")).unwrap();
+        assert_eq!(register["json"]["token_endpoint_auth_method"], "none");
+        assert_eq!(register["json"]["redirect_uris"], json!([REDIRECT]));
+        let exchange = log.iter().find(|r| r["form"]["grant_type"] == "authorization_code").unwrap();
+        assert_eq!(exchange["form"]["resource"], oauth.mcp_url());
+        assert_eq!(exchange["form"]["code_verifier"], sign_in.code_verifier.as_str());
+        let refreshes = log.iter().filter(|r| r["form"]["grant_type"] == "refresh_token").count();
+        assert_eq!(refreshes, 3, "two renewals, and the one after the revocation");
+    });
+}
+
+#[test]
+fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
+    let server = TestServer::start();
+    runtime().block_on(async {
+        let http = ReqwestClient::new();
+        let cancel = CancelToken::new();
+
+        // An answer from another sign-in (its state differs), or a refusal, is not taken.
+        let oauth = Oauth::new(&server, "answers");
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let mut answer = oauth.browser(&sign_in).await;
+        answer.insert("state".into(), "someone-else".into());
+        let error = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap_err().to_string();
+        assert!(error.contains("another sign-in"), "{error}");
+        let mut answer = oauth.browser(&sign_in).await;
+        answer.insert("iss".into(), "https://evil.example".into());
+        let error = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap_err().to_string();
+        assert!(error.contains("came back from https://evil.example"), "{error}");
+        oauth.control("config", json!({"deny": true})).await;
+        let answer = oauth.browser(&sign_in).await;
+        let error = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap_err().to_string();
+        assert_eq!(error, "MCP: the server did not sign you in: The user said no");
+
+        // No PKCE, no registration: refused before the browser is opened.
+        let oauth = Oauth::new(&server, "nopkce");
+        oauth.control("config", json!({"noPkce": true})).await;
+        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap_err().to_string();
+        assert!(error.contains("PKCE"), "{error}");
+        let oauth = Oauth::new(&server, "noreg");
+        oauth.control("config", json!({"noRegistration": true})).await;
+        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap_err().to_string();
+        assert!(error.contains("registers no new apps"), "{error}");
+
+        // Without a scope in the challenge, the resource's scopes are asked for; a confidential
+        // client proves itself with its secret.
+        let oauth = Oauth::new(&server, "confidential");
+        oauth.control("config", json!({"noScopeInHeader": true, "confidential": true})).await;
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        assert_eq!(sign_in.scope.as_deref(), Some("notes:read notes:write"));
+        assert_eq!(sign_in.client.auth_method, "client_secret_basic");
+        let answer = oauth.browser(&sign_in).await;
+        let credentials = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap();
+        assert_eq!(credentials.scope.as_deref(), Some("notes:read notes:write"));
+        let log = oauth.log().await;
+        let exchange = log.iter().find(|r| r["form"]["grant_type"] == "authorization_code").unwrap();
+        assert!(exchange["headers"]["authorization"].as_str().unwrap().starts_with("Basic "));
+
+        // A server that asks nobody to sign in says so.
+        let nothing = format!("{}/nothing-here", server.base);
+        let error = start_sign_in(&http, &nothing, REDIRECT, &cancel).await.unwrap_err().to_string();
+        assert_eq!(error, format!("MCP: there is no MCP endpoint at {nothing} (HTTP 404)"));
+        let everything = super::mcp::Everything::start();
+        let error = start_sign_in(&http, &everything.url, REDIRECT, &cancel).await.unwrap_err().to_string();
+        assert!(error.ends_with("lets Vault Agent in without signing in: no sign-in is needed"), "{error}");
+    });
+}
+
+#[test]
+fn the_cli_signs_in_through_the_browser_and_keeps_the_renewed_sign_in() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let kept = home.path().join("credentials.json");
+    let cli = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_vault-agent"));
+        command.args(args).env("VAULT_AGENT_CREDENTIALS", &kept);
+        command
+    };
+    runtime().block_on(async {
+        let oauth = Oauth::new(&server, "cli");
+        let spec = format!("notes={}", oauth.mcp_url());
+        let mut login = cli(&["mcp", "login", "--no-browser", &spec])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It prints the page to open; the browser (here: a client that follows redirects)
+        // signs in and comes back to the CLI's address on this machine.
+        let mut stderr = BufReader::new(login.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.trim_start().starts_with("http") {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "login ended before printing the page");
+        }
+        let page = line.trim().to_string();
+        assert!(query_params(page.split_once('?').unwrap().1)["redirect_uri"].starts_with("http://127.0.0.1:"));
+        let browser = reqwest::Client::new();
+        let back = browser.get(&page).send().await.unwrap().text().await.unwrap();
+        assert!(back.contains("Signed in to notes."), "{back}");
+        let done = login.wait_with_output().unwrap();
+        assert!(done.status.success());
+        assert!(String::from_utf8_lossy(&done.stdout).starts_with("Signed in to notes (scope: notes:read)"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        let refresh_token = |path: &std::path::Path| {
+            let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            all[oauth.mcp_url()]["refreshToken"].as_str().unwrap().to_string()
+        };
+        let first = refresh_token(&kept);
+
+        let whoami = || cli(&["mcp", "call", "--mcp-http", &spec, "notes", "whoami"]).output().unwrap();
+        let said = whoami();
+        assert_eq!(String::from_utf8_lossy(&said.stdout).trim(), "signed in as Vault Agent, token 1, scope notes:read");
+        // The server ends the token: the next command renews it and keeps the new refresh token.
+        oauth.control("expire", json!({})).await;
+        let said = whoami();
+        assert_eq!(String::from_utf8_lossy(&said.stdout).trim(), "signed in as Vault Agent, token 2, scope notes:read");
+        assert_ne!(refresh_token(&kept), first);
+        let said = whoami();
+        assert!(said.status.success(), "{}", String::from_utf8_lossy(&said.stderr));
+
+        let out = cli(&["mcp", "logout", &spec]).output().unwrap();
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("Signed out of notes"));
+        let said = whoami();
+        assert!(!said.status.success());
+        assert!(String::from_utf8_lossy(&said.stderr).contains("asks you to sign in"));
+    });
+}
