@@ -3,6 +3,7 @@ import type { CoreHandle, PluginContext } from "./context";
 import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import { Processes } from "./host/processes";
+import { SIGN_IN_ACTION, signInAnswered } from "./mcpSignIn";
 import type { Transport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
@@ -50,6 +51,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.keys = new ApiKeys(this.app, () => this.settings);
 
     this.registerView(VIEW_TYPE_CHAT, (leaf: WorkspaceLeaf) => new ChatView(leaf, this));
+    // The browser comes back here after signing in to an MCP server.
+    this.registerObsidianProtocolHandler(SIGN_IN_ACTION, (params) => signInAnswered(params));
     this.addRibbonIcon("bot", "Open Vault Agent", () => void this.openChat());
     this.addSettingTab(new VaultAgentSettingTab(this.app, this, this));
 

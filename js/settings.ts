@@ -1,6 +1,6 @@
 import { requireApiVersion, type App } from "obsidian";
 import type { AgentConfig, ApprovalCategory, EmbedderOptions, ModeConfig, ModelPrice, ProviderConfig, Transport, WebSearchConfig } from "./protocol";
-import { PRESETS, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
+import { PRESETS, type McpCredentials, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
 
 /** The providers the settings offer, and what each stands for: one table, in the core (src/provider/preset.rs). */
 export { PRESETS, type PresetInfo, type ProviderPreset } from "./generated/protocol";
@@ -258,15 +258,18 @@ function fill(defaults: unknown, data: unknown): unknown {
   return typeof data === typeof defaults ? data : defaults;
 }
 
-/** Whose API key: a provider preset's, the embeddings API's, or an MCP server's bearer token. */
-export type KeyName = ProviderPreset | "embeddings" | "web-search" | "tavily" | `mcp-${string}`;
+/**
+ * Whose API key: a provider preset's, the embeddings API's, an MCP server's bearer token
+ * (`mcp-<name>`), or its sign-in (`mcpauth-<name>`: the `McpCredentials` as JSON).
+ */
+export type KeyName = ProviderPreset | "embeddings" | "web-search" | "tavily" | `mcp-${string}` | `mcpauth-${string}`;
 
 /** The id of an API key in Obsidian's secret storage (lower-case letters, digits and dashes). */
 export const secretId = (name: KeyName): string => `vault-agent-${name.toLowerCase().replace(/[^a-z0-9-]/g, "-")}-key`;
 
 /**
- * The servers a chat connects to: the enabled ones, each HTTP server's token added as its
- * `Authorization` header, and on mobile without the ones that are commands.
+ * The servers a chat connects to: the enabled ones, each HTTP server's sign-in or token added
+ * (the token as its `Authorization` header), and on mobile without the ones that are commands.
  */
 export function mcpServers(settings: VaultAgentSettings, keys: { get(name: KeyName): string }, desktop: boolean): McpServerConfig[] {
   return settings.mcp.servers
@@ -276,8 +279,32 @@ export function mcpServers(settings: VaultAgentSettings, keys: { get(name: KeyNa
       const token = keys.get(`mcp-${server.name}`);
       const headers = server.transport.headers.filter(([name]) => name.toLowerCase() !== "authorization");
       if (token) headers.push(["Authorization", `Bearer ${token}`]);
-      return { ...server, transport: { ...server.transport, headers } };
+      const credentials = mcpSignIn(keys, server.name);
+      return { ...server, transport: { ...server.transport, headers, ...(credentials ? { credentials } : {}) } };
     });
+}
+
+/** The sign-in (OAuth) kept for the MCP server `name`, if any. */
+export function mcpSignIn(keys: { get(name: KeyName): string }, name: string): McpCredentials | undefined {
+  const kept = keys.get(`mcpauth-${name}`);
+  if (!kept) return undefined;
+  try {
+    return JSON.parse(kept) as McpCredentials;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps an MCP server's sign-in — new, or renewed by the core as its tokens run out (a refresh
+ * token may be good once: the old one must not be used again) — and saves the settings that
+ * hold it where there is no secret storage.
+ */
+export function keepMcpSignIn(keys: ApiKeys, save: () => Promise<void>): (server: string, credentials: McpCredentials) => void {
+  return (server, credentials) => {
+    keys.set(`mcpauth-${server}`, JSON.stringify(credentials));
+    if (!keys.secure) void save();
+  };
 }
 
 /** The engine the agent's `web_search` asks, or `null` for none (off, or not set up yet). */

@@ -1,16 +1,18 @@
 import { Platform, Setting } from "obsidian";
 import type { PluginContext } from "./context";
 import type { McpServerConfig, McpToolInfo } from "./generated/protocol";
-import { mcpServers } from "./settings";
+import { signIn } from "./mcpSignIn";
+import { keepMcpSignIn, mcpServers, mcpSignIn } from "./settings";
 import { errorMessage } from "./views/turn";
 import { count } from "./views/count";
 
 /**
  * The settings' MCP section: the servers whose tools the agent may call. Each is a URL
- * (Streamable HTTP, with an optional bearer token kept as API keys are) or, on desktop, a
- * command; the test lists its tools, each of which can be turned off.
+ * (Streamable HTTP, signed in to with the user's account, or with a bearer token; both kept as
+ * API keys are) or, on desktop, a command; the test lists its tools, each of which can be
+ * turned off.
  */
-export function mcpSection(el: HTMLElement, ctx: PluginContext, redisplay: () => void): void {
+export function mcpSection(el: HTMLElement, ctx: PluginContext, vaultName: string, redisplay: () => void): void {
   const servers = ctx.settings.mcp.servers;
   new Setting(el)
     .setName("MCP servers")
@@ -18,7 +20,7 @@ export function mcpSection(el: HTMLElement, ctx: PluginContext, redisplay: () =>
     .setDesc(
       "Tools from servers outside the vault (Model Context Protocol). Every call asks you first, unless you trust a server's read-only tools. Modes need the MCP tool group, which the agent mode has.",
     );
-  servers.forEach((server, index) => serverEditor(el, ctx, server, index, redisplay));
+  servers.forEach((server, index) => serverEditor(el, ctx, server, index, vaultName, redisplay));
   new Setting(el).addButton((b) =>
     b.setButtonText("Add a server").onClick(async () => {
       servers.push({
@@ -34,7 +36,14 @@ export function mcpSection(el: HTMLElement, ctx: PluginContext, redisplay: () =>
   );
 }
 
-function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConfig, index: number, redisplay: () => void): void {
+function serverEditor(
+  el: HTMLElement,
+  ctx: PluginContext,
+  server: McpServerConfig,
+  index: number,
+  vaultName: string,
+  redisplay: () => void,
+): void {
   const keys = ctx.apiKeyStore();
   const save = () => ctx.saveSettings();
   const box = el.createDiv({ cls: "vault-agent-mcp-server" });
@@ -44,12 +53,15 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
     .addText((t) =>
       t.setValue(server.name).onChange(async (value) => {
         const name = value.trim().replace(/[^A-Za-z0-9_-]+/g, "-").replace(/__+/g, "_").slice(0, 24);
-        if (!name) return;
-        // The token is kept under the server's name: it moves with a rename.
-        const token = keys.get(`mcp-${server.name}`);
-        if (token) {
-          keys.set(`mcp-${name}`, token);
-          keys.set(`mcp-${server.name}`, "");
+        // The same name again (a space typed, which names drop): nothing moves, nothing is lost.
+        if (!name || name === server.name) return;
+        // The token and the sign-in are kept under the server's name: they move with a rename.
+        for (const prefix of ["mcp", "mcpauth"] as const) {
+          const kept = keys.get(`${prefix}-${server.name}`);
+          if (kept) {
+            keys.set(`${prefix}-${name}`, kept);
+            keys.set(`${prefix}-${server.name}`, "");
+          }
         }
         server.name = name;
         await save();
@@ -70,6 +82,7 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
         .setTooltip("Remove this server")
         .onClick(async () => {
           keys.set(`mcp-${server.name}`, "");
+          keys.set(`mcpauth-${server.name}`, "");
           ctx.settings.mcp.servers.splice(index, 1);
           await save();
           redisplay();
@@ -92,15 +105,24 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
     );
   const transport = server.transport;
   if (transport.type === "http") {
+    let drawSignIn = (): void => {};
     new Setting(box).setName("URL").addText((t) =>
       t
         .setPlaceholder("Server URL")
         .setValue(transport.url)
         .onChange(async (value) => {
           transport.url = value.trim();
+          // A sign-in is for the server it was made with (the core sends it nowhere else).
+          if (mcpSignIn(keys, server.name)) {
+            keys.set(`mcpauth-${server.name}`, "");
+            drawSignIn();
+          }
           await save();
         }),
     );
+    const signInEl = box.createDiv({ cls: "vault-agent-mcp-sign-in" });
+    drawSignIn = () => signInRow(signInEl, ctx, server, () => transport.url, vaultName, drawSignIn);
+    drawSignIn();
     new Setting(box)
       .setName("Headers")
       .setDesc("Optional, sent with every request: one a line, the name, a colon, then the value.")
@@ -157,7 +179,7 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
       try {
         const [config] = mcpServers({ ...ctx.settings, mcp: { servers: [{ ...server, enabled: true }] } }, keys, Platform.isDesktopApp);
         if (!config) throw new Error("commands run on desktop only");
-        const listed = await (await ctx.core()).vault.mcpTools(config, ctx.transport());
+        const listed = await (await ctx.core()).vault.mcpTools(config, ctx.transport(), keepMcpSignIn(keys, save));
         showTools(tools, server, listed, save);
       } catch (error) {
         tools.empty();
@@ -168,6 +190,66 @@ function serverEditor(el: HTMLElement, ctx: PluginContext, server: McpServerConf
     }),
   );
   box.appendChild(tools);
+}
+
+/**
+ * The server's sign-in: *Sign in* (OAuth, in the browser) for a server that asks for it, or
+ * who is signed in and *Sign out*. Drawn again in `el` by `redraw`.
+ */
+function signInRow(
+  el: HTMLElement,
+  ctx: PluginContext,
+  server: McpServerConfig,
+  url: () => string,
+  vaultName: string,
+  redraw: () => void,
+): void {
+  el.empty();
+  const keys = ctx.apiKeyStore();
+  const kept = mcpSignIn(keys, server.name);
+  const row = new Setting(el).setName("Sign-in");
+  const problem = el.createDiv({ cls: "vault-agent-error vault-agent-mcp-sign-in-error" });
+  problem.hide();
+  if (kept) {
+    const scope = kept.scope ? ` (${kept.scope})` : "";
+    row
+      .setDesc(`Signed in${scope}. The tokens are kept ${keys.secure ? "in Obsidian's secret storage" : "in the plugin's data.json"} and renewed as they run out.`)
+      .addButton((b) =>
+        b.setButtonText("Sign out").onClick(async () => {
+          keys.set(`mcpauth-${server.name}`, "");
+          await ctx.saveSettings();
+          redraw();
+        }),
+      );
+    return;
+  }
+  row
+    .setDesc("For a server that asks you to sign in with your account, such as Notion's. Your browser opens the server's page, then comes back to Obsidian.")
+    .addButton((b) => {
+      // A click while waiting starts again (the browser was closed, say): only the latest
+      // attempt's outcome is shown.
+      let attempt = 0;
+      b.setButtonText("Sign in").onClick(async () => {
+        if (!url()) {
+          problem.setText("Put the server's URL above first.");
+          problem.show();
+          return;
+        }
+        const mine = ++attempt;
+        b.setButtonText("Waiting for the browser…");
+        b.setTooltip("Click to start again");
+        problem.hide();
+        try {
+          await signIn(ctx, server.name, url(), vaultName);
+          if (mine === attempt) redraw();
+        } catch (error) {
+          if (mine !== attempt) return;
+          b.setButtonText("Sign in");
+          problem.setText(`Not signed in: ${errorMessage(error)}`);
+          problem.show();
+        }
+      });
+    });
 }
 
 /** The server's tools, each with a toggle that turns it off for the agent. */

@@ -66,7 +66,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     this.modesSection(containerEl);
     this.searchSection(containerEl);
     this.semanticSection(containerEl);
-    mcpSection(containerEl, this.ctx, () => this.display());
+    mcpSection(containerEl, this.ctx, this.app.vault.getName(), () => this.display());
     this.webSearchSection(containerEl);
     safetySection(containerEl, this.ctx);
   }

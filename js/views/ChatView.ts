@@ -15,7 +15,7 @@ import type {
   TranscriptTurn,
   UndoChoices,
 } from "../protocol";
-import { agentConfig, mcpServers, PRESETS, providerConfig, providerModel, webSearch, type PresetInfo } from "../settings";
+import { agentConfig, keepMcpSignIn, mcpServers, PRESETS, providerConfig, providerModel, webSearch, type PresetInfo } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { count } from "./count";
@@ -560,6 +560,7 @@ export class ChatView extends ItemView {
           mcpServers: mcpServers(settings, this.plugin.apiKeyStore(), Platform.isDesktopApp),
         },
         (event: AgentEvent) => this.onEvent(event),
+        keepMcpSignIn(this.plugin.apiKeyStore(), () => this.plugin.saveSettings()),
       );
     } catch (error) {
       this.showConnectHelp(null, errorMessage(error));

@@ -2739,6 +2739,68 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
   }
 });
 
+test("MCP: signing in to a server that asks for it (OAuth) in the browser, then its tool with the token renewed", async () => {
+  const sid = `e2e-${Date.now()}`;
+  const id = `e2e-mcp-oauth-${Date.now()}`;
+  await script(id, [{ toolCalls: [{ id: "w1", name: "mcp__notes__whoami", arguments: {} }] }, { text: "You are signed in." }]);
+  const url = `${origin}/oauth/${sid}/mcp`;
+  const server = { name: "notes", transport: { type: "http", url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: true };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  const secret = () => page.evaluate(() => window.fakeObsidian.app.secretStorage.getSecret("vault-agent-mcpauth-notes-key"));
+  try {
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const box = page.locator(".vault-agent-settings .vault-agent-mcp-server");
+    // Before signing in, the test says what to do.
+    await box.locator("button", { hasText: "Test and list tools" }).click();
+    await box.locator(".vault-agent-mcp-tools .vault-agent-error", { hasText: "asks you to sign in" }).waitFor();
+
+    // Sign in: the server's page opens in the browser, which (the user having agreed) comes
+    // back to Obsidian at obsidian://vault-agent-mcp-auth.
+    await box.locator("button", { hasText: "Sign in" }).click();
+    await box.locator("button", { hasText: "Waiting for the browser…" }).waitFor();
+    await until(page, () => window.fakeObsidian.opened.length > 0);
+    const opened = await page.evaluate(() => window.fakeObsidian.opened.at(-1));
+    assert.ok(opened.startsWith(`${origin}/oauth/${sid}/authorize?`), opened);
+    const asked = new URL(opened).searchParams;
+    assert.equal(asked.get("redirect_uri"), "obsidian://vault-agent-mcp-auth?vault=Test%20vault");
+    assert.equal(asked.get("code_challenge_method"), "S256");
+    const back = (await fetch(opened, { redirect: "manual" })).headers.get("location");
+    assert.ok(back.startsWith("obsidian://vault-agent-mcp-auth?vault=Test+vault&code="), back);
+    await page.evaluate((address) => window.fakeObsidian.openObsidianUrl(address), back);
+    await box.locator(".setting-item-description", { hasText: "Signed in (notes:read)." }).waitFor();
+    const kept = JSON.parse(await secret());
+    assert.equal(kept.accessToken, `at-${sid}-1`);
+    await box.locator("button", { hasText: "Test and list tools" }).click();
+    await box.locator(".vault-agent-mcp-count", { hasText: "Connected: 1 tool" }).waitFor();
+    await box.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-signed-in-light.png` });
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-signed-in-dark.png` });
+    await setTheme(page, "light");
+    await page.locator(".modal.mod-settings .modal-close-button").click();
+
+    // The server ends the token early: the chat's call renews it and the plugin keeps the new one.
+    await fetch(`${origin}/oauth/${sid}/expire`, { method: "POST" });
+    await send(page, "Who am I on the notes server?");
+    await page.locator('.vault-agent-tool-card[data-tool="mcp__notes__whoami"].is-done').waitFor();
+    await page.locator(".vault-agent-text", { hasText: "You are signed in." }).waitFor();
+    const sent = await requests(id);
+    assert.ok(JSON.stringify(sent[1].body.messages).includes("signed in as Vault Agent, token 2, scope notes:read"));
+    const renewed = JSON.parse(await secret());
+    assert.equal(renewed.accessToken, `at-${sid}-2`);
+    assert.notEqual(renewed.refreshToken, kept.refreshToken);
+
+    // Signing out forgets it.
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    await box.locator("button", { hasText: "Sign out" }).click();
+    await box.locator("button", { hasText: "Sign in" }).waitFor();
+    assert.ok(!(await secret()));
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("an approval can keep some changes of a note and turn the others down", async () => {
   const id = `e2e-hunks-${Date.now()}`;
   const old = Array.from({ length: 30 }, (_, i) => `Line ${i + 1}.`).join("\n") + "\n";

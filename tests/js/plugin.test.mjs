@@ -161,6 +161,31 @@ test("API keys go to Obsidian's secret storage where it exists, else to the plug
   globalThis.__apiAtLeast = true;
 });
 
+test("an MCP server's sign-in goes with it to the core, and a renewed one is kept in its place", async () => {
+  const { ApiKeys, keepMcpSignIn, mcpServers, mcpSignIn, migrateSettings, secretId } = settings;
+  const store = new Map();
+  const app = { secretStorage: { getSecret: (id) => store.get(id) ?? null, setSecret: (id, v) => store.set(id, v) } };
+  const notes = { name: "notes", transport: { type: "http", url: "https://m.example/mcp", headers: [["Authorization", "Bearer old"]] }, enabled: true, disabledTools: [], trustReadOnly: false };
+  const s = migrateSettings({ version: 1, mcp: { servers: [notes] } });
+  const keys = new ApiKeys(app, () => s);
+  assert.equal(mcpSignIn(keys, "notes"), undefined);
+  assert.equal(mcpServers(s, keys, true)[0].transport.credentials, undefined);
+  const credentials = { accessToken: "at", client: { clientId: "c", authMethod: "none" }, tokenEndpoint: "t", issuer: "i", resource: "https://m.example/mcp" };
+  let saves = 0;
+  keepMcpSignIn(keys, async () => void saves++)("notes", credentials);
+  assert.deepEqual(JSON.parse(store.get(secretId("mcpauth-notes"))), credentials);
+  assert.equal(saves, 0, "secret storage needs no save");
+  const [config] = mcpServers(s, keys, true);
+  assert.deepEqual(config.transport.credentials, credentials);
+  // A user's Authorization header does not go with a sign-in or a token.
+  assert.deepEqual(config.transport.headers, []);
+  assert.equal(s.mcp.servers[0].transport.credentials, undefined, "the settings (data.json) never hold it");
+  // A sign-in is not the bearer token of a server named "auth-notes" or the like.
+  assert.notEqual(secretId("mcpauth-notes"), secretId("mcp-auth-notes"));
+  store.set(secretId("mcpauth-notes"), "{not json");
+  assert.equal(mcpSignIn(keys, "notes"), undefined);
+});
+
 test("the agent's options and the user's price come from the settings", () => {
   const { agentConfig, migrateSettings, userPrice } = settings;
   const s = migrateSettings({ version: 1, agent: { toolTimeoutSeconds: 30, mode: "ask" }, price: { input: 2, output: 8 } });

@@ -353,6 +353,13 @@ Plugin.prototype.addRibbonIcon = function addRibbonIcon(icon, title, callback) {
   return el;
 };
 
+/** `obsidian://` actions registered by plugins, and their handlers. */
+export const protocolHandlers = new Map();
+
+Plugin.prototype.registerObsidianProtocolHandler = function registerObsidianProtocolHandler(action, handler) {
+  protocolHandlers.set(action, handler);
+};
+
 Plugin.prototype.addStatusBarItem = function addStatusBarItem() {
   const bar = document.querySelector(".status-bar") ?? document.body;
   return bar.createDiv({ cls: "status-bar-item" });

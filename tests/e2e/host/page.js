@@ -131,6 +131,23 @@ host.fileMenu = (path, x = 200, y = 200) => {
 };
 
 /** A note's current text in the vault (for tests). */
+// Pages the plugin opens in the browser (Obsidian hands them to the system's browser): kept
+// for the test, which plays the browser.
+host.opened = [];
+window.open = (url) => {
+  host.opened.push(String(url));
+  return null;
+};
+
+/** The system hands Obsidian an `obsidian://ACTION?…` address: the action's handler gets its parameters. */
+host.openObsidianUrl = (address) => {
+  const url = new URL(address);
+  const action = url.hostname || url.pathname.replace(/^\/+/, "");
+  const handler = obsidian.protocolHandlers.get(action);
+  if (!handler) throw new Error(`no handler for obsidian://${action}`);
+  handler({ action, ...Object.fromEntries(url.searchParams) });
+};
+
 host.read = async (path) => host.app.vault.adapter.read(path);
 host.exists = async (path) => (await host.app.vault.adapter.stat(path)) !== null;
 
