@@ -252,17 +252,7 @@ impl McpCredentials {
             _ => params.push(("client_id", &client.client_id)),
         }
         request.body = Some(form(&params).into_bytes());
-        let response = http.send(request, cancel).await?;
-        let status = response.status;
-        let text = response.text().await?;
-        let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        if !(200..300).contains(&status) {
-            let said = body["error_description"]
-                .as_str()
-                .or(body["error"].as_str())
-                .map_or_else(|| clip(text.trim()), str::to_string);
-            return Err(Error::Mcp(format!("the server gave no tokens (HTTP {status}): {said}")));
-        }
+        let (body, text) = answer(http, request, "the server gave no tokens", cancel).await?;
         let access_token = body["access_token"]
             .as_str()
             .filter(|t| !t.is_empty())
@@ -298,20 +288,8 @@ async fn register(
         "token_endpoint_auth_method": "none",
         "application_type": "native",
     });
-    let response =
-        http.send(HttpRequest::post_json(endpoint, &metadata).header("accept", "application/json"), cancel).await?;
-    let status = response.status;
-    let text = response.text().await?;
-    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    if !(200..300).contains(&status) {
-        let said = body["error_description"]
-            .as_str()
-            .or(body["error"].as_str())
-            .map_or_else(|| clip(text.trim()), str::to_string);
-        return Err(Error::Mcp(format!(
-            "the authorization server did not register Vault Agent (HTTP {status}): {said}"
-        )));
-    }
+    let request = HttpRequest::post_json(endpoint, &metadata).header("accept", "application/json");
+    let (body, text) = answer(http, request, "the authorization server did not register Vault Agent", cancel).await?;
     let client_id = body["client_id"]
         .as_str()
         .ok_or_else(|| Error::Mcp(format!("the registration's answer holds no client id: {}", clip(text.trim()))))?;
@@ -322,6 +300,28 @@ async fn register(
         (None, None) => "none".to_string(),
     };
     Ok(OAuthClient { client_id: client_id.to_string(), client_secret, auth_method })
+}
+
+/// The JSON answer to `request` and its text; a refusal is an error that starts with `refused`
+/// and says the server's `error_description` (or `error`, or what it answered).
+async fn answer(
+    http: &dyn HttpClient,
+    request: HttpRequest,
+    refused: &str,
+    cancel: &CancelToken,
+) -> Result<(serde_json::Value, String)> {
+    let response = http.send(request, cancel).await?;
+    let status = response.status;
+    let text = response.text().await?;
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if !(200..300).contains(&status) {
+        let said = body["error_description"]
+            .as_str()
+            .or(body["error"].as_str())
+            .map_or_else(|| clip(text.trim()), str::to_string);
+        return Err(Error::Mcp(format!("{refused} (HTTP {status}): {said}")));
+    }
+    Ok((body, text))
 }
 
 /// `params` as a form body or query: `a=1&b=x%20y`.
