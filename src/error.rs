@@ -106,6 +106,11 @@ pub enum Error {
     #[error("MCP: {0}")]
     Mcp(String),
 
+    /// An MCP server asks the user to sign in (OAuth), or to sign in again: the host can offer
+    /// the sign-in.
+    #[error("MCP: {0}")]
+    McpSignIn(String),
+
     /// A model call failed; the error says how (rate limit, context overflow, auth, …).
     #[error("model call failed: {0}")]
     Provider(#[from] crate::protocol::ProviderError),

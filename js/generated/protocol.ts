@@ -272,7 +272,7 @@ tokensBefore: number, tokensAfter: number,
 /**
  * How many messages the summary replaced.
  */
-messagesSummarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "chat_saved", chatId: string, title: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
+messagesSummarized: number, } | { "type": "mode_changed", mode: string, } | { "type": "fast_path", recipe: RecipeUse, } | { "type": "fast_path_fallback", recipe: RecipeUse, reason: string, } | { "type": "warning", message: string, } | { "type": "mcp_sign_in_needed", server: string, message: string, } | { "type": "chat_saved", chatId: string, title: string, } | { "type": "done", report: RunReport, } | { "type": "retrying", 
 /**
  * The attempt that failed, from 1.
  */

@@ -15,6 +15,7 @@ import type {
   TranscriptTurn,
   UndoChoices,
 } from "../protocol";
+import { signIn } from "../mcpSignIn";
 import { agentConfig, keepMcpSignIn, mcpServers, PRESETS, providerConfig, providerModel, webSearch, type PresetInfo } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
@@ -436,6 +437,7 @@ export class ChatView extends ItemView {
       openPath: (path, newTab) => void this.app.workspace.openLinkText(path, "", newTab),
       openSettings: () => this.plugin.openSettings(),
       pickModel: () => this.pickModel(),
+      signInMcp: (server) => this.signInMcp(server),
       answerAction: (action, text) => void this.answerAction(action, text),
       isFile: (path) => {
         const file = this.app.vault.getAbstractFileByPath(path);
@@ -444,6 +446,14 @@ export class ChatView extends ItemView {
       openResult: (path) => new ResultModal(this.app, path).open(),
       scroll: () => this.scroll(),
     };
+  }
+
+  /** Signs in to the MCP server `name` of the settings; the chat is made again with the sign-in. */
+  private async signInMcp(name: string): Promise<void> {
+    const server = this.plugin.settings.mcp.servers.find((s) => s.name === name);
+    if (server?.transport.type !== "http") throw new Error(`no MCP server named ${name} is reached by URL in the settings`);
+    await signIn(this.plugin, name, server.transport.url, this.app.vault.getName());
+    this.dropChatWhenIdle();
   }
 
   /** Copies an answer, inserts it at the cursor, appends it to the open note, or makes a note of it. */

@@ -45,6 +45,8 @@ export interface TurnContext {
   openSettings(): void;
   /** Opens the model picker (an error that names the model). */
   pickModel(): void;
+  /** Signs in to the MCP server `server` (in the browser); rejects with what went wrong. */
+  signInMcp(server: string): Promise<void>;
   /** What can be done with an answer: copy it, insert it at the cursor, add it to a note. */
   answerAction(action: AnswerAction, text: string): void;
   /** Shows a large result the core saved while the task runs. */
@@ -191,6 +193,9 @@ export class TurnView extends Component {
       }
       case "warning":
         this.line("vault-agent-warning", "alert-triangle", event.message);
+        break;
+      case "mcp_sign_in_needed":
+        this.signInLine(event.server, event.message);
         break;
       case "fast_path":
         this.line("vault-agent-fast-path", "zap", `Fast path: following ${recipeName(event.recipe)}.`);
@@ -579,6 +584,31 @@ export class TurnView extends Component {
   private clearPending(): void {
     this.pending?.remove();
     this.pending = null;
+  }
+
+  /**
+   * An MCP server that asks the user to sign in: the core's words and *Sign in to <server>*,
+   * which opens the server's page in the browser; once signed in, the next message has its tools.
+   */
+  private signInLine(server: string, message: string): void {
+    const line = this.line("vault-agent-warning vault-agent-mcp-sign-in-line", "alert-triangle", message);
+    const button = this.button(line, "log-in", `Sign in to ${server}`, () => {
+      button.disabled = true;
+      button.querySelector(".vault-agent-button-text")?.setText("Waiting for the browser…");
+      this.ctx.signInMcp(server).then(
+        () => {
+          button.remove();
+          line.createSpan({ cls: "vault-agent-line-text vault-agent-signed-in", text: `Signed in to ${server}: ask again to use its tools.` });
+        },
+        (error: unknown) => {
+          button.disabled = false;
+          button.querySelector(".vault-agent-button-text")?.setText(`Sign in to ${server}`);
+          line.querySelector(".vault-agent-sign-in-problem")?.remove();
+          line.createSpan({ cls: "vault-agent-line-text vault-agent-sign-in-problem", text: `Not signed in: ${errorMessage(error)}` });
+        },
+      );
+    });
+    button.addClass("vault-agent-mcp-sign-in");
   }
 
   private line(cls: string, icon: string, text: string): HTMLElement {

@@ -346,8 +346,11 @@ impl Conversation {
     async fn tools_with_mcp(&self, cancel: &CancelToken) -> Option<ToolRegistry> {
         let Some(mcp) = &self.mcp else { return self.tools.clone() };
         let (extra, problems) = mcp.tools(cancel).await;
-        for message in problems {
-            self.host.emit(&AgentEvent::Warning { message });
+        for problem in problems {
+            self.host.emit(&match problem.sign_in {
+                true => AgentEvent::McpSignInNeeded { server: problem.server, message: problem.message },
+                false => AgentEvent::Warning { message: problem.message },
+            });
         }
         let mut registry = self.tools.clone().unwrap_or_else(builtin_tools);
         for tool in extra {

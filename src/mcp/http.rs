@@ -137,7 +137,9 @@ impl StreamableHttp {
                 Ok(())
             }
             Err(Error::Cancelled) => Err(Error::Cancelled),
-            Err(e) => Err(Error::Mcp(format!("the sign-in has ended and could not be renewed ({e}): sign in again"))),
+            Err(e) => {
+                Err(Error::McpSignIn(format!("the sign-in has ended and could not be renewed ({e}): sign in again")))
+            }
         }
     }
 
@@ -151,9 +153,16 @@ impl StreamableHttp {
         let asks_sign_in = response.header("www-authenticate").and_then(bearer_challenge).is_some();
         let body = response.text().await.unwrap_or_default();
         let signed_in = self.credentials.borrow().is_some();
+        let sign_in = match status {
+            401 if signed_in => Some("the server refused the sign-in: sign in again"),
+            401 if asks_sign_in => Some("the server asks you to sign in"),
+            _ => None,
+        };
+        // What a 401's body says adds nothing the user can act on.
+        if let Some(what) = sign_in {
+            return Err(Error::McpSignIn(what.to_string()));
+        }
         let what = match status {
-            401 if signed_in => "the server refused the sign-in: sign in again".to_string(),
-            401 if asks_sign_in => "the server asks you to sign in (in Vault Agent's settings, MCP servers; or `vault-agent mcp login` in a terminal)".to_string(),
             401 | 403 => "the server refused the credentials".to_string(),
             404 if self.session.borrow().is_some() => "the server ended the session".to_string(),
             404 => format!("there is no MCP endpoint at {}", self.url),

@@ -23,5 +23,5 @@ pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
 pub use stdio::Stdio;
 pub use tool::{split_tool_name, tool_name, McpTool};
-pub use toolset::McpToolset;
+pub use toolset::{McpProblem, McpToolset};
 pub use transport::{Inbox, McpTransport};

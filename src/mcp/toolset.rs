@@ -9,6 +9,16 @@ use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
 
+/// A server whose tools a task goes without, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpProblem {
+    pub server: String,
+    /// "MCP server notes is not available: …"
+    pub message: String,
+    /// It asks the user to sign in (again): the host can offer the sign-in.
+    pub sign_in: bool,
+}
+
 /// The configured servers and their open sessions.
 pub struct McpToolset {
     servers: Vec<McpServerConfig>,
@@ -50,9 +60,9 @@ impl McpToolset {
         self.servers.is_empty()
     }
 
-    /// Every enabled tool of every server that answers, and a line for each server that does
-    /// not (it is tried again next time). A server whose list changed is listed again.
-    pub async fn tools(&self, cancel: &CancelToken) -> (Vec<Rc<dyn DynTool>>, Vec<String>) {
+    /// Every enabled tool of every server that answers, and a problem for each server that
+    /// does not (it is tried again next time). A server whose list changed is listed again.
+    pub async fn tools(&self, cancel: &CancelToken) -> (Vec<Rc<dyn DynTool>>, Vec<McpProblem>) {
         let mut problems = Vec::new();
         for (index, server) in self.servers.iter().enumerate() {
             let stale = match self.sessions.borrow().get(index) {
@@ -65,7 +75,15 @@ impl McpToolset {
             match self.open(server, index, cancel).await {
                 Ok(session) => self.put(index, Some(session)),
                 Err(e) => {
-                    problems.push(format!("MCP server {} is not available: {e}", server.name));
+                    let (message, sign_in) = match e {
+                        crate::Error::McpSignIn(what) => (what, true),
+                        e => (e.to_string(), false),
+                    };
+                    problems.push(McpProblem {
+                        server: server.name.clone(),
+                        message: format!("MCP server {} is not available: {message}", server.name),
+                        sign_in,
+                    });
                     self.put(index, None);
                 }
             }

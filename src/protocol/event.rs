@@ -119,6 +119,12 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
+    /// The MCP server `server` asks the user to sign in (or to sign in again): this task goes
+    /// without its tools, and the host offers the sign-in. `message` says so in words.
+    McpSignInNeeded {
+        server: String,
+        message: String,
+    },
     /// The chat was saved in the vault under an id or a title the host did not know yet (a
     /// new chat's, before its first task starts; after a task, only if that changed — then it
     /// follows the task's `Done`). The host names the chat with it.

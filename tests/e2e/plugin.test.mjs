@@ -2742,23 +2742,18 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
 test("MCP: signing in to a server that asks for it (OAuth) in the browser, then its tool with the token renewed", async () => {
   const sid = `e2e-${Date.now()}`;
   const id = `e2e-mcp-oauth-${Date.now()}`;
-  await script(id, [{ toolCalls: [{ id: "w1", name: "mcp__notes__whoami", arguments: {} }] }, { text: "You are signed in." }]);
+  await script(id, [
+    { text: "The notes server wants you to sign in first." },
+    { toolCalls: [{ id: "w1", name: "mcp__notes__whoami", arguments: {} }] },
+    { text: "You are signed in." },
+  ]);
   const url = `${origin}/oauth/${sid}/mcp`;
   const server = { name: "notes", transport: { type: "http", url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: true };
   const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
   const secret = () => page.evaluate(() => window.fakeObsidian.app.secretStorage.getSecret("vault-agent-mcpauth-notes-key"));
-  try {
-    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
-    const box = page.locator(".vault-agent-settings .vault-agent-mcp-server");
-    // Before signing in, the test says what to do.
-    await box.locator("button", { hasText: "Test and list tools" }).click();
-    await box.locator(".vault-agent-mcp-tools .vault-agent-error", { hasText: "asks you to sign in" }).waitFor();
-
-    // Sign in: the server's page opens in the browser, which (the user having agreed) comes
-    // back to Obsidian at obsidian://vault-agent-mcp-auth.
-    await box.locator("button", { hasText: "Sign in" }).click();
-    await box.locator("button", { hasText: "Waiting for the browser…" }).waitFor();
-    await until(page, () => window.fakeObsidian.opened.length > 0);
+  /** Plays the browser: opens the page the plugin opened, agrees, and comes back to Obsidian. */
+  const browserSignsIn = async (count) => {
+    await until(page, `window.fakeObsidian.opened.length >= ${count}`);
     const opened = await page.evaluate(() => window.fakeObsidian.opened.at(-1));
     assert.ok(opened.startsWith(`${origin}/oauth/${sid}/authorize?`), opened);
     const asked = new URL(opened).searchParams;
@@ -2767,9 +2762,43 @@ test("MCP: signing in to a server that asks for it (OAuth) in the browser, then 
     const back = (await fetch(opened, { redirect: "manual" })).headers.get("location");
     assert.ok(back.startsWith("obsidian://vault-agent-mcp-auth?vault=Test+vault&code="), back);
     await page.evaluate((address) => window.fakeObsidian.openObsidianUrl(address), back);
-    await box.locator(".setting-item-description", { hasText: "Signed in (notes:read)." }).waitFor();
+  };
+  try {
+    // In the chat: the server asks to sign in; the task goes on without its tools, and the
+    // line offers the sign-in.
+    await send(page, "Who am I on the notes server?");
+    const line = page.locator(".vault-agent-mcp-sign-in-line");
+    await line.waitFor();
+    assert.match(await line.innerText(), /MCP server notes is not available: .*asks you to sign in/);
+    await page.locator(".vault-agent-text", { hasText: "wants you to sign in first" }).waitFor();
+    assert.ok((await requests(id))[0].body.tools.every((t) => !t.name.startsWith("mcp__")));
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-sign-in-chat-light.png` });
+    await line.locator("button", { hasText: "Sign in to notes" }).click();
+    await line.locator("button", { hasText: "Waiting for the browser…" }).waitFor();
+    await browserSignsIn(1);
+    await line.locator(".vault-agent-signed-in", { hasText: "Signed in to notes: ask again to use its tools." }).waitFor();
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-sign-in-chat-dark.png` });
+    await setTheme(page, "light");
     const kept = JSON.parse(await secret());
     assert.equal(kept.accessToken, `at-${sid}-1`);
+
+    // The server ends the token early: the chat's next call renews it and the plugin keeps the new one.
+    await fetch(`${origin}/oauth/${sid}/expire`, { method: "POST" });
+    await send(page, "Who am I now?");
+    await page.locator('.vault-agent-tool-card[data-tool="mcp__notes__whoami"].is-done').waitFor();
+    await page.locator(".vault-agent-text", { hasText: "You are signed in." }).waitFor();
+    const sent = await requests(id);
+    assert.ok(JSON.stringify(sent[2].body.messages).includes("signed in as Vault Agent, token 2, scope notes:read"));
+    const renewed = JSON.parse(await secret());
+    assert.equal(renewed.accessToken, `at-${sid}-2`);
+    assert.notEqual(renewed.refreshToken, kept.refreshToken);
+
+    // The settings: signed in, the tools listed; signed out, the test says what to do; signed
+    // in again from there.
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const box = page.locator(".vault-agent-settings .vault-agent-mcp-server");
+    await box.locator(".setting-item-description", { hasText: "Signed in (notes:read)." }).waitFor();
     await box.locator("button", { hasText: "Test and list tools" }).click();
     await box.locator(".vault-agent-mcp-count", { hasText: "Connected: 1 tool" }).waitFor();
     await box.scrollIntoViewIfNeeded();
@@ -2777,24 +2806,15 @@ test("MCP: signing in to a server that asks for it (OAuth) in the browser, then 
     await setTheme(page, "dark");
     await page.screenshot({ path: `${ARTIFACTS}/mcp-signed-in-dark.png` });
     await setTheme(page, "light");
-    await page.locator(".modal.mod-settings .modal-close-button").click();
-
-    // The server ends the token early: the chat's call renews it and the plugin keeps the new one.
-    await fetch(`${origin}/oauth/${sid}/expire`, { method: "POST" });
-    await send(page, "Who am I on the notes server?");
-    await page.locator('.vault-agent-tool-card[data-tool="mcp__notes__whoami"].is-done').waitFor();
-    await page.locator(".vault-agent-text", { hasText: "You are signed in." }).waitFor();
-    const sent = await requests(id);
-    assert.ok(JSON.stringify(sent[1].body.messages).includes("signed in as Vault Agent, token 2, scope notes:read"));
-    const renewed = JSON.parse(await secret());
-    assert.equal(renewed.accessToken, `at-${sid}-2`);
-    assert.notEqual(renewed.refreshToken, kept.refreshToken);
-
-    // Signing out forgets it.
-    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
     await box.locator("button", { hasText: "Sign out" }).click();
-    await box.locator("button", { hasText: "Sign in" }).waitFor();
     assert.ok(!(await secret()));
+    await box.locator("button", { hasText: "Test and list tools" }).click();
+    await box.locator(".vault-agent-mcp-tools .vault-agent-error", { hasText: "asks you to sign in" }).waitFor();
+    await box.locator("button", { hasText: "Sign in" }).click();
+    await box.locator("button", { hasText: "Waiting for the browser…" }).waitFor();
+    await browserSignsIn(2);
+    await box.locator(".setting-item-description", { hasText: "Signed in (notes:read)." }).waitFor();
+    assert.equal(JSON.parse(await secret()).accessToken, `at-${sid}-3`);
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();

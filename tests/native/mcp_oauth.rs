@@ -321,3 +321,41 @@ fn the_cli_signs_in_through_the_browser_and_keeps_the_renewed_sign_in() {
         assert!(String::from_utf8_lossy(&said.stderr).contains("asks you to sign in"));
     });
 }
+
+#[test]
+fn a_chat_says_which_server_asks_to_sign_in_and_goes_on_without_its_tools() {
+    use vault_agent::agent::{AgentConfig, Conversation};
+    use vault_agent::host::SystemClock;
+    use vault_agent::mcp::McpToolset;
+    use vault_agent::protocol::AgentEvent;
+    use vault_agent::provider::{ScriptedProvider, Turn};
+    use vault_agent::vault::MemoryVault;
+
+    let server = TestServer::start();
+    let oauth = Oauth::new(&server, "chat");
+    let mut gone = McpServerConfig::parse_http(&format!("gone={}/nothing-here", server.base)).unwrap();
+    gone.enabled = true;
+    let servers = vec![oauth.config(None), gone];
+    let provider = Rc::new(ScriptedProvider::new(vec![Turn::text("Without the notes server, then.")]));
+    let host = crate::agent::support::TestHost::new();
+    let clock = Rc::new(SystemClock);
+    let toolset = Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), None));
+    let chat =
+        Conversation::new(AgentConfig::default(), provider.clone(), Rc::new(MemoryVault::new()), clock, host.clone())
+            .with_mcp(toolset);
+    runtime().block_on(async { chat.send("Who am I on the notes server?").await.unwrap() });
+    let events = host.events();
+    let sign_in: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::McpSignInNeeded { server, message } => Some((server.clone(), message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sign_in.len(), 1, "{events:?}");
+    assert_eq!(sign_in[0].0, "notes");
+    assert_eq!(sign_in[0].1, "MCP server notes is not available: the server asks you to sign in");
+    // A server that is not there is a plain warning: signing in would not help.
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.contains("MCP server gone"))));
+    assert!(provider.requests()[0].tools.iter().all(|t| !t.name.starts_with("mcp__")));
+}

@@ -368,6 +368,11 @@ impl TerminalHost {
                 self.finish_line();
                 eprintln!("{indent}warning: {message}");
             }
+            AgentEvent::McpSignInNeeded { server, message } => {
+                self.finish_line();
+                eprintln!("{indent}warning: {message}");
+                eprintln!("{indent}  sign in with: vault-agent mcp login {server}=URL (the URL given to --mcp-http)");
+            }
             AgentEvent::FastPath { recipe } => {
                 self.finish_line();
                 eprintln!(
