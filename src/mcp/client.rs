@@ -88,6 +88,8 @@ pub struct McpClient {
     next_id: Cell<u64>,
     info: ServerInfo,
     tools_changed: Cell<bool>,
+    /// A request was refused for want of a sign-in (or one that ended).
+    signed_out: Cell<bool>,
     /// Progress reports for the call under way, by its progress token.
     progress: RefCell<Vec<Progress>>,
 }
@@ -137,6 +139,7 @@ impl McpClient {
             next_id: Cell::new(2),
             info,
             tools_changed: Cell::new(false),
+            signed_out: Cell::new(false),
             progress: RefCell::new(Vec::new()),
         })
     }
@@ -155,6 +158,12 @@ impl McpClient {
     /// the last [`McpClient::list_tools`].
     pub fn tools_changed(&self) -> bool {
         self.tools_changed.get()
+    }
+
+    /// Whether a request was refused for want of a sign-in since the session opened: a new
+    /// session is needed (after the user signs in).
+    pub fn signed_out(&self) -> bool {
+        self.signed_out.get()
     }
 
     /// Every tool the server offers, all pages read.
@@ -243,6 +252,10 @@ impl McpClient {
     fn mcp_error(&self, error: Error) -> Error {
         match error {
             Error::Mcp(e) => Error::Mcp(format!("{}: {e}", self.server_name)),
+            Error::McpSignIn(e) => {
+                self.signed_out.set(true);
+                Error::McpSignIn(e)
+            }
             other => other,
         }
     }

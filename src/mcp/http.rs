@@ -136,7 +136,8 @@ impl StreamableHttp {
                 *self.credentials.borrow_mut() = Some(fresh);
                 Ok(())
             }
-            Err(Error::Cancelled) => Err(Error::Cancelled),
+            // The network failing is not the sign-in ending: the next request tries again.
+            Err(e @ (Error::Cancelled | Error::Network(_))) => Err(e),
             Err(e) => {
                 Err(Error::McpSignIn(format!("the sign-in has ended and could not be renewed ({e}): sign in again")))
             }

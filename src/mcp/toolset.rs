@@ -66,7 +66,7 @@ impl McpToolset {
         let mut problems = Vec::new();
         for (index, server) in self.servers.iter().enumerate() {
             let stale = match self.sessions.borrow().get(index) {
-                Some(Some(session)) => session.client.tools_changed(),
+                Some(Some(session)) => session.client.tools_changed() || session.client.signed_out(),
                 _ => true,
             };
             if !stale {
@@ -93,7 +93,9 @@ impl McpToolset {
     }
 
     async fn open(&self, server: &McpServerConfig, index: usize, cancel: &CancelToken) -> crate::Result<Session> {
-        let existing = self.sessions.borrow().get(index).cloned().flatten().map(|s| s.client);
+        // A session whose sign-in ended is not used again: a new one asks, and says so.
+        let existing =
+            self.sessions.borrow().get(index).cloned().flatten().map(|s| s.client).filter(|c| !c.signed_out());
         let client = match existing {
             Some(client) => client,
             None => {

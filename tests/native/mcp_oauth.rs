@@ -359,3 +359,63 @@ fn a_chat_says_which_server_asks_to_sign_in_and_goes_on_without_its_tools() {
     assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.contains("MCP server gone"))));
     assert!(provider.requests()[0].tools.iter().all(|t| !t.name.starts_with("mcp__")));
 }
+
+#[test]
+fn a_sign_in_that_ends_mid_chat_is_offered_again_at_the_next_message() {
+    use vault_agent::agent::{AgentConfig, Conversation};
+    use vault_agent::host::SystemClock;
+    use vault_agent::mcp::McpToolset;
+    use vault_agent::protocol::AgentEvent;
+    use vault_agent::provider::{ScriptedProvider, Turn};
+    use vault_agent::vault::MemoryVault;
+
+    let server = TestServer::start();
+    let oauth = Oauth::new(&server, "ended");
+    let http = ReqwestClient::new();
+    let cancel = CancelToken::new();
+    let credentials = runtime().block_on(async {
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let answer = oauth.browser(&sign_in).await;
+        finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap()
+    });
+    let mut config = oauth.config(Some(credentials));
+    config.trust_read_only = true;
+    let whoami = || Turn::tools([("mcp__notes__whoami", json!({}))]);
+    let provider = Rc::new(ScriptedProvider::new(vec![
+        whoami(),
+        Turn::text("First."),
+        whoami(),
+        Turn::text("Second."),
+        Turn::text("Third."),
+    ]));
+    let host = crate::agent::support::TestHost::new();
+    let clock = Rc::new(SystemClock);
+    let toolset = Rc::new(McpToolset::new(vec![config], Rc::new(http.clone()), clock.clone(), None));
+    let chat = Conversation::new(
+        AgentConfig { memory_extraction: false, ..AgentConfig::default() },
+        provider.clone(),
+        Rc::new(MemoryVault::new()),
+        clock,
+        host.clone(),
+    )
+    .with_mcp(toolset);
+    let asked = |host: &crate::agent::support::TestHost| {
+        host.events().iter().filter(|e| matches!(e, AgentEvent::McpSignInNeeded { .. })).count()
+    };
+    runtime().block_on(async {
+        chat.send("Who am I?").await.unwrap();
+        let sent = serde_json::to_string(&provider.requests()[1].messages).unwrap();
+        assert!(sent.contains("signed in as Vault Agent"), "{sent}");
+        // The sign-in ends on the server's side (revoked): the call fails with words the model
+        // reads, and the chat is not asked yet.
+        oauth.control("revoke", json!({})).await;
+        chat.send("And now?").await.unwrap();
+        let sent = serde_json::to_string(&provider.requests()[3].messages).unwrap();
+        assert!(sent.contains("sign in again"), "{sent}");
+        assert_eq!(asked(&host), 0);
+        // The next message: the server is asked afresh, and the chat offers the sign-in.
+        chat.send("Once more").await.unwrap();
+    });
+    assert_eq!(asked(&host), 1);
+    assert!(provider.requests()[4].tools.iter().all(|t| !t.name.starts_with("mcp__")));
+}
