@@ -592,18 +592,24 @@ export class TurnView extends Component {
    */
   private signInLine(server: string, message: string): void {
     const line = this.line("vault-agent-warning vault-agent-mcp-sign-in-line", "alert-triangle", message);
+    // A click while waiting starts again (the browser was closed, say): only the latest
+    // attempt's outcome is shown, as in the settings.
+    let attempt = 0;
+    const label = (text: string) => button.querySelector(".vault-agent-button-text")?.setText(text);
     const button = this.button(line, "log-in", `Sign in to ${server}`, () => {
-      button.disabled = true;
-      button.querySelector(".vault-agent-button-text")?.setText("Waiting for the browser…");
+      const mine = ++attempt;
+      label("Waiting for the browser…");
+      button.setAttr("title", "Click to start again");
+      line.querySelector(".vault-agent-sign-in-problem")?.remove();
       this.ctx.signInMcp(server).then(
         () => {
+          if (mine !== attempt) return;
           button.remove();
           line.createSpan({ cls: "vault-agent-line-text vault-agent-signed-in", text: `Signed in to ${server}: ask again to use its tools.` });
         },
         (error: unknown) => {
-          button.disabled = false;
-          button.querySelector(".vault-agent-button-text")?.setText(`Sign in to ${server}`);
-          line.querySelector(".vault-agent-sign-in-problem")?.remove();
+          if (mine !== attempt) return;
+          label(`Sign in to ${server}`);
           line.createSpan({ cls: "vault-agent-line-text vault-agent-sign-in-problem", text: `Not signed in: ${errorMessage(error)}` });
         },
       );
