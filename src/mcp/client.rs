@@ -103,12 +103,7 @@ impl McpClient {
         cancel: &CancelToken,
     ) -> Result<McpClient> {
         let server_name = server_name.into();
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSIONS[0],
-            "capabilities": {},
-            "clientInfo": { "name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION },
-        });
-        let outcome = transport.request(1, message::request(1, "initialize", params), &answer_ping, cancel).await;
+        let outcome = transport.request(1, initialize_request(1), &answer_ping, cancel).await;
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => return Err(Error::Mcp(format!("{server_name}: initialize failed: {e}"))),
@@ -280,6 +275,17 @@ impl McpClient {
             other => answer_ping(other),
         }
     }
+}
+
+/// The session's first request, `id`: the newest protocol version, no capabilities, who we are.
+/// The sign-in's probe (`oauth_discovery`) opens its session with the same.
+pub(crate) fn initialize_request(id: u64) -> Value {
+    let params = json!({
+        "protocolVersion": PROTOCOL_VERSIONS[0],
+        "capabilities": {},
+        "clientInfo": { "name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION },
+    });
+    message::request(id, "initialize", params)
 }
 
 /// Answers `ping`; refuses every other server request (sampling, roots, elicitation: this

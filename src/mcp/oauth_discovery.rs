@@ -5,9 +5,10 @@
 //! their own origin is the authorization server, at its metadata or at default paths.
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::message::clip;
+use super::client::initialize_request;
+use super::message::{self, clip};
 use crate::cancel::CancelToken;
 use crate::host::{HttpClient, HttpRequest, HttpResponse};
 use crate::{Error, Result};
@@ -184,9 +185,9 @@ pub(crate) async fn discover(http: &dyn HttpClient, server_url: &str, cancel: &C
 async fn probe(http: &dyn HttpClient, server_url: &str, cancel: &CancelToken) -> Result<(u16, Challenge)> {
     let version = super::PROTOCOL_VERSIONS[0];
     let messages = [
-        initialize(),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        initialize_request(0),
+        message::notification("notifications/initialized", json!({})),
+        message::request(1, "tools/list", json!({})),
     ];
     let mut session = None;
     let mut status = 200;
@@ -274,20 +275,6 @@ async fn get_json<T: for<'de> Deserialize<'de>>(
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| Error::Mcp(format!("{url} is not the metadata it should be ({e}): {}", clip(text.trim()))))
-}
-
-/// The first message of a session, sent to see whether the server asks for a sign-in.
-fn initialize() -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": super::PROTOCOL_VERSIONS[0],
-            "capabilities": {},
-            "clientInfo": {"name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION}
-        }
-    })
 }
 
 /// `url` as `(scheme://authority, /path)`, without query, fragment or a trailing `/`.
