@@ -24,7 +24,7 @@ mod native {
     use futures::executor::block_on;
     use serde_json::json;
     use vault_agent::host::Clock;
-    use vault_agent::search::{SearchIndex, SearchQuery};
+    use vault_agent::search::{SearchIndex, SearchQuery, ThreadParts};
     use vault_agent::vault::{MemoryVault, Vault, VaultPath};
 
     /// Wall time; sleeping is a no-op (nothing else runs on this thread).
@@ -86,6 +86,22 @@ mod native {
         let mut index = index.unwrap();
         builds.sort_by(f64::total_cmp);
 
+        // The same in parts on threads (the CLI's build: one part per spare core), and the
+        // compaction that folds the parts into one shard before a save; the best of three.
+        let (mut parted, mut compactions, mut parts) = (Vec::new(), Vec::new(), 1);
+        for _ in 0..3 {
+            let start = Instant::now();
+            let mut built =
+                block_on(SearchIndex::build_in_parts(&vault, &WallClock, &mut |_| {}, Some(&ThreadParts))).unwrap();
+            parted.push(ms(start));
+            parts = built.built_in_parts();
+            let start = Instant::now();
+            built.compact().unwrap();
+            compactions.push(ms(start));
+        }
+        parted.sort_by(f64::total_cmp);
+        compactions.sort_by(f64::total_cmp);
+
         // Queries: a warm-up pass, then timed passes with and without snippets.
         let time_queries = |index: &SearchIndex, snippets: bool| {
             let mut times = Vec::new();
@@ -131,6 +147,9 @@ mod native {
             "mb": mb,
             "queries": queries.len(),
             "build_ms": builds[0],
+            "parts_build_ms": parted[0],
+            "parts": parts,
+            "parts_compact_ms": compactions[0],
             "query_p50_ms": percentile(&with_snippets, 0.5),
             "query_p99_ms": percentile(&with_snippets, 0.99),
             "query_nosnippet_p50_ms": percentile(&ranking_only, 0.5),

@@ -8,7 +8,7 @@ use ts_rs::TS;
 
 use crate::embed::SemanticIndex;
 use crate::host::Clock;
-use crate::search::{read_note, LoadOutcome, NoteRead, Pacer, Progress, SearchIndex, READ_BATCH};
+use crate::search::{read_note, LoadOutcome, NoteRead, Pacer, PartWorkers, Progress, SearchIndex, READ_BATCH};
 use crate::vault::{EntryKind, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -26,6 +26,8 @@ pub struct SharedIndex {
     /// instead of starting a second one).
     building: Rc<Cell<bool>>,
     semantic: SemanticIndex,
+    /// Where parts of a full build may be built (other cores), if the host lends workers.
+    part_workers: Rc<RefCell<Option<Rc<dyn PartWorkers>>>>,
 }
 
 impl SharedIndex {
@@ -37,6 +39,16 @@ impl SharedIndex {
     /// Puts `index` in place (after a build or load).
     pub fn replace(&self, index: SearchIndex) {
         *self.fulltext.borrow_mut() = Some(index);
+    }
+
+    /// Lets full builds through this handle build parts of a large vault on `workers`
+    /// ([`SearchIndex::build_in_parts`]).
+    pub fn set_part_workers(&self, workers: Rc<dyn PartWorkers>) {
+        *self.part_workers.borrow_mut() = Some(workers);
+    }
+
+    fn workers(&self) -> Option<Rc<dyn PartWorkers>> {
+        self.part_workers.borrow().clone()
     }
 
     /// The vault's vectors, which travel with its full-text index (so the agent's tools and
@@ -71,7 +83,8 @@ impl SharedIndex {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<usize> {
         let _building = Building::start(&self.building);
-        let index = SearchIndex::build(vault, clock, progress).await?;
+        let workers = self.workers();
+        let index = SearchIndex::build_in_parts(vault, clock, progress, workers.as_deref()).await?;
         let count = index.note_count();
         self.replace(index);
         Ok(count)
@@ -85,7 +98,8 @@ impl SharedIndex {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<LoadOutcome> {
         let _building = Building::start(&self.building);
-        let (index, outcome) = SearchIndex::load_or_build(vault, clock, progress).await?;
+        let workers = self.workers();
+        let (index, outcome) = SearchIndex::load_or_build_in_parts(vault, clock, progress, workers.as_deref()).await?;
         self.replace(index);
         Ok(outcome)
     }

@@ -10,7 +10,7 @@
 //! shard with BM25 statistics summed across shards, so scores do not depend on where a note
 //! lives.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
@@ -21,12 +21,13 @@ use tantivy::schema::{Field, IndexRecordOption, Schema};
 use tantivy::{DocAddress, Score, Searcher, Term};
 use ts_rs::TS;
 
+use super::build_parts::{remote_parts_for, IndexPart, PackedPart, PartWorkers};
 use super::catalog::{Catalog, NoteEntry};
 use super::language::{rank_in_language, LanguagePreference, Window};
 use super::note::parse_note;
 use super::query::{self, Expr, Matching, QueryBuilder};
 use super::schema::{section_text, Fields};
-use super::shard::{self, search_error, Shard, BUILD_MEMORY, DELTA_MEMORY};
+use super::shard::{self, search_error, Shard, DELTA_MEMORY};
 use super::snippet::Snippets;
 use super::tokenizer::{unstemmed_analyzer, vault_analyzer};
 use crate::host::Clock;
@@ -127,6 +128,8 @@ pub struct SearchIndex {
     lev2: LevenshteinAutomatonBuilder,
     /// What the last build or sync left out, and why.
     skipped: Vec<Skipped>,
+    /// How many parts the build that made this index was made in (1: all of it here, or loaded).
+    built_in_parts: usize,
     /// This index's contents: a fresh version (unique in the process) after every change.
     version: u64,
     /// The version the last save wrote (or the saved index was loaded at).
@@ -208,33 +211,77 @@ impl SearchIndex {
         clock: &dyn Clock,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<SearchIndex> {
+        SearchIndex::build_in_parts(vault, clock, progress, None).await
+    }
+
+    /// [`SearchIndex::build`], with parts of a large vault built by `workers` (other cores)
+    /// beside the part built here: the batches read are handed out in turn. The parts are the
+    /// index's shards until the next compaction. When no worker starts, or one fails, every
+    /// note is indexed here.
+    pub async fn build_in_parts(
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+        workers: Option<&dyn PartWorkers>,
+    ) -> Result<SearchIndex> {
         let (notes, mut skipped) = list_notes_skipping(vault).await?;
         let total = notes.len();
         progress(Progress { done: 0, total });
-        let (schema, fields) = Fields::schema();
-        let mut writer = shard::writer(&schema, BUILD_MEMORY)?;
-        let mut catalog = BTreeMap::new();
+        let remote = match workers {
+            Some(workers) if remote_parts_for(total) > 0 => {
+                workers.start(remote_parts_for(total)).await.unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let mut here = IndexPart::new()?;
         let mut pacer = Pacer::new(clock);
         let mut done = 0;
-        for batch in notes.chunks(READ_BATCH) {
-            for (path, read) in batch.iter().zip(vault.read_batch(batch).await) {
+        for (turn, batch) in notes.chunks(READ_BATCH).enumerate() {
+            let reads = vault.read_batch(batch).await;
+            // Turn 0 of every round is this part's: it also reads, and answers searches.
+            let part = turn % (remote.len() + 1);
+            let mut handed: Vec<(&str, &str, u64)> = Vec::new();
+            for (path, read) in batch.iter().zip(&reads) {
                 done += 1;
                 let (text, mtime) = match read {
                     Ok(read) => read,
                     Err(Error::NotFound(_)) => continue,
                     Err(e) => {
-                        skipped.push(Skipped { path: path.to_string(), reason: skip_reason(&e) });
+                        skipped.push(Skipped { path: path.to_string(), reason: skip_reason(e) });
                         continue;
                     }
                 };
-                let note = parse_note(path.as_str(), &text);
-                writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
-                catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+                if part == 0 {
+                    here.add(path.as_str(), text, *mtime)?;
+                    pacer.tick(progress, done, total).await;
+                } else {
+                    handed.push((path.as_str(), text, *mtime));
+                }
+            }
+            if part > 0 {
+                remote[part - 1].add(&handed);
                 pacer.tick(progress, done, total).await;
             }
         }
-        let main = Shard::open(writer.finalize().map_err(search_error)?)?;
+        let mut parts = Vec::with_capacity(remote.len());
+        for part in &remote {
+            match part.finish().await.and_then(PackedPart::open) {
+                Ok(part) => parts.push(part),
+                // Its notes are lost with it: build them all here instead.
+                Err(_) => return Box::pin(SearchIndex::build_in_parts(vault, clock, progress, None)).await,
+            }
+        }
+        let (main, mut catalog) = here.finish_here()?;
+        let mut deltas = Vec::with_capacity(parts.len());
+        for (shard, notes) in parts {
+            catalog.extend(notes);
+            deltas.push(shard);
+        }
+        let (schema, fields) = Fields::schema();
         let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
+        index.deltas = deltas;
+        index.relocate(1);
+        index.built_in_parts = 1 + index.deltas.len();
         index.skipped = skipped;
         progress(Progress { done: total, total });
         Ok(index)
@@ -242,15 +289,12 @@ impl SearchIndex {
 
     /// An index over notes given as `(path, text, mtime)`, without a vault (tests, tools).
     pub fn from_notes<'a>(notes: impl IntoIterator<Item = (&'a str, &'a str, u64)>) -> Result<SearchIndex> {
-        let (schema, fields) = Fields::schema();
-        let mut writer = shard::writer(&schema, BUILD_MEMORY)?;
-        let mut catalog = BTreeMap::new();
+        let mut part = IndexPart::new()?;
         for (path, text, mtime) in notes {
-            let note = parse_note(path, text);
-            writer.add_document(fields.document(&note, mtime)).map_err(search_error)?;
-            catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
+            part.add(path, text, mtime)?;
         }
-        let main = Shard::open(writer.finalize().map_err(search_error)?)?;
+        let (main, catalog) = part.finish_here()?;
+        let (schema, fields) = Fields::schema();
         Ok(SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog)))
     }
 
@@ -265,6 +309,7 @@ impl SearchIndex {
             lev1: LevenshteinAutomatonBuilder::new(1, true),
             lev2: LevenshteinAutomatonBuilder::new(2, true),
             skipped: Vec::new(),
+            built_in_parts: 1,
             version: next_version(),
             saved_version: 0,
         };
@@ -295,6 +340,13 @@ impl SearchIndex {
     /// What the last [`SearchIndex::build`] or [`SearchIndex::sync`] left out, and why.
     pub fn skipped(&self) -> &[Skipped] {
         &self.skipped
+    }
+
+    /// How many parts the build that made this index was made in: 1 when every note was
+    /// indexed here (or the index was loaded), more when workers built some
+    /// ([`SearchIndex::build_in_parts`]).
+    pub fn built_in_parts(&self) -> usize {
+        self.built_in_parts
     }
 
     /// The number of indexed notes.

@@ -34,6 +34,7 @@
 //! ## Snippets
 //! [`SearchHit::snippet`] is one line of plain text with matched words wrapped in `**…**`.
 
+mod build_parts;
 mod catalog;
 mod coordination;
 mod frontmatter;
@@ -49,6 +50,11 @@ mod shard;
 mod snippet;
 mod tokenizer;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use build_parts::ThreadParts;
+pub use build_parts::{
+    remote_parts_for, InProcessParts, IndexPart, PackedPart, PartWorkers, RemotePart, MAX_REMOTE_PARTS, NOTES_PER_PART,
+};
 pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;
 pub use index::{read_note, NoteRead, Progress, SearchHit, SearchIndex, SearchQuery, MAX_DELTA_SHARDS};

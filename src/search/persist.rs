@@ -25,6 +25,7 @@ use tantivy::directory::OwnedBytes;
 use tantivy::{Directory, Index};
 use ts_rs::TS;
 
+use super::build_parts::PartWorkers;
 use super::catalog::{Catalog, NoteEntry};
 use super::index::{Progress, SearchIndex};
 use super::packed_directory::PackedDirectory;
@@ -281,13 +282,24 @@ impl SearchIndex {
         clock: &dyn Clock,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(SearchIndex, LoadOutcome)> {
+        SearchIndex::load_or_build_in_parts(vault, clock, progress, None).await
+    }
+
+    /// [`SearchIndex::load_or_build`], a build made in parts by `workers`
+    /// ([`SearchIndex::build_in_parts`]).
+    pub async fn load_or_build_in_parts(
+        vault: &dyn Vault,
+        clock: &dyn Clock,
+        progress: &mut dyn FnMut(Progress),
+        workers: Option<&dyn PartWorkers>,
+    ) -> Result<(SearchIndex, LoadOutcome)> {
         let reason = match SearchIndex::load(vault).await {
             Ok(index) => return Ok((index, LoadOutcome::Loaded)),
             Err(Ok(problem)) => problem,
             // A host that cannot read the saved index may still read the notes.
             Err(Err(e)) => LoadProblem::Corrupt(e.to_string()),
         };
-        let index = SearchIndex::build(vault, clock, progress).await?;
+        let index = SearchIndex::build_in_parts(vault, clock, progress, workers).await?;
         Ok((index, LoadOutcome::Built { reason }))
     }
 }
@@ -319,7 +331,7 @@ async fn remove_old_parts(vault: &dyn Vault, keep: &[VaultPath]) {
 }
 
 /// The files of a single-segment index, packed into one buffer.
-fn pack(index: &Index) -> Result<Vec<u8>> {
+pub(crate) fn pack(index: &Index) -> Result<Vec<u8>> {
     let mut files: Vec<PathBuf> = vec![PathBuf::from("meta.json")];
     // Candidates: files that do not exist are skipped below.
     let mut segment_files: Vec<PathBuf> =
@@ -348,7 +360,7 @@ fn pack(index: &Index) -> Result<Vec<u8>> {
 }
 
 /// The index packed by [`pack`], opened over `data` itself: each file a slice of it.
-fn unpack(data: OwnedBytes) -> Result<Index> {
+pub(crate) fn unpack(data: OwnedBytes) -> Result<Index> {
     let bad = |why: &str| Error::Invalid(format!("segments.bin: {why}"));
     let rest = data.as_slice().strip_prefix(MAGIC.as_slice()).ok_or_else(|| bad("not a packed index"))?;
     let mut reader = Reader(rest);

@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use vault_agent::host::{ManualClock, SystemClock};
-use vault_agent::search::{LoadOutcome, LoadProblem, Progress, SearchIndex, SearchQuery, FORMAT_VERSION, INDEX_DIR};
+use vault_agent::search::{
+    remote_parts_for, InProcessParts, LoadOutcome, LoadProblem, PackedPart, PartWorkers, Progress, RemotePart,
+    SearchIndex, SearchQuery, ThreadParts, FORMAT_VERSION, INDEX_DIR, NOTES_PER_PART,
+};
 use vault_agent::vault::{FsVault, MemoryVault, Vault, VaultPath};
 
 /// The sample vault's notes outside hidden folders.
@@ -527,4 +530,155 @@ fn a_search_query_reads_camel_case_and_the_older_snake_case_names() {
     assert_eq!(camel.path_prefix.as_deref(), Some("en/"));
     assert_eq!(camel.snippet_limit, Some(3));
     assert_eq!(camel.limit, 10, "what is left out keeps its default");
+}
+
+/// A part built elsewhere that fails when it is finished (a worker that died).
+struct FailingParts;
+
+struct FailingPart;
+
+#[async_trait::async_trait(?Send)]
+impl RemotePart for FailingPart {
+    fn add(&self, _notes: &[(&str, &str, u64)]) {}
+
+    async fn finish(&self) -> vault_agent::Result<PackedPart> {
+        Err(vault_agent::Error::Invalid("the worker ended".into()))
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl PartWorkers for FailingParts {
+    async fn start(&self, count: usize) -> vault_agent::Result<Vec<Box<dyn RemotePart>>> {
+        Ok((0..count).map(|_| Box::new(FailingPart) as Box<dyn RemotePart>).collect())
+    }
+}
+
+/// The hits of `text` as `path → score`, for comparing two indexes of the same notes.
+fn scored(index: &SearchIndex, text: &str) -> Vec<(String, f32)> {
+    let query = SearchQuery { text: text.into(), limit: 8, snippets: false, ..SearchQuery::default() };
+    index.search(&query).unwrap().into_iter().map(|h| (h.path, h.score)).collect()
+}
+
+fn assert_same_answers(a: &SearchIndex, b: &SearchIndex) {
+    for text in
+        ["canvas", "daily notes template", "how do I publish a site", "录音机", "graph vew", "\"internal links\""]
+    {
+        let (x, y) = (scored(a, text), scored(b, text));
+        assert_eq!(x.len(), y.len(), "{text:?}: {x:?} vs {y:?}");
+        let close = |s: f32, t: f32| (s - t).abs() <= 1e-4 * s.abs().max(1.0);
+        assert!(x.iter().zip(&y).all(|((_, s), (_, t))| close(*s, *t)), "{text:?}: {x:?} vs {y:?}");
+        // Notes of equal score may come in either order, and the last score's ties may be
+        // cut differently: the notes above it are the same.
+        let last = x.last().map_or(0.0, |h| h.1);
+        let above = |hits: &[(String, f32)]| {
+            let mut paths: Vec<String> =
+                hits.iter().filter(|(_, s)| !close(*s, last)).map(|(p, _)| p.clone()).collect();
+            paths.sort();
+            paths
+        };
+        assert_eq!(above(&x), above(&y), "{text:?}");
+    }
+}
+
+#[test]
+fn a_build_in_parts_answers_as_one_built_here_before_and_after_its_compaction() {
+    let base = &shared().index;
+    runtime().block_on(async {
+        let vault = FsVault::open(vault_dir()).unwrap();
+        let parts = remote_parts_for(NOTES);
+        assert!(parts >= 2, "the sample vault is split: {parts} parts elsewhere");
+        let mut progress = Vec::new();
+        let mut index =
+            SearchIndex::build_in_parts(&vault, &SystemClock, &mut |p| progress.push(p), Some(&InProcessParts))
+                .await
+                .unwrap();
+        assert_eq!(index.note_count(), NOTES);
+        assert_eq!(index.delta_count(), parts, "each part elsewhere is a shard until compacted");
+        assert_eq!(index.built_in_parts(), parts + 1);
+        assert_eq!(progress.last(), Some(&Progress { done: NOTES, total: NOTES }));
+        assert_same_answers(&index, base);
+        assert_eq!(index.backlinks("en/Plugins/Canvas.md").unwrap(), base.backlinks("en/Plugins/Canvas.md").unwrap());
+
+        // The save compacts the parts into one shard, which loads like any saved index.
+        let memory = MemoryVault::new();
+        index.persist(&memory).await.unwrap();
+        assert_eq!(index.delta_count(), 0);
+        assert_same_answers(&index, base);
+        let loaded = SearchIndex::load(&memory).await.map_err(|e| format!("{e:?}")).unwrap();
+        assert_eq!(loaded.note_count(), NOTES);
+        assert_same_answers(&loaded, base);
+    });
+}
+
+#[test]
+fn a_part_that_fails_elsewhere_leaves_every_note_indexed_here() {
+    let base = &shared().index;
+    runtime().block_on(async {
+        let vault = FsVault::open(vault_dir()).unwrap();
+        let index = SearchIndex::build_in_parts(&vault, &SystemClock, &mut |_| {}, Some(&FailingParts)).await.unwrap();
+        assert_eq!(index.note_count(), NOTES);
+        assert_eq!((index.delta_count(), index.built_in_parts()), (0, 1), "built here, in one shard");
+        assert_same_answers(&index, base);
+    });
+}
+
+/// Parts elsewhere that send back damaged bytes: `cut` segments, or a catalog of other notes.
+struct DamagedParts {
+    cut: bool,
+}
+
+struct DamagedPart(InProcessPart, bool);
+
+type InProcessPart = Box<dyn RemotePart>;
+
+#[async_trait::async_trait(?Send)]
+impl RemotePart for DamagedPart {
+    fn add(&self, notes: &[(&str, &str, u64)]) {
+        self.0.add(notes);
+    }
+
+    async fn finish(&self) -> vault_agent::Result<PackedPart> {
+        let mut part = self.0.finish().await?;
+        if self.1 {
+            part.segments.truncate(part.segments.len() / 2);
+        } else {
+            part.catalog = br#"{"c.md":{"title":"C","tags":[],"links":[],"mtime":0,"hash":""}}"#.to_vec();
+        }
+        Ok(part)
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl PartWorkers for DamagedParts {
+    async fn start(&self, count: usize) -> vault_agent::Result<Vec<Box<dyn RemotePart>>> {
+        let parts = InProcessParts.start(count).await?;
+        Ok(parts.into_iter().map(|p| Box::new(DamagedPart(p, self.cut)) as Box<dyn RemotePart>).collect())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_part_sent_back_damaged_is_not_used_and_parts_build_on_threads_too() {
+    let vault = MemoryVault::new();
+    let notes = 2 * NOTES_PER_PART + 10;
+    for i in 0..notes {
+        vault.write(&p(&format!("n/{i}.md")), &format!("# Note {i}\n\nWord{i} and [[{}]].", i / 2)).await.unwrap();
+    }
+    assert_eq!(remote_parts_for(notes), 1);
+    for cut in [true, false] {
+        let parts = DamagedParts { cut };
+        let index = SearchIndex::build_in_parts(&vault, &SystemClock, &mut |_| {}, Some(&parts)).await.unwrap();
+        assert_eq!(index.note_count(), notes);
+        assert_eq!((index.delta_count(), index.built_in_parts()), (0, 1), "cut {cut}: built here");
+        assert_eq!(top(&index, "word2999", 1), vec!["n/2999.md".to_string()]);
+    }
+    let index = SearchIndex::build_in_parts(&vault, &SystemClock, &mut |_| {}, Some(&InProcessParts)).await.unwrap();
+    assert_eq!((index.note_count(), index.delta_count(), index.built_in_parts()), (notes, 1, 2));
+    assert_eq!(top(&index, "word2999", 1), vec!["n/2999.md".to_string()]);
+
+    // The CLI's parts: threads, as many as the machine has cores to spare.
+    let spare = std::thread::available_parallelism().map_or(1, |n| n.get()) - 1;
+    let index = SearchIndex::build_in_parts(&vault, &SystemClock, &mut |_| {}, Some(&ThreadParts)).await.unwrap();
+    assert_eq!((index.note_count(), index.built_in_parts()), (notes, 1 + spare.min(1)));
+    assert_eq!(top(&index, "word2999", 1), vec!["n/2999.md".to_string()]);
+    assert_eq!(top(&index, "word64", 1), vec!["n/64.md".to_string()], "a note of the second batch");
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use vault_agent::host::SystemClock;
-use vault_agent::search::SearchIndex;
+use vault_agent::search::{SearchIndex, ThreadParts};
 use vault_agent::vault::skip_summary;
 
 use crate::out::outln;
@@ -20,14 +20,20 @@ pub async fn run(args: Args) -> vault_agent::Result<()> {
     let vault = args.vault.open()?;
     let start = std::time::Instant::now();
     let mut last = 0;
-    let mut index = SearchIndex::build(&vault, &SystemClock, &mut |p| {
-        // A progress line on stderr at most every 10 %.
-        if p.total > 0 && (p.done * 10 / p.total > last || p.done == p.total) {
-            last = p.done * 10 / p.total;
-            eprint!("\rindexing {}/{}", p.done, p.total);
-            let _ = std::io::stderr().flush();
-        }
-    })
+    // A large vault is built in parts, one per spare core.
+    let mut index = SearchIndex::build_in_parts(
+        &vault,
+        &SystemClock,
+        &mut |p| {
+            // A progress line on stderr at most every 10 %.
+            if p.total > 0 && (p.done * 10 / p.total > last || p.done == p.total) {
+                last = p.done * 10 / p.total;
+                eprint!("\rindexing {}/{}", p.done, p.total);
+                let _ = std::io::stderr().flush();
+            }
+        },
+        Some(&ThreadParts),
+    )
     .await?;
     eprintln!();
     index.persist(&vault).await?;

@@ -4,14 +4,15 @@ use std::io::Write;
 
 use vault_agent::embed::{load_minilm, load_static_model, load_static_with_minilm_queries, SemanticIndex};
 use vault_agent::host::SystemClock;
-use vault_agent::search::{LoadOutcome, SearchIndex};
+use vault_agent::search::{LoadOutcome, SearchIndex, ThreadParts};
 use vault_agent::vault::FsVault;
 
 /// The saved index brought up to date with the vault (built when missing, stale or corrupt),
 /// saved again when anything changed. Saving is a convenience for the next run: a read-only
 /// vault still gets its index.
 pub async fn current_index(vault: &FsVault) -> vault_agent::Result<SearchIndex> {
-    let (mut index, outcome) = SearchIndex::load_or_build(vault, &SystemClock, &mut |_| {}).await?;
+    let (mut index, outcome) =
+        SearchIndex::load_or_build_in_parts(vault, &SystemClock, &mut |_| {}, Some(&ThreadParts)).await?;
     index.sync(vault, &SystemClock, &mut |_| {}).await?;
     if let LoadOutcome::Built { reason } = &outcome {
         eprintln!("vault-agent: indexed the vault ({reason})");
