@@ -31,8 +31,21 @@ const MINI_OPTIONS = {
   searchOptions: { prefix: true, fuzzy: 0.2, combineWith: "AND", boost: { title: 5, headings: 2 } },
 };
 
-export async function runBench(corpus) {
-  const wasm = await init({ module_or_path: "../target/bench-pkg/vault_agent_bg.wasm" });
+/** A host's `indexWorkers`, over module workers running bench/index-worker.mjs. */
+async function indexWorkers(module) {
+  const { startIndexWorkers } = await import("../target/bench/indexWorkers.mjs");
+  class ModuleWorker extends Worker {
+    constructor(url, options) {
+      super(url, { ...options, type: "module" });
+    }
+  }
+  const script = new URL("./index-worker.mjs", import.meta.url).href;
+  return (count) => startIndexWorkers(count, { script, wasm: () => module, Worker: ModuleWorker, cores: navigator.hardwareConcurrency });
+}
+
+export async function runBench(corpus, { parts = false } = {}) {
+  const module = await WebAssembly.compileStreaming(fetch("../target/bench-pkg/vault_agent_bg.wasm"));
+  const wasm = await init({ module_or_path: module });
   const { files } = await fetchJson(`../target/bench/${corpus}.json`);
   const queries = await fetchJson(`../target/bench/queries-${corpus}.json`);
   const paths = Object.keys(files);
@@ -40,12 +53,20 @@ export async function runBench(corpus) {
 
   // --- Vault Agent (wasm) ---
   const host = new BenchHost(files);
+  if (parts) host.indexWorkers = await indexWorkers(module);
   const engine = new SearchEngine(host);
   let progressCalls = 0;
   let t = performance.now();
   await engine.build(() => progressCalls++);
   result.wasm_build_ms = performance.now() - t;
   result.wasm_progress_calls = progressCalls;
+  result.wasm_parts = engine.builtInParts();
+  // A build in parts is searched in its parts until the first save compacts them.
+  if (parts) {
+    t = performance.now();
+    engine.compact();
+    result.wasm_compact_ms = performance.now() - t;
+  }
   const timeQueries = (snippets) =>
     queries.map((text) => {
       const t0 = performance.now();

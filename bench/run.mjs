@@ -2,7 +2,10 @@
 // benchmark (release wasm + MiniSearch 7 in headless Chromium, same notes, same queries, same
 // page), and writes BENCHMARKS.md's tables (a partial run, target/bench/BENCHMARKS-partial.md).
 // Node side only; the page is bench/page.html + page.mjs.
-//   node bench/run.mjs [--skip-native] [--skip-build] [corpus...]   (corpora: real, gen50k)
+//   node bench/run.mjs [--skip-native] [--skip-build] [--parts] [corpus...]   (corpora: real, gen50k)
+// --parts: the wasm engine builds in parts, in index workers (as the plugin does on a device with
+// cores to spare); the plugin's `js/core/indexWorkers.ts` and `js/worker/indexer.ts` are bundled
+// for the page first.
 import { execFileSync, execSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -25,6 +28,19 @@ if (!args.includes("--skip-build")) {
   run("bash", ["scripts/wasm-opt.sh", "target/bench-pkg/vault_agent_bg.wasm"]);
 }
 
+const parts = args.includes("--parts");
+if (parts) {
+  const esbuild = await import("esbuild");
+  // The worker's wasm is the bench's release build, not the plugin's pkg/.
+  const benchPkg = {
+    name: "bench-pkg",
+    setup: (build) => build.onResolve({ filter: /pkg\/vault_agent\.js$/ }, () => ({ path: "../bench-pkg/vault_agent.js", external: true })),
+  };
+  for (const [entry, out] of [["js/worker/indexer.ts", "indexer.mjs"], ["js/core/indexWorkers.ts", "indexWorkers.mjs"]]) {
+    await esbuild.build({ entryPoints: [path.join(repo, entry)], bundle: true, format: "esm", outfile: path.join(repo, "target/bench", out), plugins: [benchPkg], logLevel: "warning" });
+  }
+}
+
 const { server, port } = await serveRepo(repo);
 
 const browser = await chromium.launch({
@@ -39,7 +55,7 @@ try {
     page.on("console", (m) => console.log(`[page] ${m.text()}`));
     await page.goto(`http://127.0.0.1:${port}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true);
-    browserResults[corpus] = await page.evaluate((c) => window.runBench(c), corpus);
+    browserResults[corpus] = await page.evaluate(([c, p]) => window.runBench(c, { parts: p }), [corpus, parts]);
     console.log(corpus, browserResults[corpus]);
     await page.close();
   }

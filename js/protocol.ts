@@ -54,6 +54,8 @@ export type {
   VaultInfo,
   DatedNote,
   FromEmbedWorker,
+  FromIndexWorker,
+  ToIndexWorker,
   HttpAnswer,
   HttpRequest,
   EmbedderOptions,

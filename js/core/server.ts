@@ -2,6 +2,7 @@ import type { CallbackArg, EmbedWorkersRequest, FromCore, HostCall, Reply, ToCor
 import type { VaultHost } from "../host/VaultHost";
 import type { HttpAnswer, HttpRequest } from "../protocol";
 import type { EmbedWorker } from "./embedWorkers";
+import type { IndexWorker } from "./indexWorkers";
 import { wholeBuffer, type Port } from "./port";
 
 /** What the core side needs of the wasm module (`wasmModule.ts`; a fake in the tests). */
@@ -12,9 +13,10 @@ export interface CoreModule {
   open(host: VaultHost, request?: (request: HttpRequest) => Promise<HttpAnswer>): object;
 }
 
-/** What the core's side offers beyond the main thread's host (in a worker: embedding workers). */
+/** What the core's side offers beyond the main thread's host (in a worker: embedding and index workers). */
 export interface CoreSideHost {
   embedWorkers?: (host: VaultHost, request: EmbedWorkersRequest) => Promise<EmbedWorker[]>;
+  indexWorkers?: (count: number) => Promise<IndexWorker[]>;
 }
 
 /** An object the core hands out (a wasm-bindgen class instance) rather than a plain value. */
@@ -70,6 +72,7 @@ export function serveCore(port: Port<FromCore, ToCore>, module: CoreModule, loca
   };
   const { embedWorkers } = local;
   if (embedWorkers) host.embedWorkers = (request) => embedWorkers(host, request);
+  if (local.indexWorkers) host.indexWorkers = local.indexWorkers;
   const request = (req: HttpRequest) =>
     askHost({ op: "request", request: req }, req.body ? moved(req.body) : []) as Promise<HttpAnswer>;
 

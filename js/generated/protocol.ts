@@ -81,6 +81,16 @@ weights: ArrayBuffer, vocab: string, config: string, maxTokens: number, } | { "k
  */
 export type FromEmbedWorker = { "kind": "ready", model: string, dimensions: number, batchSize: number, } | { "kind": "vectors", id: number, data: Float32Array, } | { "kind": "failed", id?: number, message: string, };
 
+/**
+ * The core → an index worker.
+ */
+export type ToIndexWorker = { "kind": "start", wasm: WebAssembly.Module | Uint8Array, } | { "kind": "add", paths: Array<string>, texts: Array<string>, mtimes: Array<number>, } | { "kind": "finish" };
+
+/**
+ * An index worker → the core.
+ */
+export type FromIndexWorker = { "kind": "ready" } | { "kind": "part", segments: Uint8Array, catalog: Uint8Array, } | { "kind": "failed", message: string, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**

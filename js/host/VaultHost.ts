@@ -1,5 +1,6 @@
 import type { BatchRead, EmbedWorkersRequest } from "../generated/protocol";
 import type { EmbedWorker } from "../core/embedWorkers";
+import type { IndexWorker } from "../core/indexWorkers";
 
 /**
  * The vault as the Rust core sees it (`JsVault` in `src/wasm/vault.rs`).
@@ -66,6 +67,12 @@ export interface VaultHost {
    * (`js/core/embedWorkers.ts`), all ready, or rejects. Without it MiniLM runs in the core's thread.
    */
   embedWorkers?(request: EmbedWorkersRequest): Promise<EmbedWorker[]>;
+  /**
+   * Optional, where the core runs in a worker: starts up to `count` workers that build parts of
+   * a large vault's index (`js/core/indexWorkers.ts`), resolving with those that started.
+   * Without it the whole index is built in the core's thread.
+   */
+  indexWorkers?(count: number): Promise<IndexWorker[]>;
 }
 
 /** `readBatch` over a host's `read` and `stat`, each path's failure its own answer. */

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
+use super::index_worker::JsPartWorkers;
 use super::{from_js, js_error, to_js, FetchClient, JsClock, JsVault, VaultHost};
 use crate::host::HttpClient;
 use crate::index::{DatedNote, SharedIndex};
@@ -170,6 +171,13 @@ impl SearchEngine {
     }
 
     /// The number of indexed notes (0 before a build or load).
+    /// How many parts the index's build was made in: 1 when the core built every note itself
+    /// (or loaded the index), more when index workers built some.
+    #[wasm_bindgen(js_name = builtInParts)]
+    pub fn built_in_parts(&self) -> u32 {
+        self.index.read(|index| Ok(index.built_in_parts() as u32)).unwrap_or(0)
+    }
+
     #[wasm_bindgen(js_name = noteCount)]
     pub fn note_count(&self) -> u32 {
         self.index.read(|i| Ok(i.note_count() as u32)).unwrap_or(0)
@@ -180,6 +188,10 @@ impl SearchEngine {
     /// An engine over `vault` and `index`, shared with the rest of the core (the agent's tools),
     /// reaching the network through `http`.
     pub(crate) fn shared(vault: Rc<JsVault>, index: SharedIndex, http: Rc<dyn HttpClient>) -> SearchEngine {
+        // A host with index workers builds a large vault's index on several cores.
+        if let Some(workers) = JsPartWorkers::of(vault.host()) {
+            index.set_part_workers(Rc::new(workers));
+        }
         SearchEngine { vault, index, http }
     }
 

@@ -2205,6 +2205,54 @@ test("MiniLM runs in workers of its own, splitting each batch between them; thei
   await page.close();
 });
 
+/** A vault large enough that its first build is made in parts: each note has a word of its own. */
+function largeVault(count) {
+  const files = {};
+  for (let i = 0; i < count; i++) files[`Notes/${Math.floor(i / 100)}/Note ${i}.md`] = `# Note ${i}\n\nAbout topic${i}, and a link to [[Note ${(i * 7) % count}]].\n`;
+  return files;
+}
+
+/** The paths full text finds for each of `texts`, through the plugin's engine. */
+function searched(page, texts) {
+  return page.evaluate(async (texts) => {
+    const engine = window.fakeObsidian.plugin.search.engine;
+    const out = {};
+    for (const text of texts) out[text] = (await engine.search({ text, limit: 5 })).map((h) => h.path);
+    return out;
+  }, texts);
+}
+
+test("a large vault's first index is built in parts, in index workers beside the core's, and finds what one built in the page finds", async () => {
+  const files = largeVault(3_010);
+  const workers = [];
+  const page = await openHost({ files, routes: (p) => p.on("worker", (w) => workers.push(w)) });
+  await page.locator(".vault-agent-index-status", { hasText: /Search index: 3,?010 notes/ }).waitFor({ timeout: 60_000 });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  // The core's worker, and one index worker where the device has a core to spare.
+  assert.equal(workers.length, cores > 1 ? 2 : 1, `${workers.length} workers on ${cores} cores`);
+  // The index workers end with the build.
+  for (let i = 0; i < 100 && page.workers().length !== 1; i++) await page.waitForTimeout(50);
+  assert.equal(page.workers().length, 1, "only the core's worker is left");
+  // Notes from every batch are found: those built here and those built in the worker.
+  const parts = await page.evaluate(() => window.fakeObsidian.plugin.search.engine.builtInParts());
+  assert.equal(parts, cores > 1 ? 2 : 1, "the core's part, and the worker's");
+  const texts = ["topic5", "topic70", "topic2999", "topic3009", "Note 1234"];
+  const inParts = await searched(page, texts);
+  assert.equal(inParts.topic70[0], "Notes/0/Note 70.md");
+  assert.equal(inParts.topic2999[0], "Notes/29/Note 2999.md");
+  assert.equal(inParts.topic3009[0], "Notes/30/Note 3009.md");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // Where no worker can be made the core runs in the page and builds every note there.
+  const inPage = await openHost({ files, noWorker: true });
+  await inPage.locator(".vault-agent-index-status", { hasText: /Search index: 3,?010 notes/ }).waitFor({ timeout: 60_000 });
+  assert.deepEqual(await searched(inPage, texts), inParts);
+  assert.equal(await inPage.evaluate(() => window.fakeObsidian.plugin.search.engine.builtInParts()), 1);
+  assert.deepEqual(inPage.errors, []);
+  await inPage.close();
+});
+
 test("where the core runs in the page, MiniLM runs there too, and says why", async () => {
   const page = await openHost({ noWorker: true });
   await page.locator(".vault-agent-index-status", { hasText: "Search index: 4 notes" }).waitFor();

@@ -13,9 +13,9 @@ use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
     ContentBlock, ContextUse, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FromCore,
-    FromEmbedWorker, HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem,
-    ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, ToCore,
-    ToEmbedWorker, ToolCallReport, ToolOutcome, Usage,
+    FromEmbedWorker, FromIndexWorker, HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError,
+    ProviderProblem, ProviderSetting, Question, RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo,
+    ToCore, ToEmbedWorker, ToIndexWorker, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelInfo, ModelList, ModelPrice, PresetInfo, ProviderConfig, ProviderKind,
@@ -59,6 +59,8 @@ fn generate() -> String {
         EmbedWorkersRequest,
         ToEmbedWorker,
         FromEmbedWorker,
+        ToIndexWorker,
+        FromIndexWorker,
         serde_json::Value,
         // What the core's calls answer and its events.
         Role,
