@@ -106,9 +106,13 @@ pub trait RemotePart {
     /// Hands notes (`path, text, mtime`) to the part, which indexes them in this order. Sent at
     /// once, not awaited: a failure shows in [`RemotePart::finish`].
     fn add(&self, notes: &[(&str, &str, u64)]);
-    /// Ends the part; it is closed afterwards.
-    async fn finish(&self) -> Result<PackedPart>;
+    /// Asks the part to end, at once (so parts elsewhere finish while this one does); the
+    /// future resolves with it. The part is closed afterwards.
+    fn finish(&self) -> PartFuture<'_>;
 }
+
+/// A part being finished elsewhere.
+pub type PartFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<PackedPart>> + 'a>>;
 
 /// Workers a host lends to build parts of an index.
 #[async_trait::async_trait(?Send)]
@@ -142,12 +146,15 @@ impl RemotePart for InProcessPart {
         self.0.borrow_mut().extend(owned(notes));
     }
 
-    async fn finish(&self) -> Result<PackedPart> {
-        let mut part = IndexPart::new()?;
-        for (path, text, mtime) in self.0.take() {
-            part.add(&path, &text, mtime)?;
-        }
-        part.finish()
+    fn finish(&self) -> PartFuture<'_> {
+        let notes = self.0.take();
+        Box::pin(async move {
+            let mut part = IndexPart::new()?;
+            for (path, text, mtime) in notes {
+                part.add(&path, &text, mtime)?;
+            }
+            part.finish()
+        })
     }
 }
 
@@ -180,10 +187,14 @@ impl RemotePart for ThreadPart {
         }
     }
 
-    async fn finish(&self) -> Result<PackedPart> {
+    fn finish(&self) -> PartFuture<'_> {
+        // The thread's last batch: it finishes the part as soon as it has indexed it.
         drop(self.notes.take());
-        let thread = self.thread.take().ok_or_else(|| Error::Invalid("the part is finished".into()))?;
-        thread.join().map_err(|_| Error::Invalid("an index part's thread panicked".into()))?
+        let thread = self.thread.take();
+        Box::pin(async move {
+            let thread = thread.ok_or_else(|| Error::Invalid("the part is finished".into()))?;
+            thread.join().map_err(|_| Error::Invalid("an index part's thread panicked".into()))?
+        })
     }
 }
 

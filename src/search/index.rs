@@ -263,15 +263,17 @@ impl SearchIndex {
                 pacer.tick(progress, done, total).await;
             }
         }
+        // The parts elsewhere finish while this one does.
+        let finishing: Vec<_> = remote.iter().map(|part| part.finish()).collect();
+        let (main, mut catalog) = here.finish_here()?;
         let mut parts = Vec::with_capacity(remote.len());
-        for part in &remote {
-            match part.finish().await.and_then(PackedPart::open) {
+        for part in finishing {
+            match part.await.and_then(PackedPart::open) {
                 Ok(part) => parts.push(part),
                 // Its notes are lost with it: build them all here instead.
                 Err(_) => return Box::pin(SearchIndex::build_in_parts(vault, clock, progress, None)).await,
             }
         }
-        let (main, mut catalog) = here.finish_here()?;
         let mut deltas = Vec::with_capacity(parts.len());
         for (shard, notes) in parts {
             catalog.extend(notes);

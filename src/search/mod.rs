@@ -53,7 +53,8 @@ mod tokenizer;
 #[cfg(not(target_arch = "wasm32"))]
 pub use build_parts::ThreadParts;
 pub use build_parts::{
-    remote_parts_for, InProcessParts, IndexPart, PackedPart, PartWorkers, RemotePart, MAX_REMOTE_PARTS, NOTES_PER_PART,
+    remote_parts_for, InProcessParts, IndexPart, PackedPart, PartFuture, PartWorkers, RemotePart, MAX_REMOTE_PARTS,
+    NOTES_PER_PART,
 };
 pub use catalog::NoteEntry;
 pub use frontmatter::Frontmatter;

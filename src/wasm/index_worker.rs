@@ -9,7 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js_error;
 use super::vault::js_message;
-use crate::search::{IndexPart, PackedPart, PartWorkers, RemotePart};
+use crate::search::{IndexPart, PackedPart, PartFuture, PartWorkers, RemotePart};
 use crate::{Error, Result};
 
 /// One part of an index, built in an index worker.
@@ -89,18 +89,21 @@ impl RemotePart for WorkerPart {
         self.handle.add(paths, texts, Float64Array::from(mtimes.as_slice()));
     }
 
-    async fn finish(&self) -> Result<PackedPart> {
-        let promise = self.handle.finish().map_err(failed("build an index part"))?;
-        let part = JsFuture::from(promise).await.map_err(failed("build an index part"))?;
-        let bytes = |key: &str| -> Result<Vec<u8>> {
-            let value = js_sys::Reflect::get(&part, &key.into()).map_err(failed("build an index part"))?;
-            let array = value.dyn_into::<Uint8Array>().map_err(|_| Error::Host {
-                op: "build an index part".into(),
-                message: format!("the part's {key} are not bytes"),
-            })?;
-            Ok(array.to_vec())
-        };
-        Ok(PackedPart { segments: bytes("segments")?, catalog: bytes("catalog")? })
+    fn finish(&self) -> PartFuture<'_> {
+        let asked = self.handle.finish();
+        Box::pin(async move {
+            let promise = asked.map_err(failed("build an index part"))?;
+            let part = JsFuture::from(promise).await.map_err(failed("build an index part"))?;
+            let bytes = |key: &str| -> Result<Vec<u8>> {
+                let value = js_sys::Reflect::get(&part, &key.into()).map_err(failed("build an index part"))?;
+                let array = value.dyn_into::<Uint8Array>().map_err(|_| Error::Host {
+                    op: "build an index part".into(),
+                    message: format!("the part's {key} are not bytes"),
+                })?;
+                Ok(array.to_vec())
+            };
+            Ok(PackedPart { segments: bytes("segments")?, catalog: bytes("catalog")? })
+        })
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use vault_agent::host::{ManualClock, SystemClock};
 use vault_agent::search::{
-    remote_parts_for, InProcessParts, LoadOutcome, LoadProblem, PackedPart, PartWorkers, Progress, RemotePart,
+    remote_parts_for, InProcessParts, LoadOutcome, LoadProblem, PartFuture, PartWorkers, Progress, RemotePart,
     SearchIndex, SearchQuery, ThreadParts, FORMAT_VERSION, INDEX_DIR, NOTES_PER_PART,
 };
 use vault_agent::vault::{FsVault, MemoryVault, Vault, VaultPath};
@@ -541,8 +541,8 @@ struct FailingPart;
 impl RemotePart for FailingPart {
     fn add(&self, _notes: &[(&str, &str, u64)]) {}
 
-    async fn finish(&self) -> vault_agent::Result<PackedPart> {
-        Err(vault_agent::Error::Invalid("the worker ended".into()))
+    fn finish(&self) -> PartFuture<'_> {
+        Box::pin(async { Err(vault_agent::Error::Invalid("the worker ended".into())) })
     }
 }
 
@@ -637,14 +637,17 @@ impl RemotePart for DamagedPart {
         self.0.add(notes);
     }
 
-    async fn finish(&self) -> vault_agent::Result<PackedPart> {
-        let mut part = self.0.finish().await?;
-        if self.1 {
-            part.segments.truncate(part.segments.len() / 2);
-        } else {
-            part.catalog = br#"{"c.md":{"title":"C","tags":[],"links":[],"mtime":0,"hash":""}}"#.to_vec();
-        }
-        Ok(part)
+    fn finish(&self) -> PartFuture<'_> {
+        let (asked, cut) = (self.0.finish(), self.1);
+        Box::pin(async move {
+            let mut part = asked.await?;
+            if cut {
+                part.segments.truncate(part.segments.len() / 2);
+            } else {
+                part.catalog = br#"{"c.md":{"title":"C","tags":[],"links":[],"mtime":0,"hash":""}}"#.to_vec();
+            }
+            Ok(part)
+        })
     }
 }
 
