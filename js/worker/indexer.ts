@@ -7,16 +7,11 @@ import type { Port } from "../core/port";
 
 export function serveIndexer(port: Port<FromIndexWorker, ToIndexWorker>): void {
   let part: IndexPartWorker | null = null;
-  // Messages that came while the wasm was loading, in order.
-  const waiting: ToIndexWorker[] = [];
   let failure: string | null = null;
   const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  // The core sends notes only once this worker said it is ready.
   const handle = (request: ToIndexWorker) => {
-    if (failure) return;
-    if (!part) {
-      waiting.push(request);
-      return;
-    }
+    if (failure || !part) return;
     try {
       if (request.kind === "add") part.add(request.paths, request.texts, new Float64Array(request.mtimes));
       else if (request.kind === "finish") {
@@ -37,7 +32,6 @@ export function serveIndexer(port: Port<FromIndexWorker, ToIndexWorker>): void {
       .then(() => {
         part = new IndexPartWorker();
         port.post({ kind: "ready" });
-        for (const later of waiting.splice(0)) handle(later);
       })
       .catch((error: unknown) => {
         failure = message(error);

@@ -55,16 +55,6 @@ impl IndexPart {
         Ok(())
     }
 
-    /// The notes indexed so far.
-    pub fn len(&self) -> usize {
-        self.catalog.len()
-    }
-
-    /// Whether no note is indexed yet.
-    pub fn is_empty(&self) -> bool {
-        self.catalog.is_empty()
-    }
-
     /// Ends the part here: its shard and its notes' entries.
     pub(crate) fn finish_here(self) -> Result<(Shard, BTreeMap<String, NoteEntry>)> {
         Ok((Shard::open(self.writer.finalize().map_err(search_error)?)?, self.catalog))
@@ -91,9 +81,7 @@ impl PackedPart {
         let catalog: BTreeMap<String, NoteEntry> = serde_json::from_slice(&self.catalog)
             .map_err(|e| Error::Invalid(format!("an index part's catalog: {e}")))?;
         let shard = Shard::open(index)?;
-        let mut indexed: Vec<&str> = shard.live().map(|(_, p)| p).collect();
-        indexed.sort_unstable();
-        if !indexed.iter().copied().eq(catalog.keys().map(String::as_str)) {
+        if !shard.lists_exactly(catalog.keys().map(String::as_str)) {
             return Err(Error::Invalid("an index part's catalog and shard list different notes".into()));
         }
         Ok((shard, catalog))

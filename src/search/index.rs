@@ -227,10 +227,8 @@ impl SearchIndex {
         let (notes, mut skipped) = list_notes_skipping(vault).await?;
         let total = notes.len();
         progress(Progress { done: 0, total });
-        let remote = match workers {
-            Some(workers) if remote_parts_for(total) > 0 => {
-                workers.start(remote_parts_for(total)).await.unwrap_or_default()
-            }
+        let remote = match (workers, remote_parts_for(total)) {
+            (Some(workers), count) if count > 0 => workers.start(count).await.unwrap_or_default(),
             _ => Vec::new(),
         };
         let mut here = IndexPart::new()?;

@@ -264,9 +264,7 @@ impl SearchIndex {
             Ok(shard) => shard,
             Err(e) => return corrupt(e.to_string()),
         };
-        let mut indexed: Vec<&str> = main.live().map(|(_, p)| p).collect();
-        indexed.sort_unstable();
-        if notes.len() != manifest.notes || !indexed.iter().copied().eq(notes.keys().map(String::as_str)) {
+        if notes.len() != manifest.notes || !main.lists_exactly(notes.keys().map(String::as_str)) {
             return corrupt("the catalog and the index list different notes".into());
         }
         let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(notes));

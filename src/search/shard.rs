@@ -100,6 +100,14 @@ impl Shard {
         self.paths.get(addr.segment_ord as usize)?.get(addr.doc_id as usize).map(String::as_str)
     }
 
+    /// Whether the shard's live documents are exactly the notes `paths`, given in sorted order
+    /// (a catalog's keys): what a saved index or a part sent back must hold.
+    pub(crate) fn lists_exactly<'a>(&self, paths: impl Iterator<Item = &'a str>) -> bool {
+        let mut live: Vec<&str> = self.live().map(|(_, p)| p).collect();
+        live.sort_unstable();
+        live.into_iter().eq(paths)
+    }
+
     pub(crate) fn num_docs(&self) -> usize {
         self.paths.iter().map(Vec::len).sum()
     }
