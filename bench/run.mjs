@@ -109,7 +109,8 @@ for (const corpus of wanted) {
 | query p50 (ranking only) | ${f(n.query_nosnippet_p50_ms, 3)} ms | ${f(b.wasm_query_nosnippet_p50_ms, 3)} ms | — | ${ratio(b.wasm_query_nosnippet_p50_ms, b.mini_query_p50_ms)} faster |
 | query p99 (ranking only) | ${f(n.query_nosnippet_p99_ms, 3)} ms | ${f(b.wasm_query_nosnippet_p99_ms, 3)} ms | — | ${ratio(b.wasm_query_nosnippet_p99_ms, b.mini_query_p99_ms)} faster |
 | one-note update p50 | ${f(n.update_p50_ms, 3)} ms | ${f(b.wasm_update_p50_ms, 3)} ms | ${f(b.mini_update_p50_ms, 3)} ms | |
-| persist (compact + save) | ${f(n.persist_ms)} ms | ${f(b.wasm_persist_ms)} ms (${f(b.wasm_persisted_mb, 1)} MB) | — | |
+| first save after the build | ${f(n.parts_persist_ms)} ms (in parts) | ${f(b.wasm_first_save_ms)} ms${b.wasm_parts > 1 ? " (in parts)" : ""} | — | |
+| persist after the updates (compact + save) | ${f(n.persist_ms)} ms | ${f(b.wasm_persist_ms)} ms (${f(b.wasm_persisted_mb, 1)} MB) | — | |
 | persisted load | ${f(n.load_ms)} ms | ${f(b.wasm_load_ms)} ms | ${f(b.mini_load_ms)} ms | |
 | memory | — | ${f(b.wasm_memory_mb, 0)} MB wasm memory | ${b.mini_heap_mb > 0 ? `${f(b.mini_heap_mb, 0)} MB JS heap` : "–"} | |
 

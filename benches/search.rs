@@ -86,22 +86,6 @@ mod native {
         let mut index = index.unwrap();
         builds.sort_by(f64::total_cmp);
 
-        // The same in parts on threads (the CLI's build: one part per spare core), and the
-        // compaction that folds the parts into one shard before a save; the best of three.
-        let (mut parted, mut compactions, mut parts) = (Vec::new(), Vec::new(), 1);
-        for _ in 0..3 {
-            let start = Instant::now();
-            let mut built =
-                block_on(SearchIndex::build_in_parts(&vault, &WallClock, &mut |_| {}, Some(&ThreadParts))).unwrap();
-            parted.push(ms(start));
-            parts = built.built_in_parts();
-            let start = Instant::now();
-            built.compact().unwrap();
-            compactions.push(ms(start));
-        }
-        parted.sort_by(f64::total_cmp);
-        compactions.sort_by(f64::total_cmp);
-
         // Queries: a warm-up pass, then timed passes with and without snippets.
         let time_queries = |index: &SearchIndex, snippets: bool| {
             let mut times = Vec::new();
@@ -118,6 +102,33 @@ mod native {
         time_queries(&index, true);
         let with_snippets = time_queries(&index, true);
         let ranking_only = time_queries(&index, false);
+
+        // The same in parts on threads (the CLI's build: one part per spare core): the build,
+        // queries over its parts (a segment each), its first save (the parts as they are), and
+        // the compaction that folds them into one segment at the save after a change; the best
+        // of three.
+        let (mut parted, mut parted_saves, mut compactions, mut parts) = (Vec::new(), Vec::new(), Vec::new(), 1);
+        let mut parted_queries = Vec::new();
+        for _ in 0..3 {
+            let start = Instant::now();
+            let mut built =
+                block_on(SearchIndex::build_in_parts(&vault, &WallClock, &mut |_| {}, Some(&ThreadParts))).unwrap();
+            parted.push(ms(start));
+            parts = built.built_in_parts();
+            time_queries(&built, true);
+            parted_queries.push(percentile(&time_queries(&built, true), 0.5));
+            let saved = MemoryVault::new();
+            let start = Instant::now();
+            block_on(built.persist(&saved)).unwrap();
+            parted_saves.push(ms(start));
+            built.remove(files.keys().next().unwrap());
+            let start = Instant::now();
+            built.compact().unwrap();
+            compactions.push(ms(start));
+        }
+        for times in [&mut parted, &mut parted_saves, &mut compactions, &mut parted_queries] {
+            times.sort_by(f64::total_cmp);
+        }
 
         // One-note update: rewrite a note 50 times (each a real change).
         let (path, text) = files.iter().nth(files.len() / 2).unwrap();
@@ -149,6 +160,8 @@ mod native {
             "build_ms": builds[0],
             "parts_build_ms": parted[0],
             "parts": parts,
+            "parts_query_p50_ms": parted_queries[0],
+            "parts_persist_ms": parted_saves[0],
             "parts_compact_ms": compactions[0],
             "query_p50_ms": percentile(&with_snippets, 0.5),
             "query_p99_ms": percentile(&with_snippets, 0.99),

@@ -1,7 +1,7 @@
 //! A full build in parts, on several cores: the notes are read once, here, and handed out a
 //! batch at a time to parts built elsewhere (the plugin's index workers) beside the part built
-//! here; the finished parts become the index's shards, searchable at once and folded into one
-//! by the compaction before the next save.
+//! here; the finished parts become the segments of the index's main shard, searchable at once
+//! and saved as they are (the compaction of the save after a change folds them into one).
 //!
 //! [`IndexPart`] is what a part's worker runs; [`PartWorkers`] is how a host lends such workers
 //! ([`RemotePart`] each). A host without them builds every note here, as before.

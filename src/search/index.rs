@@ -272,16 +272,21 @@ impl SearchIndex {
                 Err(_) => return Box::pin(SearchIndex::build_in_parts(vault, clock, progress, None)).await,
             }
         }
-        let mut deltas = Vec::with_capacity(parts.len());
+        let mut shards = Vec::with_capacity(1 + parts.len());
+        shards.push(main);
         for (shard, notes) in parts {
             catalog.extend(notes);
-            deltas.push(shard);
+            shards.push(shard);
         }
+        let built_in_parts = shards.len();
+        // The parts' segments become the main shard's as they are: nothing to merge before
+        // the first save, which writes them side by side.
+        let Ok(main) = shard::join(shards) else {
+            return Box::pin(SearchIndex::build_in_parts(vault, clock, progress, None)).await;
+        };
         let (schema, fields) = Fields::schema();
         let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
-        index.deltas = deltas;
-        index.relocate(1);
-        index.built_in_parts = 1 + index.deltas.len();
+        index.built_in_parts = built_in_parts;
         index.skipped = skipped;
         progress(Progress { done: total, total });
         Ok(index)
@@ -378,6 +383,12 @@ impl SearchIndex {
     /// The number of delta shards waiting to be compacted into the main one.
     pub fn delta_count(&self) -> usize {
         self.deltas.len()
+    }
+
+    /// The number of segments the main shard holds: one after a compaction, one per part
+    /// after a build in parts (until the next compaction).
+    pub fn main_segments(&self) -> usize {
+        self.main.paths.len()
     }
 
     /// Whether [`SearchIndex::compact`] has anything to do.

@@ -1,7 +1,8 @@
 //! Saving the index into the vault and loading it back.
 //!
 //! `.obsidian-agent/index/` holds three files, written through the vault's binary calls:
-//! - `segments-<xxh3>.bin` — the compacted main shard's tantivy files, packed: the magic
+//! - `segments-<xxh3>.bin` — the main shard's tantivy files (one segment once compacted, one
+//!   per part after a build in parts), packed: the magic
 //!   `VAIDX\x01`, a little-endian `u32` file count, then per file a `u32` name length, the name,
 //!   a `u64` data length and the data;
 //! - `catalog-<xxh3>.json` — what the index keeps per note (title, tags, links, mtime, hash);
@@ -18,7 +19,7 @@
 //! index) index is reported as such, and [`SearchIndex::load_or_build`] rebuilds it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::OwnedBytes;
@@ -328,33 +329,42 @@ async fn remove_old_parts(vault: &dyn Vault, keep: &[VaultPath]) {
     }
 }
 
-/// The files of a single-segment index, packed into one buffer.
+/// The files of an index, packed into one buffer: `meta.json`, then its segments' files.
 pub(crate) fn pack(index: &Index) -> Result<Vec<u8>> {
-    let mut files: Vec<PathBuf> = vec![PathBuf::from("meta.json")];
-    // Candidates: files that do not exist are skipped below.
-    let mut segment_files: Vec<PathBuf> =
-        index.load_metas().map_err(search_error)?.list_segment_files().into_iter().collect();
-    crate::sort::sort(&mut segment_files);
-    files.extend(segment_files);
-    let directory = index.directory();
-    let mut present = Vec::new();
-    for path in files {
-        if directory.exists(&path).map_err(search_error)? {
-            present.push(path);
-        }
-    }
-    let mut out = Vec::new();
+    let meta = index.directory().atomic_read(Path::new(META)).map_err(search_error)?;
+    let mut files = vec![(PathBuf::from(META), OwnedBytes::new(meta))];
+    files.extend(segment_files(index)?);
+    let mut out = Vec::with_capacity(files.iter().map(|(_, data)| data.len() + 64).sum::<usize>() + 16);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(present.len() as u32).to_le_bytes());
-    for path in present {
-        let data = directory.atomic_read(&path).map_err(search_error)?;
+    out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+    for (path, data) in files {
         let name = path.to_string_lossy();
         out.extend_from_slice(&(name.len() as u32).to_le_bytes());
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        out.extend_from_slice(&data);
+        out.extend_from_slice(data.as_slice());
     }
     Ok(out)
+}
+
+/// The file tantivy lists an index's segments in.
+pub(crate) const META: &str = "meta.json";
+
+/// The files of an index's segments, sorted by name, whole (tantivy's footers included). Only
+/// those that exist: the list is of the files a segment may have.
+pub(crate) fn segment_files(index: &Index) -> Result<Vec<(PathBuf, OwnedBytes)>> {
+    let mut names: Vec<PathBuf> = index.load_metas().map_err(search_error)?.list_segment_files().into_iter().collect();
+    crate::sort::sort(&mut names);
+    let directory = index.directory();
+    let mut files = Vec::with_capacity(names.len());
+    for path in names {
+        if directory.exists(&path).map_err(search_error)? {
+            // A copy: tantivy's directory hands out files without their footers.
+            let data = directory.atomic_read(&path).map_err(search_error)?;
+            files.push((path, OwnedBytes::new(data)));
+        }
+    }
+    Ok(files)
 }
 
 /// The index packed by [`pack`], opened over `data` itself: each file a slice of it.

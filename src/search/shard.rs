@@ -6,17 +6,21 @@
 //! thread), merged by `merge_filtered_segments`, and read with a manual reload policy, no
 //! warmers and tantivy's single-thread search executor.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::fastfield::{write_alive_bitset, AliveBitSet};
 use tantivy::indexer::merge_filtered_segments;
 use tantivy::schema::Schema;
 use tantivy::tokenizer::TokenizerManager;
+use tantivy::IndexMeta;
 use tantivy::{
     BitSet, DocAddress, Index, IndexSettings, ReloadPolicy, Searcher, SingleSegmentIndexWriter, TantivyDocument,
 };
 
+use super::packed_directory::PackedDirectory;
+use super::persist::{segment_files, META};
 use super::tokenizer::{vault_analyzer, TOKENIZER_NAME};
 use crate::{Error, Result};
 
@@ -132,6 +136,40 @@ pub(crate) fn merge(shards: &[&Shard]) -> Result<Shard> {
     Shard::open(index)
 }
 
+/// Joins shards into one as they are: every segment kept (nothing is rewritten), listed
+/// together in one `meta.json`. Scores are as over one index (tantivy sums the statistics over
+/// a searcher's segments). For parts just built: a shard with dead documents is refused (its
+/// deletions live only here, not in its files).
+pub(crate) fn join(mut shards: Vec<Shard>) -> Result<Shard> {
+    if shards.len() == 1 {
+        if let Some(shard) = shards.pop() {
+            return Ok(shard);
+        }
+    }
+    if shards.iter().any(|shard| !shard.dead.is_empty()) {
+        return Err(Error::Invalid("search index: a shard with removed notes cannot be joined".into()));
+    }
+    let mut meta: Option<IndexMeta> = None;
+    let mut files = HashMap::new();
+    for shard in &shards {
+        let metas = shard.index.load_metas().map_err(search_error)?;
+        match &mut meta {
+            None => meta = Some(metas),
+            Some(meta) => meta.segments.extend(metas.segments),
+        }
+        for (path, data) in segment_files(&shard.index)? {
+            if files.insert(path, data).is_some() {
+                return Err(search_error("two shards share a segment"));
+            }
+        }
+    }
+    let meta = meta.ok_or_else(|| search_error("no shard to join"))?;
+    let mut json = serde_json::to_vec_pretty(&meta).map_err(search_error)?;
+    json.push(b'\n');
+    files.insert(PathBuf::from(META), OwnedBytes::new(json));
+    Shard::open(Index::open(PackedDirectory::new(files)).map_err(search_error)?)
+}
+
 fn alive_bitset(max_doc: u32, dead: &[u32]) -> Result<AliveBitSet> {
     let mut bits = BitSet::with_max_value_and_full(max_doc);
     for &doc in dead {
@@ -140,4 +178,37 @@ fn alive_bitset(max_doc: u32, dead: &[u32]) -> Result<AliveBitSet> {
     let mut bytes = Vec::new();
     write_alive_bitset(&bits, &mut bytes).map_err(search_error)?;
     Ok(AliveBitSet::open(OwnedBytes::new(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::build_parts::IndexPart;
+    use crate::search::persist::{pack, unpack};
+
+    fn part(notes: &[&str]) -> Shard {
+        let mut part = IndexPart::new().unwrap();
+        for path in notes {
+            part.add(path, &format!("# {path}\n\nshared words and {path}"), 1).unwrap();
+        }
+        part.finish_here().unwrap().0
+    }
+
+    #[test]
+    fn joined_shards_keep_each_segment_and_every_document() {
+        let joined = join(vec![part(&["a.md", "b.md"]), part(&["c.md"]), part(&["d.md", "e.md"])]).unwrap();
+        assert_eq!(joined.paths.len(), 3, "a segment per shard, none merged");
+        assert!(joined.lists_exactly(["a.md", "b.md", "c.md", "d.md", "e.md"].into_iter()));
+        assert_eq!(joined.searcher.num_docs(), 5);
+        // It packs and opens again as a saved index does.
+        let again = Shard::open(unpack(OwnedBytes::new(pack(&joined.index).unwrap())).unwrap()).unwrap();
+        assert!(again.lists_exactly(["a.md", "b.md", "c.md", "d.md", "e.md"].into_iter()));
+    }
+
+    #[test]
+    fn a_shard_with_removed_documents_is_not_joined() {
+        let mut removed = part(&["a.md", "b.md"]);
+        removed.dead.insert(DocAddress::new(0, 1));
+        assert!(join(vec![removed, part(&["c.md"])]).is_err());
+    }
 }

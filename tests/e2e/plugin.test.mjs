@@ -2241,6 +2241,16 @@ test("a large vault's first index is built in parts, in index workers beside the
   assert.equal(inParts.topic70[0], "Notes/0/Note 70.md");
   assert.equal(inParts.topic2999[0], "Notes/29/Note 2999.md");
   assert.equal(inParts.topic3009[0], "Notes/30/Note 3009.md");
+  // The first save wrote the parts as they were built; the fresh core a large build's restart
+  // starts loads them from it and answers the same.
+  const loaded = await page.evaluate(async () => {
+    const { plugin } = window.fakeObsidian;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 1500 && (plugin.search.builtNotes !== 0 || plugin.settling() || plugin.search.state.kind !== "ready"); i++) await pause();
+    return plugin.search.builtNotes;
+  });
+  assert.equal(loaded, 0, "the restarted core loaded the saved index");
+  assert.deepEqual(await searched(page, texts), inParts);
   assert.deepEqual(page.errors, []);
   await page.close();
 

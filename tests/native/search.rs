@@ -593,20 +593,39 @@ fn a_build_in_parts_answers_as_one_built_here_before_and_after_its_compaction() 
                 .await
                 .unwrap();
         assert_eq!(index.note_count(), NOTES);
-        assert_eq!(index.delta_count(), parts, "each part elsewhere is a shard until compacted");
         assert_eq!(index.built_in_parts(), parts + 1);
+        assert_eq!(
+            (index.delta_count(), index.main_segments(), index.needs_compaction()),
+            (0, parts + 1, false),
+            "each part is a segment of the main shard, as it was built"
+        );
         assert_eq!(progress.last(), Some(&Progress { done: NOTES, total: NOTES }));
         assert_same_answers(&index, base);
         assert_eq!(index.backlinks("en/Plugins/Canvas.md").unwrap(), base.backlinks("en/Plugins/Canvas.md").unwrap());
 
-        // The save compacts the parts into one shard, which loads like any saved index.
+        // The first save writes the parts as they are, and they load as they were.
         let memory = MemoryVault::new();
         index.persist(&memory).await.unwrap();
-        assert_eq!(index.delta_count(), 0);
-        assert_same_answers(&index, base);
-        let loaded = SearchIndex::load(&memory).await.map_err(|e| format!("{e:?}")).unwrap();
-        assert_eq!(loaded.note_count(), NOTES);
+        assert_eq!(index.main_segments(), parts + 1, "no merge before the first save");
+        let mut loaded = SearchIndex::load(&memory).await.map_err(|e| format!("{e:?}")).unwrap();
+        assert_eq!((loaded.note_count(), loaded.main_segments()), (NOTES, parts + 1));
         assert_same_answers(&loaded, base);
+
+        // The save after a change folds them into one segment: the notes that rank first for
+        // "canvas", removed, are gone from every answer, and the rest answer as before.
+        let mut base = SearchIndex::load(&memory).await.map_err(|e| format!("{e:?}")).unwrap();
+        let gone: Vec<String> = top(&loaded, "canvas", 8);
+        for path in &gone {
+            assert!(loaded.remove(path));
+            assert!(base.remove(path));
+        }
+        base.compact().unwrap();
+        loaded.persist(&memory).await.unwrap();
+        assert_eq!((loaded.main_segments(), loaded.delta_count()), (1, 0));
+        let reloaded = SearchIndex::load(&memory).await.map_err(|e| format!("{e:?}")).unwrap();
+        assert_eq!((reloaded.note_count(), reloaded.main_segments()), (NOTES - gone.len(), 1));
+        assert!(top(&reloaded, "canvas", 30).iter().all(|p| !gone.contains(p)));
+        assert_same_answers(&reloaded, &base);
     });
 }
 
@@ -675,7 +694,7 @@ async fn a_part_sent_back_damaged_is_not_used_and_parts_build_on_threads_too() {
         assert_eq!(top(&index, "word2999", 1), vec!["n/2999.md".to_string()]);
     }
     let index = SearchIndex::build_in_parts(&vault, &SystemClock, &mut |_| {}, Some(&InProcessParts)).await.unwrap();
-    assert_eq!((index.note_count(), index.delta_count(), index.built_in_parts()), (notes, 1, 2));
+    assert_eq!((index.note_count(), index.main_segments(), index.built_in_parts()), (notes, 2, 2));
     assert_eq!(top(&index, "word2999", 1), vec!["n/2999.md".to_string()]);
 
     // The CLI's parts: threads, as many as the machine has cores to spare.
