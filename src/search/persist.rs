@@ -19,7 +19,7 @@
 //! index) index is reported as such, and [`SearchIndex::load_or_build`] rebuilds it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::OwnedBytes;
@@ -329,20 +329,22 @@ async fn remove_old_parts(vault: &dyn Vault, keep: &[VaultPath]) {
     }
 }
 
-/// The files of an index, packed into one buffer: `meta.json`, then its segments' files.
+/// The files of an index, packed into one buffer: `meta.json`, then its segments' files, read
+/// one at a time (a save does not hold a second copy of the whole index besides the buffer).
 pub(crate) fn pack(index: &Index) -> Result<Vec<u8>> {
-    let meta = index.directory().atomic_read(Path::new(META)).map_err(search_error)?;
-    let mut files = vec![(PathBuf::from(META), OwnedBytes::new(meta))];
-    files.extend(segment_files(index)?);
-    let mut out = Vec::with_capacity(files.iter().map(|(_, data)| data.len() + 64).sum::<usize>() + 16);
+    let mut files = vec![PathBuf::from(META)];
+    files.extend(segment_file_names(index)?);
+    let directory = index.directory();
+    let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(files.len() as u32).to_le_bytes());
-    for (path, data) in files {
+    for path in files {
+        let data = directory.atomic_read(&path).map_err(search_error)?;
         let name = path.to_string_lossy();
         out.extend_from_slice(&(name.len() as u32).to_le_bytes());
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-        out.extend_from_slice(data.as_slice());
+        out.extend_from_slice(&data);
     }
     Ok(out)
 }
@@ -350,21 +352,20 @@ pub(crate) fn pack(index: &Index) -> Result<Vec<u8>> {
 /// The file tantivy lists an index's segments in.
 pub(crate) const META: &str = "meta.json";
 
-/// The files of an index's segments, sorted by name, whole (tantivy's footers included). Only
-/// those that exist: the list is of the files a segment may have.
-pub(crate) fn segment_files(index: &Index) -> Result<Vec<(PathBuf, OwnedBytes)>> {
+/// The files of an index's segments, sorted by name. Only those that exist: tantivy lists the
+/// files a segment may have. Read them with the directory's `atomic_read`, which gives a file
+/// whole (its open handles leave tantivy's footer out).
+pub(crate) fn segment_file_names(index: &Index) -> Result<Vec<PathBuf>> {
     let mut names: Vec<PathBuf> = index.load_metas().map_err(search_error)?.list_segment_files().into_iter().collect();
     crate::sort::sort(&mut names);
     let directory = index.directory();
-    let mut files = Vec::with_capacity(names.len());
+    let mut present = Vec::with_capacity(names.len());
     for path in names {
         if directory.exists(&path).map_err(search_error)? {
-            // A copy: tantivy's directory hands out files without their footers.
-            let data = directory.atomic_read(&path).map_err(search_error)?;
-            files.push((path, OwnedBytes::new(data)));
+            present.push(path);
         }
     }
-    Ok(files)
+    Ok(present)
 }
 
 /// The index packed by [`pack`], opened over `data` itself: each file a slice of it.

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use tantivy::directory::{OwnedBytes, RamDirectory};
+use tantivy::directory::{Directory, OwnedBytes, RamDirectory};
 use tantivy::fastfield::{write_alive_bitset, AliveBitSet};
 use tantivy::indexer::merge_filtered_segments;
 use tantivy::schema::Schema;
@@ -20,7 +20,7 @@ use tantivy::{
 };
 
 use super::packed_directory::PackedDirectory;
-use super::persist::{segment_files, META};
+use super::persist::{segment_file_names, META};
 use super::tokenizer::{vault_analyzer, TOKENIZER_NAME};
 use crate::{Error, Result};
 
@@ -157,8 +157,9 @@ pub(crate) fn join(mut shards: Vec<Shard>) -> Result<Shard> {
             None => meta = Some(metas),
             Some(meta) => meta.segments.extend(metas.segments),
         }
-        for (path, data) in segment_files(&shard.index)? {
-            if files.insert(path, data).is_some() {
+        for path in segment_file_names(&shard.index)? {
+            let data = shard.index.directory().atomic_read(&path).map_err(search_error)?;
+            if files.insert(path, OwnedBytes::new(data)).is_some() {
                 return Err(search_error("two shards share a segment"));
             }
         }
