@@ -6,7 +6,8 @@
 //! dead documents (older versions of changed notes, removed notes). An update indexes one note
 //! into a new delta shard and marks the old version dead, so it costs the same whatever the
 //! vault's size; deltas are merged together when there are too many, and [`SearchIndex::compact`]
-//! folds everything into a new main shard (done before persisting). Searches run over every
+//! folds everything into a new main shard (done before a save once the changes pass
+//! [`SearchIndex::changes_bound`]; below it a save writes them beside the main shard). Searches run over every
 //! shard with BM25 statistics summed across shards, so scores do not depend on where a note
 //! lives.
 
@@ -36,6 +37,8 @@ use crate::{Error, Result};
 
 /// Delta shards merge into one when there are more than this.
 pub const MAX_DELTA_SHARDS: usize = 8;
+/// Documents ranked beyond those wanted from a shard holding replaced ones (see `rank`).
+const RANK_SLACK: usize = 16;
 /// Work between two yields to the host's event loop (and progress reports), in milliseconds.
 const YIELD_EVERY_MS: u64 = 40;
 /// Notes a build reads in one [`Vault::read_batch`]: one round trip where the vault is across
@@ -285,7 +288,7 @@ impl SearchIndex {
             return Box::pin(SearchIndex::build_in_parts(vault, clock, progress, None)).await;
         };
         let (schema, fields) = Fields::schema();
-        let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog));
+        let mut index = SearchIndex::assemble(schema, fields, main, Vec::new(), Catalog::from_notes(catalog));
         index.built_in_parts = built_in_parts;
         index.skipped = skipped;
         progress(Progress { done: total, total });
@@ -300,15 +303,23 @@ impl SearchIndex {
         }
         let (main, catalog) = part.finish_here()?;
         let (schema, fields) = Fields::schema();
-        Ok(SearchIndex::assemble(schema, fields, main, Catalog::from_notes(catalog)))
+        Ok(SearchIndex::assemble(schema, fields, main, Vec::new(), Catalog::from_notes(catalog)))
     }
 
-    pub(crate) fn assemble(schema: Schema, fields: Fields, main: Shard, catalog: Catalog) -> SearchIndex {
+    /// The index over `main` and `deltas` (a saved index's changes), whose live documents are
+    /// `catalog`'s notes, each once.
+    pub(crate) fn assemble(
+        schema: Schema,
+        fields: Fields,
+        main: Shard,
+        deltas: Vec<Shard>,
+        catalog: Catalog,
+    ) -> SearchIndex {
         let mut index = SearchIndex {
             schema,
             fields,
             main,
-            deltas: Vec::new(),
+            deltas,
             catalog,
             locs: HashMap::new(),
             lev1: LevenshteinAutomatonBuilder::new(1, true),
@@ -394,6 +405,24 @@ impl SearchIndex {
     /// Whether [`SearchIndex::compact`] has anything to do.
     pub fn needs_compaction(&self) -> bool {
         !self.deltas.is_empty() || !self.main.dead.is_empty()
+    }
+
+    /// Whether a save compacts the index first, rewriting the main shard, rather than saving the
+    /// changes beside it: when the main shard is still a build's parts (several segments), or
+    /// when the replaced documents it still holds, or the notes in the deltas, pass
+    /// [`SearchIndex::changes_bound`] — each of them weighs on every query (a replaced document
+    /// is skipped after it is ranked) and on every load.
+    pub fn compaction_due(&self) -> bool {
+        let bound = self.changes_bound();
+        let in_deltas: usize = self.deltas.iter().map(|d| d.num_docs() - d.dead.len()).sum();
+        self.main_segments() > 1 || self.main.dead.len() > bound || in_deltas > bound
+    }
+
+    /// How many replaced documents, or notes in deltas, a saved index keeps beside its main shard
+    /// before a save compacts it: a sixteenth of the main shard (a compaction's cost grows with
+    /// it), at least 16 and at most 256.
+    pub fn changes_bound(&self) -> usize {
+        (self.main.num_docs() / 16).clamp(16, 256)
     }
 
     fn shard(&self, i: usize) -> &Shard {
@@ -497,6 +526,19 @@ impl SearchIndex {
         };
         self.deltas = vec![merged];
         self.relocate(1);
+        Ok(())
+    }
+
+    /// Folds the deltas into one shard without their dead documents (none when no note in them is
+    /// live), as a save writes them. Its cost grows with the deltas, not with the vault.
+    pub(crate) fn fold_deltas(&mut self) -> Result<()> {
+        let live: usize = self.deltas.iter().map(|d| d.num_docs() - d.dead.len()).sum();
+        if live == 0 {
+            // No note lives there (`locs` points at none of them).
+            self.deltas.clear();
+        } else if self.deltas.len() > 1 || !self.deltas[0].dead.is_empty() {
+            self.merge_deltas()?;
+        }
         Ok(())
     }
 
@@ -749,10 +791,26 @@ impl SearchIndex {
         let stats = CombinedStats(self.searchers());
         let mut ranked = Vec::new();
         for (i, shard) in self.shards().enumerate() {
-            let collector = TopDocs::with_limit(wanted + shard.dead.len()).order_by_score();
-            let top =
-                shard.searcher.search_with_statistics_provider(query, &collector, &stats).map_err(search_error)?;
-            ranked.extend(top.into_iter().filter(|(_, addr)| !shard.dead.contains(addr)).map(|(s, addr)| (s, i, addr)));
+            // Replaced documents are skipped after ranking, so a few more are ranked than wanted;
+            // only when more of those than that are replaced ones is the shard ranked again
+            // with room for all of them (a wide top list is slow: it prunes less).
+            let mut extra = shard.dead.len().min(RANK_SLACK);
+            loop {
+                let limit = wanted + extra;
+                let collector = TopDocs::with_limit(limit).order_by_score();
+                let top =
+                    shard.searcher.search_with_statistics_provider(query, &collector, &stats).map_err(search_error)?;
+                let complete = top.len() < limit;
+                let before = ranked.len();
+                ranked.extend(
+                    top.into_iter().filter(|(_, addr)| !shard.dead.contains(addr)).map(|(s, addr)| (s, i, addr)),
+                );
+                if complete || ranked.len() - before >= wanted || extra == shard.dead.len() {
+                    break;
+                }
+                ranked.truncate(before);
+                extra = shard.dead.len();
+            }
         }
         crate::sort::sort_by(&mut ranked, |a, b| {
             b.0.total_cmp(&a.0).then_with(|| self.shard(a.1).path(a.2).cmp(&self.shard(b.1).path(b.2)))

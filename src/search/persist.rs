@@ -1,13 +1,22 @@
 //! Saving the index into the vault and loading it back.
 //!
-//! `.obsidian-agent/index/` holds three files, written through the vault's binary calls:
+//! `.obsidian-agent/index/` holds these files, written through the vault's binary calls:
 //! - `segments-<xxh3>.bin` — the main shard's tantivy files (one segment once compacted, one
 //!   per part after a build in parts), packed: the magic
 //!   `VAIDX\x01`, a little-endian `u32` file count, then per file a `u32` name length, the name,
 //!   a `u64` data length and the data;
+//! - `deltas-<xxh3>.bin` — when notes changed since the main shard was written: the changed
+//!   notes' documents, one shard packed the same way;
 //! - `catalog-<xxh3>.json` — what the index keeps per note (title, tags, links, mtime, hash);
 //! - `manifest.json` — the format version, the tokeniser version, a fingerprint of the schema,
-//!   the note count, and each part's length and xxh3-64 checksum, which also names it.
+//!   the note count, each part's length and xxh3-64 checksum, which also names it, and the main
+//!   shard's documents that newer versions replaced (`removed`, as segment and document ids).
+//!
+//! A save after a few changes writes the deltas, the catalog and the manifest, not the main
+//! shard again: it is already saved under its checksum (a part whose file is there at its size is
+//! not written twice). The main shard is rewritten by a compaction, which a save does when the
+//! changes have grown past [`SearchIndex::compaction_due`]'s bound, or the main shard is still in
+//! a build's parts.
 //!
 //! A save is replace-safe: the parts go under new names (their checksums), then the manifest
 //! replaces the old one through [`write_atomic`], and only then are the old parts removed. So an
@@ -23,7 +32,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::OwnedBytes;
-use tantivy::{Directory, Index};
+use tantivy::{Directory, DocAddress, Index};
 use ts_rs::TS;
 
 use super::build_parts::PartWorkers;
@@ -38,8 +47,9 @@ use crate::vault::{read_atomic, write_atomic, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// Bumped whenever the persisted layout, the schema or what a note's text holds changes (3: the
-/// `properties` field; 4: callout markers and embedded files' names out of the body).
-pub const FORMAT_VERSION: u32 = 4;
+/// `properties` field; 4: callout markers and embedded files' names out of the body; 5: the
+/// changes since the main shard saved beside it, as deltas and removed documents).
+pub const FORMAT_VERSION: u32 = 5;
 /// Where the index lives in the vault.
 pub const INDEX_DIR: &str = ".obsidian-agent/index";
 
@@ -52,6 +62,12 @@ struct Manifest {
     schema: String,
     notes: usize,
     segments: FileSum,
+    /// The main shard's documents no longer live, as `[segment, document]`, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    removed: Vec<[u32; 2]>,
+    /// The notes indexed since the main shard was written, when there are any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deltas: Option<FileSum>,
     catalog: FileSum,
 }
 
@@ -75,17 +91,21 @@ impl FileSum {
     }
 }
 
-/// The two parts a manifest names.
+/// The parts a manifest names.
 #[derive(Clone, Copy)]
 enum Part {
     Segments,
+    Deltas,
     Catalog,
 }
 
 impl Part {
+    const ALL: [Part; 3] = [Part::Segments, Part::Deltas, Part::Catalog];
+
     fn name(self) -> (&'static str, &'static str) {
         match self {
             Part::Segments => ("segments", "bin"),
+            Part::Deltas => ("deltas", "bin"),
             Part::Catalog => ("catalog", "json"),
         }
     }
@@ -95,27 +115,36 @@ impl Part {
 pub struct Snapshot {
     /// The index's version it packs ([`SearchIndex::saved`] records it once written).
     version: u64,
-    segments: Vec<u8>,
-    catalog: Vec<u8>,
+    /// Each part's path (named by its checksum) and bytes.
+    parts: Vec<(VaultPath, Vec<u8>)>,
     manifest: Vec<u8>,
-    parts: [VaultPath; 2],
 }
 
 impl Snapshot {
-    /// Writes the parts, then the manifest, then removes the previous save's parts. A failure
-    /// at any point leaves a loadable index: the previous one, or this one.
-    pub async fn write(&self, vault: &dyn Vault) -> Result<()> {
-        let [segments, catalog] = &self.parts;
-        write_atomic(vault, segments, &self.segments).await?;
-        write_atomic(vault, catalog, &self.catalog).await?;
+    /// Writes the parts not saved yet, then the manifest, then removes the previous save's
+    /// parts. A failure at any point leaves a loadable index: the previous one, or this one.
+    /// Returns the bytes written.
+    pub async fn write(&self, vault: &dyn Vault) -> Result<usize> {
+        let mut written = 0;
+        for (path, data) in &self.parts {
+            // A part is named by its checksum and written whole (`write_atomic`), so a file of
+            // that name and size holds these bytes: the main shard, unchanged since the last
+            // save, is not written again.
+            if vault.stat(path).await?.is_some_and(|s| s.size == data.len() as u64) {
+                continue;
+            }
+            write_atomic(vault, path, data).await?;
+            written += data.len();
+        }
         write_atomic(vault, &file(MANIFEST)?, &self.manifest).await?;
-        remove_old_parts(vault, &self.parts).await;
-        Ok(())
+        let keep: Vec<VaultPath> = self.parts.iter().map(|(path, _)| path.clone()).collect();
+        remove_old_parts(vault, &keep).await;
+        Ok(written + self.manifest.len())
     }
 
-    /// The total size in bytes.
+    /// The total size in bytes of what it holds (written or already saved).
     pub fn len(&self) -> usize {
-        self.segments.len() + self.catalog.len() + self.manifest.len()
+        self.parts.iter().map(|(_, data)| data.len()).sum::<usize>() + self.manifest.len()
     }
 
     /// Whether there is nothing to write (never, in practice: the manifest is always there).
@@ -169,12 +198,13 @@ fn schema_fingerprint() -> String {
 }
 
 impl SearchIndex {
-    /// Compacts the index and saves it to `.obsidian-agent/index/` in the vault.
-    pub async fn persist(&mut self, vault: &dyn Vault) -> Result<()> {
+    /// Saves the index to `.obsidian-agent/index/` in the vault (see [`SearchIndex::snapshot`]).
+    /// Returns the bytes written.
+    pub async fn persist(&mut self, vault: &dyn Vault) -> Result<usize> {
         let snapshot = self.snapshot()?;
-        snapshot.write(vault).await?;
+        let written = snapshot.write(vault).await?;
         self.saved(&snapshot);
-        Ok(())
+        Ok(written)
     }
 
     /// Records that `snapshot` (taken from this index) is written: the index has no unsaved
@@ -183,11 +213,19 @@ impl SearchIndex {
         self.mark_saved(snapshot.version);
     }
 
-    /// Compacts the index and packs it for saving. Split from writing so that a host can keep
-    /// searching while the bytes are written.
+    /// Packs the index for saving: compacted when [`SearchIndex::compaction_due`], else the main
+    /// shard as it is with the changes since beside it (the deltas folded into one). Split from
+    /// writing so that a host can keep searching while the bytes are written.
     pub fn snapshot(&mut self) -> Result<Snapshot> {
-        self.compact()?;
+        if self.compaction_due() {
+            self.compact()?;
+        } else {
+            self.fold_deltas()?;
+        }
         let segments = pack(&self.main.index)?;
+        let deltas = self.deltas.first().map(|delta| pack(&delta.index)).transpose()?;
+        let mut removed: Vec<[u32; 2]> = self.main.dead.iter().map(|a| [a.segment_ord, a.doc_id]).collect();
+        crate::sort::sort(&mut removed);
         let notes: BTreeMap<&String, &NoteEntry> = self.catalog.notes().iter().collect();
         let catalog = serde_json::to_vec(&notes).map_err(|e| Error::Invalid(format!("catalog: {e}")))?;
         let manifest = Manifest {
@@ -196,13 +234,19 @@ impl SearchIndex {
             schema: schema_fingerprint(),
             notes: self.note_count(),
             segments: FileSum::of(&segments),
+            removed,
+            deltas: deltas.as_deref().map(FileSum::of),
             catalog: FileSum::of(&catalog),
         };
         let part =
             |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
-        let parts = [part(&manifest.segments, Part::Segments)?, part(&manifest.catalog, Part::Catalog)?];
+        let mut parts = vec![(part(&manifest.segments, Part::Segments)?, segments)];
+        if let (Some(sum), Some(deltas)) = (&manifest.deltas, deltas) {
+            parts.push((part(sum, Part::Deltas)?, deltas));
+        }
+        parts.push((part(&manifest.catalog, Part::Catalog)?, catalog));
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-        Ok(Snapshot { version: self.version(), segments, catalog, manifest, parts })
+        Ok(Snapshot { version: self.version(), parts, manifest })
     }
 
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
@@ -233,42 +277,44 @@ impl SearchIndex {
         if manifest.schema != schema_fingerprint() {
             return Err(Ok(LoadProblem::Stale("the schema changed".into())));
         }
-        let (Some(segments_path), Some(catalog_path)) =
-            (manifest.segments.path(Part::Segments), manifest.catalog.path(Part::Catalog))
-        else {
-            return corrupt("manifest.json: a bad checksum".into());
+        let segments = read_part(vault, &manifest.segments, Part::Segments).await?;
+        let deltas = match &manifest.deltas {
+            Some(sum) => Some(read_part(vault, sum, Part::Deltas).await?),
+            None => None,
         };
-        let name = |path: &VaultPath| path.name().unwrap_or_default().to_string();
-        let segments_name = name(&segments_path);
-        let segments = read(segments_path).await.map_err(|e| e.map(|p| missing_part(p, &segments_name)))?;
-        if FileSum::of(&segments) != manifest.segments {
-            return corrupt(format!("{segments_name} does not match its checksum"));
-        }
-        let catalog_name = name(&catalog_path);
-        let catalog = read(catalog_path).await.map_err(|e| e.map(|p| missing_part(p, &catalog_name)))?;
-        if FileSum::of(&catalog) != manifest.catalog {
-            return corrupt(format!("{catalog_name} does not match its checksum"));
-        }
+        let catalog = read_part(vault, &manifest.catalog, Part::Catalog).await?;
         let notes: BTreeMap<String, NoteEntry> = match serde_json::from_slice(&catalog) {
             Ok(n) => n,
             Err(e) => return corrupt(format!("catalog.json: {e}")),
         };
-        let index = match unpack(OwnedBytes::new(segments)) {
-            Ok(index) => index,
-            Err(e) => return corrupt(e.to_string()),
-        };
         let (schema, fields) = Fields::schema();
-        if index.schema() != schema {
-            return Err(Ok(LoadProblem::Stale("the schema changed".into())));
+        let mut shards = Vec::new();
+        for data in std::iter::once(segments).chain(deltas) {
+            let index = match unpack(OwnedBytes::new(data)) {
+                Ok(index) => index,
+                Err(e) => return corrupt(e.to_string()),
+            };
+            if index.schema() != schema {
+                return Err(Ok(LoadProblem::Stale("the schema changed".into())));
+            }
+            match Shard::open(index) {
+                Ok(shard) => shards.push(shard),
+                Err(e) => return corrupt(e.to_string()),
+            }
         }
-        let main = match Shard::open(index) {
-            Ok(shard) => shard,
-            Err(e) => return corrupt(e.to_string()),
-        };
-        if notes.len() != manifest.notes || !main.lists_exactly(notes.keys().map(String::as_str)) {
+        let mut main = shards.remove(0);
+        for &[segment, doc] in &manifest.removed {
+            let addr = DocAddress::new(segment, doc);
+            if main.path(addr).is_none() || !main.dead.insert(addr) {
+                return corrupt(format!("manifest.json: no document {segment}/{doc} to remove"));
+            }
+        }
+        let mut live: Vec<&str> = main.live().chain(shards.iter().flat_map(Shard::live)).map(|(_, p)| p).collect();
+        crate::sort::sort(&mut live);
+        if notes.len() != manifest.notes || !live.into_iter().eq(notes.keys().map(String::as_str)) {
             return corrupt("the catalog and the index list different notes".into());
         }
-        let mut index = SearchIndex::assemble(schema, fields, main, Catalog::from_notes(notes));
+        let mut index = SearchIndex::assemble(schema, fields, main, shards, Catalog::from_notes(notes));
         index.mark_saved(index.version());
         Ok(index)
     }
@@ -303,6 +349,26 @@ impl SearchIndex {
     }
 }
 
+/// Reads the part `kind` the manifest describes by `sum`, and checks it against the checksum.
+async fn read_part(
+    vault: &dyn Vault,
+    sum: &FileSum,
+    kind: Part,
+) -> std::result::Result<Vec<u8>, std::result::Result<LoadProblem, Error>> {
+    let corrupt = |why: String| Err(Ok(LoadProblem::Corrupt(why)));
+    let Some(path) = sum.path(kind) else { return corrupt("manifest.json: a bad checksum".into()) };
+    let name = path.name().unwrap_or_default().to_string();
+    let data = match read_atomic(vault, &path).await {
+        Ok(bytes) => bytes,
+        Err(Error::NotFound(_)) => return Err(Ok(missing_part(LoadProblem::Missing, &name))),
+        Err(e) => return Err(Err(e)),
+    };
+    if FileSum::of(&data) != *sum {
+        return corrupt(format!("{name} does not match its checksum"));
+    }
+    Ok(data)
+}
+
 /// A file the manifest names is gone: the save was damaged.
 fn missing_part(problem: LoadProblem, name: &str) -> LoadProblem {
     match problem {
@@ -319,7 +385,7 @@ async fn remove_old_parts(vault: &dyn Vault, keep: &[VaultPath]) {
     let Ok(listing) = vault.list(&dir).await else { return };
     for path in listing.files {
         let name = path.name().unwrap_or_default();
-        let part = [Part::Segments, Part::Catalog].iter().any(|kind| {
+        let part = Part::ALL.iter().any(|kind| {
             let (stem, ext) = kind.name();
             name.strip_prefix(stem).is_some_and(|rest| rest.starts_with(['-', '.']) && rest.contains(ext))
         });

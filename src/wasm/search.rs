@@ -89,21 +89,22 @@ impl SearchEngine {
         Ok(changed as u32)
     }
 
-    /// Compacts the index and saves it to `.obsidian-agent/index/`, when it holds changes no
-    /// save has written (a plugin that unloads after a quiet session writes nothing). Resolves
-    /// to the bytes written: 0 when there was nothing to save.
+    /// Saves the index to `.obsidian-agent/index/`, when it holds changes no save has written (a
+    /// plugin that unloads after a quiet session writes nothing): the changes beside the main
+    /// shard already saved, or the index compacted (see `SearchIndex::snapshot`). Resolves to
+    /// the bytes written: 0 when there was nothing to save.
     pub async fn persist(&self) -> Result<u32, JsValue> {
         let snapshot =
             self.with_index_mut(|index| index.has_unsaved_changes().then(|| index.snapshot()).transpose())?;
         let Some(snapshot) = snapshot else { return Ok(0) };
-        snapshot.write(&*self.vault).await.map_err(js_error)?;
+        let written = snapshot.write(&*self.vault).await.map_err(js_error)?;
         // Searches and updates went on while the bytes were written: a change made meanwhile,
         // or an index rebuilt meanwhile, stays unsaved.
         self.with_index_mut(|index| {
             index.saved(&snapshot);
             Ok(())
         })?;
-        Ok(snapshot.len() as u32)
+        Ok(written as u32)
     }
 
     /// Re-reads one note and updates the index (a note that is gone is removed). Resolves to

@@ -172,6 +172,19 @@ async fn a_saved_index_loads_and_a_corrupted_one_is_rebuilt_without_a_crash() {
     let listing = vault.list(&p(INDEX_DIR)).await.unwrap();
     let segments = listing.files.into_iter().find(|f| f.name().unwrap().starts_with("segments-")).unwrap();
     let mut bytes = vault.read_binary(&segments).await.unwrap();
+
+    // A change is saved beside the main shard, which is not written again, and loads with it.
+    vault.write(&p("en/Inbox/Saved change.md"), "# Saved change\n\nzanzibarword").await.unwrap();
+    assert!(again.update("en/Inbox/Saved change.md".into()).await.unwrap());
+    let written = again.persist().await.unwrap() as usize;
+    assert!(written > 0 && written < bytes.len() / 4, "{written} bytes written, the main shard is {}", bytes.len());
+    assert_eq!(vault.read_binary(&segments).await.unwrap(), bytes);
+    let third = SearchEngine::new(host.clone().unchecked_into());
+    let outcome = third.load_or_build(None).await.unwrap();
+    assert_eq!(js_sys::Reflect::get(&outcome, &"kind".into()).unwrap().as_string().unwrap(), "loaded");
+    assert_eq!(top(&third, "zanzibarword", 3), vec!["en/Inbox/Saved change.md"]);
+    assert_eq!(top(&third, "canvas", 5), expected);
+
     for i in (0..bytes.len()).step_by(101) {
         bytes[i] ^= 0x5a;
     }

@@ -394,6 +394,109 @@ async fn an_index_knows_whether_it_holds_changes_no_save_has_written() {
     assert!(rebuilt.has_unsaved_changes());
 }
 
+/// A save after a few edits writes what changed — the new notes' documents and which of the
+/// main shard's are replaced — beside the main shard already saved, which it does not write
+/// again; a saved index loads with those changes and answers as the index that saved it. Past
+/// its bound of changes, a save compacts and writes a new main shard.
+#[tokio::test(flavor = "current_thread")]
+async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
+    let vault = english_vault().await;
+    let clock = ManualClock::new(0);
+    let mut index = SearchIndex::build(&vault, &clock, &mut |_| {}).await.unwrap();
+    let whole = index.persist(&vault).await.unwrap();
+    let main = saved_part(&vault, "segments-").await;
+    let main_bytes = vault.read_binary(&main).await.unwrap();
+
+    // Two notes changed, one added, one removed.
+    vault.write(&p("en/Plugins/Canvas.md"), "# Canvas\n\nA board of cards, now about wombatboards.").await.unwrap();
+    vault.write(&p("en/Plugins/Backlinks.md"), "# Backlinks\n\nLinks that point here, rewritten.").await.unwrap();
+    vault.write(&p("en/Inbox/New idea.md"), "# New idea\n\nquokkafest planning, see [[Canvas]].").await.unwrap();
+    vault.remove(&p("en/Plugins/Audio recorder.md")).await.unwrap();
+    for note in
+        ["en/Plugins/Canvas.md", "en/Plugins/Backlinks.md", "en/Inbox/New idea.md", "en/Plugins/Audio recorder.md"]
+    {
+        assert!(index.update(&vault, &p(note)).await.unwrap(), "{note}");
+    }
+    assert!(!index.compaction_due(), "4 changes are within the bound of {}", index.changes_bound());
+    let written = index.persist(&vault).await.unwrap();
+    assert!(written < whole / 4, "{written} bytes written after four changes, {whole} for the whole index");
+    assert_eq!(saved_part(&vault, "segments-").await, main, "the main shard is not written again");
+    assert_eq!(vault.read_binary(&main).await.unwrap(), main_bytes);
+    assert_eq!(index.delta_count(), 1, "the deltas folded into one, as saved");
+
+    let mut loaded = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    assert_eq!(
+        (loaded.note_count(), loaded.delta_count(), loaded.has_unsaved_changes()),
+        (index.note_count(), 1, false)
+    );
+    assert_same_answers(&loaded, &index);
+    for text in ["wombatboards", "quokkafest", "audio recorder", "rewritten", "canvas", "backlinks"] {
+        assert_eq!(scored(&loaded, text), scored(&index, text), "{text:?}");
+    }
+    assert_eq!(top(&loaded, "wombatboards", 3), vec!["en/Plugins/Canvas.md"]);
+    assert!(!top(&loaded, "audio recorder", 20).contains(&"en/Plugins/Audio recorder.md".to_string()));
+    assert_eq!(loaded.backlinks("en/Plugins/Canvas.md").unwrap(), index.backlinks("en/Plugins/Canvas.md").unwrap());
+    assert!(loaded.backlinks("en/Plugins/Canvas.md").unwrap().contains(&"en/Inbox/New idea.md".to_string()));
+    // Loaded and unchanged, it saves nothing.
+    assert!(!loaded.has_unsaved_changes());
+
+    // Past the bound, the save compacts: a new main shard, no deltas, the old files gone.
+    let bound = loaded.changes_bound();
+    for i in 0..=bound {
+        assert!(loaded.index_note(&format!("en/Inbox/n{i}.md"), &format!("# N{i}\n\nplatypusword{i}"), 1).unwrap());
+    }
+    assert!(loaded.compaction_due());
+    loaded.persist(&vault).await.unwrap();
+    assert_eq!((loaded.delta_count(), loaded.needs_compaction()), (0, false));
+    let files: Vec<String> =
+        vault.list(&p(INDEX_DIR)).await.unwrap().files.iter().map(|f| f.name().unwrap().to_string()).collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(!files.contains(&main.name().unwrap().to_string()) && !files.iter().any(|f| f.starts_with("deltas-")));
+    let compacted = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    assert_eq!((compacted.note_count(), compacted.delta_count()), (index.note_count() + bound + 1, 0));
+    assert_same_answers(&compacted, &loaded);
+    assert_eq!(top(&compacted, &format!("platypusword{bound}"), 3), vec![format!("en/Inbox/n{bound}.md")]);
+}
+
+/// A manifest whose list of replaced documents names one the main shard does not hold is
+/// corrupt, and so is a save whose deltas' file is gone: the index is built again.
+#[tokio::test(flavor = "current_thread")]
+async fn a_save_of_changes_with_a_bad_removal_or_a_missing_deltas_file_is_rebuilt() {
+    let vault = MemoryVault::new();
+    for i in 0..20 {
+        vault.write(&p(&format!("n{i}.md")), &format!("# N{i}\n\nword{i} and shared words")).await.unwrap();
+    }
+    let clock = ManualClock::new(0);
+    let mut index = SearchIndex::build(&vault, &clock, &mut |_| {}).await.unwrap();
+    index.persist(&vault).await.unwrap();
+    vault.write(&p("n3.md"), "# N3\n\nword3 changed").await.unwrap();
+    assert!(index.update(&vault, &p("n3.md")).await.unwrap());
+    index.persist(&vault).await.unwrap();
+    let manifest = p(&format!("{INDEX_DIR}/manifest.json"));
+    let good = String::from_utf8(vault.read_binary(&manifest).await.unwrap()).unwrap();
+    assert!(good.contains("\"removed\""), "{good}");
+
+    async fn rebuilt(vault: &MemoryVault) {
+        let (index, outcome) = SearchIndex::load_or_build(vault, &ManualClock::new(0), &mut |_| {}).await.unwrap();
+        assert!(matches!(outcome, LoadOutcome::Built { reason: LoadProblem::Corrupt(_) }), "{outcome:?}");
+        assert_eq!(top(&index, "changed", 3), vec!["n3.md"]);
+    }
+    // The replaced document at another place (the catalog and the live documents disagree), or
+    // past the end of its segment.
+    let mut json: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let doc = json["removed"][0][1].as_u64().unwrap();
+    for other in [(doc + 1) % 20, 99] {
+        json["removed"][0][1] = other.into();
+        vault.write(&manifest, &json.to_string()).await.unwrap();
+        rebuilt(&vault).await;
+    }
+    // The deltas' file is gone.
+    vault.write(&manifest, &good).await.unwrap();
+    let deltas = saved_part(&vault, "deltas-").await;
+    vault.remove(&deltas).await.unwrap();
+    rebuilt(&vault).await;
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     let vault = english_vault().await;
