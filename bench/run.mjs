@@ -110,8 +110,10 @@ for (const corpus of wanted) {
 | query p99 (ranking only) | ${f(n.query_nosnippet_p99_ms, 3)} ms | ${f(b.wasm_query_nosnippet_p99_ms, 3)} ms | — | ${ratio(b.wasm_query_nosnippet_p99_ms, b.mini_query_p99_ms)} faster |
 | one-note update p50 | ${f(n.update_p50_ms, 3)} ms | ${f(b.wasm_update_p50_ms, 3)} ms | ${f(b.mini_update_p50_ms, 3)} ms | |
 | first save after the build | ${f(n.parts_persist_ms)} ms (in parts) | ${f(b.wasm_first_save_ms)} ms${b.wasm_parts > 1 ? " (in parts)" : ""} | — | |
-| persist after the updates (compact + save) | ${f(n.persist_ms)} ms | ${f(b.wasm_persist_ms)} ms (${f(b.wasm_persisted_mb, 1)} MB) | — | |
+| save after the updates (the changes beside the saved index) | ${f(n.save_changes_ms)} ms (${f(n.save_changes_bytes && n.save_changes_bytes / 1e6, 2)} MB) | ${f(b.wasm_persist_ms)} ms (${f(b.wasm_persisted_mb, 2)} MB) | — | |
+| save after a compaction (compact + save) | ${f(n.compact_save_ms)} ms | ${f(b.wasm_compact_save_ms)} ms (${f(b.wasm_compact_save_mb, 1)} MB) | — | |
 | persisted load | ${f(n.load_ms)} ms | ${f(b.wasm_load_ms)} ms | ${f(b.mini_load_ms)} ms | |
+| persisted load, changes beside | ${f(n.load_with_changes_ms)} ms | ${f(b.wasm_load_changes_ms)} ms | — | |
 | memory | — | ${f(b.wasm_memory_mb, 0)} MB wasm memory | ${b.mini_heap_mb > 0 ? `${f(b.mini_heap_mb, 0)} MB JS heap` : "–"} | |
 
 `;

@@ -102,6 +102,11 @@ mod native {
         time_queries(&index, true);
         let with_snippets = time_queries(&index, true);
         let ranking_only = time_queries(&index, false);
+        // p50 with snippets and ranking only, after a warm-up pass.
+        let p50s = |index: &SearchIndex| {
+            time_queries(index, true);
+            (percentile(&time_queries(index, true), 0.5), percentile(&time_queries(index, false), 0.5))
+        };
 
         // The same in parts on threads (the CLI's build: one part per spare core): the build,
         // queries over its parts (a segment each), its first save (the parts as they are), and
@@ -140,18 +145,57 @@ mod native {
         }
         updates.sort_by(f64::total_cmp);
 
-        // Persist (compacts first), then load.
+        // Persist (the first save: the whole index, the updated note beside it), then a save
+        // after ten more notes changed (the changes beside the main shard already saved), the
+        // load of that, and a save after a compaction (what every save after a change cost
+        // before saves wrote changes alone), then the load of the compacted index.
         let start = Instant::now();
         block_on(index.persist(&vault)).unwrap();
         let persist = ms(start);
-        let mut loads = Vec::new();
-        for _ in 0..3 {
-            let start = Instant::now();
-            let loaded = block_on(SearchIndex::load(&vault)).map_err(|e| format!("{e:?}")).unwrap();
-            loads.push(ms(start));
-            std::hint::black_box(loaded);
+        for (i, (path, text)) in files.iter().take(10).enumerate() {
+            index.index_note(path, &format!("{text}\n\nchanged {i}"), 100).unwrap();
         }
-        loads.sort_by(f64::total_cmp);
+        let start = Instant::now();
+        let changes_bytes = block_on(index.persist(&vault)).unwrap();
+        let save_changes = ms(start);
+        let load = |vault: &MemoryVault| {
+            let mut loads = Vec::new();
+            for _ in 0..3 {
+                let start = Instant::now();
+                let loaded = block_on(SearchIndex::load(vault)).map_err(|e| format!("{e:?}")).unwrap();
+                loads.push(ms(start));
+                std::hint::black_box(loaded);
+            }
+            loads.sort_by(f64::total_cmp);
+            loads[0]
+        };
+        let load_with_changes = load(&vault);
+        index.index_note(files.keys().nth(10).unwrap(), "# Changed\n\nonce more", 101).unwrap();
+        let start = Instant::now();
+        index.compact().unwrap();
+        let compacted_bytes = block_on(index.persist(&vault)).unwrap();
+        let compact_save = ms(start);
+        let load_compacted = load(&vault);
+
+        // Queries over an index holding as many changes as a save keeps beside the main shard
+        // (past them it compacts): that many notes rewritten, each replaced document skipped
+        // after it is ranked.
+        let compacted = p50s(&index);
+        let bound = index.changes_bound();
+        let rewrite = |index: &mut SearchIndex, range: std::ops::Range<usize>| {
+            for (i, (path, text)) in files.iter().enumerate().skip(20 + range.start).take(range.len()) {
+                index.index_note(path, &format!("{text}\n\nrewritten {i}"), 200).unwrap();
+            }
+        };
+        rewrite(&mut index, 0..64);
+        block_on(index.persist(&MemoryVault::new())).unwrap();
+        let saved64 = p50s(&index);
+        rewrite(&mut index, 64..bound);
+        assert!(!index.compaction_due());
+        let at_bound = p50s(&index);
+        // As a save leaves it (and a load gives it): the deltas folded into one.
+        block_on(index.persist(&MemoryVault::new())).unwrap();
+        let saved = p50s(&index);
 
         let result = json!({
             "notes": files.len(),
@@ -170,7 +214,21 @@ mod native {
             "update_p50_ms": percentile(&updates, 0.5),
             "update_p99_ms": percentile(&updates, 0.99),
             "persist_ms": persist,
-            "load_ms": loads[0],
+            "save_changes_ms": save_changes,
+            "save_changes_bytes": changes_bytes,
+            "compact_save_ms": compact_save,
+            "compact_save_bytes": compacted_bytes,
+            "load_ms": load_compacted,
+            "load_with_changes_ms": load_with_changes,
+            "changes_bound": bound,
+            "query_compacted_p50_ms": compacted.0,
+            "query_compacted_nosnippet_p50_ms": compacted.1,
+            "query_at_64_saved_p50_ms": saved64.0,
+            "query_at_64_saved_nosnippet_p50_ms": saved64.1,
+            "query_at_bound_p50_ms": at_bound.0,
+            "query_at_bound_nosnippet_p50_ms": at_bound.1,
+            "query_at_bound_saved_p50_ms": saved.0,
+            "query_at_bound_saved_nosnippet_p50_ms": saved.1,
         });
         println!("{name}: {result}");
         Some(result)

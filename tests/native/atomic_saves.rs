@@ -173,6 +173,17 @@ fn interrupt_everywhere(
     tried
 }
 
+/// [`interrupt_everywhere`] for two index saves.
+fn interrupt_index_saves(old: &Snapshot, new: &Snapshot, check: &dyn Fn(&FaultyVault) -> &'static str) -> usize {
+    interrupt_everywhere(
+        &|v| {
+            block_on(old.write(v)).unwrap();
+        },
+        &|v| block_on(new.write(v)).map(drop),
+        check,
+    )
+}
+
 fn snapshot_of(vault: &MemoryVault) -> Snapshot {
     build(vault).snapshot().unwrap()
 }
@@ -186,13 +197,7 @@ fn an_index_save_interrupted_at_any_call_leaves_a_loadable_index() {
         Ok(index) => panic!("an index of {} notes", index.note_count()),
         Err(problem) => panic!("no loadable index: {problem:?} (injected {:?})", vault.injected()),
     };
-    let tried = interrupt_everywhere(
-        &|v| {
-            block_on(old.write(v)).unwrap();
-        },
-        &|v| block_on(new.write(v)).map(drop),
-        &check,
-    );
+    let tried = interrupt_index_saves(&old, &new, &check);
     assert!(tried >= 9, "{tried}");
 
     // Nothing is left behind by the last clean save: the manifest and its two parts.
@@ -229,13 +234,7 @@ fn a_save_of_the_changes_alone_interrupted_at_any_call_leaves_a_loadable_index()
         Ok(index) => panic!("an index of {} notes", index.note_count()),
         Err(problem) => panic!("no loadable index: {problem:?} (injected {:?})", vault.injected()),
     };
-    let tried = interrupt_everywhere(
-        &|v| {
-            block_on(old.write(v)).unwrap();
-        },
-        &|v| block_on(new.write(v)).map(drop),
-        &check,
-    );
+    let tried = interrupt_index_saves(&old, &new, &check);
     assert!(tried >= 6, "{tried}");
 }
 
