@@ -250,6 +250,11 @@ test("notes changed while Obsidian was closed are found after it starts again; u
   // The saved index is in place (a build saves at once); then the app closes, and while it is
   // closed (no events reach the plugin) a note is edited, one added and one deleted.
   await until(page, () => window.fakeObsidian.exists(".obsidian-agent/index/manifest.json"));
+  const indexFiles = () =>
+    page.evaluate(async () =>
+      (await window.fakeObsidian.app.vault.adapter.list(".obsidian-agent/index")).files.map((f) => f.split("/").pop()).sort(),
+    );
+  const built = await indexFiles();
   await page.evaluate(() => {
     const { app } = window.fakeObsidian;
     window.notesRead = [];
@@ -273,6 +278,20 @@ test("notes changed while Obsidian was closed are found after it starts again; u
   assert.deepEqual(await found("temples"), []);
   // The start read the two notes that changed, not the two that did not.
   assert.deepEqual((await page.evaluate(() => window.notesRead)).sort(), ["Cooking/Pizza.md", "Garden/Basil.md"]);
+
+  // Those changes are saved beside the index the build saved, whose segments are not written
+  // again; a fresh core loads them, reading no note.
+  assert.ok(await page.evaluate(() => window.fakeObsidian.plugin.restartCore()));
+  await status.filter({ hasText: "Search index: 4 notes" }).waitFor();
+  const saved = await indexFiles();
+  const segments = built.find((f) => f.startsWith("segments-"));
+  assert.ok(saved.includes(segments), `${saved} after ${built}`);
+  assert.ok(saved.some((f) => f.startsWith("deltas-")) && !built.some((f) => f.startsWith("deltas-")), `${saved}`);
+  await page.evaluate(() => (window.notesRead = []));
+  assert.deepEqual(await found("blistered"), ["Cooking/Pizza.md"]);
+  assert.deepEqual(await found("flowers"), ["Garden/Basil.md"]);
+  assert.deepEqual(await found("temples"), []);
+  assert.deepEqual(await page.evaluate(() => window.notesRead), []);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
