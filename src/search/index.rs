@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
 use serde::{Deserialize, Serialize};
@@ -137,6 +138,12 @@ pub struct SearchIndex {
     version: u64,
     /// The version the last save wrote (or the saved index was loaded at).
     saved_version: u64,
+    /// The catalog as last saved whole (its JSON, as written): a save writes the notes changed
+    /// since beside it. `None` until a save writes it.
+    pub(crate) catalog_base: Option<Arc<Vec<u8>>>,
+    /// The notes added, changed or removed since `catalog_base`, with the version of each one's
+    /// last change.
+    pub(crate) catalog_changed: HashMap<String, u64>,
 }
 
 /// Versions of indexes, unique in the process: an index rebuilt while an older one's save was
@@ -328,6 +335,8 @@ impl SearchIndex {
             built_in_parts: 1,
             version: next_version(),
             saved_version: 0,
+            catalog_base: None,
+            catalog_changed: HashMap::new(),
         };
         index.relocate(0);
         index
@@ -351,6 +360,12 @@ impl SearchIndex {
 
     fn changed(&mut self) {
         self.version = next_version();
+    }
+
+    /// Records a change of the catalog's entry for `path` (a new version of the index).
+    fn catalog_changed(&mut self, path: &str) {
+        self.changed();
+        self.catalog_changed.insert(path.to_string(), self.version);
     }
 
     /// What the last [`SearchIndex::build`] or [`SearchIndex::sync`] left out, and why.
@@ -473,7 +488,7 @@ impl SearchIndex {
                     entry.mtime = mtime;
                     self.catalog.insert(path.to_string(), entry);
                     // The catalog's dates are saved too: the next start does not read this note again.
-                    self.changed();
+                    self.catalog_changed(path);
                 }
                 return Ok(false);
             }
@@ -484,7 +499,7 @@ impl SearchIndex {
         self.kill(path);
         self.deltas.push(delta);
         self.catalog.insert(path.to_string(), NoteEntry::new(&note, mtime));
-        self.changed();
+        self.catalog_changed(path);
         self.relocate(self.deltas.len());
         if self.deltas.len() > MAX_DELTA_SHARDS {
             self.merge_deltas()?;
@@ -497,7 +512,7 @@ impl SearchIndex {
         self.kill(path);
         let removed = self.catalog.remove(path).is_some();
         if removed {
-            self.changed();
+            self.catalog_changed(path);
         }
         removed
     }

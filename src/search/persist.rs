@@ -7,16 +7,20 @@
 //!   a `u64` data length and the data;
 //! - `deltas-<xxh3>.bin` — when notes changed since the main shard was written: the changed
 //!   notes' documents, one shard packed the same way;
-//! - `catalog-<xxh3>.json` — what the index keeps per note (title, tags, links, mtime, hash);
+//! - `catalog-<xxh3>.json` — what the index keeps per note (title, tags, links, mtime, hash), as
+//!   last saved whole;
+//! - `changes-<xxh3>.json` — when notes changed since: their entries now (`null` for a note
+//!   removed);
 //! - `manifest.json` — the format version, the tokeniser version, a fingerprint of the schema,
 //!   the note count, each part's length and xxh3-64 checksum, which also names it, and the main
 //!   shard's documents that newer versions replaced (`removed`, as segment and document ids).
 //!
-//! A save after a few changes writes the deltas, the catalog and the manifest, not the main
-//! shard again: it is already saved under its checksum (a part whose file is there at its size is
-//! not written twice). The main shard is rewritten by a compaction, which a save does when the
-//! changes have grown past [`SearchIndex::compaction_due`]'s bound, or the main shard is still in
-//! a build's parts.
+//! A save after a few changes writes the deltas, the catalog's changes and the manifest, not the
+//! main shard or the catalog again: they are already saved under their checksums (a part whose
+//! file is there at its size is not written twice). The main shard is rewritten by a compaction,
+//! which a save does when the changes have grown past [`SearchIndex::compaction_due`]'s bound, or
+//! the main shard is still in a build's parts; the catalog is saved whole when more notes changed
+//! than that bound.
 //!
 //! A save is replace-safe: the parts go under new names (their checksums), then the manifest
 //! replaces the old one through [`write_atomic`], and only then are the old parts removed. So an
@@ -29,6 +33,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::OwnedBytes;
@@ -48,7 +53,7 @@ use crate::{Error, Result};
 
 /// Bumped whenever the persisted layout, the schema or what a note's text holds changes (3: the
 /// `properties` field; 4: callout markers and embedded files' names out of the body; 5: the
-/// changes since the main shard saved beside it, as deltas and removed documents).
+/// changes since the main shard and the catalog were saved beside them).
 pub const FORMAT_VERSION: u32 = 5;
 /// Where the index lives in the vault.
 pub const INDEX_DIR: &str = ".obsidian-agent/index";
@@ -68,7 +73,11 @@ struct Manifest {
     /// The notes indexed since the main shard was written, when there are any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     deltas: Option<FileSum>,
+    /// The catalog as last saved whole.
     catalog: FileSum,
+    /// The catalog's entries changed since (`null` for a note removed), when there are any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    changes: Option<FileSum>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,16 +106,18 @@ enum Part {
     Segments,
     Deltas,
     Catalog,
+    Changes,
 }
 
 impl Part {
-    const ALL: [Part; 3] = [Part::Segments, Part::Deltas, Part::Catalog];
+    const ALL: [Part; 4] = [Part::Segments, Part::Deltas, Part::Catalog, Part::Changes];
 
     fn name(self) -> (&'static str, &'static str) {
         match self {
             Part::Segments => ("segments", "bin"),
             Part::Deltas => ("deltas", "bin"),
             Part::Catalog => ("catalog", "json"),
+            Part::Changes => ("changes", "json"),
         }
     }
 }
@@ -116,8 +127,10 @@ pub struct Snapshot {
     /// The index's version it packs ([`SearchIndex::saved`] records it once written).
     version: u64,
     /// Each part's path (named by its checksum) and bytes.
-    parts: Vec<(VaultPath, Vec<u8>)>,
+    parts: Vec<(VaultPath, Arc<Vec<u8>>)>,
     manifest: Vec<u8>,
+    /// The catalog it saves whole, when it does (the index keeps it as its base once written).
+    catalog_base: Option<Arc<Vec<u8>>>,
 }
 
 impl Snapshot {
@@ -211,6 +224,11 @@ impl SearchIndex {
     /// changes unless it changed since the snapshot was taken.
     pub fn saved(&mut self, snapshot: &Snapshot) {
         self.mark_saved(snapshot.version);
+        if let Some(base) = &snapshot.catalog_base {
+            // The changes the snapshot's catalog holds are in the base now; later ones are not.
+            self.catalog_base = Some(base.clone());
+            self.catalog_changed.retain(|_, version| *version > snapshot.version);
+        }
     }
 
     /// Packs the index for saving: compacted when [`SearchIndex::compaction_due`], else the main
@@ -226,8 +244,25 @@ impl SearchIndex {
         let deltas = self.deltas.first().map(|delta| pack(&delta.index)).transpose()?;
         let mut removed: Vec<[u32; 2]> = self.main.dead.iter().map(|a| [a.segment_ord, a.doc_id]).collect();
         crate::sort::sort(&mut removed);
-        let notes: BTreeMap<&String, &NoteEntry> = self.catalog.notes().iter().collect();
-        let catalog = serde_json::to_vec(&notes).map_err(|e| Error::Invalid(format!("catalog: {e}")))?;
+        let json = |e| Error::Invalid(format!("catalog: {e}"));
+        // The catalog is saved whole when there is no base yet, or more notes changed since
+        // than a save keeps beside it; else the entries changed since, beside the base.
+        let rebase = match &self.catalog_base {
+            Some(_) => self.catalog_changed.len() > self.changes_bound(),
+            None => true,
+        };
+        let (catalog, changes) = match &self.catalog_base {
+            Some(base) if !rebase => {
+                let changed: BTreeMap<&String, Option<&NoteEntry>> =
+                    self.catalog_changed.keys().map(|path| (path, self.catalog.get(path))).collect();
+                let changes = (!changed.is_empty()).then(|| serde_json::to_vec(&changed)).transpose().map_err(json)?;
+                (base.clone(), changes)
+            }
+            _ => {
+                let notes: BTreeMap<&String, &NoteEntry> = self.catalog.notes().iter().collect();
+                (Arc::new(serde_json::to_vec(&notes).map_err(json)?), None)
+            }
+        };
         let manifest = Manifest {
             format: FORMAT_VERSION,
             tokenizer: TOKENIZER_VERSION,
@@ -237,16 +272,21 @@ impl SearchIndex {
             removed,
             deltas: deltas.as_deref().map(FileSum::of),
             catalog: FileSum::of(&catalog),
+            changes: changes.as_deref().map(FileSum::of),
         };
         let part =
             |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
-        let mut parts = vec![(part(&manifest.segments, Part::Segments)?, segments)];
+        let mut parts = vec![(part(&manifest.segments, Part::Segments)?, Arc::new(segments))];
         if let (Some(sum), Some(deltas)) = (&manifest.deltas, deltas) {
-            parts.push((part(sum, Part::Deltas)?, deltas));
+            parts.push((part(sum, Part::Deltas)?, Arc::new(deltas)));
         }
-        parts.push((part(&manifest.catalog, Part::Catalog)?, catalog));
+        parts.push((part(&manifest.catalog, Part::Catalog)?, catalog.clone()));
+        if let (Some(sum), Some(changes)) = (&manifest.changes, changes) {
+            parts.push((part(sum, Part::Changes)?, Arc::new(changes)));
+        }
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
-        Ok(Snapshot { version: self.version(), parts, manifest })
+        let catalog_base = rebase.then_some(catalog);
+        Ok(Snapshot { version: self.version(), parts, manifest, catalog_base })
     }
 
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
@@ -283,10 +323,25 @@ impl SearchIndex {
             None => None,
         };
         let catalog = read_part(vault, &manifest.catalog, Part::Catalog).await?;
-        let notes: BTreeMap<String, NoteEntry> = match serde_json::from_slice(&catalog) {
+        let mut notes: BTreeMap<String, NoteEntry> = match serde_json::from_slice(&catalog) {
             Ok(n) => n,
             Err(e) => return corrupt(format!("catalog.json: {e}")),
         };
+        let mut changed = Vec::new();
+        if let Some(sum) = &manifest.changes {
+            let changes = read_part(vault, sum, Part::Changes).await?;
+            let changes: BTreeMap<String, Option<NoteEntry>> = match serde_json::from_slice(&changes) {
+                Ok(c) => c,
+                Err(e) => return corrupt(format!("the catalog's changes: {e}")),
+            };
+            for (path, entry) in changes {
+                match entry {
+                    Some(entry) => notes.insert(path.clone(), entry),
+                    None => notes.remove(&path),
+                };
+                changed.push(path);
+            }
+        }
         let (schema, fields) = Fields::schema();
         let mut shards = Vec::new();
         for data in std::iter::once(segments).chain(deltas) {
@@ -315,7 +370,10 @@ impl SearchIndex {
             return corrupt("the catalog and the index list different notes".into());
         }
         let mut index = SearchIndex::assemble(schema, fields, main, shards, Catalog::from_notes(notes));
-        index.mark_saved(index.version());
+        let version = index.version();
+        index.mark_saved(version);
+        index.catalog_base = Some(Arc::new(catalog));
+        index.catalog_changed = changed.into_iter().map(|path| (path, version)).collect();
         Ok(index)
     }
 

@@ -68,7 +68,8 @@ fn every_truncation_and_flipped_byte_of_the_saved_index_is_detected_and_rebuilt(
     assert_eq!(files.len(), 3, "manifest, segments, catalog: {:?}", files.iter().map(|f| &f.0).collect::<Vec<_>>());
     every_damage_is_detected(&vault, &files, 30);
 
-    // Saved with changes beside the main shard: the deltas' file and the removed documents.
+    // Saved with changes beside the main shard and the catalog: the deltas' file, the removed
+    // documents, and the catalog's changed entries.
     block_on(vault.write(&p("notes/n3.md"), "# Note 3\n\nRevised, with uniqueword3 and quokkas.\n")).unwrap();
     block_on(vault.remove(&p("notes/n5.md"))).unwrap();
     for note in ["notes/n3.md", "notes/n5.md"] {
@@ -77,8 +78,8 @@ fn every_truncation_and_flipped_byte_of_the_saved_index_is_detected_and_rebuilt(
     block_on(index.persist(&vault)).unwrap();
     let files = saved(&vault, INDEX_DIR);
     let names: Vec<&str> = files.iter().map(|f| f.0.name().unwrap()).collect();
-    assert!(names.iter().any(|n| n.starts_with("deltas-")), "{names:?}");
-    assert_eq!(files.len(), 4, "manifest, segments, deltas, catalog: {names:?}");
+    assert!(names.iter().any(|n| n.starts_with("deltas-")) && names.iter().any(|n| n.starts_with("changes-")));
+    assert_eq!(files.len(), 5, "manifest, segments, deltas, catalog, its changes: {names:?}");
     let manifest = files.iter().find(|f| f.0.name() == Some("manifest.json")).unwrap();
     assert!(String::from_utf8_lossy(&manifest.1).contains("\"removed\""));
     every_damage_is_detected(&vault, &files, 29);

@@ -394,10 +394,11 @@ async fn an_index_knows_whether_it_holds_changes_no_save_has_written() {
     assert!(rebuilt.has_unsaved_changes());
 }
 
-/// A save after a few edits writes what changed — the new notes' documents and which of the
-/// main shard's are replaced — beside the main shard already saved, which it does not write
-/// again; a saved index loads with those changes and answers as the index that saved it. Past
-/// its bound of changes, a save compacts and writes a new main shard.
+/// A save after a few edits writes what changed — the new notes' documents, which of the main
+/// shard's are replaced, and the catalog's changed entries — beside the main shard and the
+/// catalog already saved, which it does not write again; a saved index loads with those changes
+/// and answers as the index that saved it. Past its bound of changes, a save compacts and writes
+/// a new main shard and a whole catalog.
 #[tokio::test(flavor = "current_thread")]
 async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
     let vault = english_vault().await;
@@ -406,6 +407,7 @@ async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
     let whole = index.persist(&vault).await.unwrap();
     let main = saved_part(&vault, "segments-").await;
     let main_bytes = vault.read_binary(&main).await.unwrap();
+    let catalog = saved_part(&vault, "catalog-").await;
 
     // Two notes changed, one added, one removed.
     vault.write(&p("en/Plugins/Canvas.md"), "# Canvas\n\nA board of cards, now about wombatboards.").await.unwrap();
@@ -417,11 +419,16 @@ async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
     {
         assert!(index.update(&vault, &p(note)).await.unwrap(), "{note}");
     }
+    // And one note re-dated, its text the same: the catalog's date changes.
+    let text = vault.read(&p("en/Plugins/Graph view.md")).await.unwrap();
+    assert!(!index.index_note("en/Plugins/Graph view.md", &text, 777).unwrap());
     assert!(!index.compaction_due(), "4 changes are within the bound of {}", index.changes_bound());
     let written = index.persist(&vault).await.unwrap();
-    assert!(written < whole / 4, "{written} bytes written after four changes, {whole} for the whole index");
+    assert!(written < whole / 50, "{written} bytes written after five changes, {whole} for the whole index");
     assert_eq!(saved_part(&vault, "segments-").await, main, "the main shard is not written again");
     assert_eq!(vault.read_binary(&main).await.unwrap(), main_bytes);
+    assert_eq!(saved_part(&vault, "catalog-").await, catalog, "nor the catalog: its changes beside it");
+    saved_part(&vault, "changes-").await;
     assert_eq!(index.delta_count(), 1, "the deltas folded into one, as saved");
 
     let mut loaded = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
@@ -434,6 +441,9 @@ async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
         assert_eq!(scored(&loaded, text), scored(&index, text), "{text:?}");
     }
     assert_eq!(top(&loaded, "wombatboards", 3), vec!["en/Plugins/Canvas.md"]);
+    assert_eq!(loaded.note("en/Plugins/Graph view.md").unwrap().mtime, 777);
+    assert!(loaded.note("en/Plugins/Audio recorder.md").is_none());
+    assert_eq!(loaded.note("en/Inbox/New idea.md"), index.note("en/Inbox/New idea.md"));
     assert!(!top(&loaded, "audio recorder", 20).contains(&"en/Plugins/Audio recorder.md".to_string()));
     assert_eq!(loaded.backlinks("en/Plugins/Canvas.md").unwrap(), index.backlinks("en/Plugins/Canvas.md").unwrap());
     assert!(loaded.backlinks("en/Plugins/Canvas.md").unwrap().contains(&"en/Inbox/New idea.md".to_string()));
@@ -451,11 +461,29 @@ async fn a_save_after_a_few_edits_writes_the_changes_and_not_the_whole_index() {
     let files: Vec<String> =
         vault.list(&p(INDEX_DIR)).await.unwrap().files.iter().map(|f| f.name().unwrap().to_string()).collect();
     assert_eq!(files.len(), 3, "{files:?}");
-    assert!(!files.contains(&main.name().unwrap().to_string()) && !files.iter().any(|f| f.starts_with("deltas-")));
-    let compacted = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    assert!(
+        !files.contains(&main.name().unwrap().to_string()) && !files.contains(&catalog.name().unwrap().to_string())
+    );
+    assert!(!files.iter().any(|f| f.starts_with("deltas-") || f.starts_with("changes-")));
+    let mut compacted = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
     assert_eq!((compacted.note_count(), compacted.delta_count()), (index.note_count() + bound + 1, 0));
     assert_same_answers(&compacted, &loaded);
     assert_eq!(top(&compacted, &format!("platypusword{bound}"), 3), vec![format!("en/Inbox/n{bound}.md")]);
+
+    // Past the bound of catalog entries alone (notes re-dated, their text the same), the save
+    // writes a whole catalog, and the main shard stays as saved.
+    let main = saved_part(&vault, "segments-").await;
+    let catalog = saved_part(&vault, "catalog-").await;
+    for i in 0..=bound {
+        assert!(!compacted.index_note(&format!("en/Inbox/n{i}.md"), &format!("# N{i}\n\nplatypusword{i}"), 2).unwrap());
+    }
+    assert!(!compacted.compaction_due());
+    compacted.persist(&vault).await.unwrap();
+    assert_eq!(saved_part(&vault, "segments-").await, main);
+    assert_ne!(saved_part(&vault, "catalog-").await, catalog);
+    assert_eq!(vault.list(&p(INDEX_DIR)).await.unwrap().files.len(), 3);
+    let redated = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    assert_eq!(redated.note(&format!("en/Inbox/n{bound}.md")).unwrap().mtime, 2);
 }
 
 /// A manifest whose list of replaced documents names one the main shard does not hold is
