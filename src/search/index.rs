@@ -429,7 +429,7 @@ impl SearchIndex {
     /// is skipped after it is ranked) and on every load.
     pub fn compaction_due(&self) -> bool {
         let bound = self.changes_bound();
-        let in_deltas: usize = self.deltas.iter().map(|d| d.num_docs() - d.dead.len()).sum();
+        let in_deltas: usize = self.deltas.iter().map(Shard::live_docs).sum();
         self.main_segments() > 1 || self.main.dead.len() > bound || in_deltas > bound
     }
 
@@ -547,7 +547,7 @@ impl SearchIndex {
     /// Folds the deltas into one shard without their dead documents (none when no note in them is
     /// live), as a save writes them. Its cost grows with the deltas, not with the vault.
     pub(crate) fn fold_deltas(&mut self) -> Result<()> {
-        let live: usize = self.deltas.iter().map(|d| d.num_docs() - d.dead.len()).sum();
+        let live: usize = self.deltas.iter().map(Shard::live_docs).sum();
         if live == 0 {
             // No note lives there (`locs` points at none of them).
             self.deltas.clear();
@@ -566,7 +566,7 @@ impl SearchIndex {
         }
         let merged = {
             let shards: Vec<&Shard> = self.shards().collect();
-            if shards.iter().map(|s| s.num_docs() - s.dead.len()).sum::<usize>() == 0 {
+            if shards.iter().map(|s| s.live_docs()).sum::<usize>() == 0 {
                 Shard::open(shard::writer(&self.schema, DELTA_MEMORY)?.finalize().map_err(search_error)?)?
             } else {
                 shard::merge(&shards)?

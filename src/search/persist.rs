@@ -154,16 +154,6 @@ impl Snapshot {
         remove_old_parts(vault, &keep).await;
         Ok(written + self.manifest.len())
     }
-
-    /// The total size in bytes of what it holds (written or already saved).
-    pub fn len(&self) -> usize {
-        self.parts.iter().map(|(_, data)| data.len()).sum::<usize>() + self.manifest.len()
-    }
-
-    /// Whether there is nothing to write (never, in practice: the manifest is always there).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Why a persisted index was not used.
@@ -292,15 +282,8 @@ impl SearchIndex {
     /// Loads the saved index. `Err(Ok(problem))` when there is none or it cannot be used;
     /// `Err(Err(e))` when the vault itself failed.
     pub async fn load(vault: &dyn Vault) -> std::result::Result<SearchIndex, std::result::Result<LoadProblem, Error>> {
-        let read = |path: VaultPath| async move {
-            match read_atomic(vault, &path).await {
-                Ok(bytes) => Ok(bytes),
-                Err(Error::NotFound(_)) => Err(Ok(LoadProblem::Missing)),
-                Err(e) => Err(Err(e)),
-            }
-        };
         let corrupt = |why: String| Err(Ok(LoadProblem::Corrupt(why)));
-        let manifest = read(file(MANIFEST).map_err(Err)?).await?;
+        let manifest = read_saved(vault, &file(MANIFEST).map_err(Err)?).await?;
         let manifest: Manifest = match serde_json::from_slice(&manifest) {
             Ok(m) => m,
             Err(e) => return corrupt(format!("manifest.json: {e}")),
@@ -407,6 +390,18 @@ impl SearchIndex {
     }
 }
 
+/// Reads a file of the saved index: `Err(Ok(Missing))` when there is none.
+async fn read_saved(
+    vault: &dyn Vault,
+    path: &VaultPath,
+) -> std::result::Result<Vec<u8>, std::result::Result<LoadProblem, Error>> {
+    match read_atomic(vault, path).await {
+        Ok(bytes) => Ok(bytes),
+        Err(Error::NotFound(_)) => Err(Ok(LoadProblem::Missing)),
+        Err(e) => Err(Err(e)),
+    }
+}
+
 /// Reads the part `kind` the manifest describes by `sum`, and checks it against the checksum.
 async fn read_part(
     vault: &dyn Vault,
@@ -416,11 +411,7 @@ async fn read_part(
     let corrupt = |why: String| Err(Ok(LoadProblem::Corrupt(why)));
     let Some(path) = sum.path(kind) else { return corrupt("manifest.json: a bad checksum".into()) };
     let name = path.name().unwrap_or_default().to_string();
-    let data = match read_atomic(vault, &path).await {
-        Ok(bytes) => bytes,
-        Err(Error::NotFound(_)) => return Err(Ok(missing_part(LoadProblem::Missing, &name))),
-        Err(e) => return Err(Err(e)),
-    };
+    let data = read_saved(vault, &path).await.map_err(|e| e.map(|p| missing_part(p, &name)))?;
     if FileSum::of(&data) != *sum {
         return corrupt(format!("{name} does not match its checksum"));
     }

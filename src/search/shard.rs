@@ -115,6 +115,11 @@ impl Shard {
     pub(crate) fn num_docs(&self) -> usize {
         self.paths.iter().map(Vec::len).sum()
     }
+
+    /// The documents not replaced or removed.
+    pub(crate) fn live_docs(&self) -> usize {
+        self.num_docs() - self.dead.len()
+    }
 }
 
 /// Merges shards into one, leaving out their dead documents.
