@@ -17,7 +17,8 @@
 //!
 //! A save after a few changes writes the deltas, the catalog's changes and the manifest, not the
 //! main shard or the catalog again: they are already saved under their checksums (a part whose
-//! file is there at its size is not written twice). The main shard is rewritten by a compaction,
+//! file is there at its size is not written twice), and the main shard is not even packed again
+//! (its checksum is known once it was packed or loaded). The main shard is rewritten by a compaction,
 //! which a save does when the changes have grown past [`SearchIndex::compaction_due`]'s bound, or
 //! the main shard is still in a build's parts; the catalog is saved whole when more notes changed
 //! than that bound.
@@ -80,8 +81,9 @@ struct Manifest {
     changes: Option<FileSum>,
 }
 
+/// A saved part's length and xxh3-64 checksum, which also names its file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct FileSum {
+pub(crate) struct FileSum {
     bytes: usize,
     xxh3: String,
 }
@@ -122,12 +124,43 @@ impl Part {
     }
 }
 
+/// A part of a [`Snapshot`]: its bytes, or the main shard whose packed length and checksum are
+/// known, packed only if its file is not there.
+enum PartData {
+    Bytes(Arc<Vec<u8>>),
+    Shard(Index, FileSum),
+}
+
+impl PartData {
+    fn len(&self) -> usize {
+        match self {
+            PartData::Bytes(data) => data.len(),
+            PartData::Shard(_, sum) => sum.bytes,
+        }
+    }
+
+    fn bytes(&self) -> Result<Arc<Vec<u8>>> {
+        match self {
+            PartData::Bytes(data) => Ok(data.clone()),
+            PartData::Shard(index, sum) => {
+                let data = pack(index)?;
+                // Packing is deterministic, so this holds; were it not, the file would be
+                // named by another's checksum and the save's load would find it corrupt.
+                if FileSum::of(&data) != *sum {
+                    return Err(Error::Invalid("the index's main shard packed differently than before".into()));
+                }
+                Ok(Arc::new(data))
+            }
+        }
+    }
+}
+
 /// A packed index, ready to be written.
 pub struct Snapshot {
     /// The index's version it packs ([`SearchIndex::saved`] records it once written).
     version: u64,
     /// Each part's path (named by its checksum) and bytes.
-    parts: Vec<(VaultPath, Arc<Vec<u8>>)>,
+    parts: Vec<(VaultPath, PartData)>,
     manifest: Vec<u8>,
     /// The catalog it saves whole, when it does (the index keeps it as its base once written).
     catalog_base: Option<Arc<Vec<u8>>>,
@@ -142,11 +175,12 @@ impl Snapshot {
         for (path, data) in &self.parts {
             // A part is named by its checksum and written whole (`write_atomic`), so a file of
             // that name and size holds these bytes: the main shard, unchanged since the last
-            // save, is not written again.
+            // save, is not written again (nor packed).
             if vault.stat(path).await?.is_some_and(|s| s.size == data.len() as u64) {
                 continue;
             }
-            write_atomic(vault, path, data).await?;
+            let data = data.bytes()?;
+            write_atomic(vault, path, &data).await?;
             written += data.len();
         }
         write_atomic(vault, &file(MANIFEST)?, &self.manifest).await?;
@@ -230,7 +264,16 @@ impl SearchIndex {
         } else {
             self.fold_deltas()?;
         }
-        let segments = pack(&self.main.index)?;
+        // The main shard is packed once: after that its checksum says what packing it gives.
+        let (segments, main_sum) = match &self.main.packed {
+            Some(sum) => (None, sum.clone()),
+            None => {
+                let data = pack(&self.main.index)?;
+                let sum = FileSum::of(&data);
+                self.main.packed = Some(sum.clone());
+                (Some(data), sum)
+            }
+        };
         let deltas = self.deltas.first().map(|delta| pack(&delta.index)).transpose()?;
         let mut removed: Vec<[u32; 2]> = self.main.dead.iter().map(|a| [a.segment_ord, a.doc_id]).collect();
         crate::sort::sort(&mut removed);
@@ -258,7 +301,7 @@ impl SearchIndex {
             tokenizer: TOKENIZER_VERSION,
             schema: schema_fingerprint(),
             notes: self.note_count(),
-            segments: FileSum::of(&segments),
+            segments: main_sum,
             removed,
             deltas: deltas.as_deref().map(FileSum::of),
             catalog: FileSum::of(&catalog),
@@ -266,13 +309,17 @@ impl SearchIndex {
         };
         let part =
             |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
-        let mut parts = vec![(part(&manifest.segments, Part::Segments)?, Arc::new(segments))];
+        let main = match segments {
+            Some(data) => PartData::Bytes(Arc::new(data)),
+            None => PartData::Shard(self.main.index.clone(), manifest.segments.clone()),
+        };
+        let mut parts = vec![(part(&manifest.segments, Part::Segments)?, main)];
         if let (Some(sum), Some(deltas)) = (&manifest.deltas, deltas) {
-            parts.push((part(sum, Part::Deltas)?, Arc::new(deltas)));
+            parts.push((part(sum, Part::Deltas)?, PartData::Bytes(Arc::new(deltas))));
         }
-        parts.push((part(&manifest.catalog, Part::Catalog)?, catalog.clone()));
+        parts.push((part(&manifest.catalog, Part::Catalog)?, PartData::Bytes(catalog.clone())));
         if let (Some(sum), Some(changes)) = (&manifest.changes, changes) {
-            parts.push((part(sum, Part::Changes)?, Arc::new(changes)));
+            parts.push((part(sum, Part::Changes)?, PartData::Bytes(Arc::new(changes))));
         }
         let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Invalid(format!("manifest: {e}")))?;
         let catalog_base = rebase.then_some(catalog);
@@ -341,6 +388,7 @@ impl SearchIndex {
             }
         }
         let mut main = shards.remove(0);
+        main.packed = Some(manifest.segments.clone());
         for &[segment, doc] in &manifest.removed {
             let addr = DocAddress::new(segment, doc);
             if main.path(addr).is_none() || !main.dead.insert(addr) {
@@ -527,5 +575,48 @@ impl<'a> Reader<'a> {
 
     fn u64(&mut self) -> Option<u64> {
         self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::MemoryVault;
+
+    fn is_packed_again(snapshot: &Snapshot) -> bool {
+        matches!(snapshot.parts[0].1, PartData::Bytes(_))
+    }
+
+    /// The main shard is packed once per shard: a save after a change, of a built index saved
+    /// before or of a loaded one, knows its checksum and leaves it unpacked.
+    #[test]
+    fn a_main_shard_is_packed_once() {
+        futures::executor::block_on(packed_once());
+    }
+
+    async fn packed_once() {
+        let notes: Vec<(String, String)> =
+            (0..30).map(|i| (format!("n{i}.md"), format!("# N{i}\n\nword{i} and shared words"))).collect();
+        let mut index = SearchIndex::from_notes(notes.iter().map(|(p, t)| (p.as_str(), t.as_str(), 1))).unwrap();
+        let first = index.snapshot().unwrap();
+        assert!(is_packed_again(&first), "a new shard is packed");
+        let vault = MemoryVault::new();
+        first.write(&vault).await.unwrap();
+        index.saved(&first);
+
+        assert!(index.index_note("n3.md", "# N3\n\nword3 changed", 2).unwrap());
+        let second = index.snapshot().unwrap();
+        assert!(!is_packed_again(&second), "the built shard's checksum is known");
+        assert_eq!(second.parts[0].0, first.parts[0].0);
+
+        let mut loaded = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+        assert!(loaded.index_note("n4.md", "# N4\n\nword4 changed", 2).unwrap());
+        let third = loaded.snapshot().unwrap();
+        assert!(!is_packed_again(&third), "the loaded shard's checksum is the manifest's");
+        assert_eq!(third.parts[0].0, first.parts[0].0);
+
+        // Compacted, the main shard is a new one: packed again.
+        loaded.compact().unwrap();
+        assert!(is_packed_again(&loaded.snapshot().unwrap()));
     }
 }

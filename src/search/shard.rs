@@ -20,7 +20,7 @@ use tantivy::{
 };
 
 use super::packed_directory::PackedDirectory;
-use super::persist::{segment_file_names, META};
+use super::persist::{segment_file_names, FileSum, META};
 use super::tokenizer::{vault_analyzer, TOKENIZER_NAME};
 use crate::{Error, Result};
 
@@ -61,6 +61,10 @@ pub(crate) struct Shard {
     pub paths: Vec<Vec<String>>,
     /// Documents replaced or removed since the shard was written.
     pub dead: HashSet<DocAddress>,
+    /// The length and checksum of the shard packed for saving, once known (packed, or read
+    /// from a save). Its files never change, so neither do they: a save that finds the shard
+    /// already written need not pack it again.
+    pub packed: Option<FileSum>,
 }
 
 impl Shard {
@@ -87,7 +91,7 @@ impl Shard {
             }
             paths.push(segment_paths);
         }
-        Ok(Shard { index, searcher, paths, dead: HashSet::new() })
+        Ok(Shard { index, searcher, paths, dead: HashSet::new(), packed: None })
     }
 
     /// Every live document and its path.

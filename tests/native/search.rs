@@ -525,6 +525,38 @@ async fn a_save_of_changes_with_a_bad_removal_or_a_missing_deltas_file_is_rebuil
     rebuilt(&vault).await;
 }
 
+/// A loaded index's save of its changes does not pack its main shard again, only names it; if
+/// that shard's file went missing meanwhile, the save writes it again, the same bytes.
+#[tokio::test(flavor = "current_thread")]
+async fn a_save_after_a_load_rewrites_the_main_shard_only_when_its_file_is_gone() {
+    let vault = MemoryVault::new();
+    for i in 0..20 {
+        vault.write(&p(&format!("n{i}.md")), &format!("# N{i}\n\nword{i} and shared words")).await.unwrap();
+    }
+    let clock = ManualClock::new(0);
+    let mut index = SearchIndex::build(&vault, &clock, &mut |_| {}).await.unwrap();
+    let whole = index.persist(&vault).await.unwrap();
+    let main = saved_part(&vault, "segments-").await;
+    let main_bytes = vault.read_binary(&main).await.unwrap();
+
+    let mut loaded = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    vault.write(&p("n3.md"), "# N3\n\nword3 changed").await.unwrap();
+    assert!(loaded.update(&vault, &p("n3.md")).await.unwrap());
+    let changes = loaded.persist(&vault).await.unwrap();
+    assert!(changes < main_bytes.len(), "{changes} bytes written of {whole}");
+    assert_eq!(vault.read_binary(&main).await.unwrap(), main_bytes);
+
+    vault.remove(&main).await.unwrap();
+    vault.write(&p("n4.md"), "# N4\n\nword4 changed").await.unwrap();
+    assert!(loaded.update(&vault, &p("n4.md")).await.unwrap());
+    let again = loaded.persist(&vault).await.unwrap();
+    assert!(again > main_bytes.len(), "{again} bytes written: the main shard again");
+    assert_eq!(vault.read_binary(&main).await.unwrap(), main_bytes, "the same name, the same bytes");
+    let reloaded = SearchIndex::load(&vault).await.map_err(|e| format!("{e:?}")).unwrap();
+    assert_eq!(top(&reloaded, "changed", 3), top(&loaded, "changed", 3));
+    assert_eq!(top(&reloaded, "word4", 3), vec!["n4.md"]);
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn building_yields_to_the_host_and_sync_catches_up_with_the_vault() {
     let vault = english_vault().await;
