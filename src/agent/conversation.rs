@@ -234,6 +234,12 @@ impl Conversation {
         self.one_at_a_time(self.run(message, None)).await
     }
 
+    /// Whether `path` can go with a message as [`Conversation::send_with_attachments`] sends it:
+    /// the same error it would give, before any message is sent.
+    pub async fn check_attachment(&self, path: &str) -> Result<()> {
+        self.attach("", &[path.to_string()]).await.map(|_| ())
+    }
+
     /// Runs the last request again from where the conversation stood before it — after a
     /// provider error, a stop or a denial. The request's message (with its attachments) and
     /// everything after it leave the history first, so the model does not see the failed

@@ -149,12 +149,20 @@ fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"what is my plan?\nanything else?\n\nnot sent\n").unwrap();
+    // Between the two messages, a note attached to the second (and a path that cannot be).
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"what is my plan?\n/attach Nowhere.md\n/attach Inbox.md\nanything else?\n\nnot sent\n")
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(output.status.success(), "{stderr}");
     assert_eq!(stdout, "The plan is to ship search.\nNothing else is planned.\n");
     assert!(stderr.contains("✓ read_file Projects/Plan.md"), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("cannot attach Nowhere.md: ")), "{stderr}");
+    assert!(stderr.lines().any(|l| l == "attached to your next message: Inbox.md"), "{stderr}");
     // The second message went with the first exchange; the line after the empty one was not sent.
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 3);
@@ -166,7 +174,11 @@ fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
             && said.iter().any(|t| t.contains("The plan is to ship search.")),
         "{said:?}"
     );
-    assert!(said.last().unwrap().contains("anything else?"));
+    let asked = said.last().unwrap();
+    assert!(asked.contains("anything else?") && asked.contains("<note path=\"Inbox.md\">\nbuy milk"), "{asked}");
+    assert!(!said.iter().any(|t| t.starts_with("/attach")), "the commands are not messages: {said:?}");
+    let first: Value = serde_json::from_str(&seen[0].body).unwrap();
+    assert!(!first.to_string().contains("buy milk"), "the first message went without it");
     drop(seen);
     let chats: Vec<_> = std::fs::read_dir(vault.path().join(".obsidian-agent/chats")).unwrap().flatten().collect();
     assert_eq!(chats.len(), 1, "one saved chat");

@@ -80,7 +80,8 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     attach: Vec<String>,
     /// What to do. Without it: a chat, one message a line, until an empty line or the input's
-    /// end (saved in the vault's chats, which the plugin's history lists).
+    /// end (saved in the vault's chats, which the plugin's history lists); a line `/attach PATH`
+    /// attaches a file to the next message.
     task: Option<String>,
 }
 
@@ -142,15 +143,19 @@ pub async fn run(args: Args) -> Result<()> {
 }
 
 /// A chat: each line of the input a message (the first with `--attach`'s files), answered
-/// before the next is read, until an empty line, the input's end or Ctrl-C at the prompt. Ctrl-C
-/// during an answer stops that task, as the plugin's Stop does; a task that ends without its
-/// answer is said, and the chat goes on.
+/// before the next is read, until an empty line, the input's end or Ctrl-C at the prompt. A line
+/// `/attach PATH` attaches a note, image or PDF to the next message instead. Ctrl-C during an
+/// answer stops that task, as the plugin's Stop does; a task that ends without its answer is
+/// said, and the chat goes on.
 async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> Result<()> {
     let vault = &args.vault.vault;
     if host.interactive {
-        eprintln!("Chat with the agent over {}: a message a line; an empty line ends it.", vault.display());
+        eprintln!(
+            "Chat with the agent over {}: a message a line (`/attach PATH` to attach a note to the next); an empty line ends it.",
+            vault.display()
+        );
     }
-    let mut attach = args.attach.as_slice();
+    let mut attach = args.attach.clone();
     let mut sent = false;
     loop {
         let line = {
@@ -166,9 +171,27 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         if message.is_empty() {
             break;
         }
+        if let Some(path) = attach_command(message) {
+            if path.is_empty() {
+                eprintln!("/attach PATH attaches a note, image or PDF (its vault path) to your next message");
+                if !attach.is_empty() {
+                    eprintln!("{}", attached(&attach));
+                }
+                continue;
+            }
+            match conversation.check_attachment(path).await {
+                Ok(()) => {
+                    attach.push(path.to_string());
+                    eprintln!("{}", attached(&attach));
+                }
+                Err(e) => eprintln!("cannot attach {path}: {e}"),
+            }
+            continue;
+        }
         let (report, _) =
-            interruptible(conversation, conversation.send_with_attachments(message, attach), false).await?;
-        (attach, sent) = (&[], true);
+            interruptible(conversation, conversation.send_with_attachments(message, &attach), false).await?;
+        attach.clear();
+        sent = true;
         if let Err(ended) = finish(&report, host, vault, false) {
             eprintln!("{ended}");
         }
@@ -177,6 +200,18 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         eprintln!("The chat is saved in the vault: Vault Agent's chat history in Obsidian lists it.");
     }
     Ok(())
+}
+
+/// The path of a chat line `/attach PATH` (empty for `/attach` alone).
+fn attach_command(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("/attach")?;
+    // `/attachment` is a message, not the command.
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
+}
+
+/// What goes with the next message: "attached to your next message: A.md, B.png".
+fn attached(paths: &[String]) -> String {
+    format!("attached to your next message: {}", paths.join(", "))
 }
 
 /// Start-up housekeeping: temporary files of chats that were never closed, and checkpoints
