@@ -70,20 +70,21 @@ function startOne(worker: Worker, wasm: WebAssembly.Module): Promise<IndexWorker
   const post = (message: ToIndexWorker, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
   // `self`'s timers: this runs in the core's worker, which has no `window`.
   let timer: number | undefined;
+  // The build goes on without a failed worker (the core indexes every note itself, only
+  // slower): said in the console, or a failing worker would go unnoticed.
+  const fail = (error: Error, reject: (e: Error) => void) => {
+    if (!ended) console.warn(`Vault Agent: ${error.message}; the core indexes every note itself.`);
+    end(error);
+    reject(error);
+  };
   const giveUpAfter = (ms: number, what: string, reject: (e: Error) => void) => {
     self.clearTimeout(timer);
-    timer = self.setTimeout(() => {
-      const error = new Error(`an index worker did not ${what} within ${ms / 1000} s`);
-      end(error);
-      reject(error);
-    }, ms);
+    timer = self.setTimeout(() => fail(new Error(`an index worker did not ${what} within ${ms / 1000} s`), reject), ms);
   };
   return new Promise<IndexWorker>((resolve, reject) => {
     giveUpAfter(START_MS, "start", reject);
     worker.addEventListener("error", (event) => {
-      const error = new Error(`an index worker failed: ${event.message || "it could not run"}`);
-      end(error);
-      reject(error);
+      fail(new Error(`an index worker failed: ${event.message || "it could not run"}`), reject);
     });
     worker.addEventListener("message", (event: MessageEvent<FromIndexWorker>) => {
       const message = event.data;
@@ -111,12 +112,9 @@ function startOne(worker: Worker, wasm: WebAssembly.Module): Promise<IndexWorker
           finished = null;
           end(new Error("the index worker sent its part"));
           break;
-        case "failed": {
-          const error = new Error(message.message);
-          end(error);
-          reject(error);
+        case "failed":
+          fail(new Error(message.message), reject);
           break;
-        }
       }
     });
     post({ kind: "start", wasm });
