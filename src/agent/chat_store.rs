@@ -81,6 +81,17 @@ pub async fn save_chat(vault: &dyn Vault, mut chat: SavedChat, now_ms: u64) -> R
     Ok(chat)
 }
 
+impl SavedChat {
+    /// Replaces the chat's messages. A title the chat took from its first request (not one the
+    /// user gave it) follows that request when it was edited.
+    pub fn set_messages(&mut self, messages: Vec<Message>) {
+        if self.title == title_of(&self.messages) {
+            self.title = String::new();
+        }
+        self.messages = messages;
+    }
+}
+
 /// The saved chat `id`.
 pub async fn load_chat(vault: &dyn Vault, id: &str) -> Result<SavedChat> {
     let text = vault.read(&chat_path(id)?).await?;

@@ -450,7 +450,7 @@ impl Conversation {
                 }
             },
         };
-        chat.messages = self.history();
+        chat.set_messages(self.history());
         if let Some(from) = replaced {
             chat.tasks.retain(|t| t.message_index < from);
         }

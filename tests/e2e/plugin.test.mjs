@@ -2707,6 +2707,8 @@ test("an answer can be copied, inserted, appended or made a note; regenerated; t
   sent = await requests(id);
   assert.equal(sent[2].body.messages.length, 1);
   assert.match(JSON.stringify(sent[2].body.messages[0]), /tell me about spelt/);
+  // The chat took its title from the request it no longer has: it follows the edit.
+  await page.locator(".vault-agent-rename", { hasText: "tell me about spelt" }).waitFor();
   await shootLayouts(page, "answer-actions");
   await layout(page, "mobile");
   await assertTouchTargets(page);

@@ -225,3 +225,27 @@ fn a_chat_the_vault_cannot_save_goes_on_in_memory_with_a_warning() {
     let ids: Vec<&str> = stored.tasks.iter().map(|t| t.report.task_id.as_str()).collect();
     assert_eq!(ids, [first.task_id.as_str(), second.task_id.as_str()]);
 }
+
+/// A chat's title comes from its first request: editing that request retitles the chat (and
+/// the host is told), unless the user gave the chat a title of their own.
+#[test]
+fn editing_the_first_request_retitles_the_chat_unless_it_was_renamed() {
+    let h = Harness::new(
+        bread(),
+        [Turn::text("Rye needs a starter."), Turn::text("Spelt is gentler."), Turn::text("Einkorn is older.")],
+    );
+    let chat = saved(&h, None);
+    block_on(chat.send("tell me about rye")).unwrap();
+    let id = chat.chat_id().unwrap();
+    h.clock.advance(60_000);
+    block_on(chat.edit_last("tell me about spelt", &[])).unwrap();
+    assert_eq!(block_on(load_chat(&*h.vault, &id)).unwrap().title, "tell me about spelt");
+    assert_eq!(saves(&h).last().unwrap(), &(id.clone(), "tell me about spelt".to_string()));
+
+    block_on(rename_chat(&*h.vault, &id, "Grains", 5)).unwrap();
+    h.clock.advance(60_000);
+    block_on(chat.edit_last("tell me about einkorn", &[])).unwrap();
+    let stored = block_on(load_chat(&*h.vault, &id)).unwrap();
+    assert_eq!(stored.title, "Grains", "the user's title stays");
+    assert_eq!(requests(&stored.transcript().turns), ["tell me about einkorn"]);
+}
