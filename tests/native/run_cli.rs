@@ -127,36 +127,38 @@ fn run_does_a_task_then_undo_puts_the_vault_back() {
     assert!(!vault.path().join(".obsidian-agent/tmp").read_dir().is_ok_and(|mut d| d.next().is_some()));
 }
 
-/// Without a task, `run` is a chat: each line of the input a message, answered in turn over the
-/// history so far, and the chat saved where the plugin's history lists it.
-#[test]
-fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
+/// `vault-agent run` without a task (a chat) over `vault` and the model at `base`, `input` its
+/// lines.
+fn chat(vault: &std::path::Path, base: &str, args: &[&str], input: &str) -> std::process::Output {
     use std::io::Write;
-    let vault = sample_vault();
-    let (base, seen) = serve(vec![
-        turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]),
-        turn("The plan is to ship search.", &[]),
-        turn("Nothing else is planned.", &[]),
-    ]);
-    let dir = vault.path().to_str().unwrap();
-    let url = format!("{base}/v1");
+    let (dir, url) = (vault.to_str().unwrap(), format!("{base}/v1"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
         .args(["run", "--vault", dir, "--provider", "openai", "--base-url", &url, "--model", "local"])
         .arg("--no-memory-extraction")
+        .args(args)
         .env_remove("OPENAI_API_KEY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Without a task, `run` is a chat: each line of the input a message, answered in turn over the
+/// history so far, and the chat saved where the plugin's history lists it.
+#[test]
+fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        turn("", &[("read_file", json!({"path": "Projects/Plan.md"}))]),
+        turn("The plan is to ship search.", &[]),
+        turn("Nothing else is planned.", &[]),
+    ]);
     // Between the two messages, a note attached to the second (and a path that cannot be).
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"what is my plan?\n/attach Nowhere.md\n/attach Inbox.md\nanything else?\n\nnot sent\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let input = "what is my plan?\n/attach Nowhere.md\n/attach Inbox.md\nanything else?\n\nnot sent\n";
+    let output = chat(vault.path(), &base, &[], input);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(output.status.success(), "{stderr}");
     assert_eq!(stdout, "The plan is to ship search.\nNothing else is planned.\n");
@@ -184,6 +186,30 @@ fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
     assert_eq!(chats.len(), 1, "one saved chat");
     let saved = std::fs::read_to_string(chats[0].path()).unwrap();
     assert!(saved.contains("what is my plan?") && saved.contains("Nothing else is planned."), "{saved}");
+}
+
+/// In a chat, `/undo` puts back what the chat's last task that changed notes did, and the saved
+/// chat records it; with nothing left to undo it says so.
+#[test]
+fn a_chat_undoes_its_last_changes_with_a_line() {
+    let vault = sample_vault();
+    let (base, _seen) = serve(vec![
+        turn("", &[("append_to_file", json!({"path": "Inbox.md", "content": "call mom\n"}))]),
+        turn("Added it.", &[]),
+    ]);
+    let input = "add call mom to my inbox\n/undo\n/undo\n";
+    let output = chat(vault.path(), &base, &["--approve", "read,write", "--no-fast-path"], input);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stdout, "Added it.\n");
+    assert!(stderr.lines().any(|l| l == "restored Inbox.md"), "{stderr}");
+    let undid = stderr.lines().find(|l| l.starts_with("undid task ")).expect(&stderr);
+    assert!(undid.contains("to redo it: vault-agent redo --vault"), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("nothing to undo: ")), "the second /undo: {stderr}");
+    assert_eq!(std::fs::read_to_string(vault.path().join("Inbox.md")).unwrap(), "buy milk\n");
+    let chats: Vec<_> = std::fs::read_dir(vault.path().join(".obsidian-agent/chats")).unwrap().flatten().collect();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(chats[0].path()).unwrap()).unwrap();
+    assert_eq!(saved["tasks"][0]["undone"], json!(true), "the chat's history shows the task undone");
 }
 
 #[test]

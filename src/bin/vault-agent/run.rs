@@ -13,11 +13,13 @@ use futures::future::{select, Either};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
-use vault_agent::agent::{AgentConfig, Conversation};
+use vault_agent::agent::{mark_undone, AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::mcp::McpToolset;
-use vault_agent::pipeline::{prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, ORPHAN_AGE_MS};
+use vault_agent::pipeline::{
+    apply_undo, prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, UndoChoices, ORPHAN_AGE_MS,
+};
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
@@ -81,7 +83,7 @@ pub struct Args {
     attach: Vec<String>,
     /// What to do. Without it: a chat, one message a line, until an empty line or the input's
     /// end (saved in the vault's chats, which the plugin's history lists); a line `/attach PATH`
-    /// attaches a file to the next message.
+    /// attaches a file to the next message, `/undo` puts back the last changes.
     task: Option<String>,
 }
 
@@ -129,10 +131,11 @@ pub async fn run(args: Args) -> Result<()> {
         mcp = mcp.with_credentials_sink(sink);
     }
     let mcp = Rc::new(mcp);
-    let conversation =
-        open_conversation(&args.vault, &args.provider, config, vault, clock, host.clone()).await?.with_mcp(mcp.clone());
+    let conversation = open_conversation(&args.vault, &args.provider, config, vault.clone(), clock, host.clone())
+        .await?
+        .with_mcp(mcp.clone());
     let Some(task) = &args.task else {
-        let outcome = chat(&conversation.saved_in_vault(None), &host, &args).await;
+        let outcome = chat(&conversation.saved_in_vault(None), vault, &host, &args).await;
         mcp.close().await;
         return outcome;
     };
@@ -144,18 +147,22 @@ pub async fn run(args: Args) -> Result<()> {
 
 /// A chat: each line of the input a message (the first with `--attach`'s files), answered
 /// before the next is read, until an empty line, the input's end or Ctrl-C at the prompt. A line
-/// `/attach PATH` attaches a note, image or PDF to the next message instead. Ctrl-C during an
-/// answer stops that task, as the plugin's Stop does; a task that ends without its answer is
-/// said, and the chat goes on.
-async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> Result<()> {
+/// `/attach PATH` attaches a note, image or PDF to the next message instead, and `/undo` puts
+/// back what the chat's last task that changed notes did (the one before it next time). Ctrl-C
+/// during an answer stops that task, as the plugin's Stop does; a task that ends without its
+/// answer is said, and the chat goes on.
+async fn chat(conversation: &Conversation, files: Rc<FsVault>, host: &TerminalHost, args: &Args) -> Result<()> {
     let vault = &args.vault.vault;
     if host.interactive {
         eprintln!(
-            "Chat with the agent over {}: a message a line (`/attach PATH` to attach a note to the next); an empty line ends it.",
+            "Chat with the agent over {}: a message a line (`/attach PATH` attaches a note to the next, `/undo` \
+             puts back the last changes); an empty line ends it.",
             vault.display()
         );
     }
     let mut attach = args.attach.clone();
+    // The chat's tasks that changed notes and are not undone, oldest first.
+    let mut changes: Vec<String> = Vec::new();
     let mut sent = false;
     loop {
         let line = {
@@ -170,6 +177,10 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         let message = line.as_deref().map(str::trim).unwrap_or_default();
         if message.is_empty() {
             break;
+        }
+        if message == "/undo" {
+            undo_last(conversation, files.clone(), &mut changes, vault).await;
+            continue;
         }
         if let Some(path) = attach_command(message) {
             if path.is_empty() {
@@ -192,6 +203,9 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
             interruptible(conversation, conversation.send_with_attachments(message, &attach), false).await?;
         attach.clear();
         sent = true;
+        if !report.changed_paths.is_empty() {
+            changes.push(report.task_id.clone());
+        }
         if let Err(ended) = finish(&report, host, vault, false) {
             eprintln!("{ended}");
         }
@@ -200,6 +214,36 @@ async fn chat(conversation: &Conversation, host: &TerminalHost, args: &Args) -> 
         eprintln!("The chat is saved in the vault: Vault Agent's chat history in Obsidian lists it.");
     }
     Ok(())
+}
+
+/// The chat's `/undo`: undoes the newest of `changes` (as `vault-agent undo` does, keeping a
+/// note changed since), marks it undone in the saved chat, and says what it did.
+async fn undo_last(conversation: &Conversation, files: Rc<FsVault>, changes: &mut Vec<String>, dir: &std::path::Path) {
+    let Some(task) = changes.pop() else {
+        eprintln!("nothing to undo: no task of this chat changed a note (vault-agent checkpoints lists older ones)");
+        return;
+    };
+    let now = SystemClock.now_ms();
+    match apply_undo(files.clone(), &task, &UndoChoices::new(), now).await {
+        Ok(report) => {
+            for line in crate::undo::report_lines(&report) {
+                eprintln!("{line}");
+            }
+            for (path, why) in &report.failed {
+                eprintln!("could not restore {path}: {why}");
+            }
+            if let Some(chat) = conversation.chat_id() {
+                if let Err(e) = mark_undone(&*files, &chat, &task, true, now).await {
+                    eprintln!("the saved chat could not record the undo: {e}");
+                }
+            }
+            eprintln!("undid task {task}; to redo it: vault-agent redo --vault {} {task}", dir.display());
+        }
+        Err(e) => {
+            eprintln!("could not undo task {task}: {e}");
+            changes.push(task);
+        }
+    }
 }
 
 /// The path of a chat line `/attach PATH` (empty for `/attach` alone).

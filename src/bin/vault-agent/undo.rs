@@ -100,21 +100,23 @@ fn print_plan(plan: &UndoPlan, verb: &str) {
 }
 
 fn print_report(report: &UndoReport) {
-    for path in &report.restored {
-        outln!("restored {path}");
-    }
-    for path in &report.recreated_folders {
-        outln!("recreated folder {path}");
-    }
-    for path in &report.trashed {
-        outln!("moved to the trash {path}");
-    }
-    for kept in &report.kept {
-        outln!("kept {}: {}", kept.path, kept.reason);
+    for line in report_lines(report) {
+        outln!("{line}");
     }
     for (path, why) in &report.failed {
         eprintln!("could not restore {path}: {why}");
     }
+}
+
+/// What an undo did, a line per path ("restored Plan.md"); the paths it failed on are in
+/// `report.failed`.
+pub(crate) fn report_lines(report: &UndoReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    lines.extend(report.restored.iter().map(|path| format!("restored {path}")));
+    lines.extend(report.recreated_folders.iter().map(|path| format!("recreated folder {path}")));
+    lines.extend(report.trashed.iter().map(|path| format!("moved to the trash {path}")));
+    lines.extend(report.kept.iter().map(|kept| format!("kept {}: {}", kept.path, kept.reason)));
+    lines
 }
 
 pub async fn list(args: ListArgs) -> Result<()> {
