@@ -128,7 +128,7 @@ export async function runBench(corpus, { parts = false } = {}) {
   result.wasm_load_changes_ms = await timeLoads();
   // A core restarted, as the plugin restarts its worker to give a large build's memory back: a
   // fresh wasm instance loads the saved index, takes one edit and saves it. What its memory
-  // grows by is what that save held at once.
+  // grows by over the edit and the save is what they held at once (wasm memory keeps its peak).
   {
     const restarted = await import("../target/bench-pkg/vault_agent.js?restarted");
     const { memory } = await restarted.default({ module_or_path: module });

@@ -114,7 +114,7 @@ for (const corpus of wanted) {
 | save after a compaction (compact + save) | ${f(n.compact_save_ms)} ms | ${f(b.wasm_compact_save_ms)} ms (${f(b.wasm_compact_save_mb, 1)} MB) | — | |
 | persisted load | ${f(n.load_ms)} ms | ${f(b.wasm_load_ms)} ms | ${f(b.mini_load_ms)} ms | |
 | persisted load, changes beside | ${f(n.load_with_changes_ms)} ms | ${f(b.wasm_load_changes_ms)} ms | — | |
-| a restarted core: load, then one edit saved (its wasm memory, and what the save added) | — | ${f(b.wasm_restarted_save_ms)} ms (${f(b.wasm_restarted_mb, 0)} MB, +${f(b.wasm_restarted_save_growth_mb, 1)} MB) | — | |
+| a restarted core: load, then one edit saved (its wasm memory, and what the edit and the save added) | — | ${f(b.wasm_restarted_save_ms)} ms (${f(b.wasm_restarted_mb, 0)} MB, +${f(b.wasm_restarted_save_growth_mb, 1)} MB) | — | |
 | memory | — | ${f(b.wasm_memory_mb, 0)} MB wasm memory | ${b.mini_heap_mb > 0 ? `${f(b.mini_heap_mb, 0)} MB JS heap` : "–"} | |
 
 `;
