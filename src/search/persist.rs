@@ -17,8 +17,8 @@
 //!
 //! A save after a few changes writes the deltas, the catalog's changes and the manifest, not the
 //! main shard or the catalog again: they are already saved under their checksums (a part whose
-//! file is there at its size is not written twice), and the main shard is not even packed again
-//! (its checksum is known once it was packed or loaded). The main shard is rewritten by a compaction,
+//! file is there at its size is not written twice), and a shard is not even packed again (its
+//! checksum is known once it was packed or loaded). The main shard is rewritten by a compaction,
 //! which a save does when the changes have grown past [`SearchIndex::compaction_due`]'s bound, or
 //! the main shard is still in a build's parts; the catalog is saved whole when more notes changed
 //! than that bound.
@@ -124,8 +124,8 @@ impl Part {
     }
 }
 
-/// A part of a [`Snapshot`]: its bytes, or the main shard whose packed length and checksum are
-/// known, packed only if its file is not there.
+/// A part of a [`Snapshot`]: its bytes, or a shard whose packed length and checksum are known,
+/// packed only if its file is not there.
 enum PartData {
     Bytes(Arc<Vec<u8>>),
     Shard(Index, FileSum),
@@ -147,7 +147,7 @@ impl PartData {
                 // Packing is deterministic, so this holds; were it not, the file would be
                 // named by another's checksum and the save's load would find it corrupt.
                 if FileSum::of(&data) != *sum {
-                    return Err(Error::Invalid("the index's main shard packed differently than before".into()));
+                    return Err(Error::Invalid("an index shard packed differently than before".into()));
                 }
                 Ok(Arc::new(data))
             }
@@ -264,17 +264,8 @@ impl SearchIndex {
         } else {
             self.fold_deltas()?;
         }
-        // The main shard is packed once: after that its checksum says what packing it gives.
-        let (segments, main_sum) = match &self.main.packed {
-            Some(sum) => (None, sum.clone()),
-            None => {
-                let data = pack(&self.main.index)?;
-                let sum = FileSum::of(&data);
-                self.main.packed = Some(sum.clone());
-                (Some(data), sum)
-            }
-        };
-        let deltas = self.deltas.first().map(|delta| pack(&delta.index)).transpose()?;
+        let (segments, main) = shard_part(&mut self.main)?;
+        let deltas = self.deltas.first_mut().map(shard_part).transpose()?;
         let mut removed: Vec<[u32; 2]> = self.main.dead.iter().map(|a| [a.segment_ord, a.doc_id]).collect();
         crate::sort::sort(&mut removed);
         let json = |e| Error::Invalid(format!("catalog: {e}"));
@@ -301,21 +292,17 @@ impl SearchIndex {
             tokenizer: TOKENIZER_VERSION,
             schema: schema_fingerprint(),
             notes: self.note_count(),
-            segments: main_sum,
+            segments,
             removed,
-            deltas: deltas.as_deref().map(FileSum::of),
+            deltas: deltas.as_ref().map(|(sum, _)| sum.clone()),
             catalog: FileSum::of(&catalog),
             changes: changes.as_deref().map(FileSum::of),
         };
         let part =
             |sum: &FileSum, kind| sum.path(kind).ok_or_else(|| Error::Invalid("manifest: a bad checksum".into()));
-        let main = match segments {
-            Some(data) => PartData::Bytes(Arc::new(data)),
-            None => PartData::Shard(self.main.index.clone(), manifest.segments.clone()),
-        };
         let mut parts = vec![(part(&manifest.segments, Part::Segments)?, main)];
-        if let (Some(sum), Some(deltas)) = (&manifest.deltas, deltas) {
-            parts.push((part(sum, Part::Deltas)?, PartData::Bytes(Arc::new(deltas))));
+        if let Some((sum, deltas)) = deltas {
+            parts.push((part(&sum, Part::Deltas)?, deltas));
         }
         parts.push((part(&manifest.catalog, Part::Catalog)?, PartData::Bytes(catalog.clone())));
         if let (Some(sum), Some(changes)) = (&manifest.changes, changes) {
@@ -387,8 +374,11 @@ impl SearchIndex {
                 Err(e) => return corrupt(e.to_string()),
             }
         }
+        // What packing each shard gives is what was read.
+        for (shard, sum) in shards.iter_mut().zip(std::iter::once(&manifest.segments).chain(&manifest.deltas)) {
+            shard.packed = Some(sum.clone());
+        }
         let mut main = shards.remove(0);
-        main.packed = Some(manifest.segments.clone());
         for &[segment, doc] in &manifest.removed {
             let addr = DocAddress::new(segment, doc);
             if main.path(addr).is_none() || !main.dead.insert(addr) {
@@ -436,6 +426,18 @@ impl SearchIndex {
         let index = SearchIndex::build_in_parts(vault, clock, progress, workers).await?;
         Ok((index, LoadOutcome::Built { reason }))
     }
+}
+
+/// `shard` as a part of a save, and its checksum: packed the first time, after that named by the
+/// checksum it keeps ([`Shard::packed`]) and packed again only if its file is gone.
+fn shard_part(shard: &mut Shard) -> Result<(FileSum, PartData)> {
+    if let Some(sum) = &shard.packed {
+        return Ok((sum.clone(), PartData::Shard(shard.index.clone(), sum.clone())));
+    }
+    let data = pack(&shard.index)?;
+    let sum = FileSum::of(&data);
+    shard.packed = Some(sum.clone());
+    Ok((sum, PartData::Bytes(Arc::new(data))))
 }
 
 /// Reads a file of the saved index: `Err(Ok(Missing))` when there is none.

@@ -226,11 +226,9 @@ async fn undo_last(conversation: &Conversation, files: Rc<FsVault>, changes: &mu
     let now = SystemClock.now_ms();
     match apply_undo(files.clone(), &task, &UndoChoices::new(), now).await {
         Ok(report) => {
-            for line in crate::undo::report_lines(&report) {
+            let (done, failed) = crate::undo::report_lines(&report);
+            for line in done.iter().chain(&failed) {
                 eprintln!("{line}");
-            }
-            for (path, why) in &report.failed {
-                eprintln!("could not restore {path}: {why}");
             }
             if let Some(chat) = conversation.chat_id() {
                 if let Err(e) = mark_undone(&*files, &chat, &task, true, now).await {

@@ -100,23 +100,24 @@ fn print_plan(plan: &UndoPlan, verb: &str) {
 }
 
 fn print_report(report: &UndoReport) {
-    for line in report_lines(report) {
+    let (done, failed) = report_lines(report);
+    for line in done {
         outln!("{line}");
     }
-    for (path, why) in &report.failed {
-        eprintln!("could not restore {path}: {why}");
+    for line in failed {
+        eprintln!("{line}");
     }
 }
 
-/// What an undo did, a line per path ("restored Plan.md"); the paths it failed on are in
-/// `report.failed`.
-pub(crate) fn report_lines(report: &UndoReport) -> Vec<String> {
-    let mut lines = Vec::new();
-    lines.extend(report.restored.iter().map(|path| format!("restored {path}")));
-    lines.extend(report.recreated_folders.iter().map(|path| format!("recreated folder {path}")));
-    lines.extend(report.trashed.iter().map(|path| format!("moved to the trash {path}")));
-    lines.extend(report.kept.iter().map(|kept| format!("kept {}: {}", kept.path, kept.reason)));
-    lines
+/// What an undo did, a line per path ("restored Plan.md"), and the paths it could not restore.
+pub(crate) fn report_lines(report: &UndoReport) -> (Vec<String>, Vec<String>) {
+    let mut done = Vec::new();
+    done.extend(report.restored.iter().map(|path| format!("restored {path}")));
+    done.extend(report.recreated_folders.iter().map(|path| format!("recreated folder {path}")));
+    done.extend(report.trashed.iter().map(|path| format!("moved to the trash {path}")));
+    done.extend(report.kept.iter().map(|kept| format!("kept {}: {}", kept.path, kept.reason)));
+    let failed = report.failed.iter().map(|(path, why)| format!("could not restore {path}: {why}")).collect();
+    (done, failed)
 }
 
 pub async fn list(args: ListArgs) -> Result<()> {
