@@ -221,6 +221,65 @@ suggestions: Array<string>,
 subtask?: SubtaskInfo | null, };
 
 /**
+ * A form to show the user: who asks, what for, and the fields to fill in.
+ */
+export type FormRequest = { 
+/**
+ * Unique within the task; the host answers with it.
+ */
+id: string, 
+/**
+ * The MCP server asking, by the name the user gave it.
+ */
+server: string, 
+/**
+ * What the server says it needs: its own words, shown as plain text.
+ */
+message: string, fields: Array<FormField>, 
+/**
+ * The sub-task whose call is asking, when it is not the user's task itself.
+ */
+subtask?: SubtaskInfo | null, };
+
+/**
+ * One field of a form.
+ */
+export type FormField = { 
+/**
+ * The key its value is sent under.
+ */
+name: string, 
+/**
+ * What the field is called (the schema's title, else its key).
+ */
+label: string, description: string, required: boolean, input: FieldInput, };
+
+/**
+ * What a field takes, and its default.
+ */
+export type FieldInput = { "kind": "text", format: TextFormat, minLength: number | null, maxLength: number | null, default: string | null, } | { "kind": "number", integer: boolean, minimum: number | null, maximum: number | null, default: number | null, } | { "kind": "toggle", default: boolean, } | { "kind": "choice", options: Array<FormOption>, default: string | null, } | { "kind": "choices", options: Array<FormOption>, minItems: number | null, maxItems: number | null, default: Array<string>, };
+
+/**
+ * The kind of text a text field takes.
+ */
+export type TextFormat = "plain" | "email" | "uri" | "date" | "date_time";
+
+/**
+ * A value a choice offers, and what the user reads for it.
+ */
+export type FormOption = { value: string, label: string, };
+
+/**
+ * What the user did with a form.
+ */
+export type FormAction = "accept" | "decline" | "cancel";
+
+/**
+ * The user's answer to a form: the values, when they sent it.
+ */
+export type FormAnswer = { action: FormAction, content?: Record<string, unknown> | null, };
+
+/**
  * A sub-task as the user is shown it: an approval or a question it asks carries this, so the
  * host can say who is asking.
  */
@@ -244,7 +303,7 @@ title: string, };
 
 /**
  * One event of a running task, in the order things happened. The host renders them; it
- * answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
+ * answers `ApprovalRequired`, `QuestionAsked` and `FormRequested` through its `AgentHost` implementation.
  */
 export type AgentEvent = { "type": "task_started", taskId: string, mode: string, } | { "type": "step_started", step: number, } | { "type": "step_finished", step: number, usage: Usage, total: Usage, 
 /**
@@ -274,7 +333,7 @@ outcome: ToolOutcome,
 /**
  * What the model was told (cut at 4,000 characters): the card's details.
  */
-result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", requestId: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "externalized", callId: string, path: string, chars: number, } | { "type": "context_condensed", 
+result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", requestId: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "form_requested", form: FormRequest, } | { "type": "externalized", callId: string, path: string, chars: number, } | { "type": "context_condensed", 
 /**
  * Estimated input tokens before and after.
  */

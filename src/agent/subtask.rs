@@ -22,7 +22,8 @@ use crate::guard::{Canary, DataMarkers, Guardrails};
 use crate::host::AgentHost;
 use crate::pipeline::{ApprovalPolicy, CheckpointStore};
 use crate::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, EndReason, Question, RunReport, SubtaskInfo, Usage,
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, EndReason, FormAnswer, FormRequest, Question,
+    RunReport, SubtaskInfo, Usage,
 };
 use crate::tools::{subtask_title, Delegate, ToolContext, ToolError, ToolOutput};
 
@@ -158,7 +159,7 @@ struct SubtaskHost {
     call_id: String,
     info: SubtaskInfo,
     record: Rc<RefCell<Delegation>>,
-    /// The ids of this child's own approvals and questions, as it names them (the parent sees
+    /// The ids of this child's own approvals, questions and forms, as it names them (the parent sees
     /// them prefixed with the child's id); a deeper child's arrive named already.
     own: RefCell<HashSet<String>>,
 }
@@ -194,6 +195,14 @@ impl SubtaskHost {
         request
     }
 
+    fn form(&self, form: &FormRequest) -> FormRequest {
+        let mut form = form.clone();
+        if let Some((id, subtask)) = self.claim(&form.id, &form.subtask) {
+            (form.id, form.subtask) = (id, subtask);
+        }
+        form
+    }
+
     fn question(&self, question: &Question) -> Question {
         let mut question = question.clone();
         if let Some((id, subtask)) = self.claim(&question.id, &question.subtask) {
@@ -215,6 +224,9 @@ impl AgentHost for SubtaskHost {
                 .emit(&AgentEvent::ApprovalResolved { request_id: self.outer(request_id), decision: *decision }),
             AgentEvent::QuestionAsked { question } => {
                 self.parent.emit(&AgentEvent::QuestionAsked { question: self.question(question) })
+            }
+            AgentEvent::FormRequested { form } => {
+                self.parent.emit(&AgentEvent::FormRequested { form: self.form(form) })
             }
             other => {
                 match other {
@@ -241,6 +253,10 @@ impl AgentHost for SubtaskHost {
 
     async fn ask(&self, question: &Question) -> Option<String> {
         self.parent.ask(&self.question(question)).await
+    }
+
+    async fn fill(&self, form: &FormRequest) -> FormAnswer {
+        self.parent.fill(&self.form(form)).await
     }
 
     fn denial_reason(&self, request_id: &str) -> Option<String> {

@@ -7,14 +7,15 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use futures::channel::oneshot;
 
-use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, Question};
+use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, FormAction, FormAnswer, FormRequest, Question};
 
 /// Receives a task's events and answers for the user. Every method has a safe default: with
-/// no answer, a call is denied and a question goes unanswered.
+/// no answer, a call is denied, a question goes unanswered and a form is cancelled.
 #[async_trait(?Send)]
 pub trait AgentHost {
-    /// Called for every event, in order. `ApprovalRequired` and `QuestionAsked` are emitted
-    /// before the matching [`AgentHost::approve`] / [`AgentHost::ask`] call.
+    /// Called for every event, in order. `ApprovalRequired`, `QuestionAsked` and
+    /// `FormRequested` are emitted before the matching [`AgentHost::approve`] /
+    /// [`AgentHost::ask`] / [`AgentHost::fill`] call.
     fn emit(&self, event: &AgentEvent);
 
     /// Decides whether a tool call may run. The default denies.
@@ -25,6 +26,12 @@ pub trait AgentHost {
     /// Asks the user a question; `None` when nobody can answer.
     async fn ask(&self, _question: &Question) -> Option<String> {
         None
+    }
+
+    /// Has the user fill in an MCP server's form; an accepted answer's content is what
+    /// [`FormRequest::check`] gave back. Cancelled when nobody can answer.
+    async fn fill(&self, _form: &FormRequest) -> FormAnswer {
+        FormAnswer::cancel()
     }
 
     /// Why the user denied the request `request_id`, when they said. A denial with a reason
@@ -59,6 +66,9 @@ pub struct ChannelHost {
     listener: Box<dyn Fn(&AgentEvent)>,
     approvals: RefCell<Pending<ApprovalDecision>>,
     questions: RefCell<Pending<Option<String>>>,
+    forms: RefCell<Pending<FormAnswer>>,
+    /// The forms waiting for an answer, to check the answer against.
+    open_forms: RefCell<HashMap<String, FormRequest>>,
     /// Reasons given with denials, by request id, until the task asks for them.
     reasons: RefCell<HashMap<String, String>>,
     /// The hunks kept by approvals that turned some down, by request id.
@@ -98,6 +108,8 @@ impl ChannelHost {
             listener: Box::new(listener),
             approvals: RefCell::new(Pending::default()),
             questions: RefCell::new(Pending::default()),
+            forms: RefCell::new(Pending::default()),
+            open_forms: RefCell::new(HashMap::new()),
             reasons: RefCell::new(HashMap::new()),
             hunks: RefCell::new(HashMap::new()),
         }
@@ -139,8 +151,25 @@ impl ChannelHost {
         self.questions.borrow_mut().send(id, answer)
     }
 
-    /// Denies every waiting approval and declines every waiting question (the task is going
-    /// away, e.g. the view was closed).
+    /// Answers the form `id`. An accepted answer is checked against the form first: if it does
+    /// not fit, the error says why, in the user's words, and the form still waits. Returns
+    /// false if no such form is waiting.
+    pub fn answer_form(&self, id: &str, answer: FormAnswer) -> Result<bool, String> {
+        let answer = match answer.action {
+            FormAction::Accept => {
+                let forms = self.open_forms.borrow();
+                let Some(form) = forms.get(id) else { return Ok(false) };
+                let content = form.check(&answer.content.unwrap_or_default())?;
+                FormAnswer { action: FormAction::Accept, content: Some(content) }
+            }
+            action => FormAnswer { action, content: None },
+        };
+        self.open_forms.borrow_mut().remove(id);
+        Ok(self.forms.borrow_mut().send(id, answer))
+    }
+
+    /// Denies every waiting approval, declines every waiting question and cancels every
+    /// waiting form (the task is going away, e.g. the view was closed).
     pub fn dismiss_all(&self) {
         let approvals: Vec<_> = self.approvals.borrow_mut().senders.drain().collect();
         for (_, tx) in approvals {
@@ -149,6 +178,11 @@ impl ChannelHost {
         let questions: Vec<_> = self.questions.borrow_mut().senders.drain().collect();
         for (_, tx) in questions {
             let _ = tx.send(None);
+        }
+        self.open_forms.borrow_mut().clear();
+        let forms: Vec<_> = self.forms.borrow_mut().senders.drain().collect();
+        for (_, tx) in forms {
+            let _ = tx.send(FormAnswer::cancel());
         }
     }
 }
@@ -159,6 +193,10 @@ impl AgentHost for ChannelHost {
         match event {
             AgentEvent::ApprovalRequired { request } => self.approvals.borrow_mut().open(&request.id),
             AgentEvent::QuestionAsked { question } => self.questions.borrow_mut().open(&question.id),
+            AgentEvent::FormRequested { form } => {
+                self.forms.borrow_mut().open(&form.id);
+                self.open_forms.borrow_mut().insert(form.id.clone(), form.clone());
+            }
             _ => {}
         }
         (self.listener)(event);
@@ -186,6 +224,14 @@ impl AgentHost for ChannelHost {
         match receiver {
             Some(rx) => rx.await.unwrap_or(None),
             None => None,
+        }
+    }
+
+    async fn fill(&self, form: &FormRequest) -> FormAnswer {
+        let receiver = self.forms.borrow_mut().receivers.remove(&form.id);
+        match receiver {
+            Some(rx) => rx.await.unwrap_or_else(|_| FormAnswer::cancel()),
+            None => FormAnswer::cancel(),
         }
     }
 }
@@ -246,5 +292,43 @@ mod tests {
         channel.emit(&AgentEvent::QuestionAsked { question: q.clone() });
         assert!(channel.answer("q1", Some("Projects".into())));
         assert_eq!(futures::executor::block_on(channel.ask(&q)), Some("Projects".into()));
+    }
+
+    #[test]
+    fn a_form_waits_until_its_answer_fits_it() {
+        use crate::protocol::{FieldInput, FormField, TextFormat};
+        let channel = ChannelHost::new(|_| {});
+        let form = FormRequest {
+            id: "f1".into(),
+            server: "tickets".into(),
+            message: "Your email?".into(),
+            fields: vec![FormField {
+                name: "email".into(),
+                label: "Email".into(),
+                description: String::new(),
+                required: true,
+                input: FieldInput::Text {
+                    format: TextFormat::Email,
+                    min_length: None,
+                    max_length: None,
+                    default: None,
+                },
+            }],
+            subtask: None,
+        };
+        assert_eq!(channel.answer_form("f1", FormAnswer::cancel()), Ok(false));
+        channel.emit(&AgentEvent::FormRequested { form: form.clone() });
+        let accept = |email: &str| FormAnswer {
+            action: FormAction::Accept,
+            content: Some(serde_json::json!({ "email": email }).as_object().unwrap().clone()),
+        };
+        assert_eq!(channel.answer_form("f1", accept("nope")), Err("Email: expected an email address.".into()));
+        assert_eq!(channel.answer_form("f1", accept("ada@example.org")), Ok(true));
+        assert_eq!(futures::executor::block_on(AgentHost::fill(&channel, &form)), accept("ada@example.org"));
+
+        // A dismissed form is cancelled.
+        channel.emit(&AgentEvent::FormRequested { form: form.clone() });
+        channel.dismiss_all();
+        assert_eq!(futures::executor::block_on(AgentHost::fill(&channel, &form)), FormAnswer::cancel());
     }
 }

@@ -1,12 +1,16 @@
 //! An MCP client session: the handshake, the server's tools, and calls to them.
 
 use std::cell::{Cell, RefCell};
+use std::future::ready;
+
+use futures::future::LocalBoxFuture;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use super::message::{self, Incoming, RpcError, METHOD_NOT_FOUND};
+use super::elicitation::{self, FormFiller, NoForms};
+use super::message::{self, Incoming, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::transport::McpTransport;
 use crate::cancel::{with_cancel, CancelToken};
 use crate::{Error, Result};
@@ -103,7 +107,8 @@ impl McpClient {
         cancel: &CancelToken,
     ) -> Result<McpClient> {
         let server_name = server_name.into();
-        let outcome = transport.request(1, initialize_request(1), &answer_ping, cancel).await;
+        let answer = |incoming| -> LocalBoxFuture<'_, Option<Value>> { Box::pin(ready(answer_ping(incoming))) };
+        let outcome = transport.request(1, initialize_request(1), &answer, cancel).await;
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => return Err(Error::Mcp(format!("{server_name}: initialize failed: {e}"))),
@@ -184,20 +189,21 @@ impl McpClient {
         Err(Error::Mcp(format!("{}: tools/list did not end after {MAX_PAGES} pages", self.server_name)))
     }
 
-    /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive. When
-    /// `cancel` fires the server is told (`notifications/cancelled`) and the call ends with
-    /// [`Error::Cancelled`].
+    /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive, and a form
+    /// the server asks the user to fill in meanwhile to `forms`. When `cancel` fires the
+    /// server is told (`notifications/cancelled`) and the call ends with [`Error::Cancelled`].
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
         on_progress: &dyn Fn(&Progress),
+        forms: &dyn FormFiller,
         cancel: &CancelToken,
     ) -> Result<CallOutcome> {
         let id = self.take_id();
         let token = format!("vault-agent-{id}");
         let params = json!({ "name": name, "arguments": arguments, "_meta": { "progressToken": token } });
-        let inbox = |incoming: Incoming| {
+        let inbox = |incoming: Incoming| -> LocalBoxFuture<'_, Option<Value>> {
             if let Incoming::Notification { method, params } = &incoming {
                 if method == "notifications/progress"
                     && params.get("progressToken").and_then(Value::as_str) == Some(&token)
@@ -209,10 +215,10 @@ impl McpClient {
                     };
                     on_progress(&progress);
                     self.progress.borrow_mut().push(progress);
-                    return None;
+                    return Box::pin(ready(None));
                 }
             }
-            self.handle(incoming)
+            Box::pin(self.respond(incoming, forms))
         };
         let request = message::request(id, "tools/call", params);
         let outcome =
@@ -257,7 +263,9 @@ impl McpClient {
 
     async fn call(&self, method: &str, params: Value, cancel: &CancelToken) -> Result<Value> {
         let id = self.take_id();
-        let inbox = |incoming: Incoming| self.handle(incoming);
+        // Only a tool call has a user to fill in a form.
+        let inbox =
+            |incoming: Incoming| -> LocalBoxFuture<'_, Option<Value>> { Box::pin(self.respond(incoming, &NoForms)) };
         let outcome = self.transport.request(id, message::request(id, method, params), &inbox, cancel).await;
         match outcome.map_err(|e| self.mcp_error(e))? {
             Ok(result) => Ok(result),
@@ -265,31 +273,40 @@ impl McpClient {
         }
     }
 
-    /// Notifications and server requests that arrive while we wait for a response.
-    fn handle(&self, incoming: Incoming) -> Option<Value> {
+    /// Notifications and server requests that arrive while we wait for a response; a form the
+    /// server asks for goes to `forms`.
+    async fn respond(&self, incoming: Incoming, forms: &dyn FormFiller) -> Option<Value> {
         match incoming {
             Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
                 self.tools_changed.set(true);
                 None
+            }
+            Incoming::Request { id, method, params } if method == "elicitation/create" => {
+                let result = match elicitation::read_request(&params) {
+                    Ok((message, fields)) => Ok(elicitation::reply(&forms.fill(&message, fields).await)),
+                    Err(message) => Err(RpcError { code: INVALID_PARAMS, message, data: None }),
+                };
+                Some(message::response(&id, result))
             }
             other => answer_ping(other),
         }
     }
 }
 
-/// The session's first request, `id`: the newest protocol version, no capabilities, who we are.
+/// The session's first request, `id`: the newest protocol version, forms (elicitation) as the
+/// one capability, who we are.
 /// The sign-in's probe (`oauth_discovery`) opens its session with the same.
 pub(crate) fn initialize_request(id: u64) -> Value {
     let params = json!({
         "protocolVersion": PROTOCOL_VERSIONS[0],
-        "capabilities": {},
+        "capabilities": { "elicitation": {} },
         "clientInfo": { "name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION },
     });
     message::request(id, "initialize", params)
 }
 
-/// Answers `ping`; refuses every other server request (sampling, roots, elicitation: this
-/// client declares none of those capabilities); drops notifications.
+/// Answers `ping`; refuses every other server request (sampling, roots: this client declares
+/// neither capability); drops notifications.
 fn answer_ping(incoming: Incoming) -> Option<Value> {
     match incoming {
         Incoming::Request { id, method, .. } if method == "ping" => Some(message::response(&id, Ok(json!({})))),

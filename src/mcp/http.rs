@@ -246,7 +246,7 @@ impl StreamableHttp {
             let Incoming::Response { outcome, .. } = incoming else { unreachable!() };
             return Ok(Some(outcome));
         }
-        if let Some(reply) = inbox(incoming) {
+        if let Some(reply) = inbox(incoming).await {
             self.send(reply).await?;
         }
         Ok(None)

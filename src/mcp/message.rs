@@ -11,7 +11,7 @@ pub enum Incoming {
     Response { id: Value, outcome: std::result::Result<Value, RpcError> },
     /// A notification (`notifications/progress`, `notifications/tools/list_changed`, …).
     Notification { method: String, params: Value },
-    /// A request the server makes of us (`ping`, `roots/list`, `sampling/createMessage`, …).
+    /// A request the server makes of us (`ping`, `elicitation/create`, `roots/list`, …).
     Request { id: Value, method: String, params: Value },
 }
 
@@ -31,6 +31,9 @@ impl std::fmt::Display for RpcError {
 
 /// JSON-RPC's "method not found", the answer to a server request we do not serve.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// JSON-RPC's "invalid params": a server request we serve but cannot take as it came.
+pub const INVALID_PARAMS: i64 = -32602;
 
 impl Incoming {
     /// Reads one message. A batch (an array) is not a message; [`Incoming::parse_all`] reads those.

@@ -7,6 +7,7 @@
 
 mod client;
 mod config;
+mod elicitation;
 mod http;
 mod message;
 mod oauth;
@@ -18,6 +19,7 @@ mod transport;
 
 pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS};
 pub use config::{McpServerConfig, McpServerTransport};
+pub use elicitation::{FormFiller, NoForms};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};

@@ -54,7 +54,7 @@ impl McpTransport for Stdio {
                     let Incoming::Response { outcome, .. } = incoming else { unreachable!() };
                     return Ok(outcome);
                 }
-                if let Some(reply) = inbox(incoming) {
+                if let Some(reply) = inbox(incoming).await {
                     self.process.send_line(&reply.to_string()).await?;
                 }
             }

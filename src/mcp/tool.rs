@@ -2,13 +2,14 @@
 //! server sent, run through the same pipeline as every built-in tool (validation against
 //! that schema, approval in the `mcp` category, audit log, externalization).
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::{McpClient, McpToolInfo, Progress};
-use crate::protocol::{ApprovalCategory, ChangePreview};
+use super::{FormFiller, McpClient, McpToolInfo, Progress};
+use crate::protocol::{AgentEvent, ApprovalCategory, ChangePreview, FormAnswer, FormField, FormRequest};
 use crate::tools::{
     DynTool, ParsedCall, PathUse, PlannedCall, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
 };
@@ -141,7 +142,8 @@ impl PlannedCall for Call<'_> {
         let tool = self.tool;
         // Progress reports keep the call alive on the server's side; the card's spinner says
         // the same to the user.
-        let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, ctx.cancel).await;
+        let forms = UserForms { ctx, server: tool.client.server_name(), asked: Cell::new(0) };
+        let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, &forms, ctx.cancel).await;
         match outcome {
             Ok(outcome) if outcome.is_error => Err(ToolError::model(format!("{} failed: {}", tool.name, outcome.text))),
             Ok(outcome) => Ok(ToolOutput::text(outcome.text)),
@@ -149,5 +151,29 @@ impl PlannedCall for Call<'_> {
             // The server is unreachable or broke the protocol: the model may go on without it.
             Err(e) => Err(ToolError::model(e.to_string())),
         }
+    }
+}
+
+/// The forms a call's server asks for, shown to the user through the task's host.
+struct UserForms<'c, 'a> {
+    ctx: &'c ToolContext<'a>,
+    server: &'c str,
+    /// How many forms this call has asked for, to name each.
+    asked: Cell<u32>,
+}
+
+#[async_trait(?Send)]
+impl FormFiller for UserForms<'_, '_> {
+    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
+        self.asked.set(self.asked.get() + 1);
+        let form = FormRequest {
+            id: format!("form{}-{}", self.ctx.call_index, self.asked.get()),
+            server: self.server.to_string(),
+            message: message.to_string(),
+            fields,
+            subtask: None,
+        };
+        self.ctx.host.emit(&AgentEvent::FormRequested { form: form.clone() });
+        self.ctx.host.fill(&form).await
     }
 }

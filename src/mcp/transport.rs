@@ -2,6 +2,7 @@
 //! the bytes (Streamable HTTP, or a child process's stdio).
 
 use async_trait::async_trait;
+use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::message::{Incoming, RpcError};
@@ -9,8 +10,9 @@ use crate::cancel::CancelToken;
 use crate::Result;
 
 /// What the client does with a message that is not the response it waits for: notifications
-/// and the server's own requests. For a request it returns the reply to send back.
-pub type Inbox<'a> = &'a dyn Fn(Incoming) -> Option<Value>;
+/// and the server's own requests. For a request it returns the reply to send back, which may
+/// take a while (a form the user fills in).
+pub type Inbox<'a> = &'a dyn Fn(Incoming) -> LocalBoxFuture<'a, Option<Value>>;
 
 /// A connection to one MCP server.
 #[async_trait(?Send)]

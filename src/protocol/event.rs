@@ -5,12 +5,12 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::{
-    ApprovalDecision, ApprovalRequest, CallLabel, ContextUse, ErrorKind, ProviderError, ProviderSetting, Question,
-    RecipeUse, RunReport, ToolOutcome, Usage,
+    ApprovalDecision, ApprovalRequest, CallLabel, ContextUse, ErrorKind, FormRequest, ProviderError, ProviderSetting,
+    Question, RecipeUse, RunReport, ToolOutcome, Usage,
 };
 
 /// One event of a running task, in the order things happened. The host renders them; it
-/// answers `ApprovalRequired` and `QuestionAsked` through its `AgentHost` implementation.
+/// answers `ApprovalRequired`, `QuestionAsked` and `FormRequested` through its `AgentHost` implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum AgentEvent {
@@ -80,6 +80,11 @@ pub enum AgentEvent {
     },
     QuestionAsked {
         question: Question,
+    },
+    /// An MCP server asks the user to fill in a form while its tool runs; answered through
+    /// the host (`AgentHost::fill`).
+    FormRequested {
+        form: FormRequest,
     },
     /// A large result was written to the vault and replaced by a reference in the history.
     Externalized {

@@ -8,7 +8,7 @@ use super::{from_js, js_error, to_js, JsClock, VaultCore};
 use crate::agent::{load_snapshot, ChatOptions, Conversation};
 use crate::host::{ChannelHost, ProcessLauncher};
 use crate::mcp::McpToolset;
-use crate::protocol::ApprovalDecision;
+use crate::protocol::{ApprovalDecision, FormAnswer};
 use crate::provider::build;
 use crate::vault::Vault;
 
@@ -159,6 +159,19 @@ impl Chat {
     /// waiting.
     pub fn answer(&self, #[wasm_bindgen(js_name = questionId)] question_id: &str, answer: Option<String>) -> bool {
         self.host.answer(question_id, answer)
+    }
+
+    /// Answers the form `formId` (an MCP server's, `form_requested`) with `answer`. An accepted
+    /// answer that does not fit the form rejects with what is wrong, in the user's words, and
+    /// the form still waits. Resolves false if no such form is waiting.
+    #[wasm_bindgen(js_name = answerForm)]
+    pub fn answer_form(
+        &self,
+        #[wasm_bindgen(js_name = formId)] form_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.FormAnswer")] answer: JsValue,
+    ) -> Result<bool, JsValue> {
+        let answer: FormAnswer = from_js(answer)?;
+        self.host.answer_form(form_id, answer).map_err(js_error)
     }
 
     /// Stops the running task: the model call or tool is aborted, waiting approvals are denied.

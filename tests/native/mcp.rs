@@ -9,10 +9,12 @@ use std::process::{Child, Command, Stdio as ProcessStdio};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
+use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{ChildProcess, ManualClock, ReqwestClient};
-use vault_agent::mcp::{McpClient, McpTransport, Progress, Stdio, StreamableHttp};
+use vault_agent::mcp::{FormFiller, McpClient, McpTransport, NoForms, Progress, Stdio, StreamableHttp};
+use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField};
 use vault_agent::Error;
 
 /// The reference server's entry point, installed by `npm ci` (scripts/setup.sh).
@@ -88,7 +90,8 @@ fn reference_server_over_streamable_http() {
         assert!(echo.read_only());
         assert_eq!(echo.input_schema["properties"]["message"]["type"], "string");
 
-        let said = client.call_tool("echo", json!({"message": "hi there"}), &no_progress, &cancel).await.unwrap();
+        let said =
+            client.call_tool("echo", json!({"message": "hi there"}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert_eq!(said.text, "Echo: hi there");
         assert!(!said.is_error);
 
@@ -99,6 +102,7 @@ fn reference_server_over_streamable_http() {
                 "trigger-long-running-operation",
                 json!({"duration": 0.3, "steps": 3}),
                 &|p: &Progress| seen.borrow_mut().push((p.progress, p.total)),
+                &NoForms,
                 &cancel,
             )
             .await
@@ -107,9 +111,64 @@ fn reference_server_over_streamable_http() {
         assert_eq!(*seen.borrow(), vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
 
         // Bad arguments come back as an error result the model can read, not a failure.
-        let refused = client.call_tool("get-sum", json!({"a": "x"}), &no_progress, &cancel).await.unwrap();
+        let refused = client.call_tool("get-sum", json!({"a": "x"}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert!(refused.is_error, "{}", refused.text);
 
+        client.close().await;
+    });
+}
+
+/// Answers every form with `answer`, keeping what each asked.
+struct ScriptedForms {
+    answer: FormAnswer,
+    asked: RefCell<Vec<(String, Vec<FormField>)>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl FormFiller for ScriptedForms {
+    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
+        self.asked.borrow_mut().push((message.to_string(), fields));
+        self.answer.clone()
+    }
+}
+
+#[test]
+fn a_form_the_server_asks_for_mid_call_is_answered_and_the_call_goes_on() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        // The server offers its form tool only to a client that says it fills in forms.
+        let tools = client.list_tools(&cancel).await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "trigger-elicitation-request"));
+
+        let content = json!({"name": "Ada", "check": true, "integer": 7, "untitledMultipleSelectEnum": ["Piano"]});
+        let forms = ScriptedForms {
+            answer: FormAnswer { action: FormAction::Accept, content: content.as_object().cloned() },
+            asked: RefCell::new(Vec::new()),
+        };
+        let done = client.call_tool("trigger-elicitation-request", json!({}), &no_progress, &forms, &cancel).await.unwrap();
+        assert!(!done.is_error, "{}", done.text);
+        for line in ["- Name: Ada", "- Agreed to terms: true", "- Favorite Integer: 7"] {
+            assert!(done.text.contains(line), "{line} missing from {}", done.text);
+        }
+        {
+            let asked = forms.asked.borrow();
+            let (message, fields) = &asked[0];
+            assert_eq!(message, "Please provide inputs for the following fields:");
+            let name = fields.iter().find(|f| f.name == "name").unwrap();
+            assert_eq!((name.label.as_str(), name.required), ("String", true));
+            let pets = fields.iter().find(|f| f.name == "legacyTitledEnum").unwrap();
+            assert!(matches!(&pets.input, FieldInput::Choice { options, default: Some(d) } if options[1].label == "Dogs" && d == "pet-1"));
+        }
+
+        let declined = ScriptedForms {
+            answer: FormAnswer { action: FormAction::Decline, content: None },
+            asked: RefCell::new(Vec::new()),
+        };
+        let done =
+            client.call_tool("trigger-elicitation-request", json!({}), &no_progress, &declined, &cancel).await.unwrap();
+        assert!(done.text.contains("User declined"), "{}", done.text);
         client.close().await;
     });
 }
@@ -131,14 +190,17 @@ fn cancelling_a_call_tells_the_server_and_returns_at_once() {
                         stop.cancel();
                     }
                 },
+                &NoForms,
                 &cancel,
             )
             .await;
         assert!(matches!(result, Err(Error::Cancelled)), "{result:?}");
         assert!(started.elapsed().as_secs() < 10, "the call did not end when cancelled");
         // The session is still usable afterwards.
-        let said =
-            client.call_tool("echo", json!({"message": "again"}), &no_progress, &CancelToken::new()).await.unwrap();
+        let said = client
+            .call_tool("echo", json!({"message": "again"}), &no_progress, &NoForms, &CancelToken::new())
+            .await
+            .unwrap();
         assert_eq!(said.text, "Echo: again");
     });
 }
@@ -163,10 +225,11 @@ fn closing_ends_the_session_on_the_server() {
         );
         reuse.set_protocol_version("2025-06-18");
         let list = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
-        let before = reuse.request(9, list(9), &|_| None, &CancelToken::new()).await.unwrap();
+        let nothing = |_| -> LocalBoxFuture<'_, Option<Value>> { Box::pin(std::future::ready(None)) };
+        let before = reuse.request(9, list(9), &nothing, &CancelToken::new()).await.unwrap();
         assert!(before.unwrap()["tools"].is_array());
         client.close().await;
-        let after = reuse.request(10, list(10), &|_| None, &CancelToken::new()).await;
+        let after = reuse.request(10, list(10), &nothing, &CancelToken::new()).await;
         assert!(matches!(&after, Err(Error::Mcp(m)) if m.contains("No valid session")), "{after:?}");
     });
 }
@@ -180,7 +243,7 @@ fn reference_server_over_stdio() {
         assert_eq!(client.info().name, "mcp-servers/everything");
         let tools = client.list_tools(&cancel).await.unwrap();
         assert!(tools.iter().any(|t| t.name == "get-sum"));
-        let sum = client.call_tool("get-sum", json!({"a": 2, "b": 40}), &no_progress, &cancel).await.unwrap();
+        let sum = client.call_tool("get-sum", json!({"a": 2, "b": 40}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert!(sum.text.contains("42"), "{}", sum.text);
         client.close().await;
     });
@@ -382,7 +445,7 @@ fn a_broken_stream_is_resumed_from_the_last_event_after_the_servers_retry() {
         );
         let client = McpClient::connect("flaky", Box::new(transport), &CancelToken::new()).await.unwrap();
         let outcome = client
-            .call_tool("slow", json!({}), &|_: &Progress| *progress.borrow_mut() += 1, &CancelToken::new())
+            .call_tool("slow", json!({}), &|_: &Progress| *progress.borrow_mut() += 1, &NoForms, &CancelToken::new())
             .await
             .unwrap();
         assert_eq!(outcome.text, "resumed");
@@ -513,6 +576,70 @@ mod agent {
         assert!(sent.contains("Echo: a"), "{sent}");
         // A tool the user turned off is not offered.
         assert!(run.provider.requests()[0].tools.iter().all(|t| t.name != "mcp__everything__get-env"));
+    }
+
+    #[test]
+    fn a_form_a_server_asks_for_is_shown_to_the_user_checked_and_sent() {
+        use std::cell::RefCell;
+
+        use vault_agent::host::ChannelHost;
+        use vault_agent::protocol::{FormAction, FormAnswer, FormRequest};
+
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let turns =
+            vec![Turn::tools([("mcp__everything__trigger-elicitation-request", json!({}))]), Turn::text("Thanks.")];
+        let provider = Rc::new(ScriptedProvider::new(turns));
+        // The plugin's host: the user answers through it, here as soon as asked.
+        let slot: Rc<RefCell<Option<Rc<ChannelHost>>>> = Rc::new(RefCell::new(None));
+        let forms: Rc<RefCell<Vec<FormRequest>>> = Rc::default();
+        let problems: Rc<RefCell<Vec<String>>> = Rc::default();
+        let (answering, seen, told) = (slot.clone(), forms.clone(), problems.clone());
+        let host = Rc::new(ChannelHost::new(move |event| {
+            let host = answering.borrow().clone().unwrap();
+            let accept = |content: serde_json::Value| FormAnswer {
+                action: FormAction::Accept,
+                content: content.as_object().cloned(),
+            };
+            match event {
+                AgentEvent::ApprovalRequired { request } => {
+                    host.respond(&request.id, ApprovalDecision::Approve);
+                }
+                AgentEvent::FormRequested { form } => {
+                    seen.borrow_mut().push(form.clone());
+                    // A value that does not fit is refused, in words, and the form still waits.
+                    let wrong = host.answer_form(&form.id, accept(json!({"name": "Ada", "email": "ada at home"})));
+                    told.borrow_mut().push(wrong.unwrap_err());
+                    assert_eq!(host.answer_form(&form.id, accept(json!({"name": "Ada", "integer": 7}))), Ok(true));
+                }
+                _ => {}
+            }
+        }));
+        *slot.borrow_mut() = Some(host.clone());
+        let clock = Rc::new(SystemClock);
+        let toolset = Rc::new(McpToolset::new(vec![config], Rc::new(ReqwestClient::new()), clock.clone(), None));
+        let chat = Conversation::new(
+            AgentConfig::default(),
+            provider.clone(),
+            Rc::new(MemoryVault::new()),
+            clock,
+            host.clone(),
+        )
+        .with_mcp(toolset.clone());
+        let end = runtime().block_on(async {
+            let report = chat.send("Ask me for my details through the server").await.unwrap();
+            toolset.close().await;
+            report.end
+        });
+        *slot.borrow_mut() = None;
+        assert_eq!(end, EndReason::Answered);
+        let forms = forms.borrow();
+        assert_eq!(forms.len(), 1);
+        assert_eq!((forms[0].server.as_str(), forms[0].id.as_str()), ("everything", "form0-1"));
+        assert_eq!(*problems.borrow(), ["String with email format: expected an email address."]);
+        // The server got the checked answer, and the model read what the server made of it.
+        let sent = serde_json::to_string(&provider.requests()[1].messages).unwrap();
+        assert!(sent.contains("- Name: Ada") && sent.contains("- Favorite Integer: 7"), "{sent}");
     }
 
     #[test]

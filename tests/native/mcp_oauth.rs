@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{query_params, ManualClock, ReqwestClient};
 use vault_agent::mcp::{
-    finish_sign_in, start_sign_in, McpCredentials, McpServerConfig, McpServerTransport, McpSignIn, Progress,
+    finish_sign_in, start_sign_in, McpCredentials, McpServerConfig, McpServerTransport, McpSignIn, NoForms, Progress,
 };
 
 const REDIRECT: &str = "obsidian://vault-agent-mcp-auth";
@@ -152,13 +152,13 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
             config.connect(Rc::new(http.clone()), clock.clone(), None, Some(sink.clone()), &cancel).await.unwrap();
         let tools = client.list_tools(&cancel).await.unwrap();
         assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["whoami"]);
-        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert_eq!(said.text, "signed in as Vault Agent, token 1, scope notes:read");
 
         // The server ends the token early: the call is refused once, the token renewed, the
         // call made again; the host is handed the new refresh token.
         oauth.control("expire", json!({})).await;
-        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert_eq!(said.text, "signed in as Vault Agent, token 2, scope notes:read");
         let (server_name, fresh) = renewed.borrow().last().cloned().expect("renewed credentials kept");
         assert_eq!(server_name, "notes");
@@ -167,7 +167,7 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
         // Near its end the token is renewed before the request, not after a refusal.
         assert_eq!(fresh.expires_at, Some(1_000_000.0 + 3_600_000.0));
         clock.advance(3_600_000 - 30_000);
-        let said = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap();
+        let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
         assert_eq!(said.text, "signed in as Vault Agent, token 3, scope notes:read");
         assert_eq!(renewed.borrow().len(), 2);
 
@@ -183,7 +183,8 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
 
         // Once the sign-in is gone for good, the error says to sign in again.
         oauth.control("revoke", json!({})).await;
-        let ended = client.call_tool("whoami", json!({}), &no_progress, &cancel).await.unwrap_err().to_string();
+        let ended =
+            client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap_err().to_string();
         assert!(ended.contains("sign in again"), "{ended}");
         client.close().await;
 

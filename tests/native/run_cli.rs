@@ -440,6 +440,19 @@ fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
 }
 
 #[test]
+fn a_form_a_server_asks_for_without_a_terminal_is_cancelled_and_says_so() {
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let out = vault_agent(&["mcp", "call", "--mcp-stdio", &server, "ref", "trigger-elicitation-request", "{}"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("User cancelled the elicitation dialog"), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("form cancelled (no terminal to fill it in): The MCP server \"ref\" asks: Please provide"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
     let vault = sample_vault();
     let (base, seen) = serve(vec![

@@ -14,6 +14,8 @@ fn main() -> std::process::ExitCode {
 #[cfg(not(target_arch = "wasm32"))]
 mod chat;
 #[cfg(not(target_arch = "wasm32"))]
+mod form;
+#[cfg(not(target_arch = "wasm32"))]
 mod index;
 #[cfg(not(target_arch = "wasm32"))]
 mod list_models;

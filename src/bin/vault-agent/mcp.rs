@@ -10,8 +10,10 @@ use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::mcp::{CredentialsSink, McpClient, McpServerConfig, Progress};
 use vault_agent::{Error, Result};
 
+use crate::form::TerminalForms;
 use crate::mcp_login::{login, logout, CredentialFile};
 use crate::out::outln;
+use crate::run::TerminalHost;
 
 /// The MCP servers a command uses; both options repeat.
 #[derive(clap::Args, Default)]
@@ -147,7 +149,8 @@ pub async fn run(command: Command) -> Result<()> {
                 Some(total) => eprintln!("progress {}/{total}", p.progress),
                 None => eprintln!("progress {}", p.progress),
             };
-            let outcome = client.call_tool(&tool, arguments, &report, &cancel).await;
+            let forms = TerminalForms { host: TerminalHost::new(), server: server.clone() };
+            let outcome = client.call_tool(&tool, arguments, &report, &forms, &cancel).await;
             client.close().await;
             let outcome = outcome?;
             outln!("{}", outcome.text);

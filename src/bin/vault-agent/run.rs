@@ -22,7 +22,8 @@ use vault_agent::pipeline::{
 };
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, Question, RunReport,
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, EndReason, FormAnswer, FormRequest,
+    Question, RunReport,
 };
 use vault_agent::provider::build;
 use vault_agent::tools::WebSearchConfig;
@@ -404,7 +405,13 @@ impl TerminalHost {
         }
     }
 
-    async fn prompt(&self, text: &str) -> Option<String> {
+    /// Whether the user can be asked: stdin is a terminal.
+    pub(crate) fn interactive(&self) -> bool {
+        self.interactive
+    }
+
+    /// Asks `text` and reads the answer's line; `None` when the input ended.
+    pub(crate) async fn prompt(&self, text: &str) -> Option<String> {
         eprint!("{text}");
         let _ = std::io::stderr().flush();
         self.lines.lock().await.next_line().await.ok().flatten()
@@ -534,6 +541,11 @@ impl AgentHost for TerminalHost {
             Some("s" | "S" | "skip") => ApprovalDecision::Skip,
             _ => ApprovalDecision::Deny,
         }
+    }
+
+    async fn fill(&self, form: &FormRequest) -> FormAnswer {
+        self.finish_line();
+        crate::form::fill(self, form).await
     }
 
     async fn ask(&self, question: &Question) -> Option<String> {

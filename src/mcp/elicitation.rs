@@ -1,0 +1,201 @@
+//! `elicitation/create` in form mode: a server asks the user for a few values while its tool
+//! runs. The request's schema (flat: text, numbers, yes/no, choices) becomes a form's fields;
+//! the user's answer becomes the reply.
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, TextFormat};
+
+/// Who fills in a server's forms: the user, through the host.
+#[async_trait(?Send)]
+pub trait FormFiller {
+    /// Shows the form `fields` with the server's `message`; the user's answer.
+    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer;
+}
+
+/// Nobody to ask: every form is cancelled.
+pub struct NoForms;
+
+#[async_trait(?Send)]
+impl FormFiller for NoForms {
+    async fn fill(&self, _message: &str, _fields: Vec<FormField>) -> FormAnswer {
+        FormAnswer::cancel()
+    }
+}
+
+/// The message and fields of an `elicitation/create` request's `params`; the error says what
+/// this client cannot show (another mode, a nested schema).
+pub fn read_request(params: &Value) -> Result<(String, Vec<FormField>), String> {
+    if let Some(mode) = params.get("mode").and_then(Value::as_str).filter(|m| *m != "form") {
+        return Err(format!("elicitation mode {mode:?} is not supported by this client"));
+    }
+    let message = params.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+    let schema = params.get("requestedSchema").ok_or("requestedSchema is missing")?;
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut fields = Vec::new();
+    for (name, property) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let input =
+            field_input(property).ok_or_else(|| format!("field {name:?} is not a kind this client can show"))?;
+        let text = |key: &str| property.get(key).and_then(Value::as_str).unwrap_or_default().trim().to_string();
+        let title = text("title");
+        fields.push(FormField {
+            name: name.clone(),
+            label: if title.is_empty() { name.clone() } else { title },
+            description: text("description"),
+            required: required.contains(&name.as_str()),
+            input,
+        });
+    }
+    Ok((message, fields))
+}
+
+/// The reply's `result` for `answer`.
+pub fn reply(answer: &FormAnswer) -> Value {
+    match (answer.action, &answer.content) {
+        (FormAction::Accept, content) => json!({ "action": "accept", "content": content.clone().unwrap_or_default() }),
+        (FormAction::Decline, _) => json!({ "action": "decline" }),
+        (FormAction::Cancel, _) => json!({ "action": "cancel" }),
+    }
+}
+
+/// A property of the flat schema elicitation allows, as a field's input; `None` for anything
+/// else.
+fn field_input(property: &Value) -> Option<FieldInput> {
+    let number = |key: &str| property.get(key).and_then(Value::as_f64);
+    let count = |key: &str| property.get(key).and_then(Value::as_u64).map(|n| n.min(u32::MAX as u64) as u32);
+    match property.get("type").and_then(Value::as_str)? {
+        "string" => {
+            let default = property.get("default").and_then(Value::as_str).map(str::to_string);
+            if let Some(options) = options(property) {
+                return Some(FieldInput::Choice { options, default });
+            }
+            let format = match property.get("format").and_then(Value::as_str) {
+                None => TextFormat::Plain,
+                Some("email") => TextFormat::Email,
+                Some("uri") => TextFormat::Uri,
+                Some("date") => TextFormat::Date,
+                Some("date-time") => TextFormat::DateTime,
+                Some(_) => return None,
+            };
+            Some(FieldInput::Text { format, min_length: count("minLength"), max_length: count("maxLength"), default })
+        }
+        kind @ ("number" | "integer") => Some(FieldInput::Number {
+            integer: kind == "integer",
+            minimum: number("minimum"),
+            maximum: number("maximum"),
+            default: number("default"),
+        }),
+        "boolean" => {
+            Some(FieldInput::Toggle { default: property.get("default").and_then(Value::as_bool) == Some(true) })
+        }
+        "array" => {
+            let options = options(property.get("items")?)?;
+            let default = property.get("default").and_then(Value::as_array).into_iter().flatten();
+            let default = default.filter_map(Value::as_str).map(str::to_string).collect();
+            Some(FieldInput::Choices { options, min_items: count("minItems"), max_items: count("maxItems"), default })
+        }
+        _ => None,
+    }
+}
+
+/// The choices a string schema offers: `enum` (named by `enumNames`, the older form, if
+/// given), or `oneOf` / `anyOf` of `{const, title}`.
+fn options(schema: &Value) -> Option<Vec<FormOption>> {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let names = schema.get("enumNames").and_then(Value::as_array);
+        let options = values.iter().enumerate().map(|(i, value)| {
+            let value = value.as_str()?.to_string();
+            let label =
+                names.and_then(|n| n.get(i)).and_then(Value::as_str).map_or_else(|| value.clone(), str::to_string);
+            Some(FormOption { value, label })
+        });
+        return options.collect();
+    }
+    let titled = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
+    titled
+        .iter()
+        .map(|option| {
+            let value = option.get("const")?.as_str()?.to_string();
+            let label = option.get("title").and_then(Value::as_str).map_or_else(|| value.clone(), str::to_string);
+            Some(FormOption { value, label })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_the_spec_allows_becomes_a_field() {
+        let params = json!({
+            "message": "Tell us about you",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "title": "Name", "description": "Your full name", "maxLength": 40},
+                    "email": {"type": "string", "format": "email"},
+                    "age": {"type": "integer", "minimum": 1, "maximum": 120, "default": 42},
+                    "ok": {"type": "boolean", "default": true},
+                    "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}], "default": "h1"},
+                    "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["Alpha", "Beta"]},
+                    "fish": {"type": "array", "minItems": 1, "items": {"anyOf": [{"const": "f1", "title": "Tuna"}]}, "default": ["f1"]},
+                    "tools": {"type": "array", "items": {"type": "string", "enum": ["Guitar", "Piano"]}}
+                },
+                "required": ["name", "email"]
+            }
+        });
+        let (message, fields) = read_request(&params).unwrap();
+        assert_eq!(message, "Tell us about you");
+        let by = |name: &str| fields.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(
+            (by("name").label.as_str(), by("name").description.as_str(), by("name").required),
+            ("Name", "Your full name", true)
+        );
+        assert!(matches!(by("name").input, FieldInput::Text { format: TextFormat::Plain, max_length: Some(40), .. }));
+        assert!(matches!(by("email").input, FieldInput::Text { format: TextFormat::Email, .. }));
+        assert_eq!(
+            by("age").input,
+            FieldInput::Number { integer: true, minimum: Some(1.0), maximum: Some(120.0), default: Some(42.0) }
+        );
+        assert_eq!(by("ok").input, FieldInput::Toggle { default: true });
+        let option = |value: &str, label: &str| FormOption { value: value.into(), label: label.into() };
+        assert_eq!(
+            by("hero").input,
+            FieldInput::Choice { options: vec![option("h1", "Superman")], default: Some("h1".into()) }
+        );
+        assert_eq!(
+            by("legacy").input,
+            FieldInput::Choice { options: vec![option("a", "Alpha"), option("b", "Beta")], default: None }
+        );
+        assert_eq!(
+            by("fish").input,
+            FieldInput::Choices {
+                options: vec![option("f1", "Tuna")],
+                min_items: Some(1),
+                max_items: None,
+                default: vec!["f1".into()]
+            }
+        );
+        assert!(matches!(&by("tools").input, FieldInput::Choices { options, .. } if options.len() == 2));
+    }
+
+    #[test]
+    fn what_a_form_cannot_show_is_refused() {
+        let nested =
+            json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "object"}}}});
+        assert_eq!(read_request(&nested).unwrap_err(), "field \"a\" is not a kind this client can show");
+        let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
+        assert_eq!(read_request(&url).unwrap_err(), "elicitation mode \"url\" is not supported by this client");
+    }
+
+    #[test]
+    fn answers_become_replies() {
+        let accepted = FormAnswer { action: FormAction::Accept, content: json!({"name": "Ada"}).as_object().cloned() };
+        assert_eq!(reply(&accepted), json!({"action": "accept", "content": {"name": "Ada"}}));
+        assert_eq!(reply(&FormAnswer { action: FormAction::Decline, content: None }), json!({"action": "decline"}));
+        assert_eq!(reply(&FormAnswer::cancel()), json!({"action": "cancel"}));
+    }
+}
