@@ -7,6 +7,11 @@
 
 export type {
   AgentEvent,
+  FieldInput,
+  FormAction,
+  FormAnswer,
+  FormField,
+  FormRequest,
   CallLabel,
   DiffRow,
   ProviderProblem,

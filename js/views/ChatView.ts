@@ -431,6 +431,7 @@ export class ChatView extends ItemView {
       app: this.app,
       review: (request, card) => this.review(request, card),
       answer: (id, text) => detach(this.chat?.answer(id, text)),
+      answerForm: async (id, answer) => (this.chat ? await this.chat.answerForm(id, answer) : false),
       retry: () => void this.retry(),
       continueTask: () => void this.continueTask(),
       undo: (taskId, redo) => this.undo(taskId, redo),

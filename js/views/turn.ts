@@ -6,6 +6,8 @@ import type {
   CallLabel,
   ContextUse,
   EndReason,
+  FormAnswer,
+  FormRequest,
   ProviderProblem,
   ProviderSetting,
   Question,
@@ -15,6 +17,7 @@ import type {
   TranscriptStep,
   Usage,
 } from "../protocol";
+import { showForm, type FormCard } from "./form";
 
 /** What the buttons under an answer do. */
 export type AnswerAction = "copy" | "insert" | "append" | "create";
@@ -32,6 +35,8 @@ export interface TurnContext {
   /** Answers an approval request (the modal or the card's buttons). */
   review(request: ApprovalRequest, card: ToolCard): void;
   answer(questionId: string, text: string | null): void;
+  /** Answers an MCP server's form; rejects, in words, when the answer does not fit it. */
+  answerForm(formId: string, answer: FormAnswer): Promise<boolean>;
   retry(): void;
   /** Goes on after a task stopped at a limit, with a fresh budget. */
   continueTask(): void;
@@ -96,6 +101,8 @@ export class TurnView extends Component {
   private readonly actions: HTMLElement;
   /** The sub-tasks this task's `new_task` calls started, by call id and by their task id. */
   private readonly subtasks = new Map<string, TurnView>();
+  /** MCP servers' forms shown in this turn, closed when it ends. */
+  private readonly forms: FormCard[] = [];
   private readonly subtaskIds = new Map<string, TurnView>();
   taskId: string | null = null;
 
@@ -189,6 +196,16 @@ export class TurnView extends Component {
         }
         this.endText();
         this.askQuestion(event.question);
+        break;
+      }
+      case "form_requested": {
+        const owner = event.form.subtask ? this.findSubtask(event.form.subtask.taskId) : null;
+        if (owner) {
+          owner.handle(event);
+          break;
+        }
+        this.endText();
+        this.askForm(event.form);
         break;
       }
       case "warning":
@@ -323,6 +340,8 @@ export class TurnView extends Component {
 
   /** The footer for a finished task: how it ended, the meter, retry and undo. */
   finish(report: RunReport, undone = false): void {
+    // A form still open when the task ended is no longer waited for.
+    for (const form of this.forms.splice(0)) form.close();
     this.taskId = report.taskId;
     this.el.dataset.taskId = report.taskId;
     this.setRunning(false);
@@ -506,6 +525,10 @@ export class TurnView extends Component {
 
   private closeThinking(): void {
     this.thinking = null;
+  }
+
+  private askForm(form: FormRequest): void {
+    this.forms.push(showForm(this.el, this.footer, form, (answer) => this.ctx.answerForm(form.id, answer)));
   }
 
   private askQuestion(question: Question): void {

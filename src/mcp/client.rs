@@ -281,8 +281,8 @@ impl McpClient {
                 self.tools_changed.set(true);
                 None
             }
-            Incoming::Request { id, method, params } if method == "elicitation/create" => {
-                let result = match elicitation::read_request(&params) {
+            Incoming::Request { id, method, params, field_order } if method == elicitation::FORM_METHOD => {
+                let result = match elicitation::read_request(&params, &field_order) {
                     Ok((message, fields)) => Ok(elicitation::reply(&forms.fill(&message, fields).await)),
                     Err(message) => Err(RpcError { code: INVALID_PARAMS, message, data: None }),
                 };

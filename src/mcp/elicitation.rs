@@ -2,7 +2,11 @@
 //! runs. The request's schema (flat: text, numbers, yes/no, choices) becomes a form's fields;
 //! the user's answer becomes the reply.
 
+use std::fmt;
+
 use async_trait::async_trait;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, TextFormat};
@@ -24,9 +28,13 @@ impl FormFiller for NoForms {
     }
 }
 
-/// The message and fields of an `elicitation/create` request's `params`; the error says what
-/// this client cannot show (another mode, a nested schema).
-pub fn read_request(params: &Value) -> Result<(String, Vec<FormField>), String> {
+/// The method by which a server asks for a form.
+pub(crate) const FORM_METHOD: &str = "elicitation/create";
+
+/// The message and fields of an `elicitation/create` request's `params`, the fields in
+/// `order` (the server's, as [`field_orders`] read it; others after, by name); the error says
+/// what this client cannot show (another mode, a nested schema).
+pub fn read_request(params: &Value, order: &[String]) -> Result<(String, Vec<FormField>), String> {
     if let Some(mode) = params.get("mode").and_then(Value::as_str).filter(|m| *m != "form") {
         return Err(format!("elicitation mode {mode:?} is not supported by this client"));
     }
@@ -48,7 +56,59 @@ pub fn read_request(params: &Value) -> Result<(String, Vec<FormField>), String> 
             input,
         });
     }
+    fields.sort_by_key(|field| order.iter().position(|name| *name == field.name).unwrap_or(usize::MAX));
     Ok((message, fields))
+}
+
+/// For each message in `text` (one, or a batch), the keys of `params.requestedSchema.properties`
+/// in the order they are written; empty where there are none.
+pub(crate) fn field_orders(text: &str) -> Vec<Vec<String>> {
+    #[derive(Deserialize, Default)]
+    struct Message {
+        #[serde(default)]
+        params: Option<Params>,
+    }
+    #[derive(Deserialize, Default)]
+    struct Params {
+        #[serde(default, rename = "requestedSchema")]
+        schema: Option<Schema>,
+    }
+    #[derive(Deserialize, Default)]
+    struct Schema {
+        #[serde(default)]
+        properties: Keys,
+    }
+    let order = |m: Message| m.params.and_then(|p| p.schema).map(|s| s.properties.0).unwrap_or_default();
+    if text.trim_start().starts_with('[') {
+        let all: Vec<Message> = serde_json::from_str(text).unwrap_or_default();
+        all.into_iter().map(order).collect()
+    } else {
+        vec![serde_json::from_str(text).map(order).unwrap_or_default()]
+    }
+}
+
+/// A JSON object's keys in order (nothing, for any other value).
+#[derive(Default)]
+struct Keys(Vec<String>);
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Keys, D::Error> {
+        struct KeysVisitor;
+        impl<'de> Visitor<'de> for KeysVisitor {
+            type Value = Keys;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((key, IgnoredAny)) = map.next_entry::<String, IgnoredAny>()? {
+                    keys.push(key);
+                }
+                Ok(Keys(keys))
+            }
+        }
+        deserializer.deserialize_map(KeysVisitor)
+    }
 }
 
 /// The reply's `result` for `answer`.
@@ -147,7 +207,7 @@ mod tests {
                 "required": ["name", "email"]
             }
         });
-        let (message, fields) = read_request(&params).unwrap();
+        let (message, fields) = read_request(&params, &[]).unwrap();
         assert_eq!(message, "Tell us about you");
         let by = |name: &str| fields.iter().find(|f| f.name == name).unwrap();
         assert_eq!(
@@ -186,9 +246,9 @@ mod tests {
     fn what_a_form_cannot_show_is_refused() {
         let nested =
             json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "object"}}}});
-        assert_eq!(read_request(&nested).unwrap_err(), "field \"a\" is not a kind this client can show");
+        assert_eq!(read_request(&nested, &[]).unwrap_err(), "field \"a\" is not a kind this client can show");
         let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
-        assert_eq!(read_request(&url).unwrap_err(), "elicitation mode \"url\" is not supported by this client");
+        assert_eq!(read_request(&url, &[]).unwrap_err(), "elicitation mode \"url\" is not supported by this client");
     }
 
     #[test]

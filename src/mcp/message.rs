@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::elicitation::{field_orders, FORM_METHOD};
 use crate::{Error, Result};
 
 /// A message the server sent.
@@ -12,7 +13,9 @@ pub enum Incoming {
     /// A notification (`notifications/progress`, `notifications/tools/list_changed`, …).
     Notification { method: String, params: Value },
     /// A request the server makes of us (`ping`, `elicitation/create`, `roots/list`, …).
-    Request { id: Value, method: String, params: Value },
+    /// `field_order`: for `elicitation/create`, the keys of its schema's `properties` in the
+    /// order the server wrote them, which a form shows and `params` loses (its maps sort).
+    Request { id: Value, method: String, params: Value, field_order: Vec<String> },
 }
 
 /// A JSON-RPC error object.
@@ -45,7 +48,8 @@ impl Incoming {
         let method = map.remove("method");
         match (id, method) {
             (Some(id), Some(Value::String(method))) => {
-                Ok(Incoming::Request { id, method, params: map.remove("params").unwrap_or(Value::Null) })
+                let params = map.remove("params").unwrap_or(Value::Null);
+                Ok(Incoming::Request { id, method, params, field_order: Vec::new() })
             }
             (None, Some(Value::String(method))) => {
                 Ok(Incoming::Notification { method, params: map.remove("params").unwrap_or(Value::Null) })
@@ -68,10 +72,19 @@ impl Incoming {
     pub fn parse_all(text: &str) -> Result<Vec<Incoming>> {
         let value: Value = serde_json::from_str(text)
             .map_err(|e| Error::Mcp(format!("the server sent JSON that does not parse ({e}): {}", clip(text))))?;
-        match value {
-            Value::Array(items) => items.into_iter().map(Incoming::parse).collect(),
-            other => Ok(vec![Incoming::parse(other)?]),
+        let mut all = match value {
+            Value::Array(items) => items.into_iter().map(Incoming::parse).collect::<Result<Vec<_>>>()?,
+            other => vec![Incoming::parse(other)?],
+        };
+        let asks_form = |m: &Incoming| matches!(m, Incoming::Request { method, .. } if method == FORM_METHOD);
+        if all.iter().any(asks_form) {
+            for (message, order) in all.iter_mut().zip(field_orders(text)) {
+                if let Incoming::Request { field_order, .. } = message {
+                    *field_order = order;
+                }
+            }
         }
+        Ok(all)
     }
 }
 
@@ -125,6 +138,19 @@ mod tests {
         );
         assert!(matches!(&all[2], Incoming::Notification { method, .. } if method == "notifications/progress"));
         assert!(matches!(&all[3], Incoming::Request { method, params: Value::Null, .. } if method == "ping"));
+    }
+
+    #[test]
+    fn a_forms_fields_keep_the_servers_order() {
+        let form = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m",
+            "requestedSchema":{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},
+            "bio":{"type":"string","default":"{\"x\": 1}"}}}}}"#;
+        let all =
+            Incoming::parse_all(&format!(r#"[{{"jsonrpc":"2.0","method":"notifications/progress"}},{form}]"#)).unwrap();
+        assert!(matches!(&all[0], Incoming::Notification { .. }));
+        assert!(matches!(&all[1], Incoming::Request { field_order, .. } if field_order == &["name", "age", "bio"]));
+        let one = Incoming::parse_all(form).unwrap();
+        assert!(matches!(&one[0], Incoming::Request { field_order, .. } if field_order == &["name", "age", "bio"]));
     }
 
     #[test]

@@ -2818,6 +2818,77 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
   }
 });
 
+test("MCP: a server's form mid-call is filled in the chat, checked by the core, and its answer reaches the server", async () => {
+  const everything = await startEverything();
+  const id = `e2e-mcp-form-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "f1", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
+    { text: "Thanks, the server has your details." },
+  ]);
+  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  try {
+    await send(page, "Fill in the server's form for me");
+    const modal = page.locator(".modal.vault-agent-approval");
+    await modal.waitFor();
+    await modal.locator('button[data-decision="approve"]').click();
+    const form = page.locator(".vault-agent-form");
+    await form.waitFor();
+    assert.match(await form.locator(".vault-agent-form-head").innerText(), /The MCP server “everything” asks/);
+    assert.equal(await form.locator(".vault-agent-form-message").innerText(), "Please provide inputs for the following fields:");
+    // The fields in the server's order; the defaults filled in; a choice shows its title, not its value.
+    assert.deepEqual((await form.locator(".vault-agent-form-label").allInnerTexts()).slice(0, 3), ["String *", "Boolean", "String with default"]);
+    assert.equal(await form.locator("#vault-agent-form-form0-1-integer").inputValue(), "42");
+    assert.equal(await form.locator("#vault-agent-form-form0-1-legacyTitledEnum option:checked").innerText(), "Cats");
+
+    // What does not fit the form is refused by the core, in words, and the form stays open.
+    await form.locator("button", { hasText: "Send" }).click();
+    const problem = form.locator(".vault-agent-form-problem");
+    await problem.filter({ hasText: "String: fill this in." }).waitFor();
+    await form.locator("#vault-agent-form-form0-1-name").fill("Ada Lovelace");
+    await form.locator("#vault-agent-form-form0-1-email").fill("ada at home");
+    await form.locator("#vault-agent-form-form0-1-homepage").fill("https://example.org/ada");
+    await form.locator("button", { hasText: "Send" }).click();
+    await problem.filter({ hasText: "String with email format: expected an email address." }).waitFor();
+    await layout(page, "narrow");
+    await problem.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-form-problem-narrow-light.png` });
+    await layout(page, "wide");
+    await form.locator("#vault-agent-form-form0-1-email").fill("ada@example.org");
+    await form.locator(".vault-agent-form-field", { hasText: "Agree to the terms" }).locator("input[type=checkbox]").check();
+    await form.locator("#vault-agent-form-form0-1-integer").fill("7");
+    await form.locator(".vault-agent-form-field", { hasText: "Choose your favorite instruments" }).locator("label", { hasText: "Piano" }).click();
+    await form.evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await shootLayouts(page, "mcp-form");
+    await layout(page, "mobile");
+    await assertTouchTargets(page, [".vault-agent-form-check", ".vault-agent-form-field input:not([type=checkbox])"]);
+    await layout(page, "wide");
+    await form.locator("button", { hasText: "Send" }).click();
+    await form.locator(".vault-agent-form-ended", { hasText: "Sent to the server" }).waitFor();
+    assert.equal(await form.locator("button:not([disabled])").count(), 0);
+    // Folded to what was sent, as the user read it.
+    const sentList = await form.locator(".vault-agent-form-sent li").allInnerTexts();
+    assert.ok(sentList.includes("String: Ada Lovelace") && sentList.includes("Boolean: yes"), sentList.join(" | "));
+    assert.ok(sentList.includes("Legacy Titled Single Select Enum: Cats") && sentList.includes("Untitled Multiple Select Enum: Guitar, Piano"), sentList.join(" | "));
+    await page.locator(".vault-agent-text", { hasText: "Thanks, the server has your details." }).waitFor();
+
+    // The server got the checked answer; the model read only what the server made of it.
+    const told = JSON.stringify((await requests(id))[1].body.messages);
+    for (const line of ["- Name: Ada Lovelace", "- Agreed to terms: true", "- Email: ada@example.org", "- Favorite Integer: 7"]) {
+      assert.ok(told.includes(line), `${line} missing from ${told}`);
+    }
+    assert.match(told, /Guitar.*Piano|Piano.*Guitar/);
+    await setTheme(page, "dark");
+    await form.evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-form-sent-dark.png` });
+    await setTheme(page, "light");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: signing in to a server that asks for it (OAuth) in the browser, then its tool with the token renewed", async () => {
   const sid = `e2e-${Date.now()}`;
   const id = `e2e-mcp-oauth-${Date.now()}`;
