@@ -50,6 +50,14 @@ impl HttpClient for FallbackClient {
             other => other,
         }
     }
+
+    fn streams(&self) -> bool {
+        if self.switched.get() {
+            self.fallback.streams()
+        } else {
+            self.primary.streams()
+        }
+    }
 }
 
 #[cfg(test)]

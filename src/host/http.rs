@@ -130,6 +130,13 @@ impl std::fmt::Debug for HttpResponse {
 #[async_trait(?Send)]
 pub trait HttpClient {
     async fn send(&self, request: HttpRequest, cancel: &CancelToken) -> Result<HttpResponse>;
+
+    /// Whether a response's body arrives as the server sends it. A client that hands the body
+    /// over only once it has ended (Obsidian's `requestUrl`) says false: a stream that never
+    /// ends must not be asked of it.
+    fn streams(&self) -> bool {
+        true
+    }
 }
 
 /// Ends `body` with `Err(Error::Cancelled)` once `cancel` fires. Implementations wrap their

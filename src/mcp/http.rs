@@ -8,6 +8,11 @@
 //! response is resumed with a `GET` that names the last event seen (`Last-Event-ID`), after
 //! the server's `retry:` delay.
 //!
+//! While a tool call runs, the session's own stream (a `GET` without `Last-Event-ID`, opened at
+//! the first call and kept) is read too: a server sends there what belongs to no request of
+//! ours, such as a form of its own to fill in. A server that offers none answers 405, and a
+//! client that cannot stream (Obsidian's `requestUrl`) never asks for it.
+//!
 //! A server the user signed in to gets their access token, renewed with the refresh token a
 //! minute before it ends or when the server refuses it (once a request).
 
@@ -15,6 +20,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use futures::future::{select, Either};
+use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -24,13 +31,27 @@ use super::oauth_discovery::bearer_challenge;
 use super::transport::{response_to, Inbox, McpTransport};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, HttpRequest, HttpResponse};
-use crate::provider::sse::sse_events;
+use crate::provider::sse::{sse_events, SseEvent};
 use crate::{Error, Result};
 
 /// How often a broken stream is resumed before the request fails.
 const MAX_RESUMES: usize = 3;
 /// The wait before resuming when the server set no `retry:`.
 const DEFAULT_RETRY_MS: u64 = 1_000;
+
+type Events = LocalBoxStream<'static, Result<SseEvent>>;
+type Outcome = std::result::Result<Value, RpcError>;
+
+/// The session's own event stream (`GET`).
+enum Listener {
+    /// Not opened yet, or it ended: opened at the next call.
+    Closed,
+    Open(Events),
+    /// A call is reading it.
+    InUse,
+    /// The server offers none, or the session ended.
+    Refused,
+}
 
 /// A Streamable HTTP connection to the endpoint `url`.
 pub struct StreamableHttp {
@@ -45,6 +66,9 @@ pub struct StreamableHttp {
     credentials: RefCell<Option<McpCredentials>>,
     /// Where renewed credentials go, with the server's name.
     sink: Option<(String, CredentialsSink)>,
+    listener: RefCell<Listener>,
+    /// Ends the session's own stream when the session ends (it outlives any one call).
+    listening: CancelToken,
 }
 
 impl StreamableHttp {
@@ -63,6 +87,8 @@ impl StreamableHttp {
             protocol_version: RefCell::new(None),
             credentials: RefCell::new(None),
             sink: None,
+            listener: RefCell::new(Listener::Closed),
+            listening: CancelToken::new(),
         }
     }
 
@@ -172,17 +198,108 @@ impl StreamableHttp {
         Err(Error::Mcp(format!("{what} (HTTP {status}): {}", clip(body.trim()))))
     }
 
+    /// Takes the session's own stream for a call, opening it first if it is not open; `None`
+    /// where there is none.
+    async fn take_listener(&self, cancel: &CancelToken) -> Option<Events> {
+        let state = std::mem::replace(&mut *self.listener.borrow_mut(), Listener::InUse);
+        match state {
+            Listener::Open(events) => return Some(events),
+            Listener::Closed if self.session.borrow().is_some() && self.http.streams() => {}
+            other => {
+                *self.listener.borrow_mut() = other;
+                return None;
+            }
+        }
+        let request = self.with_headers(HttpRequest::get(&self.url)).header("accept", "text/event-stream");
+        // The stream is the session's, so it ends with the session, not with this call.
+        match crate::cancel::with_cancel(cancel, self.http.send(request, &self.listening)).await {
+            Ok(Ok(response)) if response.is_success() && is_event_stream(&response) => Some(sse_events(response.body)),
+            Err(_) => {
+                *self.listener.borrow_mut() = Listener::Closed;
+                None
+            }
+            // 405: the server offers none. Another refusal is not asked again either.
+            Ok(_) => {
+                *self.listener.borrow_mut() = Listener::Refused;
+                None
+            }
+        }
+    }
+
+    /// Gives the session's stream back after a call (`None`: it ended, and is opened again at
+    /// the next call).
+    fn return_listener(&self, events: Option<Events>) {
+        let mut listener = self.listener.borrow_mut();
+        if matches!(*listener, Listener::InUse) {
+            *listener = events.map_or(Listener::Closed, Listener::Open);
+        }
+    }
+
+    /// Posts `message` and reads until the response to `id`, hearing the session's stream
+    /// `heard` meanwhile — before the answer begins too, since a server may hold it back
+    /// until the user has answered what it asked there.
+    async fn exchange(
+        &self,
+        id: u64,
+        message: &Value,
+        heard: &mut Option<Events>,
+        inbox: Inbox<'_>,
+        cancel: &CancelToken,
+    ) -> Result<Outcome> {
+        let mut post = std::pin::pin!(self.post(message, cancel));
+        let response = loop {
+            let Some(events) = heard.as_mut() else { break post.await? };
+            let next = match select(post.as_mut(), events.next()).await {
+                Either::Left((response, _)) => Ok(response),
+                Either::Right((event, _)) => Err(event),
+            };
+            match next {
+                Ok(response) => break response?,
+                Err(event) => {
+                    if let Some(outcome) = self.hear(id, event, heard, inbox).await? {
+                        return Ok(outcome);
+                    }
+                }
+            }
+        };
+        self.read_until(id, response, heard, inbox, cancel).await
+    }
+
+    /// What came on the session's stream goes to the inbox (a response to `id`, which a server
+    /// may send there too, is the outcome); a stream that ended or broke is let go.
+    async fn hear(
+        &self,
+        id: u64,
+        event: Option<Result<SseEvent>>,
+        heard: &mut Option<Events>,
+        inbox: Inbox<'_>,
+    ) -> Result<Option<Outcome>> {
+        match event {
+            Some(Ok(event)) if !event.data.trim().is_empty() => {
+                for incoming in Incoming::parse_all(&event.data)? {
+                    if let Some(outcome) = self.take(id, incoming, inbox).await? {
+                        return Ok(Some(outcome));
+                    }
+                }
+            }
+            // An event with no data primes the stream.
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => *heard = None,
+        }
+        Ok(None)
+    }
+
     /// Reads messages from `response` until the one answering `id`, resuming a broken
-    /// event stream with `GET` and `Last-Event-ID`.
+    /// event stream with `GET` and `Last-Event-ID`; the session's stream `heard` is heard too.
     async fn read_until(
         &self,
         id: u64,
         response: HttpResponse,
+        heard: &mut Option<Events>,
         inbox: Inbox<'_>,
         cancel: &CancelToken,
-    ) -> Result<std::result::Result<Value, RpcError>> {
-        let is_stream = response.header("content-type").is_some_and(|t| t.starts_with("text/event-stream"));
-        if !is_stream {
+    ) -> Result<Outcome> {
+        if !is_event_stream(&response) {
             let text = response.text().await?;
             for incoming in Incoming::parse_all(&text)? {
                 if let Some(outcome) = self.take(id, incoming, inbox).await? {
@@ -198,7 +315,19 @@ impl StreamableHttp {
         loop {
             let mut events = sse_events(response.body);
             let broke = loop {
-                match events.next().await {
+                let item = match heard.as_mut() {
+                    None => events.next().await,
+                    Some(own) => match select(events.next(), own.next()).await {
+                        Either::Left((item, _)) => item,
+                        Either::Right((event, _)) => {
+                            if let Some(outcome) = self.hear(id, event, heard, inbox).await? {
+                                return Ok(outcome);
+                            }
+                            continue;
+                        }
+                    },
+                };
+                match item {
                     None => break "the server closed the event stream before answering".to_string(),
                     Some(Err(Error::Cancelled)) => return Err(Error::Cancelled),
                     Some(Err(e)) => break e.to_string(),
@@ -253,17 +382,22 @@ impl StreamableHttp {
     }
 }
 
+/// Whether `response` is an event stream.
+fn is_event_stream(response: &HttpResponse) -> bool {
+    response.header("content-type").is_some_and(|t| t.starts_with("text/event-stream"))
+}
+
 #[async_trait(?Send)]
 impl McpTransport for StreamableHttp {
-    async fn request(
-        &self,
-        id: u64,
-        message: Value,
-        inbox: Inbox<'_>,
-        cancel: &CancelToken,
-    ) -> Result<std::result::Result<Value, RpcError>> {
-        let response = self.post(&message, cancel).await?;
-        self.read_until(id, response, inbox, cancel).await
+    async fn request(&self, id: u64, message: Value, inbox: Inbox<'_>, cancel: &CancelToken) -> Result<Outcome> {
+        // A call may run long, and ask the user something meanwhile on the session's stream.
+        let listen = message.get("method").and_then(Value::as_str) == Some("tools/call");
+        let mut heard = if listen { self.take_listener(cancel).await } else { None };
+        let outcome = self.exchange(id, &message, &mut heard, inbox, cancel).await;
+        if listen {
+            self.return_listener(heard);
+        }
+        outcome
     }
 
     async fn send(&self, message: Value) -> Result<()> {
@@ -278,6 +412,8 @@ impl McpTransport for StreamableHttp {
     }
 
     async fn close(&self) {
+        self.listening.cancel();
+        *self.listener.borrow_mut() = Listener::Refused;
         if self.session.borrow().is_none() {
             return;
         }

@@ -128,6 +128,28 @@ impl FormAnswer {
 }
 
 impl FormRequest {
+    /// The fields' defaults, as an answer's content (a field without one left out).
+    pub fn defaults(&self) -> Map<String, Value> {
+        let mut content = Map::new();
+        for field in &self.fields {
+            let value = match &field.input {
+                FieldInput::Text { default, .. } | FieldInput::Choice { default, .. } => {
+                    default.clone().map(Value::from)
+                }
+                FieldInput::Number { integer: true, default: Some(d), .. } if d.fract() == 0.0 => {
+                    Some(Value::from(*d as i64))
+                }
+                FieldInput::Number { default, .. } => default.map(Value::from),
+                FieldInput::Toggle { default } => Some(Value::Bool(*default)),
+                FieldInput::Choices { default, .. } => (!default.is_empty()).then(|| Value::from(default.clone())),
+            };
+            if let Some(value) = value {
+                content.insert(field.name.clone(), value);
+            }
+        }
+        content
+    }
+
     /// `content` as the form's fields allow it: every required field present, every value of
     /// its field's type and within its limits, no key the form lacks. A blank optional text is
     /// left out. The error names the first field at fault, in the user's words.
@@ -381,6 +403,16 @@ mod tests {
         assert_eq!(check(json!({"name": "Ada", "tags": ["x", "y", "z"]})), Err("tags: pick at most 2.".into()));
         assert_eq!(check(json!({"name": "Ada", "urgent": "yes"})), Err("urgent: expected yes or no.".into()));
         assert_eq!(check(json!({"name": "Ada", "password": "x"})), Err("The form has no field \"password\".".into()));
+    }
+
+    #[test]
+    fn defaults_make_an_answer_that_needs_only_what_has_none() {
+        let mut form = form();
+        form.fields[3].input = FieldInput::Number { integer: true, minimum: None, maximum: None, default: Some(30.0) };
+        form.fields[5].input = FieldInput::Choice { options: vec![], default: Some("a".into()) };
+        assert_eq!(Value::Object(form.defaults()), json!({"count": 30, "urgent": false, "team": "a"}));
+        // `name` is required and has no default.
+        assert_eq!(form.check(&form.defaults()), Err("name: fill this in.".into()));
     }
 
     #[test]

@@ -46,6 +46,11 @@ impl JsRequestClient {
 
 #[async_trait(?Send)]
 impl HttpClient for JsRequestClient {
+    /// `requestUrl` answers with the whole body at once.
+    fn streams(&self) -> bool {
+        false
+    }
+
     async fn send(&self, request: HttpRequest, cancel: &CancelToken) -> Result<HttpResponse> {
         let promise = self.call(&request).map_err(|e| Error::Network(js_message(&e)))?;
         let answer = with_cancel(cancel, JsFuture::from(promise)).await?.map_err(|e| Error::Network(js_message(&e)))?;

@@ -11,7 +11,7 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call) exec "$bin" mcp call "${server[@]}" conformance add_numbers '{"a": 2, "b": 3}' ;;
   sse-retry) exec "$bin" mcp call "${server[@]}" conformance test_reconnection '{}' ;;
   elicitation-sep1034-client-defaults)
-    exec "$bin" mcp call "${server[@]}" conformance test_client_elicitation_defaults '{}' ;;
+    exec "$bin" mcp call --accept-defaults "${server[@]}" conformance test_client_elicitation_defaults '{}' ;;
   auth/*)
     # The server asks for a sign-in: `mcp login` signs in with curl as the browser (the suite's
     # authorization server agrees at once and sends it back to the CLI's address on this

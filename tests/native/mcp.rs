@@ -33,10 +33,14 @@ pub struct Everything {
 
 impl Everything {
     pub fn start() -> Everything {
+        Everything::run(&[&everything_js(), "streamableHttp"])
+    }
+
+    /// `node ARGS` serving Streamable HTTP on `$PORT`, which says "listening" once it does.
+    fn run(args: &[&str]) -> Everything {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut child = Command::new("node")
-            .arg(everything_js())
-            .arg("streamableHttp")
+            .args(args)
             .env("PORT", port.to_string())
             .stdout(ProcessStdio::null())
             .stderr(ProcessStdio::piped())
@@ -172,6 +176,33 @@ fn a_form_the_server_asks_for_mid_call_is_answered_and_the_call_goes_on() {
         let done =
             client.call_tool("trigger-elicitation-request", json!({}), &no_progress, &declined, &cancel).await.unwrap();
         assert!(done.text.contains("User declined"), "{}", done.text);
+        client.close().await;
+    });
+}
+
+#[test]
+fn a_form_the_server_asks_for_on_the_sessions_own_stream_is_answered_too() {
+    // The SDK's `server.elicitInput` asks on the session's GET stream, not in the call's answer.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/mcp-forms.mjs");
+    let server = Everything::run(&[script]);
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("forms", Box::new(http(&server.url)), &cancel).await.unwrap();
+        let forms = ScriptedForms {
+            answer: FormAnswer { action: FormAction::Accept, content: json!({"guests": 4}).as_object().cloned() },
+            asked: RefCell::new(Vec::new()),
+        };
+        let done = client.call_tool("book_table", json!({}), &no_progress, &forms, &cancel).await.unwrap();
+        assert_eq!(done.text, r#"Booking: {"action":"accept","content":{"guests":4}}"#);
+        {
+            let asked = forms.asked.borrow();
+            assert_eq!(asked[0].0, "How many guests, and which day?");
+            assert_eq!(asked[0].1.iter().map(|f| f.label.as_str()).collect::<Vec<_>>(), ["Guests", "Day"]);
+        }
+        // The stream stays open for the next call.
+        let again = client.call_tool("book_table", json!({}), &no_progress, &forms, &cancel).await.unwrap();
+        assert!(again.text.contains(r#""guests":4"#), "{}", again.text);
+        assert_eq!(forms.asked.borrow().len(), 2);
         client.close().await;
     });
 }
@@ -344,8 +375,12 @@ fn initialize_result(id: &Value, version: &str) -> Value {
         "serverInfo": {"name": "scripted", "version": "1"}}})
 }
 
-/// The usual answers: initialize (with a session id), 202 for notifications.
+/// The usual answers: initialize (with a session id), 202 for notifications, 405 for the
+/// session's own stream (this server offers none).
 pub(crate) fn handshake(seen: &Seen) -> Option<Reply> {
+    if seen.method == "GET" && seen.header("last-event-id").is_none() {
+        return Some((405, vec![("allow", "POST, DELETE".into())], String::new()));
+    }
     match seen.rpc_method() {
         "initialize" => {
             let (status, mut headers, body) = json_reply(initialize_result(&seen.body["id"], "2025-06-18"));

@@ -112,10 +112,12 @@ fn read(field: &FormField, line: &str) -> Option<Value> {
     }
 }
 
-/// The forms of one `vault-agent mcp call`, asked on the terminal.
+/// The forms of one `vault-agent mcp call`, asked on the terminal, or sent with their defaults.
 pub(crate) struct TerminalForms {
     pub host: TerminalHost,
     pub server: String,
+    /// Send each form with its defaults, without asking (`--accept-defaults`).
+    pub accept_defaults: bool,
 }
 
 #[async_trait(?Send)]
@@ -128,7 +130,19 @@ impl FormFiller for TerminalForms {
             fields,
             subtask: None,
         };
-        AgentHost::fill(&self.host, &form).await
+        if !self.accept_defaults {
+            return AgentHost::fill(&self.host, &form).await;
+        }
+        match form.check(&form.defaults()) {
+            Ok(content) => {
+                eprintln!("form from \"{}\" sent with its defaults: {}", form.server, Value::Object(content.clone()));
+                FormAnswer { action: FormAction::Accept, content: Some(content) }
+            }
+            Err(e) => {
+                eprintln!("form from \"{}\" cancelled: {e} (it has no default)", form.server);
+                FormAnswer::cancel()
+            }
+        }
     }
 }
 

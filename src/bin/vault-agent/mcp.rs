@@ -75,6 +75,10 @@ pub enum Command {
         /// The arguments, a JSON object.
         #[arg(default_value = "{}")]
         arguments: String,
+        /// A form the server asks for mid-call is sent with its defaults, without asking
+        /// (cancelled if a required field has none).
+        #[arg(long)]
+        accept_defaults: bool,
     },
     /// Sign in to a server that asks for it (OAuth, in the browser). The sign-in is kept in
     /// the user's configuration folder ($VAULT_AGENT_CREDENTIALS sets the file) and used by
@@ -137,7 +141,7 @@ pub async fn run(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::Call { servers, server, tool, arguments } => {
+        Command::Call { servers, server, tool, arguments, accept_defaults } => {
             let servers = servers.servers()?;
             let config = servers.iter().find(|s| s.name == server).ok_or_else(|| {
                 Error::Invalid(format!("no server named {server:?}: give it with --mcp-http or --mcp-stdio"))
@@ -149,7 +153,7 @@ pub async fn run(command: Command) -> Result<()> {
                 Some(total) => eprintln!("progress {}/{total}", p.progress),
                 None => eprintln!("progress {}", p.progress),
             };
-            let forms = TerminalForms { host: TerminalHost::new(), server: server.clone() };
+            let forms = TerminalForms { host: TerminalHost::new(), server: server.clone(), accept_defaults };
             let outcome = client.call_tool(&tool, arguments, &report, &forms, &cancel).await;
             client.close().await;
             let outcome = outcome?;
