@@ -3,7 +3,7 @@
 # `vault-agent mcp`. The suite needs Node >= 22; both come from the npm registry into
 # .cache/mcp-conformance/ (ignored, rebuilt on demand). Not part of scripts/test.sh: it adds a
 # Node download to CI for checks the native tests already make against server-everything.
-# Scenarios this client does not claim (OAuth, elicitation) are listed, with the reason, in
+# Scenarios this client does not claim (some OAuth ones) are listed, with the reason, in
 # tests/mcp/conformance-baseline.yml; the suite fails on any other failure, or on a listed one
 # that starts passing.
 set -euo pipefail
