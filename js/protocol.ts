@@ -7,6 +7,7 @@
 
 export type {
   AgentEvent,
+  SubtaskInfo,
   FieldInput,
   FormAction,
   FormAnswer,

@@ -13,6 +13,7 @@ import type {
   Question,
   RecipeUse,
   RunReport,
+  SubtaskInfo,
   ToolOutcome,
   TranscriptStep,
   Usage,
@@ -171,12 +172,7 @@ export class TurnView extends Component {
         this.subtask(event.callId, event.taskId).handle(event.event);
         break;
       case "approval_required": {
-        // A sub-task's request is shown among its own steps.
-        const owner = event.request.subtask ? this.findSubtask(event.request.subtask.taskId) : null;
-        if (owner) {
-          owner.handle(event);
-          break;
-        }
+        if (this.toSubtask(event.request.subtask, event)) break;
         this.endText();
         const request = event.request;
         const card = this.card(request.callId, request.tool, request.input);
@@ -188,26 +184,16 @@ export class TurnView extends Component {
         for (const card of this.cards.values()) card.resolved(event.requestId, event.decision);
         for (const view of this.subtasks.values()) view.handle(event);
         break;
-      case "question_asked": {
-        const owner = event.question.subtask ? this.findSubtask(event.question.subtask.taskId) : null;
-        if (owner) {
-          owner.handle(event);
-          break;
-        }
+      case "question_asked":
+        if (this.toSubtask(event.question.subtask, event)) break;
         this.endText();
         this.askQuestion(event.question);
         break;
-      }
-      case "form_requested": {
-        const owner = event.form.subtask ? this.findSubtask(event.form.subtask.taskId) : null;
-        if (owner) {
-          owner.handle(event);
-          break;
-        }
+      case "form_requested":
+        if (this.toSubtask(event.form.subtask, event)) break;
         this.endText();
         this.askForm(event.form);
         break;
-      }
       case "warning":
         this.line("vault-agent-warning", "alert-triangle", event.message);
         break;
@@ -245,6 +231,16 @@ export class TurnView extends Component {
   }
 
   /** The view of the sub-task `taskId`, at any depth below this task. */
+  /**
+   * Hands a sub-task's request (`subtask` set: an approval, a question, a form) to the view of
+   * that sub-task, to be shown among its own steps; false when it is this task's own.
+   */
+  private toSubtask(subtask: SubtaskInfo | null | undefined, event: AgentEvent): boolean {
+    const owner = subtask ? this.findSubtask(subtask.taskId) : null;
+    owner?.handle(event);
+    return owner !== null;
+  }
+
   private findSubtask(taskId: string): TurnView | null {
     const mine = this.subtaskIds.get(taskId);
     if (mine) return mine;

@@ -507,7 +507,7 @@ mod agent {
 
     use serde_json::json;
     use vault_agent::agent::{AgentConfig, Conversation};
-    use vault_agent::host::{ReqwestClient, SystemClock};
+    use vault_agent::host::{AgentHost, ReqwestClient, SystemClock};
     use vault_agent::mcp::{McpServerConfig, McpToolset};
     use vault_agent::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, EndReason};
     use vault_agent::provider::{ScriptedProvider, Turn};
@@ -526,24 +526,29 @@ mod agent {
         let provider = Rc::new(ScriptedProvider::new(turns));
         let host = TestHost::new();
         host.deciding(move |_| decide);
+        let end = send(server, provider.clone(), host.clone(), "Ask the server to echo something");
+        Run { provider, host, end }
+    }
+
+    /// Sends `message` in a chat with `server`'s tools, the model playing `provider`'s turns and
+    /// `host` answering for the user; how the task ended.
+    fn send(
+        server: McpServerConfig,
+        provider: Rc<ScriptedProvider>,
+        host: Rc<dyn AgentHost>,
+        message: &str,
+    ) -> EndReason {
         // The real clock: a manual one's sleeps end at once, so the tool timeout would win
         // every race with the network.
         let clock = Rc::new(SystemClock);
         let toolset = Rc::new(McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None));
-        let chat = Conversation::new(
-            AgentConfig::default(),
-            provider.clone(),
-            Rc::new(MemoryVault::new()),
-            clock,
-            host.clone(),
-        )
-        .with_mcp(toolset.clone());
-        let end = runtime().block_on(async {
-            let report = chat.send("Ask the server to echo something").await.unwrap();
+        let chat = Conversation::new(AgentConfig::default(), provider, Rc::new(MemoryVault::new()), clock, host)
+            .with_mcp(toolset.clone());
+        runtime().block_on(async {
+            let report = chat.send(message).await.unwrap();
             toolset.close().await;
             report.end
-        });
-        Run { provider, host, end }
+        })
     }
 
     fn approvals(host: &TestHost) -> Vec<(String, ApprovalCategory)> {
@@ -654,21 +659,7 @@ mod agent {
             }
         }));
         *slot.borrow_mut() = Some(host.clone());
-        let clock = Rc::new(SystemClock);
-        let toolset = Rc::new(McpToolset::new(vec![config], Rc::new(ReqwestClient::new()), clock.clone(), None));
-        let chat = Conversation::new(
-            AgentConfig::default(),
-            provider.clone(),
-            Rc::new(MemoryVault::new()),
-            clock,
-            host.clone(),
-        )
-        .with_mcp(toolset.clone());
-        let end = runtime().block_on(async {
-            let report = chat.send("Ask me for my details through the server").await.unwrap();
-            toolset.close().await;
-            report.end
-        });
+        let end = send(config, provider.clone(), host, "Ask me for my details through the server");
         *slot.borrow_mut() = None;
         assert_eq!(end, EndReason::Answered);
         let forms = forms.borrow();
