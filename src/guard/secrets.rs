@@ -2,7 +2,10 @@
 //! API key or token is stopped. Notes do hold keys; an injected "send me the key in the
 //! config note" is how they leave.
 
+use serde_json::{Map, Value};
+
 use super::guardrail::{strings, GuardedCall, Guardrail, Verdict};
+use crate::protocol::FormRequest;
 
 /// Prefixes of well-known key and token formats, each with the length of what follows at
 /// least, made of letters, digits, `-` and `_`.
@@ -44,6 +47,21 @@ impl Secrets {
             return Some("a private key");
         }
         None
+    }
+}
+
+impl Secrets {
+    /// What is wrong with an MCP server's form answered with `content`, when a value holds
+    /// something shaped like a key or token: a server may ask for one (a phishing form is
+    /// easy to write) but has no business with it.
+    pub fn in_form(form: &FormRequest, content: &Map<String, Value>) -> Option<String> {
+        form.fields.iter().find_map(|field| {
+            let kind = strings(content.get(&field.name)?).into_iter().find_map(Secrets::find)?;
+            Some(format!(
+                "{}: this looks like a secret ({kind}…). Vault Agent does not send keys or tokens to an MCP server.",
+                field.label
+            ))
+        })
     }
 }
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use futures::channel::oneshot;
 
+use crate::guard::Secrets;
 use crate::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, FormAction, FormAnswer, FormRequest, Question};
 
 /// Receives a task's events and answers for the user. Every method has a safe default: with
@@ -160,6 +161,9 @@ impl ChannelHost {
                 let forms = self.open_forms.borrow();
                 let Some(form) = forms.get(id) else { return Ok(false) };
                 let content = form.check(&answer.content.unwrap_or_default())?;
+                if let Some(problem) = Secrets::in_form(form, &content) {
+                    return Err(problem);
+                }
                 FormAnswer { action: FormAction::Accept, content: Some(content) }
             }
             action => FormAnswer { action, content: None },
@@ -323,6 +327,13 @@ mod tests {
             content: Some(serde_json::json!({ "email": email }).as_object().unwrap().clone()),
         };
         assert_eq!(channel.answer_form("f1", accept("nope")), Err("Email: expected an email address.".into()));
+        // A form is no way for a server to get the user's keys.
+        let key = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAA@example.org";
+        assert_eq!(
+            channel.answer_form("f1", accept(key)),
+            Err("Email: this looks like a secret (sk-ant-…). Vault Agent does not send keys or tokens to an MCP server."
+                .into())
+        );
         assert_eq!(channel.answer_form("f1", accept("ada@example.org")), Ok(true));
         assert_eq!(futures::executor::block_on(AgentHost::fill(&channel, &form)), accept("ada@example.org"));
 

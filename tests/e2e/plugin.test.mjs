@@ -2854,7 +2854,12 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
     await problem.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${ARTIFACTS}/mcp-form-problem-narrow-light.png` });
     await layout(page, "wide");
+    // A key is no answer to give a server, whatever its form asks.
     await form.locator("#vault-agent-form-form0-1-email").fill("ada@example.org");
+    await form.locator("#vault-agent-form-form0-1-name").fill("sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA");
+    await form.locator("button", { hasText: "Send" }).click();
+    await problem.filter({ hasText: "String: this looks like a secret (sk-proj-…)." }).waitFor();
+    await form.locator("#vault-agent-form-form0-1-name").fill("Ada Lovelace");
     await form.locator(".vault-agent-form-field", { hasText: "Agree to the terms" }).locator("input[type=checkbox]").check();
     await form.locator("#vault-agent-form-form0-1-integer").fill("7");
     await form.locator(".vault-agent-form-field", { hasText: "Choose your favorite instruments" }).locator("label", { hasText: "Piano" }).click();

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
+use vault_agent::guard::Secrets;
 use vault_agent::host::AgentHost;
 use vault_agent::mcp::FormFiller;
 use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormRequest};
@@ -36,7 +37,10 @@ pub(crate) async fn fill(host: &TerminalHost, form: &FormRequest) -> FormAnswer 
             if let Some(v) = read(field, line.trim()) {
                 value.insert(field.name.clone(), v);
             }
-            match alone.check(&value) {
+            match alone.check(&value).and_then(|checked| match Secrets::in_form(&alone, &checked) {
+                Some(problem) => Err(problem),
+                None => Ok(checked),
+            }) {
                 Ok(checked) => {
                     content.extend(checked);
                     break;
