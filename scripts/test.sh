@@ -40,7 +40,7 @@ cargo test --locked
 step "the patched bitpacking (crates/bitpacking): the wasm's variant against the native one"
 cargo test --locked -p bitpacking
 
-step "fuzz every parser of outside input briefly: 10 targets x 2 s (long runs: RELIABILITY.md)"
+step "fuzz every parser of outside input briefly: 11 targets x 2 s (long runs: RELIABILITY.md)"
 FUZZ_SECONDS=2 cargo test --locked --test fuzz
 
 step "tests in headless Chrome (wasm-pack test)"

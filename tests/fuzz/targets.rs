@@ -9,7 +9,10 @@ use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::embed::{Precision, StaticEmbedder, StaticHeader, VectorIndex, WordPiece, VECTORS_FILE};
 use vault_agent::host::ManualClock;
-use vault_agent::protocol::{Message, MessageAssembler, ModelRequest, StreamEvent, ToolChoice, ToolSpec};
+use vault_agent::protocol::{
+    FormAction, FormAnswer, FormField, FormRequest, Message, MessageAssembler, ModelRequest, StreamEvent, ToolChoice,
+    ToolSpec,
+};
 use vault_agent::provider::dialect::repair;
 use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
@@ -43,6 +46,7 @@ pub fn all() -> Vec<Target> {
         Target { name: "vectors", run: vectors, seeds: vector_seeds, dictionary: JSON_TOKENS },
         Target { name: "snapshot", run: snapshot, seeds: snapshot_seeds, dictionary: JSON_TOKENS },
         Target { name: "pdf", run: pdf, seeds: pdf_seeds, dictionary: PDF_TOKENS },
+        Target { name: "mcp_messages", run: mcp_messages, seeds: mcp_seeds, dictionary: MCP_TOKENS },
     ]
 }
 
@@ -636,4 +640,98 @@ const PDF_TOKENS: &[&[u8]] = &[
     b"R",
     b"[",
     b"]",
+];
+
+/// A server whose answer to a tool call is the fuzz input: what it sends before its response
+/// (notifications, pings, forms) reaches the client's inbox as it would over HTTP or stdio.
+struct FuzzServer(Vec<u8>);
+
+#[async_trait::async_trait(?Send)]
+impl vault_agent::mcp::McpTransport for FuzzServer {
+    async fn request(
+        &self,
+        _id: u64,
+        message: Value,
+        inbox: vault_agent::mcp::Inbox<'_>,
+        _cancel: &CancelToken,
+    ) -> vault_agent::Result<Result<Value, vault_agent::mcp::RpcError>> {
+        if message["method"] == "initialize" {
+            return Ok(Ok(
+                json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "fuzz"}}),
+            ));
+        }
+        let text = String::from_utf8_lossy(&self.0);
+        for incoming in vault_agent::mcp::Incoming::parse_all(&text)? {
+            let _ = inbox(incoming).await;
+        }
+        Ok(Ok(json!({"content": [{"type": "text", "text": "done"}]})))
+    }
+    async fn send(&self, _message: Value) -> vault_agent::Result<()> {
+        Ok(())
+    }
+    async fn close(&self) {}
+}
+
+/// Fills each form with its defaults, then with each field given text, a number and a list,
+/// through the answer's check: refused in words or accepted, never a panic.
+struct FuzzForms;
+
+#[async_trait::async_trait(?Send)]
+impl vault_agent::mcp::FormFiller for FuzzForms {
+    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
+        let form =
+            FormRequest { id: "f".into(), server: "fuzz".into(), message: message.into(), fields, subtask: None };
+        let _ = form.check(&form.defaults());
+        for field in &form.fields {
+            for value in [json!(message), json!(-1.5), json!([message, "x"]), json!(true)] {
+                let _ = form.check(&serde_json::Map::from_iter([(field.name.clone(), value)]));
+            }
+        }
+        FormAnswer { action: FormAction::Accept, content: Some(form.defaults()) }
+    }
+}
+
+/// What an MCP server sends while a tool call runs, read by the client: malformed JSON-RPC is
+/// an error, and a form (`elicitation/create`) is read into fields or refused.
+fn mcp_messages(input: &[u8]) {
+    block_on(async {
+        let cancel = CancelToken::new();
+        let transport = Box::new(FuzzServer(input.to_vec()));
+        let client = vault_agent::mcp::McpClient::connect("fuzz", transport, &cancel).await.unwrap();
+        let _ = client.call_tool("t", json!({}), &|_| {}, &FuzzForms, &cancel).await;
+    });
+}
+
+fn mcp_seeds() -> Vec<Vec<u8>> {
+    let form = json!({"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": {
+        "message": "Your details", "requestedSchema": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string", "title": "Name", "minLength": 2, "maxLength": 40, "default": "Ada"},
+            "email": {"type": "string", "format": "email"},
+            "when": {"type": "string", "format": "date-time"},
+            "age": {"type": "integer", "minimum": 1, "maximum": 120, "default": 30},
+            "ok": {"type": "boolean", "default": true},
+            "pet": {"type": "string", "enum": ["cat", "dog"], "enumNames": ["Cat", "Dog"]},
+            "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}], "default": "h1"},
+            "fish": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"anyOf": [{"const": "f1", "title": "Tuna"}]}}}}}});
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "vault-agent-2", "progress": 1}});
+    let ping = json!({"jsonrpc": "2.0", "id": "p", "method": "ping"});
+    vec![form.to_string().into_bytes(), json!([progress, ping, form]).to_string().into_bytes()]
+}
+
+const MCP_TOKENS: &[&[u8]] = &[
+    b"\"jsonrpc\":\"2.0\"",
+    b"\"method\":\"elicitation/create\"",
+    b"\"requestedSchema\":",
+    b"\"properties\":",
+    b"\"type\":\"string\"",
+    b"\"type\":\"array\"",
+    b"\"format\":\"date\"",
+    b"\"enum\":[",
+    b"\"oneOf\":[",
+    b"\"const\":",
+    b"\"default\":",
+    b"\"minimum\":",
+    b"\"mode\":\"url\"",
+    b"[{",
+    b"}]",
 ];
