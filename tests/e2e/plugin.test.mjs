@@ -2824,6 +2824,7 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
   await script(id, [
     { toolCalls: [{ id: "f1", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
     { text: "Thanks, the server has your details." },
+    { toolCalls: [{ id: "f2", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
   ]);
   const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
   const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
@@ -2887,6 +2888,17 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
     await form.evaluate((el) => el.scrollIntoView({ block: "start" }));
     await page.screenshot({ path: `${ARTIFACTS}/mcp-form-sent-dark.png` });
     await setTheme(page, "light");
+
+    // Stopping the task while a form waits cancels it: the card says so and takes no answer.
+    await send(page, "Once more, please");
+    await page.locator(".modal.vault-agent-approval").waitFor();
+    await page.locator('.modal.vault-agent-approval button[data-decision="approve"]').click();
+    const second = page.locator(".vault-agent-form").nth(1);
+    await second.locator(".vault-agent-form-field").first().waitFor();
+    await page.locator(".vault-agent-send", { hasText: "Stop" }).click();
+    await second.locator(".vault-agent-form-ended", { hasText: "Cancelled" }).waitFor();
+    assert.equal(await second.locator("button:not([disabled])").count(), 0);
+    assert.equal((await requests(id)).length, 3, "the model is not asked again after the stop");
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
