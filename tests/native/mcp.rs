@@ -506,10 +506,14 @@ mod agent {
     use std::rc::Rc;
 
     use serde_json::json;
+    use std::cell::RefCell;
     use vault_agent::agent::{AgentConfig, Conversation};
-    use vault_agent::host::{AgentHost, ReqwestClient, SystemClock};
+
+    use vault_agent::host::{AgentHost, ChannelHost, ReqwestClient, SystemClock};
     use vault_agent::mcp::{McpServerConfig, McpToolset};
-    use vault_agent::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, EndReason};
+    use vault_agent::protocol::{
+        AgentEvent, ApprovalCategory, ApprovalDecision, EndReason, FormAction, FormAnswer, FormRequest,
+    };
     use vault_agent::provider::{ScriptedProvider, Turn};
     use vault_agent::vault::MemoryVault;
 
@@ -621,54 +625,88 @@ mod agent {
         assert!(run.provider.requests()[0].tools.iter().all(|t| t.name != "mcp__everything__get-env"));
     }
 
-    #[test]
-    fn a_form_a_server_asks_for_is_shown_to_the_user_checked_and_sent() {
-        use std::cell::RefCell;
-
-        use vault_agent::host::ChannelHost;
-        use vault_agent::protocol::{FormAction, FormAnswer, FormRequest};
-
-        let server = Everything::start();
+    /// Sends `message` with the plugin's host, which approves every call and hands each form
+    /// to `fill` (the user answering at once); the forms asked for, and how the task ended.
+    fn send_filling(
+        server: &Everything,
+        turns: Vec<Turn>,
+        message: &str,
+        fill: impl Fn(&ChannelHost, &FormRequest) + 'static,
+    ) -> (Rc<ScriptedProvider>, Vec<FormRequest>, EndReason) {
         let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
-        let turns =
-            vec![Turn::tools([("mcp__everything__trigger-elicitation-request", json!({}))]), Turn::text("Thanks.")];
         let provider = Rc::new(ScriptedProvider::new(turns));
-        // The plugin's host: the user answers through it, here as soon as asked.
-        let slot: Rc<RefCell<Option<Rc<ChannelHost>>>> = Rc::new(RefCell::new(None));
+        let slot: Rc<RefCell<Option<Rc<ChannelHost>>>> = Rc::default();
         let forms: Rc<RefCell<Vec<FormRequest>>> = Rc::default();
-        let problems: Rc<RefCell<Vec<String>>> = Rc::default();
-        let (answering, seen, told) = (slot.clone(), forms.clone(), problems.clone());
+        let (answering, seen) = (slot.clone(), forms.clone());
         let host = Rc::new(ChannelHost::new(move |event| {
             let host = answering.borrow().clone().unwrap();
-            let accept = |content: serde_json::Value| FormAnswer {
-                action: FormAction::Accept,
-                content: content.as_object().cloned(),
-            };
             match event {
                 AgentEvent::ApprovalRequired { request } => {
                     host.respond(&request.id, ApprovalDecision::Approve);
                 }
                 AgentEvent::FormRequested { form } => {
                     seen.borrow_mut().push(form.clone());
-                    // A value that does not fit is refused, in words, and the form still waits.
-                    let wrong = host.answer_form(&form.id, accept(json!({"name": "Ada", "email": "ada at home"})));
-                    told.borrow_mut().push(wrong.unwrap_err());
-                    assert_eq!(host.answer_form(&form.id, accept(json!({"name": "Ada", "integer": 7}))), Ok(true));
+                    fill(&host, form);
                 }
                 _ => {}
             }
         }));
         *slot.borrow_mut() = Some(host.clone());
-        let end = send(config, provider.clone(), host, "Ask me for my details through the server");
+        let end = send(config, provider.clone(), host, message);
         *slot.borrow_mut() = None;
+        let forms = forms.borrow().clone();
+        (provider, forms, end)
+    }
+
+    fn accept(content: serde_json::Value) -> FormAnswer {
+        FormAnswer { action: FormAction::Accept, content: content.as_object().cloned() }
+    }
+
+    fn ask_for_form() -> Turn {
+        Turn::tools([("mcp__everything__trigger-elicitation-request", json!({}))])
+    }
+
+    #[test]
+    fn a_form_a_server_asks_for_is_shown_to_the_user_checked_and_sent() {
+        let server = Everything::start();
+        let problems: Rc<RefCell<Vec<String>>> = Rc::default();
+        let told = problems.clone();
+        let turns = vec![ask_for_form(), Turn::text("Thanks.")];
+        let (provider, forms, end) = send_filling(&server, turns, "Ask me for my details", move |host, form| {
+            // A value that does not fit is refused, in words, and the form still waits.
+            let wrong = host.answer_form(&form.id, accept(json!({"name": "Ada", "email": "ada at home"})));
+            told.borrow_mut().push(wrong.unwrap_err());
+            assert_eq!(host.answer_form(&form.id, accept(json!({"name": "Ada", "integer": 7}))), Ok(true));
+        });
         assert_eq!(end, EndReason::Answered);
-        let forms = forms.borrow();
         assert_eq!(forms.len(), 1);
         assert_eq!((forms[0].server.as_str(), forms[0].id.as_str()), ("everything", "form0-1"));
         assert_eq!(*problems.borrow(), ["String with email format: expected an email address."]);
         // The server got the checked answer, and the model read what the server made of it.
         let sent = serde_json::to_string(&provider.requests()[1].messages).unwrap();
         assert!(sent.contains("- Name: Ada") && sent.contains("- Favorite Integer: 7"), "{sent}");
+    }
+
+    #[test]
+    fn a_sub_tasks_form_reaches_the_user_saying_which_sub_task_asks() {
+        let server = Everything::start();
+        let turns = vec![
+            Turn::tools([("new_task", json!({"mode": "agent", "message": "Get my details from the server"}))]),
+            ask_for_form(),
+            Turn::text("The server has them."),
+            Turn::text("Done: the sub-task gave the server your details."),
+        ];
+        let (provider, forms, end) = send_filling(&server, turns, "Delegate it", |host, form| {
+            assert_eq!(host.answer_form(&form.id, accept(json!({"name": "Ada"}))), Ok(true));
+        });
+        assert_eq!(end, EndReason::Answered);
+        assert_eq!(forms.len(), 1);
+        let who = forms[0].subtask.as_ref().expect("says which sub-task asks");
+        assert_eq!((who.mode.as_str(), who.depth, who.title.as_str()), ("agent", 1, "Get my details from the server"));
+        assert_eq!(forms[0].id, format!("{}/form0-1", who.task_id), "named for the child");
+        // The child's model read the server's answer.
+        let sent = serde_json::to_string(&provider.requests()[2].messages).unwrap();
+        assert!(sent.contains("- Name: Ada"), "{sent}");
     }
 
     #[test]
