@@ -590,6 +590,26 @@ export type McpSignIn = { url: string, state: string, codeVerifier: string, redi
 issuerInAnswer: boolean, resource: string, scope?: string, };
 
 /**
+ * A prompt and the server that offers it.
+ */
+export type ServerPrompt = { 
+/**
+ * The server's name, as the user gave it.
+ */
+server: string, name: string, title: string | null, description: string | null, arguments: Array<PromptArgument>, };
+
+/**
+ * A prompt a server offers (`prompts/list`): a request the user can start from, with the
+ * values it asks for.
+ */
+export type McpPromptInfo = { name: string, title: string | null, description: string | null, arguments: Array<PromptArgument>, };
+
+/**
+ * A value a prompt asks for.
+ */
+export type PromptArgument = { name: string, title: string | null, description: string | null, required: boolean, };
+
+/**
  * One tool a server offers, as `tools/list` describes it.
  */
 export type McpToolInfo = { name: string, title: string | null, description: string | null, 

@@ -1,6 +1,7 @@
 //! An MCP client session: the handshake, the server's tools, and calls to them.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::future::ready;
 
 use futures::future::LocalBoxFuture;
@@ -46,6 +47,33 @@ pub struct McpToolInfo {
     pub input_schema: Value,
     #[serde(default)]
     pub annotations: Option<ToolAnnotations>,
+}
+
+/// A prompt a server offers (`prompts/list`): a request the user can start from, with the
+/// values it asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpPromptInfo {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// A value a prompt asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgument {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub required: bool,
 }
 
 /// A server's hints about a tool. Hints, not promises: only the user's trust in the server
@@ -169,24 +197,56 @@ impl McpClient {
     /// Every tool the server offers, all pages read.
     pub async fn list_tools(&self, cancel: &CancelToken) -> Result<Vec<McpToolInfo>> {
         self.tools_changed.set(false);
-        let mut tools = Vec::new();
+        self.list("tools", cancel).await
+    }
+
+    /// Every prompt the server offers (none when it says it has no prompts), all pages read.
+    pub async fn list_prompts(&self, cancel: &CancelToken) -> Result<Vec<McpPromptInfo>> {
+        if self.info.capabilities.get("prompts").is_none() {
+            return Ok(Vec::new());
+        }
+        self.list("prompts", cancel).await
+    }
+
+    /// The prompt `name` filled in with `arguments`: the text of its messages, in order.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        cancel: &CancelToken,
+    ) -> Result<String> {
+        let got = self.call("prompts/get", json!({ "name": name, "arguments": arguments }), cancel).await?;
+        let messages = got.get("messages").and_then(Value::as_array).into_iter().flatten();
+        let parts: Vec<String> = messages
+            .filter_map(|m| m.get("content"))
+            .flat_map(|c| if let Value::Array(all) = c { all.clone() } else { vec![c.clone()] })
+            .map(|content| render_result(&json!({ "content": [content] })).text)
+            .filter(|text| !text.trim().is_empty())
+            .collect();
+        Ok(parts.join("\n\n"))
+    }
+
+    /// Every item of `what`'s list (`tools/list`, `prompts/list`), all pages read.
+    async fn list<T: serde::de::DeserializeOwned>(&self, what: &str, cancel: &CancelToken) -> Result<Vec<T>> {
+        let method = format!("{what}/list");
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = match &cursor {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let page = self.call("tools/list", params, cancel).await?;
-            let listed = page.get("tools").cloned().unwrap_or(Value::Array(Vec::new()));
-            let listed: Vec<McpToolInfo> = serde_json::from_value(listed)
-                .map_err(|e| Error::Mcp(format!("{}: tools/list is malformed: {e}", self.server_name)))?;
-            tools.extend(listed);
+            let page = self.call(&method, params, cancel).await?;
+            let listed = page.get(what).cloned().unwrap_or(Value::Array(Vec::new()));
+            let listed: Vec<T> = serde_json::from_value(listed)
+                .map_err(|e| Error::Mcp(format!("{}: {method} is malformed: {e}", self.server_name)))?;
+            items.extend(listed);
             cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
             if cursor.is_none() {
-                return Ok(tools);
+                return Ok(items);
             }
         }
-        Err(Error::Mcp(format!("{}: tools/list did not end after {MAX_PAGES} pages", self.server_name)))
+        Err(Error::Mcp(format!("{}: {method} did not end after {MAX_PAGES} pages", self.server_name)))
     }
 
     /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive, and a form

@@ -1,4 +1,4 @@
-//! A Model Context Protocol client: tools from servers outside the vault.
+//! A Model Context Protocol client: tools and prompts from servers outside the vault.
 //!
 //! [`McpClient`] runs a session over an [`McpTransport`]: [`StreamableHttp`] in the core over
 //! the host's HTTP (desktop, mobile, CLI), or [`Stdio`] over a child process the host starts
@@ -17,7 +17,10 @@ mod tool;
 mod toolset;
 mod transport;
 
-pub use client::{CallOutcome, McpClient, McpToolInfo, Progress, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS};
+pub use client::{
+    CallOutcome, McpClient, McpPromptInfo, McpToolInfo, Progress, PromptArgument, ServerInfo, ToolAnnotations,
+    PROTOCOL_VERSIONS,
+};
 pub use config::{McpServerConfig, McpServerTransport};
 pub use elicitation::{FormFiller, NoForms};
 pub use http::StreamableHttp;
@@ -25,5 +28,5 @@ pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
 pub use stdio::Stdio;
 pub use tool::{split_tool_name, tool_name, McpTool};
-pub use toolset::{McpProblem, McpToolset};
+pub use toolset::{McpProblem, McpToolset, ServerPrompt};
 pub use transport::{Inbox, McpTransport};

@@ -2,9 +2,13 @@
 //! listed again when a server says they changed.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::{CredentialsSink, McpClient, McpServerConfig, McpTool};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{CredentialsSink, McpClient, McpPromptInfo, McpServerConfig, McpTool};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
@@ -17,6 +21,16 @@ pub struct McpProblem {
     pub message: String,
     /// It asks the user to sign in (again): the host can offer the sign-in.
     pub sign_in: bool,
+}
+
+/// A prompt and the server that offers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerPrompt {
+    /// The server's name, as the user gave it.
+    pub server: String,
+    #[serde(flatten)]
+    pub prompt: McpPromptInfo,
 }
 
 /// The configured servers and their open sessions.
@@ -110,6 +124,47 @@ impl McpToolset {
             .map(|t| Rc::new(McpTool::new(client.clone(), t, server.trust_read_only)) as Rc<dyn DynTool>)
             .collect();
         Ok(Session { client, tools })
+    }
+
+    /// Every prompt of every server that answers, with its server's name; a server that does
+    /// not answer is a problem, as for [`McpToolset::tools`].
+    pub async fn prompts(&self, cancel: &CancelToken) -> (Vec<ServerPrompt>, Vec<McpProblem>) {
+        let (_, mut problems) = self.tools(cancel).await;
+        let sessions: Vec<(String, Rc<McpClient>)> = self.open_sessions();
+        let mut prompts = Vec::new();
+        for (server, client) in sessions {
+            match client.list_prompts(cancel).await {
+                Ok(listed) => {
+                    prompts.extend(listed.into_iter().map(|prompt| ServerPrompt { server: server.clone(), prompt }))
+                }
+                Err(e) => problems.push(McpProblem {
+                    message: format!("MCP server {server} did not list its prompts: {e}"),
+                    sign_in: matches!(e, crate::Error::McpSignIn(_)),
+                    server,
+                }),
+            }
+        }
+        (prompts, problems)
+    }
+
+    /// The text of the prompt `name` of `server`, filled in with `arguments`.
+    pub async fn prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+        cancel: &CancelToken,
+    ) -> crate::Result<String> {
+        let client = self.open_sessions().into_iter().find(|(s, _)| s == server).map(|(_, c)| c);
+        let client = client.ok_or_else(|| crate::Error::Mcp(format!("MCP server {server} is not connected")))?;
+        client.get_prompt(name, arguments, cancel).await
+    }
+
+    /// The servers connected now, by name.
+    fn open_sessions(&self) -> Vec<(String, Rc<McpClient>)> {
+        let sessions = self.sessions.borrow();
+        let open = sessions.iter().enumerate().filter_map(|(i, s)| Some((self.servers.get(i)?, s.as_ref()?)));
+        open.map(|(server, session)| (server.name.clone(), session.client.clone())).collect()
     }
 
     fn put(&self, index: usize, session: Option<Session>) {

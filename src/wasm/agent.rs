@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, to_js, JsClock, VaultCore};
 use crate::agent::{load_snapshot, ChatOptions, Conversation};
+use crate::cancel::CancelToken;
 use crate::host::{ChannelHost, ProcessLauncher};
 use crate::mcp::McpToolset;
 use crate::protocol::{ApprovalDecision, FormAnswer};
@@ -172,6 +173,27 @@ impl Chat {
     ) -> Result<bool, JsValue> {
         let answer: FormAnswer = from_js(answer)?;
         self.host.answer_form(form_id, answer).map_err(js_error)
+    }
+
+    /// The prompts the chat's MCP servers offer (`ServerPrompt[]`), each with its server's
+    /// name; a server that does not answer offers none (the chat's next task says why).
+    #[wasm_bindgen(js_name = mcpPrompts, unchecked_return_type = "Protocol.ServerPrompt[]")]
+    pub async fn mcp_prompts(&self) -> Result<JsValue, JsValue> {
+        let (prompts, _) = self.mcp.prompts(&CancelToken::new()).await;
+        to_js(&prompts)
+    }
+
+    /// The text of the prompt `name` of the MCP server `server`, filled in with `args` (its
+    /// arguments by name); rejects, in words, when the server refuses.
+    #[wasm_bindgen(js_name = mcpPrompt)]
+    pub async fn mcp_prompt(
+        &self,
+        server: String,
+        name: String,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] args: JsValue,
+    ) -> Result<String, JsValue> {
+        let args: std::collections::BTreeMap<String, String> = from_js(args)?;
+        self.mcp.prompt(&server, &name, &args, &CancelToken::new()).await.map_err(js_error)
     }
 
     /// Stops the running task: the model call or tool is aborted, waiting approvals are denied.

@@ -208,6 +208,37 @@ fn a_form_the_server_asks_for_on_the_sessions_own_stream_is_answered_too() {
 }
 
 #[test]
+fn a_servers_prompts_are_listed_with_their_arguments_and_filled_in() {
+    use std::collections::BTreeMap;
+
+    use vault_agent::host::SystemClock;
+    use vault_agent::mcp::{McpServerConfig, McpToolset};
+
+    let server = Everything::start();
+    let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+    let toolset = McpToolset::new(vec![config], Rc::new(ReqwestClient::new()), Rc::new(SystemClock), None);
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let (prompts, problems) = toolset.prompts(&cancel).await;
+        assert!(problems.is_empty(), "{problems:?}");
+        let args = prompts.iter().find(|p| p.prompt.name == "args-prompt").expect("listed");
+        assert_eq!(args.server, "everything");
+        assert_eq!(args.prompt.title.as_deref(), Some("Arguments Prompt"));
+        let wanted: Vec<(&str, bool)> = args.prompt.arguments.iter().map(|a| (a.name.as_str(), a.required)).collect();
+        assert_eq!(wanted, [("city", true), ("state", false)]);
+
+        let filled = BTreeMap::from([("city".to_string(), "Paris".to_string())]);
+        assert_eq!(
+            toolset.prompt("everything", "args-prompt", &filled, &cancel).await.unwrap(),
+            "What's weather in Paris?"
+        );
+        let unknown = toolset.prompt("elsewhere", "args-prompt", &filled, &cancel).await.unwrap_err();
+        assert!(unknown.to_string().contains("MCP server elsewhere is not connected"), "{unknown}");
+        toolset.close().await;
+    });
+}
+
+#[test]
 fn cancelling_a_call_tells_the_server_and_returns_at_once() {
     let server = Everything::start();
     runtime().block_on(async {
