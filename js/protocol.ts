@@ -7,6 +7,7 @@
 
 export type {
   AgentEvent,
+  ServerPrompt,
   SubtaskInfo,
   FieldInput,
   FormAction,

@@ -11,6 +11,7 @@ import type {
   ModelInfo,
   ProviderConfig,
   RunReport,
+  ServerPrompt,
   Transcript,
   TranscriptTurn,
   UndoChoices,
@@ -20,7 +21,7 @@ import { agentConfig, keepMcpSignIn, mcpServers, PRESETS, providerConfig, provid
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { count } from "./count";
-import { ConfirmModal, TextPromptModal } from "./dialogs";
+import { ConfirmModal, PromptArgumentsModal, TextPromptModal } from "./dialogs";
 import { attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
 import { pickModel } from "./ModelPickerModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
@@ -1049,13 +1050,42 @@ export class ChatView extends ItemView {
   }
 
   private pickPrompt(): void {
-    new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, (prompt) => {
+    // The MCP servers' prompts join the list once the chat has asked its servers.
+    const servers = this.plugin.settings.mcp.servers.some((s) => s.enabled)
+      ? this.ensureChat().then((chat) => (chat ? chat.mcpPrompts() : []), () => [])
+      : null;
+    new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, servers, (prompt) => {
+      if (prompt.mcp) {
+        this.useServerPrompt(prompt.mcp);
+        return;
+      }
       const text = prompt.file ? this.app.vault.cachedRead(prompt.file).then(promptText) : Promise.resolve(prompt.text);
-      void text.then((value) => {
-        this.inputEl.value = value;
-        this.inputEl.focus();
-      });
+      void text.then((value) => this.fillComposer(value));
     }).open();
+  }
+
+  /** An MCP server's prompt: its values asked for first, if it takes any, then its text in the box. */
+  private useServerPrompt(prompt: ServerPrompt): void {
+    const fill = async (args: Record<string, string>) => {
+      try {
+        const chat = await this.ensureChat();
+        if (chat) this.fillComposer(await chat.mcpPrompt(prompt.server, prompt.name, args));
+      } catch (error) {
+        new Notice(`The MCP server “${prompt.server}” did not give its prompt: ${errorMessage(error)}`);
+      }
+    };
+    if (!prompt.arguments.length) {
+      void fill({});
+      return;
+    }
+    new PromptArgumentsModal(this.app, prompt, (args) => {
+      if (args) void fill(args);
+    }).open();
+  }
+
+  private fillComposer(text: string): void {
+    this.inputEl.value = text;
+    this.inputEl.focus();
   }
 }
 

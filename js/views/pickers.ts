@@ -1,6 +1,6 @@
 import { FuzzySuggestModal, SuggestModal, TFile, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
-import type { ChatSummary } from "../protocol";
+import type { ChatSummary, ServerPrompt } from "../protocol";
 import { count } from "./count";
 
 /** Picks a note, an image or a PDF to attach to the message (`@`). */
@@ -26,13 +26,15 @@ export class NotePickerModal extends FuzzySuggestModal<TFile> {
   }
 }
 
-/** A slash prompt: a note in the prompts folder, or one of the built-in ones. */
+/** A slash prompt: a note in the prompts folder, one of the built-in ones, or an MCP server's. */
 export interface SlashPrompt {
   name: string;
-  /** The note it comes from; null for a built-in prompt. */
+  /** The note it comes from; null for a built-in or a server's prompt. */
   file: TFile | null;
-  /** A built-in prompt's text (a note's is read when it is picked). */
+  /** A built-in prompt's text (a note's is read when it is picked, a server's asked of it). */
   text: string;
+  /** An MCP server's prompt, filled in by its server when picked. */
+  mcp?: ServerPrompt;
 }
 
 /**
@@ -59,14 +61,25 @@ export const BUILT_IN_PROMPTS: readonly { name: string; text: string }[] = [
   },
 ];
 
-/** Picks a slash prompt: a note in the prompts folder, then the built-in prompts it does not replace. */
+/**
+ * Picks a slash prompt: a note in the prompts folder, then the built-in prompts it does not
+ * replace, then the prompts of the chat's MCP servers (`servers`: listed once they answer).
+ */
 export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
+  private servers: SlashPrompt[] = [];
+
   constructor(
     app: App,
     private readonly folder: string,
+    servers: Promise<ServerPrompt[]> | null,
     private readonly onPick: (prompt: SlashPrompt) => void,
   ) {
     super(app);
+    void servers?.then((prompts) => {
+      this.servers = prompts.map((mcp) => ({ name: mcp.title ?? mcp.name, file: null, text: "", mcp }));
+      // The list as typed so far, with the servers' prompts.
+      this.inputEl.dispatchEvent(new Event("input"));
+    });
     this.setPlaceholder("Pick a prompt…");
     // An empty setting names no folder: only the built-in prompts then.
     if (folder) this.setInstructions([{ command: `${folder}/`, purpose: "holds your own prompts, a note each" }]);
@@ -81,7 +94,7 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
       .map((file) => ({ name: file.basename, file, text: "" }));
     const taken = new Set(own.map((p) => p.name.toLowerCase()));
     const builtIn = BUILT_IN_PROMPTS.filter((p) => !taken.has(p.name.toLowerCase())).map((p) => ({ ...p, file: null }));
-    return [...own, ...builtIn];
+    return [...own, ...builtIn, ...this.servers];
   }
 
   getItemText(prompt: SlashPrompt): string {
@@ -90,7 +103,11 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
 
   renderSuggestion(match: FuzzyMatch<SlashPrompt>, el: HTMLElement): void {
     super.renderSuggestion(match, el);
-    if (!match.item.file) {
+    const server = match.item.mcp;
+    if (server) {
+      const title = server.description ?? `A prompt of the MCP server “${server.server}”`;
+      el.createSpan({ cls: "vault-agent-prompt-source", text: server.server, attr: { title } });
+    } else if (!match.item.file) {
       const title = this.folder ? `Write a note in ${this.folder}/ with this name to change it` : "Built into the plugin";
       el.createSpan({ cls: "vault-agent-prompt-source", text: "built in", attr: { title } });
     }

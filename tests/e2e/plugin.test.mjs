@@ -2906,6 +2906,51 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
   }
 });
 
+test("MCP: a server's prompts join the slash prompts; one that takes values asks for them, then fills the box", async () => {
+  const everything = await startEverything();
+  const id = `e2e-mcp-prompts-${Date.now()}`;
+  await script(id, [{ text: "unused" }]);
+  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  try {
+    await page.locator(".vault-agent-input").pressSequentially("/");
+    const row = page.locator(".suggestion-item", { hasText: "Arguments Prompt" });
+    await row.waitFor();
+    assert.match(await row.innerText(), /Arguments Prompt\s*everything/);
+    await layout(page, "narrow");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-prompts-picker-narrow-light.png` });
+    await layout(page, "wide");
+    await row.click();
+    const modal = page.locator(".vault-agent-prompt-arguments");
+    await modal.waitFor();
+    assert.match(await modal.innerText(), /A prompt with two arguments.*everything/s);
+    // A required value left blank is named, and the dialog stays.
+    await modal.locator("button", { hasText: "Use prompt" }).click();
+    await modal.locator(".vault-agent-form-problem", { hasText: "city: fill this in." }).waitFor();
+    await modal.locator("#vault-agent-prompt-arg-city").fill("Paris");
+    await modal.locator("#vault-agent-prompt-arg-state").fill("Île-de-France");
+    for (const theme of ["light", "dark"]) {
+      await setTheme(page, theme);
+      await page.screenshot({ path: `${ARTIFACTS}/mcp-prompt-arguments-${theme}.png` });
+    }
+    await setTheme(page, "light");
+    await modal.locator("button", { hasText: "Use prompt" }).click();
+    await modal.waitFor({ state: "detached" });
+    await page.waitForFunction(() => document.querySelector(".vault-agent-input").value !== "");
+    assert.equal(await page.locator(".vault-agent-input").inputValue(), "What's weather in Paris, Île-de-France?");
+    // One without values fills the box at once.
+    await page.locator(".vault-agent-input").fill("");
+    await page.locator(".vault-agent-input").pressSequentially("/");
+    await page.locator(".suggestion-item", { hasText: "Simple Prompt" }).click();
+    await page.waitForFunction(() => document.querySelector(".vault-agent-input").value !== "");
+    assert.match(await page.locator(".vault-agent-input").inputValue(), /simple prompt/i);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: signing in to a server that asks for it (OAuth) in the browser, then its tool with the token renewed", async () => {
   const sid = `e2e-${Date.now()}`;
   const id = `e2e-mcp-oauth-${Date.now()}`;
