@@ -453,6 +453,18 @@ fn a_form_a_server_asks_for_without_a_terminal_is_cancelled_and_says_so() {
 }
 
 #[test]
+fn mcp_prompts_lists_a_servers_prompts_and_mcp_prompt_fills_one_in() {
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let listed = vault_agent(&["mcp", "prompts", "--mcp-stdio", &server]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listed = text(&listed.stdout);
+    assert!(listed.lines().any(|l| l.starts_with("ref args-prompt\tcity [state]\t")), "{listed}");
+    let filled = vault_agent(&["mcp", "prompt", "--mcp-stdio", &server, "ref", "args-prompt", r#"{"city": "Paris"}"#]);
+    assert!(filled.status.success(), "{}", text(&filled.stderr));
+    assert_eq!(text(&filled.stdout).trim(), "What's weather in Paris?");
+}
+
+#[test]
 fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
     let vault = sample_vault();
     let (base, seen) = serve(vec![

@@ -80,6 +80,24 @@ pub enum Command {
         #[arg(long)]
         accept_defaults: bool,
     },
+    /// List the prompts of each server (`/` offers them in the plugin's chat), with the values
+    /// each takes.
+    Prompts {
+        #[command(flatten)]
+        servers: McpArgs,
+    },
+    /// Fill in one prompt of one server and print its text.
+    Prompt {
+        #[command(flatten)]
+        servers: McpArgs,
+        /// The server's name.
+        server: String,
+        /// The prompt's name on that server.
+        prompt: String,
+        /// Its values, a JSON object of strings.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
     /// Sign in to a server that asks for it (OAuth, in the browser). The sign-in is kept in
     /// the user's configuration folder ($VAULT_AGENT_CREDENTIALS sets the file) and used by
     /// every command given the same URL.
@@ -139,6 +157,42 @@ pub async fn run(command: Command) -> Result<()> {
             if json {
                 outln!("{}", serde_json::to_string_pretty(&listed).unwrap_or_default());
             }
+            Ok(())
+        }
+        Command::Prompts { servers } => {
+            let servers = servers.servers()?;
+            if servers.is_empty() {
+                return Err(Error::Invalid(
+                    "name a server with --mcp-http NAME=URL or --mcp-stdio NAME='COMMAND'".into(),
+                ));
+            }
+            for server in &servers {
+                let client = connect(server, &cancel).await?;
+                let prompts = client.list_prompts(&cancel).await;
+                client.close().await;
+                for prompt in prompts? {
+                    let values: Vec<String> = prompt
+                        .arguments
+                        .iter()
+                        .map(|a| if a.required { a.name.clone() } else { format!("[{}]", a.name) })
+                        .collect();
+                    let about = prompt.description.as_deref().or(prompt.title.as_deref()).unwrap_or("");
+                    outln!("{} {}\t{}\t{about}", server.name, prompt.name, values.join(" "));
+                }
+            }
+            Ok(())
+        }
+        Command::Prompt { servers, server, prompt, arguments } => {
+            let servers = servers.servers()?;
+            let config = servers.iter().find(|s| s.name == server).ok_or_else(|| {
+                Error::Invalid(format!("no server named {server:?}: give it with --mcp-http or --mcp-stdio"))
+            })?;
+            let arguments: std::collections::BTreeMap<String, String> = serde_json::from_str(&arguments)
+                .map_err(|e| Error::Invalid(format!("the values are not a JSON object of strings: {e}")))?;
+            let client = connect(config, &cancel).await?;
+            let text = client.get_prompt(&prompt, &arguments, &cancel).await;
+            client.close().await;
+            outln!("{}", text?);
             Ok(())
         }
         Command::Call { servers, server, tool, arguments, accept_defaults } => {
