@@ -1,4 +1,5 @@
-//! An MCP client session: the handshake, the server's tools, and calls to them.
+//! An MCP client session: the handshake, the server's tools and prompts, calls to its tools,
+//! and the forms it asks the user to fill in meanwhile.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
