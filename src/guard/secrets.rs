@@ -51,17 +51,20 @@ impl Secrets {
 }
 
 impl Secrets {
-    /// What is wrong with an MCP server's form answered with `content`, when a value holds
-    /// something shaped like a key or token: a server may ask for one (a phishing form is
-    /// easy to write) but has no business with it.
-    pub fn in_form(form: &FormRequest, content: &Map<String, Value>) -> Option<String> {
-        form.fields.iter().find_map(|field| {
-            let kind = strings(content.get(&field.name)?).into_iter().find_map(Secrets::find)?;
+    /// `content` as an answer to an MCP server's `form` may be sent: what
+    /// [`FormRequest::check`] gives back, unless a value holds something shaped like a key or
+    /// token — a server may ask for one (a phishing form is easy to write) but has no business
+    /// with it. The error names the field at fault, in the user's words.
+    pub fn checked_answer(form: &FormRequest, content: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+        let checked = form.check(content)?;
+        let secret = form.fields.iter().find_map(|field| {
+            let kind = strings(checked.get(&field.name)?).into_iter().find_map(Secrets::find)?;
             Some(format!(
                 "{}: this looks like a secret ({kind}…). Vault Agent does not send keys or tokens to an MCP server.",
                 field.label
             ))
-        })
+        });
+        secret.map_or(Ok(checked), Err)
     }
 }
 

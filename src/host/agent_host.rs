@@ -30,7 +30,7 @@ pub trait AgentHost {
     }
 
     /// Has the user fill in an MCP server's form; an accepted answer's content is what
-    /// [`FormRequest::check`] gave back. Cancelled when nobody can answer.
+    /// [`crate::guard::Secrets::checked_answer`] gave back. Cancelled when nobody can answer.
     async fn fill(&self, _form: &FormRequest) -> FormAnswer {
         FormAnswer::cancel()
     }
@@ -160,10 +160,7 @@ impl ChannelHost {
             FormAction::Accept => {
                 let forms = self.open_forms.borrow();
                 let Some(form) = forms.get(id) else { return Ok(false) };
-                let content = form.check(&answer.content.unwrap_or_default())?;
-                if let Some(problem) = Secrets::in_form(form, &content) {
-                    return Err(problem);
-                }
+                let content = Secrets::checked_answer(form, &answer.content.unwrap_or_default())?;
                 FormAnswer { action: FormAction::Accept, content: Some(content) }
             }
             action => FormAnswer { action, content: None },

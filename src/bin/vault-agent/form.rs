@@ -37,10 +37,7 @@ pub(crate) async fn fill(host: &TerminalHost, form: &FormRequest) -> FormAnswer 
             if let Some(v) = read(field, line.trim()) {
                 value.insert(field.name.clone(), v);
             }
-            match alone.check(&value).and_then(|checked| match Secrets::in_form(&alone, &checked) {
-                Some(problem) => Err(problem),
-                None => Ok(checked),
-            }) {
+            match Secrets::checked_answer(&alone, &value) {
                 Ok(checked) => {
                     content.extend(checked);
                     break;
