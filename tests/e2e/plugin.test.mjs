@@ -2769,15 +2769,25 @@ async function startEverything() {
   return { url: `http://127.0.0.1:${port}/mcp`, kill: () => child.kill() };
 }
 
-test("MCP: the settings list a server's tools; the agent calls one after approval and reads its answer", async () => {
+/**
+ * The host page with the reference MCP server set up as "everything" (its tools `disabledTools`
+ * turned off) and the mock model playing `turns`; kill `everything` when done.
+ */
+async function openWithEverything(name, turns, disabledTools = []) {
   const everything = await startEverything();
-  const id = `e2e-mcp-${Date.now()}`;
-  await script(id, [
+  const id = `e2e-${name}-${Date.now()}`;
+  await script(id, turns);
+  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools, trustReadOnly: false };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  return { everything, id, page };
+}
+
+test("MCP: the settings list a server's tools; the agent calls one after approval and reads its answer", async () => {
+  const turns = [
     { toolCalls: [{ id: "m1", name: "mcp__everything__echo", arguments: { message: "hello from the vault" } }] },
     { text: "The server answered." },
-  ]);
-  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: ["get-env"], trustReadOnly: false };
-  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  ];
+  const { everything, id, page } = await openWithEverything("mcp", turns, ["get-env"]);
   try {
     await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
     const settings = page.locator(".vault-agent-settings");
@@ -2819,15 +2829,11 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
 });
 
 test("MCP: a server's form mid-call is filled in the chat, checked by the core, and its answer reaches the server", async () => {
-  const everything = await startEverything();
-  const id = `e2e-mcp-form-${Date.now()}`;
-  await script(id, [
+  const { everything, id, page } = await openWithEverything("mcp-form", [
     { toolCalls: [{ id: "f1", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
     { text: "Thanks, the server has your details." },
     { toolCalls: [{ id: "f2", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
   ]);
-  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
-  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
   try {
     await send(page, "Fill in the server's form for me");
     const modal = page.locator(".modal.vault-agent-approval");
@@ -2907,11 +2913,7 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
 });
 
 test("MCP: a server's prompts join the slash prompts; one that takes values asks for them, then fills the box", async () => {
-  const everything = await startEverything();
-  const id = `e2e-mcp-prompts-${Date.now()}`;
-  await script(id, [{ text: "unused" }]);
-  const server = { name: "everything", transport: { type: "http", url: everything.url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
-  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  const { everything, page } = await openWithEverything("mcp-prompts", [{ text: "unused" }]);
   try {
     await page.locator(".vault-agent-input").pressSequentially("/");
     const row = page.locator(".suggestion-item", { hasText: "Arguments Prompt" });
