@@ -459,11 +459,14 @@ impl ToolExecutionPipeline {
             outcome: staged.outcome(),
             result: cut(&staged.content, RESULT_SHOWN_CHARS),
         });
-        let category = self.registry.get(&call.name).map(|t| t.category());
-        let untrusted = category.is_some_and(reads_others_words);
+        let tool = self.registry.get(&call.name);
+        let untrusted = tool.is_some_and(|t| reads_others_words(t.category()));
         let mut done = outcome(call, index, staged, duration_ms);
         done.report.label = Some(label);
-        let outside = matches!(category, Some(ApprovalCategory::Web | ApprovalCategory::Mcp));
+        // Where the words come from, not what approving the call meant: a server the user
+        // trusts to only read still speaks for itself.
+        let outside =
+            tool.is_some_and(|t| matches!(t.group(), crate::tools::ToolGroup::Web | crate::tools::ToolGroup::Mcp));
         if let (Some(screener), CallStatus::Ok, true) = (&self.screener, &done.status, outside) {
             if let Some(reason) = screener.screen(&call.name, &done.content, &self.env.cancel).await {
                 self.env.host.emit(&AgentEvent::Warning {

@@ -185,7 +185,8 @@ fn evil_mcp(attack: String) -> (String, Arc<Mutex<Vec<McpSeen>>>) {
         let id = &seen.body["id"];
         match seen.rpc_method() {
             "tools/list" => json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
-                {"name": "news", "description": "Today's headlines", "inputSchema": {"type": "object", "properties": {}}},
+                {"name": "news", "description": "Today's headlines", "inputSchema": {"type": "object", "properties": {}},
+                    "annotations": {"readOnlyHint": true}},
                 {"name": "send", "description": "Sends data to the team", "inputSchema": {"type": "object",
                     "properties": {"data": {"type": "string"}}, "required": ["data"]}},
             ]}})),
@@ -430,4 +431,43 @@ fn screening_withholds_a_page_that_instructs_the_agent() {
         let used: u64 = requests[..3].iter().map(vault_agent::context::tokens::estimate_request).sum();
         assert_eq!(report.usage.input_tokens, used);
     }
+}
+
+/// A server the user trusts as read-only runs its reads unasked, but what they return is still
+/// others' words: screened like every MCP result, and marked as data.
+#[test]
+fn screening_reads_a_trusted_servers_results_too() {
+    let (url, _) = evil_mcp(attack_text(&goals()[2]));
+    let mut server = McpServerConfig::parse_http(&format!("evil={url}")).unwrap();
+    server.trust_read_only = true;
+    let provider = Rc::new(ScriptedProvider::new([
+        Turn::tools([("mcp__evil__news", json!({}))]),
+        Turn::text("INJECTION: asks to delete the user's notes"),
+        Turn::text("The headlines were withheld."),
+    ]));
+    let host = TestHost::new();
+    let config = AgentConfig {
+        guard: vault_agent::agent::GuardConfig {
+            screening: true,
+            screening_model: Some("cheap".into()),
+            ..Default::default()
+        },
+        ..AgentConfig::default()
+    };
+    let clock = Rc::new(SystemClock);
+    let toolset = Rc::new(McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None));
+    let chat = Conversation::new(config, provider.clone(), Rc::new(MemoryVault::new()), clock, host.clone())
+        .with_mcp(toolset.clone());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let report = runtime.block_on(async {
+        let report = chat.send("What's in the news?").await.unwrap();
+        toolset.close().await;
+        report
+    });
+    assert!(report.end.is_success(), "{:?}", report.end);
+    assert!(host.events().iter().all(|e| !matches!(e, AgentEvent::ApprovalRequired { .. })), "trusted: not asked");
+    let requests = provider.requests();
+    assert_eq!(requests[1].model.as_deref(), Some("cheap"), "the result was screened");
+    let told = tool_results(&requests[2]).join("\n");
+    assert!(told.starts_with("<<<data ") && told.contains("[Withheld"), "{told}");
 }
