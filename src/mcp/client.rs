@@ -1,10 +1,11 @@
-//! An MCP client session: the handshake, the server's tools and prompts, calls to its tools,
-//! and the forms it asks the user to fill in meanwhile.
+//! An MCP client session: the handshake, the server's tools, prompts and resources, calls to
+//! its tools, and the forms it asks the user to fill in meanwhile.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::ready;
 
+use base64::Engine;
 use futures::future::LocalBoxFuture;
 
 use serde::{Deserialize, Serialize};
@@ -62,6 +63,55 @@ pub struct McpPromptInfo {
     pub description: Option<String>,
     #[serde(default)]
     pub arguments: Vec<PromptArgument>,
+}
+
+/// A resource a server offers (`resources/list`): data read by its URI, such as a file, a
+/// page or a record of the service the server fronts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceInfo {
+    pub uri: String,
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub mime_type: Option<String>,
+    /// The size in bytes, if the server knows it.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub size: Option<u64>,
+}
+
+/// Resources a server reads by a URI the reader fills in (`resources/templates/list`): an
+/// RFC 6570 template such as `notes://{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpResourceTemplate {
+    pub uri_template: String,
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub mime_type: Option<String>,
+}
+
+/// One part of a read resource (`resources/read`): text, or bytes (sent as base64).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourcePart {
+    pub uri: String,
+    pub mime_type: Option<String>,
+    pub body: ResourceBody,
+}
+
+/// A resource part's content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceBody {
+    Text(String),
+    Bytes(Vec<u8>),
 }
 
 /// A value a prompt asks for.
@@ -227,9 +277,72 @@ impl McpClient {
         Ok(parts.join("\n\n"))
     }
 
+    /// Whether the server offers resources (it declared the capability).
+    pub fn has_resources(&self) -> bool {
+        self.info.capabilities.get("resources").is_some()
+    }
+
+    /// Every resource the server lists (none when it offers none), all pages read.
+    pub async fn list_resources(&self, cancel: &CancelToken) -> Result<Vec<McpResourceInfo>> {
+        if !self.has_resources() {
+            return Ok(Vec::new());
+        }
+        self.list_of("resources/list", "resources", cancel).await
+    }
+
+    /// Every resource template the server lists (none when it offers no resources). A server
+    /// that has resources but no templates may not know the method: that reads as none.
+    pub async fn list_resource_templates(&self, cancel: &CancelToken) -> Result<Vec<McpResourceTemplate>> {
+        if !self.has_resources() {
+            return Ok(Vec::new());
+        }
+        match self.list_of("resources/templates/list", "resourceTemplates", cancel).await {
+            // `call`'s error says the code as `RpcError` displays it.
+            Err(Error::Mcp(e)) if e.ends_with(&format!("(code {METHOD_NOT_FOUND})")) => Ok(Vec::new()),
+            other => other,
+        }
+    }
+
+    /// The resource at `uri`: its parts, in the server's order. Bytes that are not valid base64
+    /// are an error, as is a part with neither text nor bytes.
+    pub async fn read_resource(&self, uri: &str, cancel: &CancelToken) -> Result<Vec<ResourcePart>> {
+        let read = self.call("resources/read", json!({ "uri": uri }), cancel).await?;
+        let contents = read.get("contents").and_then(Value::as_array).into_iter().flatten();
+        contents.map(|part| self.resource_part(uri, part)).collect()
+    }
+
+    fn resource_part(&self, asked: &str, part: &Value) -> Result<ResourcePart> {
+        let malformed =
+            |why: &str| Error::Mcp(format!("{}: resources/read of {asked} is malformed: {why}", self.server_name));
+        let text = |key: &str| part.get(key).and_then(Value::as_str);
+        let body = match (text("text"), text("blob")) {
+            (Some(body), _) => ResourceBody::Text(body.to_string()),
+            (None, Some(blob)) => ResourceBody::Bytes(
+                base64::engine::general_purpose::STANDARD
+                    .decode(blob.trim())
+                    .map_err(|e| malformed(&format!("its bytes are not base64 ({e})")))?,
+            ),
+            (None, None) => return Err(malformed("a part has neither text nor blob")),
+        };
+        Ok(ResourcePart {
+            uri: text("uri").unwrap_or(asked).to_string(),
+            mime_type: text("mimeType").map(str::to_string),
+            body,
+        })
+    }
+
     /// Every item of `what`'s list (`tools/list`, `prompts/list`), all pages read.
     async fn list<T: serde::de::DeserializeOwned>(&self, what: &str, cancel: &CancelToken) -> Result<Vec<T>> {
-        let method = format!("{what}/list");
+        self.list_of(&format!("{what}/list"), what, cancel).await
+    }
+
+    /// Every item under `key` of `method`'s pages, all pages read.
+    async fn list_of<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        cancel: &CancelToken,
+    ) -> Result<Vec<T>> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -237,8 +350,8 @@ impl McpClient {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let page = self.call(&method, params, cancel).await?;
-            let listed = page.get(what).cloned().unwrap_or(Value::Array(Vec::new()));
+            let page = self.call(method, params, cancel).await?;
+            let listed = page.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
             let listed: Vec<T> = serde_json::from_value(listed)
                 .map_err(|e| Error::Mcp(format!("{}: {method} is malformed: {e}", self.server_name)))?;
             items.extend(listed);

@@ -1,4 +1,4 @@
-//! A Model Context Protocol client: tools and prompts from servers outside the vault.
+//! A Model Context Protocol client: tools, prompts and resources from servers outside the vault.
 //!
 //! [`McpClient`] runs a session over an [`McpTransport`]: [`StreamableHttp`] in the core over
 //! the host's HTTP (desktop, mobile, CLI), or [`Stdio`] over a child process the host starts
@@ -12,20 +12,22 @@ mod http;
 mod message;
 mod oauth;
 mod oauth_discovery;
+mod resources;
 mod stdio;
 mod tool;
 mod toolset;
 mod transport;
 
 pub use client::{
-    CallOutcome, McpClient, McpPromptInfo, McpToolInfo, Progress, PromptArgument, ServerInfo, ToolAnnotations,
-    PROTOCOL_VERSIONS,
+    CallOutcome, McpClient, McpPromptInfo, McpResourceInfo, McpResourceTemplate, McpToolInfo, Progress, PromptArgument,
+    ResourceBody, ResourcePart, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS,
 };
 pub use config::{McpServerConfig, McpServerTransport};
 pub use elicitation::{FormFiller, NoForms};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
+pub use resources::{resource_tools, show_parts, ListMcpResources, ReadMcpResource, ResourceServer, ShownResource};
 pub use stdio::Stdio;
 pub use tool::{split_tool_name, tool_name, McpTool};
 pub use toolset::{McpProblem, McpToolset, ServerPrompt};

@@ -1,5 +1,6 @@
 //! The MCP servers of a conversation: connected on first use, their tools listed and kept,
-//! listed again when a server says they changed.
+//! listed again when a server says they changed; their resources read through two tools of
+//! their own (`list_mcp_resources`, `read_mcp_resource`) when any server offers them.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -8,7 +9,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{CredentialsSink, McpClient, McpPromptInfo, McpServerConfig, McpTool};
+use super::{resource_tools, CredentialsSink, McpClient, McpPromptInfo, McpServerConfig, McpTool, ResourceServer};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
@@ -102,8 +103,20 @@ impl McpToolset {
                 }
             }
         }
-        let tools = self.sessions.borrow().iter().flatten().flat_map(|s| s.tools.iter().cloned()).collect();
+        let mut tools: Vec<Rc<dyn DynTool>> =
+            self.sessions.borrow().iter().flatten().flat_map(|s| s.tools.iter().cloned()).collect();
+        if let Some((list, read)) = resource_tools(self.resource_servers()) {
+            tools.push(Rc::new(list));
+            tools.push(Rc::new(read));
+        }
         (tools, problems)
+    }
+
+    /// The connected servers that offer resources.
+    fn resource_servers(&self) -> Vec<ResourceServer> {
+        let trusted = |name: &str| self.servers.iter().any(|s| s.name == name && s.trust_read_only);
+        let open = self.open_sessions().into_iter().filter(|(_, client)| client.has_resources());
+        open.map(|(name, client)| ResourceServer { trusted: trusted(&name), name, client }).collect()
     }
 
     async fn open(&self, server: &McpServerConfig, index: usize, cancel: &CancelToken) -> crate::Result<Session> {

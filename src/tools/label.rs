@@ -81,6 +81,17 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
         "web_search" => label
             .text(&format!("{} the web for ‘{}’", verb("Searched", "Search"), arg("query").unwrap_or_default()))
             .group("Ran {n} web searches"),
+        "list_mcp_resources" => {
+            let on = arg("server").map_or("the MCP servers".to_string(), |s| s.to_string());
+            label.text(&format!("{} the resources of {on}", verb("Listed", "List")))
+        }
+        "read_mcp_resource" => label
+            .text(&format!(
+                "Read {} from {}",
+                cut_address(arg("uri").unwrap_or("a resource")),
+                arg("server").unwrap_or("an MCP server")
+            ))
+            .group("Read {n} MCP resources"),
         "attempt_completion" => label.text(verb("Finished the task", "Finish the task")),
         "ask_followup_question" => label.text(verb("Asked you a question", "A question for you")),
         "switch_mode" => {
@@ -112,9 +123,14 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
 fn short_url(url: &str) -> String {
     let bare = url.split_once("://").map_or(url, |(_, rest)| rest);
     let bare = bare.strip_prefix("www.").unwrap_or(bare).trim_end_matches('/');
-    match bare.char_indices().nth(URL_CHARS) {
-        Some((cut, _)) => format!("{}…", &bare[..cut]),
-        None => bare.to_string(),
+    cut_address(bare)
+}
+
+/// `address` cut to [`URL_CHARS`] characters, with `…` where it was cut.
+fn cut_address(address: &str) -> String {
+    match address.char_indices().nth(URL_CHARS) {
+        Some((cut, _)) => format!("{}…", &address[..cut]),
+        None => address.to_string(),
     }
 }
 
@@ -221,6 +237,19 @@ mod tests {
         assert_eq!(
             call_label("web_fetch", &json!({"url": long}), Some(&[])).text().chars().count(),
             "Read ".len() + 61
+        );
+    }
+
+    #[test]
+    fn an_mcp_resource_reads_as_its_address_and_server() {
+        let input = json!({"server": "docs", "uri": "demo://resource/static/document/features.md"});
+        let done = call_label("read_mcp_resource", &input, Some(&[]));
+        assert_eq!(done.text(), "Read demo://resource/static/document/features.md from docs");
+        assert_eq!(done.group.as_deref(), Some("Read {n} MCP resources"));
+        assert_eq!(call_label("list_mcp_resources", &json!({}), None).text(), "List the resources of the MCP servers");
+        assert_eq!(
+            call_label("list_mcp_resources", &json!({"server": "docs"}), Some(&[])).text(),
+            "Listed the resources of docs"
         );
     }
 

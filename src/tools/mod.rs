@@ -49,6 +49,7 @@ pub use ledger::ReadLedger;
 pub use list_files::ListFiles;
 pub use move_file::MoveFile;
 pub use new_task::{subtask_title, Delegate, NewTask, NEW_TASK};
+pub(crate) use note_io::plural;
 pub use read_file::ReadFile;
 pub use registry::ToolRegistry;
 pub use remember::Remember;

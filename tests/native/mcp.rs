@@ -13,7 +13,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{ChildProcess, ManualClock, ReqwestClient};
-use vault_agent::mcp::{FormFiller, McpClient, McpTransport, NoForms, Progress, Stdio, StreamableHttp};
+use vault_agent::mcp::{FormFiller, McpClient, McpTransport, NoForms, Progress, ResourceBody, Stdio, StreamableHttp};
 use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField};
 use vault_agent::Error;
 
@@ -120,6 +120,46 @@ fn reference_server_over_streamable_http() {
 
         client.close().await;
     });
+}
+
+#[test]
+fn a_servers_resources_and_templates_are_listed_and_read() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        assert!(client.has_resources());
+        let listed = client.list_resources(&cancel).await.unwrap();
+        let features = listed.iter().find(|r| r.name == "features.md").expect("the docs are listed");
+        assert_eq!(features.uri, "demo://resource/static/document/features.md");
+        assert_eq!(features.mime_type.as_deref(), Some("text/markdown"));
+        let templates = client.list_resource_templates(&cancel).await.unwrap();
+        let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+        assert!(uris.contains(&"demo://resource/dynamic/text/{resourceId}"), "{uris:?}");
+
+        let read = client.read_resource(&features.uri, &cancel).await.unwrap();
+        assert_eq!(read.len(), 1);
+        let ResourceBody::Text(text) = &read[0].body else { panic!("text expected: {read:?}") };
+        assert!(text.contains("Everything"), "{text}");
+        // A template filled in; bytes come decoded.
+        let blob = client.read_resource("demo://resource/dynamic/blob/3", &cancel).await.unwrap();
+        assert_eq!(blob[0].body, ResourceBody::Bytes(blob_bytes(&blob[0].body)));
+        assert!(String::from_utf8(blob_bytes(&blob[0].body)).unwrap().starts_with("Resource 3: This is a base64 blob"));
+        // An unknown resource is an error that names the server.
+        let missing = client.read_resource("demo://resource/dynamic/text/0", &cancel).await.unwrap_err();
+        assert!(
+            missing.to_string().starts_with("MCP: everything: resources/read failed: Unknown resource"),
+            "{missing}"
+        );
+        client.close().await;
+    });
+}
+
+fn blob_bytes(body: &ResourceBody) -> Vec<u8> {
+    match body {
+        ResourceBody::Bytes(bytes) => bytes.clone(),
+        other => panic!("bytes expected: {other:?}"),
+    }
 }
 
 /// Answers every form with `answer`, keeping what each asked.
@@ -654,6 +694,47 @@ mod agent {
         assert!(sent.contains("Echo: a"), "{sent}");
         // A tool the user turned off is not offered.
         assert!(run.provider.requests()[0].tools.iter().all(|t| t.name != "mcp__everything__get-env"));
+    }
+
+    #[test]
+    fn the_model_lists_a_servers_resources_and_reads_one_with_the_users_approval() {
+        let server = Everything::start();
+        let uri = "demo://resource/static/document/features.md";
+        let turns = || {
+            vec![
+                Turn::tools([("list_mcp_resources", json!({}))]),
+                Turn::tools([("read_mcp_resource", json!({"server": "everything", "uri": uri}))]),
+                Turn::text("Done."),
+            ]
+        };
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let asked = run(config.clone(), turns(), ApprovalDecision::Approve);
+        assert_eq!(asked.end, EndReason::Answered);
+        let requests = asked.provider.requests();
+        let read = requests[0].tools.iter().find(|t| t.name == "read_mcp_resource").expect("offered");
+        assert_eq!(read.input_schema["properties"]["server"]["enum"], json!(["everything"]));
+        // Listing sends nothing of the vault and asks nothing; the read asks first.
+        assert_eq!(approvals(&asked.host), [("read_mcp_resource".to_string(), ApprovalCategory::Mcp)]);
+        let listed = serde_json::to_string(&requests[1].messages).unwrap();
+        assert!(listed.contains(&format!("- {uri} — features.md (text/markdown;")), "{listed}");
+        assert!(listed.contains("- template demo://resource/dynamic/text/{resourceId}"), "{listed}");
+        // The resource reached the model as data from outside, between the task's markers (its
+        // beginning: the whole of a long one is saved to a file the model reads on).
+        let sent = serde_json::to_string(&requests[2].messages).unwrap();
+        let data = sent.split("<<<data").last().unwrap();
+        assert!(data.contains("(from read_mcp_resource)"), "{sent}");
+        assert!(data.contains(&format!("[resource {uri} (text/markdown)]\\n# Everything Server - Features")), "{sent}");
+
+        // A denied read never reaches the server; a server the user trusts is read unasked.
+        let denied = run(config.clone(), turns(), ApprovalDecision::Deny);
+        assert_eq!(denied.end, EndReason::Denied);
+        let mut trusted = config;
+        trusted.trust_read_only = true;
+        let unasked = run(trusted, turns(), ApprovalDecision::Deny);
+        assert_eq!(unasked.end, EndReason::Answered);
+        assert!(approvals(&unasked.host).is_empty());
+        let sent = serde_json::to_string(&unasked.provider.requests()[2].messages).unwrap();
+        assert!(sent.contains("[resource demo://"), "{sent}");
     }
 
     /// Sends `message` with the plugin's host, which approves every call and hands each form

@@ -465,6 +465,27 @@ fn mcp_prompts_lists_a_servers_prompts_and_mcp_prompt_fills_one_in() {
 }
 
 #[test]
+fn mcp_resources_lists_a_servers_resources_and_mcp_read_reads_one() {
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let listed = vault_agent(&["mcp", "resources", "--mcp-stdio", &server]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listed = text(&listed.stdout);
+    let doc = "ref demo://resource/static/document/features.md\ttext/markdown\tfeatures.md\t";
+    assert!(listed.lines().any(|l| l.starts_with(doc)), "{listed}");
+    let template = "ref demo://resource/dynamic/text/{resourceId}\ttemplate\tDynamic Text Resource\t";
+    assert!(listed.lines().any(|l| l.starts_with(template)), "{listed}");
+    let read = vault_agent(&["mcp", "read", "--mcp-stdio", &server, "ref", "demo://resource/dynamic/blob/2"]);
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    let read = text(&read.stdout);
+    assert!(
+        read.starts_with("[resource demo://resource/dynamic/blob/2 (text/plain)]\nResource 2: This is a base64 blob")
+    );
+    let missing = vault_agent(&["mcp", "read", "--mcp-stdio", &server, "ref", "demo://resource/dynamic/text/0"]);
+    assert!(!missing.status.success());
+    assert!(text(&missing.stderr).contains("resources/read failed: Unknown resource"), "{}", text(&missing.stderr));
+}
+
+#[test]
 fn run_remembers_what_the_task_taught_and_memory_lists_and_forgets_it() {
     let vault = sample_vault();
     let (base, seen) = serve(vec![

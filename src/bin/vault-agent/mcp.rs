@@ -1,5 +1,6 @@
-//! `vault-agent mcp tools|call|login|logout`: what an MCP server offers, and one call to it,
-//! without a model; signing in to one that asks for it. The same `--mcp-http` and
+//! `vault-agent mcp tools|call|prompts|prompt|resources|read|login|logout`: what an MCP server
+//! offers, one call to it, one prompt or resource of it, without a model; signing in to one
+//! that asks for it. The same `--mcp-http` and
 //! `--mcp-stdio` options give `run` the servers' tools, with the sign-ins kept.
 
 use std::rc::Rc;
@@ -7,7 +8,8 @@ use std::rc::Rc;
 use serde_json::Value;
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
-use vault_agent::mcp::{CredentialsSink, McpClient, McpServerConfig, Progress};
+use vault_agent::mcp::{show_parts, CredentialsSink, McpClient, McpServerConfig, Progress};
+use vault_agent::media::MediaSupport;
 use vault_agent::{Error, Result};
 
 use crate::form::TerminalForms;
@@ -98,6 +100,21 @@ pub enum Command {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+    /// List the resources of each server (the agent reads them with `read_mcp_resource`), and
+    /// the templates of URIs each fills in.
+    Resources {
+        #[command(flatten)]
+        servers: McpArgs,
+    },
+    /// Read one resource of one server and print it (bytes that are not text by their size).
+    Read {
+        #[command(flatten)]
+        servers: McpArgs,
+        /// The server's name.
+        server: String,
+        /// The resource's URI.
+        uri: String,
+    },
     /// Sign in to a server that asks for it (OAuth, in the browser). The sign-in is kept in
     /// the user's configuration folder ($VAULT_AGENT_CREDENTIALS sets the file) and used by
     /// every command given the same URL.
@@ -122,18 +139,31 @@ pub async fn connect(server: &McpServerConfig, cancel: &CancelToken) -> Result<M
     server.connect(Rc::new(ReqwestClient::new()), Rc::new(SystemClock), Some(&NativeLauncher), renewed, cancel).await
 }
 
+/// The servers `args` names; at least one.
+fn some_servers(args: &McpArgs) -> Result<Vec<McpServerConfig>> {
+    let servers = args.servers()?;
+    if servers.is_empty() {
+        return Err(Error::Invalid("name a server with --mcp-http NAME=URL or --mcp-stdio NAME='COMMAND'".into()));
+    }
+    Ok(servers)
+}
+
+/// The server `args` names `name`.
+fn one_server(args: &McpArgs, name: &str) -> Result<McpServerConfig> {
+    let servers = args.servers()?;
+    servers
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| Error::Invalid(format!("no server named {name:?}: give it with --mcp-http or --mcp-stdio")))
+}
+
 pub async fn run(command: Command) -> Result<()> {
     let cancel = CancelToken::new();
     match command {
         Command::Login { server, no_browser } => login(&server, !no_browser).await,
         Command::Logout { server } => logout(&server),
         Command::Tools { servers, json } => {
-            let servers = servers.servers()?;
-            if servers.is_empty() {
-                return Err(Error::Invalid(
-                    "name a server with --mcp-http NAME=URL or --mcp-stdio NAME='COMMAND'".into(),
-                ));
-            }
+            let servers = some_servers(&servers)?;
             let mut listed = Vec::new();
             for server in &servers {
                 let client = connect(server, &cancel).await?;
@@ -160,12 +190,7 @@ pub async fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Prompts { servers } => {
-            let servers = servers.servers()?;
-            if servers.is_empty() {
-                return Err(Error::Invalid(
-                    "name a server with --mcp-http NAME=URL or --mcp-stdio NAME='COMMAND'".into(),
-                ));
-            }
+            let servers = some_servers(&servers)?;
             for server in &servers {
                 let client = connect(server, &cancel).await?;
                 let prompts = client.list_prompts(&cancel).await;
@@ -183,26 +208,48 @@ pub async fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Prompt { servers, server, prompt, arguments } => {
-            let servers = servers.servers()?;
-            let config = servers.iter().find(|s| s.name == server).ok_or_else(|| {
-                Error::Invalid(format!("no server named {server:?}: give it with --mcp-http or --mcp-stdio"))
-            })?;
+            let config = one_server(&servers, &server)?;
             let arguments: std::collections::BTreeMap<String, String> = serde_json::from_str(&arguments)
                 .map_err(|e| Error::Invalid(format!("the values are not a JSON object of strings: {e}")))?;
-            let client = connect(config, &cancel).await?;
+            let client = connect(&config, &cancel).await?;
             let text = client.get_prompt(&prompt, &arguments, &cancel).await;
             client.close().await;
             outln!("{}", text?);
             Ok(())
         }
+        Command::Resources { servers } => {
+            for server in &some_servers(&servers)? {
+                let client = connect(server, &cancel).await?;
+                let listed = client.list_resources(&cancel).await;
+                let templates = client.list_resource_templates(&cancel).await;
+                client.close().await;
+                for r in listed? {
+                    let name = r.title.as_deref().unwrap_or(&r.name);
+                    let about = r.description.as_deref().unwrap_or("");
+                    outln!("{} {}\t{}\t{name}\t{about}", server.name, r.uri, r.mime_type.as_deref().unwrap_or("-"));
+                }
+                for t in templates? {
+                    let name = t.title.as_deref().unwrap_or(&t.name);
+                    let about = t.description.as_deref().unwrap_or("");
+                    outln!("{} {}\ttemplate\t{name}\t{about}", server.name, t.uri_template);
+                }
+            }
+            Ok(())
+        }
+        Command::Read { servers, server, uri } => {
+            let client = connect(&one_server(&servers, &server)?, &cancel).await?;
+            let parts = client.read_resource(&uri, &cancel).await;
+            client.close().await;
+            // Text as it is; images and PDFs are named, a terminal shows neither.
+            let shown = show_parts(&parts?, MediaSupport { images: false, documents: false });
+            outln!("{}", shown.text);
+            Ok(())
+        }
         Command::Call { servers, server, tool, arguments, accept_defaults } => {
-            let servers = servers.servers()?;
-            let config = servers.iter().find(|s| s.name == server).ok_or_else(|| {
-                Error::Invalid(format!("no server named {server:?}: give it with --mcp-http or --mcp-stdio"))
-            })?;
+            let config = one_server(&servers, &server)?;
             let arguments: Value = serde_json::from_str(&arguments)
                 .map_err(|e| Error::Invalid(format!("the arguments are not JSON: {e}")))?;
-            let client = connect(config, &cancel).await?;
+            let client = connect(&config, &cancel).await?;
             let report = |p: &Progress| match p.total {
                 Some(total) => eprintln!("progress {}/{total}", p.progress),
                 None => eprintln!("progress {}", p.progress),
