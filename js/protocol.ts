@@ -8,6 +8,7 @@
 export type {
   AgentEvent,
   ServerPrompt,
+  ServerResource,
   SubtaskInfo,
   FieldInput,
   FormAction,

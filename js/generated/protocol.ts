@@ -610,6 +610,33 @@ export type McpPromptInfo = { name: string, title: string | null, description: s
 export type PromptArgument = { name: string, title: string | null, description: string | null, required: boolean, };
 
 /**
+ * A resource and the server that offers it, as the chat's `@` picker lists it.
+ */
+export type ServerResource = { 
+/**
+ * The server's name, as the user gave it.
+ */
+server: string, 
+/**
+ * How a message attaches it ([`resource_attachment`]).
+ */
+attachment: string, uri: string, name: string, title: string | null, description: string | null, mimeType: string | null, 
+/**
+ * The size in bytes, if the server knows it.
+ */
+size: number | null, };
+
+/**
+ * A resource a server offers (`resources/list`): data read by its URI, such as a file, a
+ * page or a record of the service the server fronts.
+ */
+export type McpResourceInfo = { uri: string, name: string, title: string | null, description: string | null, mimeType: string | null, 
+/**
+ * The size in bytes, if the server knows it.
+ */
+size: number | null, };
+
+/**
  * One tool a server offers, as `tools/list` describes it.
  */
 export type McpToolInfo = { name: string, title: string | null, description: string | null, 

@@ -22,7 +22,7 @@ import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { count } from "./count";
 import { ConfirmModal, PromptArgumentsModal, TextPromptModal } from "./dialogs";
-import { attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
+import { attachedResource, attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
 import { pickModel } from "./ModelPickerModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
 import { RelatedNotes } from "./related";
@@ -822,7 +822,9 @@ export class ChatView extends ItemView {
 
   /** A chip for an attached `path`: an image's thumbnail or a PDF's icon, then the path. */
   private chip(parent: HTMLElement, path: string): HTMLElement {
-    const chip = parent.createSpan({ cls: "vault-agent-chip", attr: { title: path } });
+    const resource = attachedResource(path);
+    const title = resource ? `${resource.uri}, from the MCP server “${resource.server}”` : path;
+    const chip = parent.createSpan({ cls: "vault-agent-chip", attr: { title } });
     showMedia(this.app, chip, path);
     chip.createSpan({ cls: "vault-agent-chip-path", text: attachmentLabel(path) });
     return chip;
@@ -1046,12 +1048,21 @@ export class ChatView extends ItemView {
   }
 
   private pickNote(): void {
-    new NotePickerModal(this.app, (file) => this.attach(file)).open();
+    // The MCP servers' resources join the list once the chat has asked its servers.
+    const resources = this.hasMcpServers() ? this.ensureChat().then((chat) => (chat ? chat.mcpResources() : []), () => []) : null;
+    new NotePickerModal(this.app, resources, (item) => {
+      if ("file" in item) this.attach(item.file);
+      else this.attachPath(item.resource.attachment);
+    }).open();
+  }
+
+  private hasMcpServers(): boolean {
+    return this.plugin.settings.mcp.servers.some((s) => s.enabled);
   }
 
   private pickPrompt(): void {
     // The MCP servers' prompts join the list once the chat has asked its servers.
-    const servers = this.plugin.settings.mcp.servers.some((s) => s.enabled)
+    const servers = this.hasMcpServers()
       ? this.ensureChat().then((chat) => (chat ? chat.mcpPrompts() : []), () => [])
       : null;
     new PromptPickerModal(this.app, this.plugin.settings.promptsFolder, servers, (prompt) => {

@@ -54,6 +54,8 @@ export async function keepPastedImage(app: App, file: File, now = new Date()): P
  * keeps its punctuation in place.
  */
 export function attachmentLabel(path: string): string {
+  const resource = attachedResource(path);
+  if (resource) return resource.name;
   const pasted = path.startsWith(`${PASTED_FOLDER}/`) ? path.slice(PASTED_FOLDER.length + 1).replace(/^\d{8}-\d{6}-/, "") : path;
   return `\u200e${pasted}\u200e`;
 }
@@ -63,6 +65,10 @@ export function attachmentLabel(path: string): string {
  * released when the image has loaded), an icon for a PDF. Nothing for a note.
  */
 export function showMedia(app: App, el: HTMLElement, path: string): void {
+  if (attachedResource(path)) {
+    setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), "plug");
+    return;
+  }
   if (extension(path) === "pdf") {
     setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), "file-text");
     return;
@@ -78,4 +84,23 @@ export function showMedia(app: App, el: HTMLElement, path: string): void {
     },
     () => img.remove(),
   );
+}
+
+/**
+ * The server and URI of an attached MCP resource (the core's `mcp:<server>:<uri>`, which no
+ * vault path can be: a path holds no colon), and the name a chip shows for it: the URI's last
+ * part. Null for a vault path.
+ */
+export function attachedResource(attachment: string): { server: string; uri: string; name: string } | null {
+  const match = /^mcp:([A-Za-z0-9_-]+):(.+)$/.exec(attachment);
+  if (!match) return null;
+  const [, server, uri] = match;
+  const last = uri.replace(/[?#].*$/, "").split("/").filter(Boolean).pop() ?? uri;
+  let name = last;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    // Not percent-encoded text: shown as it is.
+  }
+  return { server, uri, name };
 }

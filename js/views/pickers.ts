@@ -1,29 +1,67 @@
 import { FuzzySuggestModal, SuggestModal, TFile, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
-import type { ChatSummary, ServerPrompt } from "../protocol";
+import type { ChatSummary, ServerPrompt, ServerResource } from "../protocol";
 import { count } from "./count";
 
-/** Picks a note, an image or a PDF to attach to the message (`@`). */
-export class NotePickerModal extends FuzzySuggestModal<TFile> {
+/** What `@` attaches: a vault file, or a resource of one of the chat's MCP servers. */
+export type Attachable = { file: TFile } | { resource: ServerResource };
+
+/**
+ * Picks a note, an image, a PDF or an MCP server's resource to attach to the message (`@`).
+ * The servers' resources (`resources`) join the list once the servers answer.
+ */
+export class NotePickerModal extends FuzzySuggestModal<Attachable> {
+  private resources: Attachable[] = [];
+
   constructor(
     app: App,
-    private readonly onPick: (file: TFile) => void,
+    resources: Promise<ServerResource[]> | null,
+    private readonly onPick: (item: Attachable) => void,
   ) {
     super(app);
-    this.setPlaceholder("Attach a note, an image or a PDF…");
+    void resources?.then((listed) => {
+      this.resources = listed.map((resource) => ({ resource }));
+      // The list as typed so far, with the servers' resources.
+      this.inputEl.dispatchEvent(new Event("input"));
+    });
+    this.setPlaceholder(resources ? "Attach a note, an image, a PDF or an MCP resource…" : "Attach a note, an image or a PDF…");
   }
 
-  getItems(): TFile[] {
-    return this.app.vault.getFiles().filter((f) => isAttachable(f.path));
+  getItems(): Attachable[] {
+    const files = this.app.vault.getFiles().filter((f) => isAttachable(f.path));
+    return [...files.map((file) => ({ file })), ...this.resources];
   }
 
-  getItemText(file: TFile): string {
-    return file.path;
+  getItemText(item: Attachable): string {
+    if ("file" in item) return item.file.path;
+    return `${resourceName(item.resource)} ${item.resource.uri}`;
   }
 
-  onChooseItem(file: TFile): void {
-    this.onPick(file);
+  renderSuggestion(match: FuzzyMatch<Attachable>, el: HTMLElement): void {
+    if ("file" in match.item) {
+      super.renderSuggestion(match, el);
+      return;
+    }
+    // A resource as the quick switcher shows a note: its name, its address under it, and the
+    // server it comes from beside them.
+    const { resource } = match.item;
+    el.addClass("mod-complex");
+    const content = el.createDiv({ cls: "suggestion-content" });
+    content.createDiv({ cls: "suggestion-title", text: resourceName(resource) });
+    content.createDiv({ cls: "suggestion-note", text: resource.uri });
+    const title = `${resource.description ? `${resource.description}\n` : ""}From the MCP server “${resource.server}”`;
+    const aux = el.createDiv({ cls: "suggestion-aux" });
+    aux.createSpan({ cls: "vault-agent-prompt-source", text: resource.server, attr: { title } });
   }
+
+  onChooseItem(item: Attachable): void {
+    this.onPick(item);
+  }
+}
+
+/** What a resource is called in a list or on a chip: its title, else its name. */
+export function resourceName(resource: ServerResource): string {
+  return resource.title ?? resource.name;
 }
 
 /** A slash prompt: a note in the prompts folder, one of the built-in ones, or an MCP server's. */

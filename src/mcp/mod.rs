@@ -27,8 +27,11 @@ pub use elicitation::{FormFiller, NoForms};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
-pub use resources::{resource_tools, show_parts, ListMcpResources, ReadMcpResource, ResourceServer, ShownResource};
+pub use resources::{
+    resource_attachment, resource_tools, show_parts, split_resource_attachment, ListMcpResources, ReadMcpResource,
+    ResourceServer, ShownResource,
+};
 pub use stdio::Stdio;
 pub use tool::{split_tool_name, tool_name, McpTool};
-pub use toolset::{McpProblem, McpToolset, ServerPrompt};
+pub use toolset::{McpProblem, McpToolset, ServerPrompt, ServerResource};
 pub use transport::{Inbox, McpTransport};

@@ -15,6 +15,18 @@ use crate::media::{MediaSupport, MAX_IMAGE_BYTES, MAX_PDF_BYTES};
 use crate::protocol::{ApprovalCategory, ContentBlock};
 use crate::tools::{Tool, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput};
 
+/// What a message's attachment list holds for a resource: `mcp:<server>:<uri>`. A vault path
+/// never holds a colon, nor does a server's name, so it is never taken for a note.
+pub fn resource_attachment(server: &str, uri: &str) -> String {
+    format!("mcp:{server}:{uri}")
+}
+
+/// The server and URI of a [`resource_attachment`]; `None` for a vault path.
+pub fn split_resource_attachment(attachment: &str) -> Option<(&str, &str)> {
+    let (server, uri) = attachment.strip_prefix("mcp:")?.split_once(':')?;
+    (!server.is_empty() && !uri.is_empty()).then_some((server, uri))
+}
+
 /// A connected server that offers resources.
 pub struct ResourceServer {
     /// The name the user gave it.

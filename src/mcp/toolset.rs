@@ -9,7 +9,10 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{resource_tools, CredentialsSink, McpClient, McpPromptInfo, McpServerConfig, McpTool, ResourceServer};
+use super::{
+    resource_attachment, resource_tools, CredentialsSink, McpClient, McpPromptInfo, McpResourceInfo, McpServerConfig,
+    McpTool, ResourcePart, ResourceServer,
+};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
@@ -32,6 +35,18 @@ pub struct ServerPrompt {
     pub server: String,
     #[serde(flatten)]
     pub prompt: McpPromptInfo,
+}
+
+/// A resource and the server that offers it, as the chat's `@` picker lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerResource {
+    /// The server's name, as the user gave it.
+    pub server: String,
+    #[serde(flatten)]
+    pub resource: McpResourceInfo,
+    /// How a message attaches it ([`resource_attachment`]).
+    pub attachment: String,
 }
 
 /// The configured servers and their open sessions.
@@ -142,22 +157,49 @@ impl McpToolset {
     /// Every prompt of every server that answers, with its server's name; a server that does
     /// not answer is a problem, as for [`McpToolset::tools`].
     pub async fn prompts(&self, cancel: &CancelToken) -> (Vec<ServerPrompt>, Vec<McpProblem>) {
+        let list = |client: Rc<McpClient>| async move { client.list_prompts(cancel).await };
+        let (listed, problems) = self.listed_by_each("prompts", cancel, list).await;
+        let prompts = listed.into_iter().map(|(server, prompt)| ServerPrompt { server, prompt }).collect();
+        (prompts, problems)
+    }
+
+    /// Every resource of every server that answers (templates aside: a person picks a
+    /// resource, the model fills in templates), with how a message attaches it.
+    pub async fn resources(&self, cancel: &CancelToken) -> (Vec<ServerResource>, Vec<McpProblem>) {
+        let list = |client: Rc<McpClient>| async move { client.list_resources(cancel).await };
+        let (listed, problems) = self.listed_by_each("resources", cancel, list).await;
+        let resources = listed.into_iter().map(|(server, resource)| ServerResource {
+            attachment: resource_attachment(&server, &resource.uri),
+            server,
+            resource,
+        });
+        (resources.collect(), problems)
+    }
+
+    /// What `list` gives for each server that answers, with the server's name; a server that
+    /// does not answer, or fails to list its `what`, is a problem.
+    async fn listed_by_each<T, F>(
+        &self,
+        what: &str,
+        cancel: &CancelToken,
+        list: impl Fn(Rc<McpClient>) -> F,
+    ) -> (Vec<(String, T)>, Vec<McpProblem>)
+    where
+        F: std::future::Future<Output = crate::Result<Vec<T>>>,
+    {
         let (_, mut problems) = self.tools(cancel).await;
-        let sessions: Vec<(String, Rc<McpClient>)> = self.open_sessions();
-        let mut prompts = Vec::new();
-        for (server, client) in sessions {
-            match client.list_prompts(cancel).await {
-                Ok(listed) => {
-                    prompts.extend(listed.into_iter().map(|prompt| ServerPrompt { server: server.clone(), prompt }))
-                }
+        let mut items = Vec::new();
+        for (server, client) in self.open_sessions() {
+            match list(client).await {
+                Ok(listed) => items.extend(listed.into_iter().map(|item| (server.clone(), item))),
                 Err(e) => problems.push(McpProblem {
-                    message: format!("MCP server {server} did not list its prompts: {e}"),
+                    message: format!("MCP server {server} did not list its {what}: {e}"),
                     sign_in: matches!(e, crate::Error::McpSignIn(_)),
                     server,
                 }),
             }
         }
-        (prompts, problems)
+        (items, problems)
     }
 
     /// The text of the prompt `name` of `server`, filled in with `arguments`.
@@ -168,9 +210,32 @@ impl McpToolset {
         arguments: &BTreeMap<String, String>,
         cancel: &CancelToken,
     ) -> crate::Result<String> {
-        let client = self.open_sessions().into_iter().find(|(s, _)| s == server).map(|(_, c)| c);
-        let client = client.ok_or_else(|| crate::Error::Mcp(format!("MCP server {server} is not connected")))?;
-        client.get_prompt(name, arguments, cancel).await
+        self.client(server, cancel).await?.get_prompt(name, arguments, cancel).await
+    }
+
+    /// The resource at `uri` of `server`.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+        cancel: &CancelToken,
+    ) -> crate::Result<Vec<ResourcePart>> {
+        self.client(server, cancel).await?.read_resource(uri, cancel).await
+    }
+
+    /// The session with `server`, opened first if it is not (a chat restored from disk picks
+    /// from lists an earlier session gave).
+    async fn client(&self, server: &str, cancel: &CancelToken) -> crate::Result<Rc<McpClient>> {
+        let open = |toolset: &McpToolset| toolset.open_sessions().into_iter().find(|(s, _)| s == server);
+        let found = match open(self) {
+            Some(found) => Some(found),
+            None => {
+                self.tools(cancel).await;
+                open(self)
+            }
+        };
+        let (_, client) = found.ok_or_else(|| crate::Error::Mcp(format!("MCP server {server} is not connected")))?;
+        Ok(client)
     }
 
     /// The servers connected now, by name.

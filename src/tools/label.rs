@@ -88,7 +88,7 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
         "read_mcp_resource" => label
             .text(&format!(
                 "Read {} from {}",
-                cut_address(arg("uri").unwrap_or("a resource")),
+                resource_name(arg("uri").unwrap_or("a resource")),
                 arg("server").unwrap_or("an MCP server")
             ))
             .group("Read {n} MCP resources"),
@@ -124,6 +124,19 @@ fn short_url(url: &str) -> String {
     let bare = url.split_once("://").map_or(url, |(_, rest)| rest);
     let bare = bare.strip_prefix("www.").unwrap_or(bare).trim_end_matches('/');
     cut_address(bare)
+}
+
+/// What a card calls a resource: its URI's last part (`features.md`), with the part before it
+/// when the last is too short to tell (`text/7`); cut as an address is.
+fn resource_name(uri: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or(uri);
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let name = match parts.as_slice() {
+        [.., before, last] if last.chars().count() < 4 && !before.ends_with(':') => format!("{before}/{last}"),
+        [.., last] => last.to_string(),
+        [] => uri.to_string(),
+    };
+    cut_address(&name)
 }
 
 /// `address` cut to [`URL_CHARS`] characters, with `…` where it was cut.
@@ -244,7 +257,11 @@ mod tests {
     fn an_mcp_resource_reads_as_its_address_and_server() {
         let input = json!({"server": "docs", "uri": "demo://resource/static/document/features.md"});
         let done = call_label("read_mcp_resource", &input, Some(&[]));
-        assert_eq!(done.text(), "Read demo://resource/static/document/features.md from docs");
+        assert_eq!(done.text(), "Read features.md from docs");
+        let short = json!({"server": "docs", "uri": "demo://resource/dynamic/text/7?x=1"});
+        assert_eq!(call_label("read_mcp_resource", &short, None).text(), "Read text/7 from docs");
+        let bare = json!({"server": "docs", "uri": "db://a"});
+        assert_eq!(call_label("read_mcp_resource", &bare, None).text(), "Read a from docs");
         assert_eq!(done.group.as_deref(), Some("Read {n} MCP resources"));
         assert_eq!(call_label("list_mcp_resources", &json!({}), None).text(), "List the resources of the MCP servers");
         assert_eq!(

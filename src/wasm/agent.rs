@@ -183,6 +183,15 @@ impl Chat {
         to_js(&prompts)
     }
 
+    /// The resources the chat's MCP servers offer (`ServerResource[]`), each with its server's
+    /// name and the attachment that sends it with a message; a server that does not answer
+    /// offers none.
+    #[wasm_bindgen(js_name = mcpResources, unchecked_return_type = "Protocol.ServerResource[]")]
+    pub async fn mcp_resources(&self) -> Result<JsValue, JsValue> {
+        let (resources, _) = self.mcp.resources(&CancelToken::new()).await;
+        to_js(&resources)
+    }
+
     /// The text of the prompt `name` of the MCP server `server`, filled in with `args` (its
     /// arguments by name); rejects, in words, when the server refuses.
     #[wasm_bindgen(js_name = mcpPrompt)]

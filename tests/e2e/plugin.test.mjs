@@ -2953,6 +2953,66 @@ test("MCP: a server's prompts join the slash prompts; one that takes values asks
   }
 });
 
+test("MCP: a server's resources join the @ picker; one attached is read into the message, another by the model", async () => {
+  const { everything, id, page } = await openWithEverything("mcp-resources", [
+    { text: "The server lists its features." },
+    { toolCalls: [{ id: "r1", name: "read_mcp_resource", arguments: { server: "everything", uri: "demo://resource/dynamic/text/7" } }] },
+    { text: "Resource 7 is a plain text resource." },
+  ]);
+  try {
+    await page.locator(".vault-agent-input").pressSequentially("@");
+    const row = page.locator(".suggestion-item", { hasText: "features.md" });
+    await row.waitFor();
+    assert.match(await row.innerText(), /^features\.md\s+demo:\/\/resource\/static\/document\/features\.md\s+everything$/);
+    await layout(page, "narrow");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-resources-picker-narrow-light.png` });
+    await layout(page, "wide");
+    await row.click();
+    const chip = page.locator(".vault-agent-chips .vault-agent-chip").first();
+    await chip.waitFor();
+    assert.equal((await chip.innerText()).trim(), "features.md");
+    assert.equal(await chip.getAttribute("title"), "demo://resource/static/document/features.md, from the MCP server “everything”");
+    assert.equal(await chip.locator(".vault-agent-chip-icon svg").count(), 1, "the plug icon");
+    await page.locator(".vault-agent-input").fill("What does this server offer?");
+    await shootLayouts(page, "mcp-resource-chip", { kinds: ["narrow", "mobile"] });
+    await page.locator(".vault-agent-send").click();
+    await page.locator(".vault-agent-text", { hasText: "The server lists its features." }).waitFor();
+    // Read into the message before the task, as data from the server; the request keeps its chip.
+    const first = JSON.stringify((await requests(id))[0].body.messages);
+    assert.ok(first.includes('<resource server=\\"everything\\" uri=\\"demo://resource/static/document/features.md\\">'), first);
+    assert.ok(first.includes("# Everything Server - Features"), first);
+    assert.match(first, /<<<data [0-9a-f]{12}>>>\\n\(from the MCP server everything\)/);
+    const sentChip = page.locator(".vault-agent-user .vault-agent-chip");
+    assert.equal((await sentChip.innerText()).trim(), "features.md");
+
+    // The model reads another through its tool, with the user's approval.
+    await send(page, "And resource 7?");
+    const modal = page.locator(".modal.vault-agent-approval");
+    await modal.waitFor();
+    assert.match(await modal.innerText(), /read_mcp_resource|demo:\/\/resource\/dynamic\/text\/7/);
+    await layout(page, "narrow");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-resource-approval-narrow-light.png` });
+    await layout(page, "wide");
+    await modal.locator('button[data-decision="approve"]').click();
+    const card = page.locator('.vault-agent-tool-card[data-tool="read_mcp_resource"].is-done');
+    await card.waitFor();
+    assert.equal(await card.locator(".vault-agent-tool-label").innerText(), "Read text/7 from everything");
+    await page.locator(".vault-agent-text", { hasText: "Resource 7 is a plain text resource." }).waitFor();
+    assert.ok(JSON.stringify((await requests(id))[2].body.messages).includes("Resource 7: This is a plaintext resource"));
+    await shootLayouts(page, "mcp-resource-read", { kinds: ["wide", "narrow"] });
+
+    // The saved chat shows the attached resource's chip again.
+    await page.locator(".vault-agent-new-chat").click();
+    await page.locator(".vault-agent-history").click();
+    await page.locator(".suggestion-item", { hasText: "What does this server offer?" }).click();
+    await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "features.md" }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: signing in to a server that asks for it (OAuth) in the browser, then its tool with the token renewed", async () => {
   const sid = `e2e-${Date.now()}`;
   const id = `e2e-mcp-oauth-${Date.now()}`;

@@ -109,6 +109,8 @@ fn generate() -> String {
         vault_agent::mcp::ServerPrompt,
         vault_agent::mcp::McpPromptInfo,
         vault_agent::mcp::PromptArgument,
+        vault_agent::mcp::ServerResource,
+        vault_agent::mcp::McpResourceInfo,
         vault_agent::mcp::McpToolInfo,
         vault_agent::mcp::ToolAnnotations,
         UndoChoice,

@@ -737,6 +737,47 @@ mod agent {
         assert!(sent.contains("[resource demo://"), "{sent}");
     }
 
+    #[test]
+    fn a_resource_the_user_attaches_is_read_into_the_message_as_data_and_comes_back_as_a_chip() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let clock = Rc::new(SystemClock);
+        let toolset = Rc::new(McpToolset::new(vec![config], Rc::new(ReqwestClient::new()), clock.clone(), None));
+        let provider = Rc::new(ScriptedProvider::new(vec![Turn::text("It lists the features.")]));
+        let vault = Rc::new(MemoryVault::new());
+        let chat = Conversation::new(AgentConfig::default(), provider.clone(), vault, clock, TestHost::new())
+            .with_mcp(toolset.clone());
+        runtime().block_on(async {
+            // The picker's list: each resource with how a message attaches it.
+            let (listed, problems) = toolset.resources(&vault_agent::cancel::CancelToken::new()).await;
+            assert!(problems.is_empty(), "{problems:?}");
+            let features = listed.iter().find(|r| r.resource.name == "features.md").expect("listed");
+            let attachment = "mcp:everything:demo://resource/static/document/features.md";
+            assert_eq!(features.attachment, attachment);
+
+            let report = chat.send_with_attachments("What does it offer?", &[attachment.into()]).await.unwrap();
+            assert_eq!(report.end, EndReason::Answered);
+            let sent = provider.requests()[0].messages[0].text();
+            let block =
+                "<resource server=\"everything\" uri=\"demo://resource/static/document/features.md\">\n<<<data ";
+            assert!(sent.contains(block), "{sent}");
+            assert!(sent.contains("(from the MCP server everything)\n[resource demo://"), "{sent}");
+            assert!(sent.contains("# Everything Server - Features"), "{sent}");
+            assert!(sent.contains("data written by others"), "{sent}");
+            // The transcript gives the attachment back as the user attached it.
+            let (request, attached) = vault_agent::agent::split_request(&sent);
+            assert_eq!((request, attached), ("What does it offer?", vec![attachment.to_string()]));
+
+            // A resource the server does not have stops before the task, in words.
+            let asked = provider.requests().len();
+            let missing = "mcp:everything:demo://resource/dynamic/text/0".to_string();
+            let refused = chat.send_with_attachments("And this?", &[missing]).await.unwrap_err();
+            assert!(refused.to_string().contains("Unknown resource"), "{refused}");
+            assert_eq!(provider.requests().len(), asked, "no model call");
+            toolset.close().await;
+        });
+    }
+
     /// Sends `message` with the plugin's host, which approves every call and hands each form
     /// to `fill` (the user answering at once); the forms asked for, and how the task ended.
     fn send_filling(
