@@ -388,6 +388,16 @@ fn a_burst_of_allowed_writes_trips_the_write_rate_guardrail() {
     assert_eq!(written, 20, "the default limit is 20 writes a minute");
 }
 
+/// The default settings with screening on, by the model "cheap".
+fn screening() -> AgentConfig {
+    let guard = vault_agent::agent::GuardConfig {
+        screening: true,
+        screening_model: Some("cheap".into()),
+        ..Default::default()
+    };
+    AgentConfig { guard, ..AgentConfig::default() }
+}
+
 /// With screening on, a web page that tries to instruct the agent is read by a model call
 /// first and withheld; a plain page passes through.
 #[test]
@@ -401,16 +411,8 @@ fn screening_withholds_a_page_that_instructs_the_agent() {
             Turn::text("Here is the page."),
         ]));
         let host = TestHost::new();
-        let config = AgentConfig {
-            guard: vault_agent::agent::GuardConfig {
-                screening: true,
-                screening_model: Some("cheap".into()),
-                ..Default::default()
-            },
-            ..AgentConfig::default()
-        };
         let chat = Conversation::new(
-            config,
+            screening(),
             provider.clone(),
             Rc::new(MemoryVault::new()),
             Rc::new(SystemClock),
@@ -446,17 +448,9 @@ fn screening_reads_a_trusted_servers_results_too() {
         Turn::text("The headlines were withheld."),
     ]));
     let host = TestHost::new();
-    let config = AgentConfig {
-        guard: vault_agent::agent::GuardConfig {
-            screening: true,
-            screening_model: Some("cheap".into()),
-            ..Default::default()
-        },
-        ..AgentConfig::default()
-    };
     let clock = Rc::new(SystemClock);
     let toolset = Rc::new(McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None));
-    let chat = Conversation::new(config, provider.clone(), Rc::new(MemoryVault::new()), clock, host.clone())
+    let chat = Conversation::new(screening(), provider.clone(), Rc::new(MemoryVault::new()), clock, host.clone())
         .with_mcp(toolset.clone());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let report = runtime.block_on(async {
