@@ -32,7 +32,7 @@ import { describeUndo, UndoModal } from "./UndoModal";
 
 export const VIEW_TYPE_CHAT = "vault-agent-chat";
 
-const PLACEHOLDER = "Ask about your notes… (@ attaches a note, image or PDF; paste an image; / picks a prompt)";
+const PLACEHOLDER = "Ask about your notes… (@ attaches a note, folder, image or PDF; paste an image; / picks a prompt)";
 
 /**
  * The sidebar chat. It renders the core's events and sends the user's answers back; the
@@ -1052,6 +1052,8 @@ export class ChatView extends ItemView {
     const resources = this.hasMcpServers() ? this.ensureChat().then((chat) => (chat ? chat.mcpResources() : []), () => []) : null;
     new NotePickerModal(this.app, resources, (item) => {
       if ("file" in item) this.attach(item.file);
+      // The core reads a path that ends in "/" as a folder, and brings its notes.
+      else if ("folder" in item) this.attachPath(`${item.folder.path}/`);
       else this.attachPath(item.resource.attachment);
     }).open();
   }

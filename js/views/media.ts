@@ -62,11 +62,12 @@ export function attachmentLabel(path: string): string {
 
 /**
  * Shows `path` in `el`: a thumbnail for an image (read from the vault; the object URL is
- * released when the image has loaded), an icon for a PDF. Nothing for a note.
+ * released when the image has loaded), an icon for a PDF, a folder (`path` ends in "/") or an
+ * MCP resource. Nothing for a note.
  */
 export function showMedia(app: App, el: HTMLElement, path: string): void {
-  if (attachedResource(path)) {
-    setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), "plug");
+  if (attachedResource(path) || path.endsWith("/")) {
+    setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), path.endsWith("/") ? "folder" : "plug");
     return;
   }
   if (extension(path) === "pdf") {

@@ -1,14 +1,14 @@
-import { FuzzySuggestModal, SuggestModal, TFile, type App, type FuzzyMatch } from "obsidian";
+import { FuzzySuggestModal, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
 import type { ChatSummary, ServerPrompt, ServerResource } from "../protocol";
 import { count } from "./count";
 
-/** What `@` attaches: a vault file, or a resource of one of the chat's MCP servers. */
-export type Attachable = { file: TFile } | { resource: ServerResource };
+/** What `@` attaches: a vault file, a folder's notes, or a resource of one of the chat's MCP servers. */
+export type Attachable = { file: TFile } | { folder: TFolder } | { resource: ServerResource };
 
 /**
- * Picks a note, an image, a PDF or an MCP server's resource to attach to the message (`@`).
- * The servers' resources (`resources`) join the list once the servers answer.
+ * Picks a note, an image, a PDF, a folder (its notes) or an MCP server's resource to attach to
+ * the message (`@`). The servers' resources (`resources`) join the list once the servers answer.
  */
 export class NotePickerModal extends FuzzySuggestModal<Attachable> {
   private resources: Attachable[] = [];
@@ -24,22 +24,27 @@ export class NotePickerModal extends FuzzySuggestModal<Attachable> {
       // The list as typed so far, with the servers' resources.
       this.inputEl.dispatchEvent(new Event("input"));
     });
-    this.setPlaceholder(resources ? "Attach a note, an image, a PDF or an MCP resource…" : "Attach a note, an image or a PDF…");
+    this.setPlaceholder(resources ? "Attach a note, a folder, an image, a PDF or an MCP resource…" : "Attach a note, a folder, an image or a PDF…");
   }
 
   getItems(): Attachable[] {
     const files = this.app.vault.getFiles().filter((f) => isAttachable(f.path));
-    return [...files.map((file) => ({ file })), ...this.resources];
+    const folders = this.app.vault.getAllFolders(false).filter((f) => !f.isRoot());
+    return [...files.map((file) => ({ file })), ...folders.map((folder) => ({ folder })), ...this.resources];
   }
 
   getItemText(item: Attachable): string {
     if ("file" in item) return item.file.path;
+    if ("folder" in item) return `${item.folder.path}/`;
     return `${resourceName(item.resource)} ${item.resource.uri}`;
   }
 
   renderSuggestion(match: FuzzyMatch<Attachable>, el: HTMLElement): void {
-    if ("file" in match.item) {
+    if (!("resource" in match.item)) {
       super.renderSuggestion(match, el);
+      if ("folder" in match.item) {
+        el.createSpan({ cls: "vault-agent-prompt-source", text: "folder", attr: { title: "Attaches the notes in it" } });
+      }
       return;
     }
     // A resource as the quick switcher shows a note: its name, its address under it, and the

@@ -19,7 +19,7 @@ use crate::prompt::VaultInfo;
 use crate::protocol::{AgentEvent, ContentBlock, EndReason, Message, Role, RunReport};
 use crate::provider::ModelProvider;
 use crate::tools::{builtin_tools, ToolRegistry};
-use crate::vault::{PathRules, Vault, VaultPath};
+use crate::vault::{is_hidden, is_note, walk_files, PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
 /// A chat with the agent. Every [`Conversation::send`] is a task of its own (its own id,
@@ -227,7 +227,8 @@ impl Conversation {
     /// `<attached_notes>` block, so the model has them without a tool call. A note longer than
     /// [`ATTACHMENT_CHARS`] is cut, with a line saying so. An image or a PDF goes as the model
     /// takes it (see [`attach_media`]): its block says what follows the text, and the image or
-    /// document follows. An MCP server's resource ([`crate::mcp::resource_attachment`]) is
+    /// document follows. A folder (its path and a `/`) brings its notes, as
+    /// `attached_folder` says. An MCP server's resource ([`crate::mcp::resource_attachment`]) is
     /// read from its server into a `<resource server="…" uri="…">` block, its text marked as
     /// data written by others. A path that is invalid, ignored by the vault's rules, missing,
     /// too large or neither text nor media, or a resource its server does not give, is an error
@@ -407,6 +408,10 @@ impl Conversation {
                 ));
                 continue;
             }
+            if let Some(folder) = raw.strip_suffix('/') {
+                text.push_str(&self.attached_folder(folder, &rules).await?);
+                continue;
+            }
             let path = VaultPath::parse(raw)?;
             if rules.is_ignored(&path) {
                 return Err(Error::NotFound(raw.clone()));
@@ -418,12 +423,54 @@ impl Conversation {
             } else {
                 cut_attachment(&self.vault.read(&path).await?, "; read_file has the rest")
             };
-            text.push_str(&format!("<note path=\"{path}\">\n{body}\n</note>\n"));
+            text.push_str(&format!("<note path=\"{}\">\n{body}\n</note>\n", quoted(path.as_str())));
         }
         text.push_str("</attached_notes>");
         let mut content = vec![ContentBlock::text(text)];
         content.extend(media);
         Ok(Message { role: Role::User, content })
+    }
+
+    /// The notes of `folder` (and of the folders in it) as a `<folder path="…/">` block of
+    /// `<note>` blocks, in path order, until [`FOLDER_NOTES`] notes or [`FOLDER_CHARS`]
+    /// characters; the notes left out are named, for `read_file`. Hidden and ignored notes are
+    /// not the agent's to see, here as anywhere. A folder with no notes is an error.
+    async fn attached_folder(&self, folder: &str, rules: &PathRules) -> Result<String> {
+        let dir = VaultPath::parse(folder)?;
+        if dir.is_root() || is_hidden(&dir) || rules.is_ignored(&dir) {
+            return Err(Error::NotFound(format!("{folder}/")));
+        }
+        let notes: Vec<VaultPath> = walk_files(&*self.vault, &dir, &is_hidden)
+            .await?
+            .into_iter()
+            .filter(|p| is_note(p) && !rules.is_ignored(p))
+            .collect();
+        if notes.is_empty() {
+            return Err(Error::Invalid(format!("{folder}/ holds no notes to attach")));
+        }
+        let mut block = format!("<folder path=\"{}/\">\n", quoted(folder));
+        let (mut used, mut attached) = (0, 0);
+        let first = &notes[..notes.len().min(FOLDER_NOTES)];
+        for (path, read) in first.iter().zip(self.vault.read_batch(first).await) {
+            let body = cut_attachment(&read?.0, "; read_file has the rest");
+            if attached > 0 && used + body.len() > FOLDER_CHARS {
+                break;
+            }
+            used += body.len();
+            attached += 1;
+            block.push_str(&format!("<note path=\"{}\">\n{body}\n</note>\n", quoted(path.as_str())));
+        }
+        if let Some(left) = notes.get(attached..).filter(|left| !left.is_empty()) {
+            let named: Vec<&str> = left.iter().take(FOLDER_NAMED).map(VaultPath::as_str).collect();
+            let more = if left.len() > FOLDER_NAMED { ", …" } else { "" };
+            block.push_str(&format!(
+                "[{} of this folder not attached; read_file reads them: {}{more}]\n",
+                crate::tools::plural(left.len(), "more note", "more notes"),
+                named.join(", ")
+            ));
+        }
+        block.push_str("</folder>\n");
+        Ok(block)
     }
 
     /// The resource at `uri` of `server`, as the model takes it. A stop ends the read.
@@ -525,6 +572,16 @@ fn cut_attachment(content: &str, more: &str) -> String {
     }
     body
 }
+
+/// The most notes an attached folder brings.
+pub const FOLDER_NOTES: usize = 50;
+
+/// The most characters an attached folder's notes bring together (each note is cut at
+/// [`ATTACHMENT_CHARS`] first); the first note always comes.
+pub const FOLDER_CHARS: usize = 80_000;
+
+/// How many of a folder's notes left out are named.
+const FOLDER_NAMED: usize = 100;
 
 /// The longest attached note, in characters.
 pub const ATTACHMENT_CHARS: usize = 40_000;

@@ -19,7 +19,9 @@ pub use chat_store::{
     CHAT_FOLDER,
 };
 pub use config::{AgentConfig, GuardConfig};
-pub use conversation::{Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE};
+pub use conversation::{
+    Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, CONTINUE_MESSAGE, FOLDER_CHARS, FOLDER_NOTES,
+};
 pub use hooks::{CondenseHook, EndHook, HookContext, MemoryExtraction, MemoryFlush};
 pub use inline_edit::{InlineEdit, InlineEditOutcome, InlineEditReport, InlineEditRequest, CONTEXT_CHARS};
 pub use snapshot::{

@@ -206,27 +206,41 @@ pub(crate) fn is_request(message: &Message) -> bool {
 }
 
 /// A request's text as the user typed it, and what was attached after it, in order: the paths
-/// of the notes (the `<note path="…">` blocks `Conversation::send_with_attachments` writes) and
-/// the MCP resources (`<resource server="…" uri="…">`, as [`resource_attachment`] names them).
-/// A resource's text, between its data markers, is skipped: a server cannot add to the list.
+/// of the notes (the `<note path="…">` blocks `Conversation::send_with_attachments` writes), of
+/// the folders (`<folder path="…/">`: the notes in them are the folder's) and the MCP resources
+/// (`<resource server="…" uri="…">`, as [`resource_attachment`] names them). A resource's
+/// text, between its data markers, is skipped: a server cannot add to the list.
 pub fn split_request(text: &str) -> (&str, Vec<String>) {
     const NOTE: &str = "<note path=\"";
+    const FOLDER: &str = "<folder path=\"";
     const RESOURCE: &str = "<resource server=\"";
     let Some(at) = text.find(&format!("\n\n{ATTACHMENTS_OPEN}")) else { return (text, Vec::new()) };
-    let mut attached = Vec::new();
+    let mut attached: Vec<String> = Vec::new();
     let mut rest = &text[at..];
     loop {
-        let (note, resource) = (rest.find(NOTE), rest.find(RESOURCE));
+        let first = |tag: &str| rest.find(tag).map(|at| (at, at + tag.len()));
+        let (note, resource) = (first(NOTE), first(RESOURCE));
+        // A folder's tag reads as a note's that ends in `/`: the tag that comes first wins.
+        let (note, folder) = match (note, first(FOLDER)) {
+            (Some(n), Some(f)) if f.0 < n.0 => (Some(f), true),
+            (None, Some(f)) => (Some(f), true),
+            (n, _) => (n, false),
+        };
         match (note, resource) {
             (None, None) => break,
-            (Some(n), r) if r.is_none_or(|r| n < r) => {
-                let Some((path, after)) = rest[n + NOTE.len()..].split_once('"') else { break };
-                attached.push(path.to_string());
+            (Some((n, from)), r) if r.is_none_or(|(r, _)| n < r) => {
+                let Some((path, after)) = rest[from..].split_once('"') else { break };
+                let path = unquoted(path);
+                // A note of an attached folder came with it.
+                let covered = attached.iter().any(|a| a.ends_with('/') && path.starts_with(a.as_str()));
+                if folder || !covered {
+                    attached.push(path);
+                }
                 rest = after;
             }
             (_, r) => {
-                let Some(r) = r else { break };
-                let Some((server, after)) = rest[r + RESOURCE.len()..].split_once("\" uri=\"") else { break };
+                let Some((_, from)) = r else { break };
+                let Some((server, after)) = rest[from..].split_once("\" uri=\"") else { break };
                 let Some((uri, after)) = after.split_once("\">\n") else { break };
                 attached.push(resource_attachment(server, &unquoted(uri)));
                 rest = after;
@@ -264,5 +278,10 @@ mod tests {
         assert_eq!(attached, ["A.md", "mcp:docs:demo://x?a=1&b=\"2\"", "B.md"]);
         assert_eq!(quoted("a&\"b"), "a&amp;&quot;b");
         assert_eq!(split_request("Just words"), ("Just words", Vec::new()));
+        let folder =
+            "Sum up\n\n<attached_notes>\n<folder path=\"Trips/\">\n<note path=\"Trips/Kyoto.md\">\n# K\n</note>\n\
+                      [1 more note of this folder not attached; read_file reads them: Trips/Oslo.md]\n</folder>\n\
+                      <note path=\"Trip list.md\">\n# L\n</note>\n</attached_notes>";
+        assert_eq!(split_request(folder), ("Sum up", vec!["Trips/".to_string(), "Trip list.md".to_string()]));
     }
 }

@@ -930,13 +930,25 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   await page.locator(".prompt-input").fill("pizza");
   await page.keyboard.press("Enter");
   await page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Cooking/Pizza.md" }).waitFor();
+  // A folder is offered too, marked so; it brings its notes.
+  await page.locator(".vault-agent-input").pressSequentially("@");
+  await page.locator(".prompt-input").fill("travel");
+  const folderRow = page.locator(".suggestion-item", { hasText: /^Travel\/\s*folder$/ });
+  await folderRow.waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/attach-folder-picker-light.png` });
+  await folderRow.click();
+  const folderChip = page.locator(".vault-agent-composer .vault-agent-chip", { hasText: "Travel/" });
+  await folderChip.waitFor();
+  assert.equal(await folderChip.locator(".vault-agent-chip-icon svg").count(), 1, "the folder icon");
   await page.locator(".vault-agent-mode").selectOption("ask");
   await page.locator(".vault-agent-send").click();
   await page.locator(".vault-agent-text", { hasText: "48 hours" }).waitFor();
   await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "Cooking/Pizza.md" }).waitFor();
+  await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "Travel/" }).waitFor();
   const [request] = await requests(id);
   const message = request.body.messages[0].content.map((b) => b.text ?? "").join("");
   assert.match(message, /^How long does the dough rest\?\n\n<attached_notes>\n<note path="Cooking\/Pizza.md">\n# Pizza\n\nDough rests 48 h./);
+  assert.match(message, /<folder path="Travel\/">\n<note path="Travel\/Kyoto.md">\n# Kyoto/);
   const tools = request.body.tools.map((t) => t.name);
   assert.ok(tools.includes("read_file") && !tools.includes("write_file"), tools.join());
   assert.match(JSON.stringify(request.body.system), /Mode: Ask/);

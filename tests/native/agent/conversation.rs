@@ -1,6 +1,6 @@
 //! A conversation across tasks: attached notes, and retrying the last request.
 
-use vault_agent::agent::{AgentConfig, Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS};
+use vault_agent::agent::{AgentConfig, Conversation, ATTACHMENTS_OPEN, ATTACHMENT_CHARS, FOLDER_CHARS, FOLDER_NOTES};
 use vault_agent::protocol::{ContentBlock, EndReason, ErrorKind, Role};
 use vault_agent::provider::Turn;
 use vault_agent::vault::{MemoryVault, Vault};
@@ -43,6 +43,58 @@ fn attached_notes_reach_the_model_after_the_message() {
     );
     assert!(sent.contains(&format!("[… cut at {ATTACHMENT_CHARS} characters; read_file has the rest]")));
     assert!(sent.ends_with("</attached_notes>"));
+}
+
+#[test]
+fn an_attached_folder_brings_its_visible_notes_in_order_and_names_those_past_its_limits() {
+    let big = "z".repeat(FOLDER_CHARS / 2);
+    let mut files: Vec<(String, String)> = [
+        ("Trips/Oslo.md", "# Oslo"),
+        ("Trips/Japan/Kyoto.md", "# Kyoto"),
+        ("Trips/.drafts/Secret.md", "# Hidden"),
+        ("Trips/map.png", "not a note"),
+        ("Trip list.md", "# Outside the folder"),
+        ("Big/a.md", &big),
+        ("Big/b.md", &big),
+        ("Big/c.md", &big),
+    ]
+    .map(|(path, text)| (path.to_string(), text.to_string()))
+    .into();
+    files.extend((0..FOLDER_NOTES + 3).map(|i| (format!("Many/{i:03}.md"), format!("# {i}"))));
+    let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
+    let h = Harness::new(vault_with(&files), [Turn::text("One."), Turn::text("Two."), Turn::text("Three.")]);
+    let chat = conversation(&h);
+    block_on(chat.send_with_attachments("Sum up my trips", &["Trips/".into()])).unwrap();
+    let sent = h.provider.requests()[0].messages[0].text();
+    let expected = "<folder path=\"Trips/\">\n<note path=\"Trips/Japan/Kyoto.md\">\n# Kyoto\n</note>\n\
+                    <note path=\"Trips/Oslo.md\">\n# Oslo\n</note>\n</folder>\n</attached_notes>";
+    assert!(sent.ends_with(expected), "{sent}");
+    assert_eq!(vault_agent::agent::split_request(&sent).1, ["Trips/"]);
+
+    // The notes past the characters' limit, and past the count, are named for read_file.
+    block_on(chat.send_with_attachments("And these", &["Big/".into()])).unwrap();
+    let sent = h.provider.requests()[1].messages.last().unwrap().text();
+    assert_eq!(sent.matches("<note path=").count(), 2, "{}", &sent[..200]);
+    assert!(sent.contains("[1 more note of this folder not attached; read_file reads them: Big/c.md]"));
+    block_on(chat.send_with_attachments("And these", &["Many/".into()])).unwrap();
+    let sent = h.provider.requests()[2].messages.last().unwrap().text();
+    assert_eq!(sent.matches("<note path=").count(), FOLDER_NOTES);
+    assert!(
+        sent.contains(
+            "[3 more notes of this folder not attached; read_file reads them: Many/050.md, Many/051.md, Many/052.md]"
+        ),
+        "{sent}"
+    );
+
+    // No folder, an empty one, a hidden one or the vault itself: stopped before the task.
+    for (folder, why) in [("Nowhere/", "not found"), ("Trips/.drafts/", "not found"), ("/", "empty")] {
+        let refused = block_on(chat.send_with_attachments("x", &[folder.into()])).unwrap_err();
+        assert!(refused.to_string().to_lowercase().contains(why), "{folder}: {refused}");
+    }
+    block_on(h.vault.mkdir(&p("Empty"))).unwrap();
+    let empty = block_on(chat.send_with_attachments("x", &["Empty/".into()])).unwrap_err();
+    assert_eq!(empty.to_string(), "invalid input: Empty/ holds no notes to attach");
+    assert_eq!(h.provider.requests().len(), 3);
 }
 
 #[test]
