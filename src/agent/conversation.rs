@@ -453,10 +453,11 @@ impl Conversation {
         let first = &notes[..notes.len().min(FOLDER_NOTES)];
         for (path, read) in first.iter().zip(self.vault.read_batch(first).await) {
             let body = cut_attachment(&read?.0, "; read_file has the rest");
-            if attached > 0 && used + body.len() > FOLDER_CHARS {
+            let chars = body.chars().count();
+            if attached > 0 && used + chars > FOLDER_CHARS {
                 break;
             }
-            used += body.len();
+            used += chars;
             attached += 1;
             block.push_str(&format!("<note path=\"{}\">\n{body}\n</note>\n", quoted(path.as_str())));
         }

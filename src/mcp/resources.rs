@@ -82,8 +82,9 @@ fn with_server_names(mut schema: Value, servers: &[ResourceServer]) -> Value {
     schema
 }
 
-fn server<'s>(servers: &'s [ResourceServer], name: &str) -> Result<&'s ResourceServer, ToolError> {
-    servers.iter().find(|s| s.name == name).ok_or_else(|| {
+/// Where `name` is among `servers`, or an error the model can act on (the names that are).
+fn find(servers: &[ResourceServer], name: &str) -> Result<usize, ToolError> {
+    servers.iter().position(|s| s.name == name).ok_or_else(|| {
         let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
         ToolError::model(format!("No connected MCP server {name:?} offers resources; these do: {}.", names.join(", ")))
     })
@@ -127,10 +128,7 @@ impl Tool for ListMcpResources {
     async fn plan(&self, args: ListArgs, _ctx: &ToolContext<'_>) -> Result<Vec<usize>, ToolError> {
         match args.server {
             None => Ok((0..self.servers.len()).collect()),
-            Some(name) => {
-                let chosen = server(&self.servers, &name)?;
-                Ok(self.servers.iter().position(|s| std::ptr::eq(s, chosen)).into_iter().collect())
-            }
+            Some(name) => Ok(vec![find(&self.servers, &name)?]),
         }
     }
 
@@ -184,7 +182,8 @@ impl Tool for ReadMcpResource {
     const KIND: ToolKind = ToolKind::Read;
     const GROUP: ToolGroup = ToolGroup::Mcp;
     type Args = ReadArgs;
-    type Plan = ReadArgs;
+    /// The server's place in the list, and the URI.
+    type Plan = (usize, String);
 
     fn description(&self) -> &str {
         "Read a resource of a connected MCP server by its URI (from list_mcp_resources, or a \
@@ -207,14 +206,13 @@ impl Tool for ReadMcpResource {
         self.servers.iter().any(|s| s.name == args.server && s.trusted)
     }
 
-    async fn plan(&self, args: ReadArgs, _ctx: &ToolContext<'_>) -> Result<ReadArgs, ToolError> {
-        server(&self.servers, &args.server)?;
-        Ok(args)
+    async fn plan(&self, args: ReadArgs, _ctx: &ToolContext<'_>) -> Result<(usize, String), ToolError> {
+        Ok((find(&self.servers, &args.server)?, args.uri))
     }
 
-    async fn apply(&self, plan: ReadArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let server = server(&self.servers, &plan.server)?;
-        let parts = server.client.read_resource(plan.uri.trim(), ctx.cancel).await.map_err(call_error)?;
+    async fn apply(&self, (index, uri): (usize, String), ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let server = &self.servers[index];
+        let parts = server.client.read_resource(uri.trim(), ctx.cancel).await.map_err(call_error)?;
         let shown = show_parts(&parts, ctx.media);
         let summary = crate::tools::plural(parts.len(), "part", "parts");
         Ok(ToolOutput { media: shown.blocks, ..ToolOutput::text(shown.text).with_summary(summary) })
