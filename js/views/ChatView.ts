@@ -1054,6 +1054,7 @@ export class ChatView extends ItemView {
       if ("file" in item) this.attach(item.file);
       // The core reads a path that ends in "/" as a folder, and brings its notes.
       else if ("folder" in item) this.attachPath(`${item.folder.path}/`);
+      else if ("url" in item) this.attachPath(item.url);
       else this.attachPath(item.resource.attachment);
     }).open();
   }

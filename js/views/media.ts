@@ -18,7 +18,7 @@ function extension(path: string): string {
 }
 
 export function isImage(path: string): boolean {
-  return extension(path) in IMAGE_TYPES;
+  return !isWebPage(path) && extension(path) in IMAGE_TYPES;
 }
 
 /** Whether the chat can attach `path`: a note, an image or a PDF. */
@@ -49,25 +49,27 @@ export async function keepPastedImage(app: App, file: File, now = new Date()): P
 }
 
 /**
- * How a chip names `path`: a pasted image by the name it was pasted with, anything else by its
- * path. Marked left-to-right, so a path cut at its start (the chip is right-to-left for that)
- * keeps its punctuation in place.
+ * How a chip names `path`: a pasted image by the name it was pasted with, a web page by its
+ * address without the scheme, an MCP resource by its name, anything else by its path. Marked
+ * left-to-right, so a label cut at its start (the chip is right-to-left for that) keeps its
+ * punctuation in place.
  */
 export function attachmentLabel(path: string): string {
   const resource = attachedResource(path);
-  if (resource) return resource.name;
   const pasted = path.startsWith(`${PASTED_FOLDER}/`) ? path.slice(PASTED_FOLDER.length + 1).replace(/^\d{8}-\d{6}-/, "") : path;
-  return `\u200e${pasted}\u200e`;
+  const label = resource ? resource.name : isWebPage(path) ? path.replace(/^https?:\/\/(www\.)?/i, "").replace(/\/$/, "") : pasted;
+  return `\u200e${label}\u200e`;
 }
 
 /**
  * Shows `path` in `el`: a thumbnail for an image (read from the vault; the object URL is
- * released when the image has loaded), an icon for a PDF, a folder (`path` ends in "/") or an
- * MCP resource. Nothing for a note.
+ * released when the image has loaded), an icon for a PDF, a folder (`path` ends in "/"), a web
+ * page or an MCP resource. Nothing for a note.
  */
 export function showMedia(app: App, el: HTMLElement, path: string): void {
-  if (attachedResource(path) || path.endsWith("/")) {
-    setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), path.endsWith("/") ? "folder" : "plug");
+  const icon = isWebPage(path) ? "globe" : attachedResource(path) ? "plug" : path.endsWith("/") ? "folder" : null;
+  if (icon) {
+    setIcon(el.createSpan({ cls: "vault-agent-chip-icon" }), icon);
     return;
   }
   if (extension(path) === "pdf") {
@@ -85,6 +87,11 @@ export function showMedia(app: App, el: HTMLElement, path: string): void {
     },
     () => img.remove(),
   );
+}
+
+/** Whether an attachment is a web page (an http(s) address: a vault path holds no colon). */
+export function isWebPage(attachment: string): boolean {
+  return /^https?:\/\//i.test(attachment);
 }
 
 /**

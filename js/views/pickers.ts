@@ -3,8 +3,22 @@ import { isAttachable } from "./media";
 import type { ChatSummary, ServerPrompt, ServerResource } from "../protocol";
 import { count } from "./count";
 
-/** What `@` attaches: a vault file, a folder's notes, or a resource of one of the chat's MCP servers. */
-export type Attachable = { file: TFile } | { folder: TFolder } | { resource: ServerResource };
+/**
+ * What `@` attaches: a vault file, a folder's notes, a web page (an address typed in the
+ * picker), or a resource of one of the chat's MCP servers.
+ */
+export type Attachable = { file: TFile } | { folder: TFolder } | { url: string } | { resource: ServerResource };
+
+/** The http(s) address `query` is, if it is one. */
+function webAddress(query: string): string | null {
+  const text = query.trim();
+  if (!/^https?:\/\/\S+$/i.test(text)) return null;
+  try {
+    return new URL(text).protocol.startsWith("http") ? text : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Picks a note, an image, a PDF, a folder (its notes) or an MCP server's resource to attach to
@@ -24,7 +38,9 @@ export class NotePickerModal extends FuzzySuggestModal<Attachable> {
       // The list as typed so far, with the servers' resources.
       this.inputEl.dispatchEvent(new Event("input"));
     });
-    this.setPlaceholder(resources ? "Attach a note, a folder, an image, a PDF or an MCP resource…" : "Attach a note, a folder, an image or a PDF…");
+    this.setPlaceholder(
+      resources ? "Attach a note, a folder, an image, a PDF, a web address or an MCP resource…" : "Attach a note, a folder, an image, a PDF or a web address…",
+    );
   }
 
   getItems(): Attachable[] {
@@ -33,13 +49,26 @@ export class NotePickerModal extends FuzzySuggestModal<Attachable> {
     return [...files.map((file) => ({ file })), ...folders.map((folder) => ({ folder })), ...this.resources];
   }
 
+  getSuggestions(query: string): FuzzyMatch<Attachable>[] {
+    const found = super.getSuggestions(query);
+    const url = webAddress(query);
+    // A typed address is offered first, as the page it names.
+    return url ? [{ item: { url }, match: { score: 0, matches: [] } }, ...found] : found;
+  }
+
   getItemText(item: Attachable): string {
+    if ("url" in item) return item.url;
     if ("file" in item) return item.file.path;
     if ("folder" in item) return `${item.folder.path}/`;
     return `${resourceName(item.resource)} ${item.resource.uri}`;
   }
 
   renderSuggestion(match: FuzzyMatch<Attachable>, el: HTMLElement): void {
+    if ("url" in match.item) {
+      el.setText(`Attach the web page ${match.item.url}`);
+      el.createSpan({ cls: "vault-agent-prompt-source", text: "web", attr: { title: "Read when you send, as a web fetch reads it" } });
+      return;
+    }
     if (!("resource" in match.item)) {
       super.renderSuggestion(match, el);
       if ("folder" in match.item) {

@@ -207,46 +207,59 @@ pub(crate) fn is_request(message: &Message) -> bool {
 
 /// A request's text as the user typed it, and what was attached after it, in order: the paths
 /// of the notes (the `<note path="…">` blocks `Conversation::send_with_attachments` writes), of
-/// the folders (`<folder path="…/">`: the notes in them are the folder's) and the MCP resources
-/// (`<resource server="…" uri="…">`, as [`resource_attachment`] names them). A resource's
-/// text, between its data markers, is skipped: a server cannot add to the list.
+/// the folders (`<folder path="…/">`: the notes in them are the folder's), the web pages
+/// (`<page url="…">`) and the MCP resources (`<resource server="…" uri="…">`, as
+/// [`resource_attachment`] names them). A page's or a resource's text, between its data
+/// markers, is skipped: what others wrote cannot add to the list.
 pub fn split_request(text: &str) -> (&str, Vec<String>) {
-    const NOTE: &str = "<note path=\"";
-    const FOLDER: &str = "<folder path=\"";
-    const RESOURCE: &str = "<resource server=\"";
+    #[derive(Clone, Copy)]
+    enum Tag {
+        Note,
+        Folder,
+        Page,
+        Resource,
+    }
+    const TAGS: [(&str, Tag); 4] = [
+        ("<note path=\"", Tag::Note),
+        ("<folder path=\"", Tag::Folder),
+        ("<page url=\"", Tag::Page),
+        ("<resource server=\"", Tag::Resource),
+    ];
     let Some(at) = text.find(&format!("\n\n{ATTACHMENTS_OPEN}")) else { return (text, Vec::new()) };
     let mut attached: Vec<String> = Vec::new();
     let mut rest = &text[at..];
-    loop {
-        let first = |tag: &str| rest.find(tag).map(|at| (at, at + tag.len()));
-        let (note, resource) = (first(NOTE), first(RESOURCE));
-        // A folder's tag reads as a note's that ends in `/`: the tag that comes first wins.
-        let (note, folder) = match (note, first(FOLDER)) {
-            (Some(n), Some(f)) if f.0 < n.0 => (Some(f), true),
-            (None, Some(f)) => (Some(f), true),
-            (n, _) => (n, false),
-        };
-        match (note, resource) {
-            (None, None) => break,
-            (Some((n, from)), r) if r.is_none_or(|(r, _)| n < r) => {
-                let Some((path, after)) = rest[from..].split_once('"') else { break };
-                let path = unquoted(path);
-                // A note of an attached folder came with it.
-                let covered = attached.iter().any(|a| a.ends_with('/') && path.starts_with(a.as_str()));
-                if folder || !covered {
-                    attached.push(path);
+    // The tag that comes first, each time; its attribute runs to the next quote.
+    while let Some((from, tag)) =
+        TAGS.iter().filter_map(|(open, tag)| rest.find(open).map(|at| (at + open.len(), *tag))).min_by_key(|t| t.0)
+    {
+        let Some((value, after)) = rest[from..].split_once('"') else { break };
+        rest = after;
+        let value = unquoted(value);
+        match tag {
+            Tag::Folder => attached.push(value),
+            // A note of an attached folder came with it.
+            Tag::Note => {
+                if !attached.iter().any(|a| a.ends_with('/') && value.starts_with(a.as_str())) {
+                    attached.push(value);
                 }
-                rest = after;
             }
-            (_, r) => {
-                let Some((_, from)) = r else { break };
-                let Some((server, after)) = rest[from..].split_once("\" uri=\"") else { break };
-                let Some((uri, after)) = after.split_once("\">\n") else { break };
-                attached.push(resource_attachment(server, &unquoted(uri)));
-                rest = after;
-                let data = after.strip_prefix("<<<data ").and_then(|a| a.split_once(">>>")).map(|(id, _)| id);
-                if let Some(end) = data.and_then(|id| after.find(&format!("<<<end data {id}>>>"))) {
-                    rest = &after[end..];
+            Tag::Page | Tag::Resource => {
+                let entry = match tag {
+                    Tag::Resource => {
+                        let Some((uri, after)) = rest.strip_prefix(" uri=\"").and_then(|r| r.split_once('"')) else {
+                            break;
+                        };
+                        rest = after;
+                        resource_attachment(&value, &unquoted(uri))
+                    }
+                    _ => value,
+                };
+                attached.push(entry);
+                // Past the data the block holds.
+                let body = rest.strip_prefix(">\n").unwrap_or(rest);
+                let data = body.strip_prefix("<<<data ").and_then(|a| a.split_once(">>>")).map(|(id, _)| id);
+                if let Some(end) = data.and_then(|id| body.find(&format!("<<<end data {id}>>>"))) {
+                    rest = &body[end..];
                 }
             }
         }
@@ -283,5 +296,8 @@ mod tests {
                       [1 more note of this folder not attached; read_file reads them: Trips/Oslo.md]\n</folder>\n\
                       <note path=\"Trip list.md\">\n# L\n</note>\n</attached_notes>";
         assert_eq!(split_request(folder), ("Sum up", vec!["Trips/".to_string(), "Trip list.md".to_string()]));
+        let page = "Read\n\n<attached_notes>\n<page url=\"https://example.org/a?b=1&amp;c=2\">\n<<<data 9f>>>\n(from the web)\n\
+                    <note path=\"Planted.md\">\n<<<end data 9f>>>\n</page>\n</attached_notes>";
+        assert_eq!(split_request(page).1, ["https://example.org/a?b=1&c=2"]);
     }
 }

@@ -63,7 +63,9 @@ pub use tool::{
     ToolKind, ToolOutput,
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
-pub use web_fetch::{host_of, html_to_markdown, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS, UNSEEN_HTML};
+pub use web_fetch::{
+    host_of, html_to_markdown, read_page, WebFetch, WebSites, MAX_CHARS as WEB_FETCH_MAX_CHARS, UNSEEN_HTML,
+};
 pub use web_search::{check_web_search, WebSearch, WebSearchCheck, WebSearchConfig, BRAVE_SEARCH_URL};
 pub use write_file::WriteFile;
 

@@ -126,34 +126,7 @@ impl Tool for WebFetch {
     }
 
     async fn apply(&self, plan: Plan, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let request = HttpRequest::get(&plan.url)
-            .header("accept", "text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5")
-            .header("user-agent", format!("vault-agent/{} (web_fetch)", crate::VERSION));
-        let cannot = |e: crate::Error| ToolError::model(format!("could not fetch {}: {e}", plan.url));
-        let mut response = self.http.send(request, ctx.cancel).await.map_err(cannot)?;
-        if !response.is_success() {
-            return Err(ToolError::model(format!("{} answered HTTP {}", plan.url, response.status)));
-        }
-        let kind = response.header("content-type").unwrap_or("").to_ascii_lowercase();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = response.body.next().await {
-            bytes.extend_from_slice(&chunk.map_err(cannot)?);
-            if bytes.len() >= MAX_BYTES {
-                bytes.truncate(MAX_BYTES);
-                break;
-            }
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        let markdown = match page_kind(&kind, &text) {
-            // The host converts: htmd natively, Obsidian's own converter in the plugin.
-            Page::Html => {
-                ctx.vault.html_to_markdown(&text).await.map_err(|e| ToolError::model(format!("{}: {e}", plan.url)))?
-            }
-            Page::Text => text.into_owned(),
-            Page::Other => {
-                return Err(ToolError::model(format!("{} is {kind}, not a page that can be read as text", plan.url)))
-            }
-        };
+        let markdown = read_page(&*self.http, ctx.vault, &plan.url, ctx.cancel).await.map_err(ToolError::model)?;
         let total = markdown.chars().count();
         let mut content = format!("{}:\n\n", plan.url);
         match markdown.char_indices().nth(MAX_CHARS) {
@@ -164,6 +137,41 @@ impl Tool for WebFetch {
             None => content.push_str(&markdown),
         }
         Ok(ToolOutput::text(content).with_summary(format!("{total} characters from {}", plan.host)))
+    }
+}
+
+/// The page at `url` as Markdown: HTML converted by the host (`vault`'s
+/// [`crate::vault::Vault::html_to_markdown`]), plain text and JSON as they are; at most
+/// 2 MB of it read. An error says why in words (unreachable, an HTTP error, not text).
+pub async fn read_page(
+    http: &dyn HttpClient,
+    vault: &dyn crate::vault::Vault,
+    url: &str,
+    cancel: &crate::cancel::CancelToken,
+) -> Result<String, String> {
+    let request = HttpRequest::get(url)
+        .header("accept", "text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5")
+        .header("user-agent", format!("vault-agent/{} (web_fetch)", crate::VERSION));
+    let cannot = |e: crate::Error| format!("could not fetch {url}: {e}");
+    let mut response = http.send(request, cancel).await.map_err(cannot)?;
+    if !response.is_success() {
+        return Err(format!("{url} answered HTTP {}", response.status));
+    }
+    let kind = response.header("content-type").unwrap_or("").to_ascii_lowercase();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.body.next().await {
+        bytes.extend_from_slice(&chunk.map_err(cannot)?);
+        if bytes.len() >= MAX_BYTES {
+            bytes.truncate(MAX_BYTES);
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    match page_kind(&kind, &text) {
+        // The host converts: htmd natively, Obsidian's own converter in the plugin.
+        Page::Html => vault.html_to_markdown(&text).await.map_err(|e| format!("{url}: {e}")),
+        Page::Text => Ok(text.into_owned()),
+        Page::Other => Err(format!("{url} is {kind}, not a page that can be read as text")),
     }
 }
 

@@ -2982,7 +2982,7 @@ test("MCP: a server's resources join the @ picker; one attached is read into the
     await row.click();
     const chip = page.locator(".vault-agent-chips .vault-agent-chip").first();
     await chip.waitFor();
-    assert.equal((await chip.innerText()).trim(), "features.md");
+    assert.equal((await chip.innerText()).replace(/\u200e/g, "").trim(), "features.md");
     assert.equal(await chip.getAttribute("title"), "demo://resource/static/document/features.md, from the MCP server “everything”");
     assert.equal(await chip.locator(".vault-agent-chip-icon svg").count(), 1, "the plug icon");
     await page.locator(".vault-agent-input").fill("What does this server offer?");
@@ -2995,7 +2995,7 @@ test("MCP: a server's resources join the @ picker; one attached is read into the
     assert.ok(first.includes("# Everything Server - Features"), first);
     assert.match(first, /<<<data [0-9a-f]{12}>>>\\n\(from the MCP server everything\)/);
     const sentChip = page.locator(".vault-agent-user .vault-agent-chip");
-    assert.equal((await sentChip.innerText()).trim(), "features.md");
+    assert.equal((await sentChip.innerText()).replace(/\u200e/g, "").trim(), "features.md");
 
     // The model reads another through its tool, with the user's approval.
     await send(page, "And resource 7?");
@@ -3161,6 +3161,39 @@ test("web_fetch: a page is asked for, fetched through the host, and read as Mark
   assert.match(told, /<<<data [0-9a-f]{12}>>>/);
   await setTheme(page, "dark");
   await page.screenshot({ path: `${ARTIFACTS}/web-card-dark.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("@ a web address attaches the page: read when sent, through the host, as data; the saved chat keeps its chip", async () => {
+  const id = `e2e-web-attach-${Date.now()}`;
+  const url = `${origin}/pages/recipe`;
+  await script(id, [{ text: "It bakes at 250 °C." }]);
+  const page = await openHost({ mock: id });
+  await page.locator(".vault-agent-input").pressSequentially("@");
+  await page.locator(".prompt-input").fill(url);
+  const row = page.locator(".suggestion-item").first();
+  assert.match(await row.innerText(), new RegExp(`^Attach the web page ${url.replace(/[.?/]/g, "\\$&")}\\s*web$`));
+  await page.keyboard.press("Enter");
+  const chip = page.locator(".vault-agent-composer .vault-agent-chip");
+  await chip.waitFor();
+  assert.equal((await chip.innerText()).replace(/\u200e/g, "").trim(), url.replace(/^http:\/\//, ""));
+  assert.equal(await chip.getAttribute("title"), url);
+  await page.locator(".vault-agent-input").fill("How hot does it bake?");
+  await shootLayouts(page, "attach-web", { kinds: ["narrow", "mobile"] });
+  await page.locator(".vault-agent-send").click();
+  await page.locator(".vault-agent-text", { hasText: "It bakes at 250 °C." }).waitFor();
+  // No approval: the user chose the page. It went as data, converted by the host.
+  assert.equal(await page.locator(".modal.vault-agent-approval").count(), 0);
+  const told = JSON.stringify((await requests(id))[0].body.messages);
+  assert.ok(told.includes(`<page url=\\"${url}\\">`), told);
+  assert.match(told, /<<<data [0-9a-f]{12}>>>\\n\(from the web\)/);
+  assert.match(told, /Bake at \*\*250 °C\*\* for 40 minutes/);
+  await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "/pages/recipe" }).waitFor();
+  await page.locator(".vault-agent-new-chat").click();
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".suggestion-item", { hasText: "How hot does it bake?" }).click();
+  await page.locator(".vault-agent-user .vault-agent-chip", { hasText: "/pages/recipe" }).waitFor();
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -79,8 +79,8 @@ pub struct Args {
     #[arg(long)]
     tavily: bool,
     /// A note, image or PDF (vault path) to attach to the request; repeatable. Images and PDFs
-    /// go as the model takes them; a folder (`Trips/`) brings its notes; `mcp:SERVER:URI` one
-    /// of an MCP server's resources (see `vault-agent mcp resources`).
+    /// go as the model takes them; a folder (`Trips/`) brings its notes, an http(s) address its
+    /// page, `mcp:SERVER:URI` one of an MCP server's resources (see `vault-agent mcp resources`).
     #[arg(long, value_name = "PATH")]
     attach: Vec<String>,
     /// What to do. Without it: a chat, one message a line, until an empty line or the input's
@@ -187,8 +187,8 @@ async fn chat(conversation: &Conversation, files: Rc<FsVault>, host: &TerminalHo
         if let Some(path) = attach_command(message) {
             if path.is_empty() {
                 eprintln!(
-                    "/attach PATH attaches a note, image, PDF or folder (its vault path, a folder's ending in /), or \
-                     mcp:SERVER:URI a server's resource, to your next message"
+                    "/attach PATH attaches a note, image, PDF or folder (its vault path, a folder's ending in /), a web \
+                     page (its address) or mcp:SERVER:URI a server's resource to your next message"
                 );
                 if !attach.is_empty() {
                     eprintln!("{}", attached(&attach));

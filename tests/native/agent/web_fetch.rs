@@ -130,3 +130,37 @@ fn a_binary_answer_is_not_read_as_text() {
     assert_eq!(report.tool_errors, 1);
     assert!(last_user_text(&h.provider.requests()[1]).contains("is image/png, not a page that can be read as text"));
 }
+
+/// A page the user attaches (`@` a web address) is read before the task, as `web_fetch` reads
+/// one, into the message as data from the web; a site on the deny list is refused.
+#[test]
+fn a_page_the_user_attaches_is_read_into_the_message_as_data() {
+    let (base, seen) = serve(vec![Answer::Page("text/html", PAGE.into())]);
+    let url = format!("{base}/bread");
+    let h = Harness::new(MemoryVault::new(), [Turn::text("It bakes at 250 °C.")]);
+    let chat = vault_agent::agent::Conversation::new(
+        config(&[], &["blocked.example"]),
+        h.provider.clone(),
+        h.vault.clone(),
+        h.clock.clone(),
+        h.host.clone(),
+    )
+    .with_web(Rc::new(ReqwestClient::new()));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        chat.send_with_attachments("How hot?", std::slice::from_ref(&url)).await.unwrap();
+        let sent = h.provider.requests()[0].messages[0].text();
+        assert!(sent.contains(&format!("<page url=\"{url}\">\n<<<data ")), "{sent}");
+        assert!(sent.contains("(from the web)\n# Sourdough") && sent.contains("Bake at **250 °C**"), "{sent}");
+        assert!(!sent.contains("steal("), "the script is not read: {sent}");
+        assert_eq!(vault_agent::agent::split_request(&sent).1, std::slice::from_ref(&url));
+        assert_eq!(seen.lock().unwrap().len(), 1);
+
+        let asked = h.provider.requests().len();
+        let denied = chat.send_with_attachments("And this?", &["https://blocked.example/x".into()]).await.unwrap_err();
+        assert_eq!(denied.to_string(), "invalid input: blocked.example is on your deny list for web pages");
+        let gone = chat.send_with_attachments("And this?", &[format!("{base}/missing")]).await.unwrap_err();
+        assert!(gone.to_string().contains("could not fetch") || gone.to_string().contains("answered HTTP"), "{gone}");
+        assert_eq!(h.provider.requests().len(), asked, "no task ran for either");
+    });
+}
