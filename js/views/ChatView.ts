@@ -1049,7 +1049,9 @@ export class ChatView extends ItemView {
 
   private pickNote(): void {
     // The MCP servers' resources join the list once the chat has asked its servers.
-    const resources = this.hasMcpServers() ? this.ensureChat().then((chat) => (chat ? chat.mcpResources() : []), () => []) : null;
+    const resources = this.hasMcpServers()
+      ? this.ensureChat().then((chat) => (chat ? chat.mcpResources() : []), () => [])
+      : null;
     new NotePickerModal(this.app, resources, (item) => {
       if ("file" in item) this.attach(item.file);
       // The core reads a path that ends in "/" as a folder, and brings its notes.

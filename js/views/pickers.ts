@@ -21,8 +21,9 @@ function webAddress(query: string): string | null {
 }
 
 /**
- * Picks a note, an image, a PDF, a folder (its notes) or an MCP server's resource to attach to
- * the message (`@`). The servers' resources (`resources`) join the list once the servers answer.
+ * Picks a note, an image, a PDF, a folder (its notes), a web page (its address, typed) or an MCP
+ * server's resource to attach to the message (`@`). The servers' resources (`resources`) join
+ * the list once the servers answer.
  */
 export class NotePickerModal extends FuzzySuggestModal<Attachable> {
   private resources: Attachable[] = [];
