@@ -73,7 +73,7 @@ pub struct ReadArgs {
     uri: String,
 }
 
-/// The servers' names as a schema's `enum`, added to `property` of `schema`.
+/// `schema` with the servers' names as its `server` property's `enum`.
 fn with_server_names(mut schema: Value, servers: &[ResourceServer]) -> Value {
     let names: Vec<Value> = servers.iter().map(|s| Value::String(s.name.clone())).collect();
     if let Some(property) = schema.pointer_mut("/properties/server").and_then(Value::as_object_mut) {
@@ -136,10 +136,20 @@ impl Tool for ListMcpResources {
         let mut text = String::new();
         let (mut resources, mut templates) = (0, 0);
         for server in plan.iter().filter_map(|&i| self.servers.get(i)) {
-            let listed = server.client.list_resources(ctx.cancel).await.map_err(call_error)?;
+            text.push_str(&format!("MCP server \"{}\":\n", server.name));
+            let listed = match server.client.list_resources(ctx.cancel).await {
+                Ok(listed) => listed,
+                // One server that fails does not hide the others' lists.
+                Err(e) => match call_error(e) {
+                    ToolError::Fatal(why) => return Err(ToolError::Fatal(why)),
+                    ToolError::RespondToModel(why) => {
+                        text.push_str(&format!("(could not list its resources: {why})\n"));
+                        continue;
+                    }
+                },
+            };
             let patterns = server.client.list_resource_templates(ctx.cancel).await.map_err(call_error)?;
             (resources, templates) = (resources + listed.len(), templates + patterns.len());
-            text.push_str(&format!("MCP server \"{}\":\n", server.name));
             if listed.is_empty() && patterns.is_empty() {
                 text.push_str("(no resources)\n");
             }

@@ -778,6 +778,54 @@ mod agent {
         });
     }
 
+    #[test]
+    fn a_server_that_fails_to_list_its_resources_does_not_hide_the_others() {
+        use super::{handshake, json_reply, scripted};
+        let everything = Everything::start();
+        // Says it has resources, then fails to list them.
+        let (broken, _) = scripted(|seen, _| {
+            let id = &seen.body["id"];
+            match seen.rpc_method() {
+                "initialize" => json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-06-18", "capabilities": {"resources": {}},
+                    "serverInfo": {"name": "broken", "version": "1"}}})),
+                "resources/list" => json_reply(json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32603, "message": "the index is down"}})),
+                "tools/list" => json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}})),
+                _ => handshake(seen).unwrap_or_else(|| json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {}}))),
+            }
+        });
+        let servers = vec![
+            McpServerConfig::parse_http(&format!("broken={broken}")).unwrap(),
+            McpServerConfig::parse_http(&format!("everything={}", everything.url)).unwrap(),
+        ];
+        let provider = Rc::new(ScriptedProvider::new(vec![
+            Turn::tools([("list_mcp_resources", json!({}))]),
+            Turn::text("Listed."),
+        ]));
+        let clock = Rc::new(SystemClock);
+        let toolset = Rc::new(McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), None));
+        let chat = Conversation::new(
+            AgentConfig::default(),
+            provider.clone(),
+            Rc::new(MemoryVault::new()),
+            clock,
+            TestHost::new(),
+        )
+        .with_mcp(toolset.clone());
+        runtime().block_on(async {
+            chat.send("What can the servers give me?").await.unwrap();
+            toolset.close().await;
+        });
+        let requests = provider.requests();
+        let list = requests[0].tools.iter().find(|t| t.name == "list_mcp_resources").expect("offered");
+        assert_eq!(list.input_schema["properties"]["server"]["enum"], json!(["broken", "everything"]));
+        let told = serde_json::to_string(&requests[1].messages).unwrap();
+        assert!(told.contains("MCP server \\\"broken\\\":\\n(could not list its resources:"), "{told}");
+        assert!(told.contains("the index is down"), "{told}");
+        assert!(told.contains("demo://resource/static/document/features.md"), "{told}");
+    }
+
     /// Sends `message` with the plugin's host, which approves every call and hands each form
     /// to `fill` (the user answering at once); the forms asked for, and how the task ended.
     fn send_filling(
