@@ -39,9 +39,8 @@ export class NotePickerModal extends FuzzySuggestModal<Attachable> {
       // The list as typed so far, with the servers' resources.
       this.inputEl.dispatchEvent(new Event("input"));
     });
-    this.setPlaceholder(
-      resources ? "Attach a note, a folder, an image, a PDF, a web address or an MCP resource…" : "Attach a note, a folder, an image, a PDF or a web address…",
-    );
+    // Short enough for a phone: notes, folders, images, PDFs and resources are found by name.
+    this.setPlaceholder("Attach… (type a name, or a web address)");
   }
 
   getItems(): Attachable[] {

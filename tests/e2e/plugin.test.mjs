@@ -2978,6 +2978,10 @@ test("MCP: a server's resources join the @ picker; one attached is read into the
     assert.match(await row.innerText(), /^features\.md\s+demo:\/\/resource\/static\/document\/features\.md\s+everything$/);
     await layout(page, "narrow");
     await page.screenshot({ path: `${ARTIFACTS}/mcp-resources-picker-narrow-light.png` });
+    await setTheme(page, "dark");
+    await layout(page, "mobile");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-resources-picker-mobile-dark.png` });
+    await setTheme(page, "light");
     await layout(page, "wide");
     await row.click();
     const chip = page.locator(".vault-agent-chips .vault-agent-chip").first();
