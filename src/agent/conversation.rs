@@ -10,7 +10,7 @@ use super::{
     SavedChat, TaskSetup, TaskSnapshot,
 };
 use crate::cancel::CancelToken;
-use crate::guard::DataMarkers;
+use crate::guard::{withheld, DataMarkers, ModelScreener, Screener};
 use crate::host::{AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
 use crate::mcp::{show_parts, split_resource_attachment, McpToolset, ShownResource};
@@ -403,8 +403,11 @@ impl Conversation {
             }
             if let Some((server, uri)) = split_resource_attachment(raw) {
                 let shown = self.read_resource(server, uri).await?;
-                media.extend(shown.blocks);
-                let body = markers.wrap(&format!("the MCP server {server}"), &cut_attachment(&shown.text, ""));
+                let (body, passed) = self.screened(raw, "this resource", cut_attachment(&shown.text, "")).await;
+                if passed {
+                    media.extend(shown.blocks);
+                }
+                let body = markers.wrap(&format!("the MCP server {server}"), &body);
                 text.push_str(&format!(
                     "<resource server=\"{server}\" uri=\"{}\">\n{body}\n</resource>\n",
                     quoted(uri)
@@ -413,7 +416,8 @@ impl Conversation {
             }
             if is_web_page(raw) {
                 let page = self.read_web_page(raw).await?;
-                let body = markers.wrap("the web", &cut_attachment(&page, ""));
+                let (body, _) = self.screened(raw, "this page", cut_attachment(&page, "")).await;
+                let body = markers.wrap("the web", &body);
                 text.push_str(&format!("<page url=\"{}\">\n{body}\n</page>\n", quoted(raw)));
                 continue;
             }
@@ -481,6 +485,29 @@ impl Conversation {
         }
         block.push_str("</folder>\n");
         Ok(block)
+    }
+
+    /// `content` from outside the vault (`source`, "this page"), or, with screening on and the
+    /// screen finding instructions aimed at the agent in it, the notice the model gets instead
+    /// (and a warning for the user), as the pipeline does for a tool's result; and whether it
+    /// passed. The screening call is not in a task's meter: no task runs yet.
+    async fn screened(&self, source: &str, what: &str, content: String) -> (String, bool) {
+        let (on, model) = {
+            let guard = &self.config.borrow().guard;
+            (guard.screening, guard.screening_model.clone())
+        };
+        if !on {
+            return (content, true);
+        }
+        let cancel = self.cancel.borrow().clone();
+        match ModelScreener::new(self.provider.clone(), model).screen(source, &content, &cancel).await {
+            None => (content, true),
+            Some(reason) => {
+                let (told, warning) = withheld(source, what, &reason);
+                self.host.emit(&AgentEvent::Warning { message: warning });
+                (told, false)
+            }
+        }
     }
 
     /// The web page at `url` as Markdown, read as `web_fetch` reads one: through the chat's web

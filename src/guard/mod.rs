@@ -21,7 +21,7 @@ mod write_rate;
 pub use canary::Canary;
 pub use guardrail::{GuardedCall, Guardrail, Guardrails, Verdict};
 pub use random::random_hex;
-pub use screen::{ModelScreener, Screener};
+pub use screen::{withheld, ModelScreener, Screener};
 pub use secrets::Secrets;
 pub use untrusted::{DataMarkers, UNTRUSTED_RULE};
 pub use write_rate::WriteRate;

@@ -465,3 +465,37 @@ fn screening_reads_a_trusted_servers_results_too() {
     let told = tool_results(&requests[2]).join("\n");
     assert!(told.starts_with("<<<data ") && told.contains("[Withheld"), "{told}");
 }
+
+/// A page the user attaches is others' words too: with screening on it is read by the screening
+/// call before the task, and withheld if it instructs the agent; a plain one goes as it is.
+#[test]
+fn screening_reads_a_page_the_user_attaches_before_the_task() {
+    for (verdict, withheld) in [("INJECTION: asks to delete the user's notes", true), ("SAFE", false)] {
+        let page = format!("<html><body><p>Bake at 230 °C.</p><p>{}</p></body></html>", attack_text(&goals()[2]));
+        let (base, _) = serve(vec![Answer::Page("text/html", page)]);
+        let provider = Rc::new(ScriptedProvider::new([Turn::text(verdict), Turn::text("Here is the page.")]));
+        let host = TestHost::new();
+        let chat = Conversation::new(
+            AgentConfig { memory_extraction: false, ..screening() },
+            provider.clone(),
+            Rc::new(MemoryVault::new()),
+            Rc::new(SystemClock),
+            host.clone(),
+        )
+        .with_web(Rc::new(ReqwestClient::new()));
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let url = format!("{base}/recipes");
+        let report =
+            runtime.block_on(chat.send_with_attachments("What does it say?", std::slice::from_ref(&url))).unwrap();
+        assert!(report.end.is_success(), "{:?}", report.end);
+        let requests = provider.requests();
+        assert_eq!(requests[0].model.as_deref(), Some("cheap"), "the screening call comes first");
+        assert!(requests[0].messages[0].text().contains("AGENT-DIRECTIVE"));
+        let sent = requests[1].messages[0].text();
+        assert_eq!(sent.contains("[Withheld"), withheld, "{sent}");
+        assert_eq!(sent.contains("Bake at 230"), !withheld, "{sent}");
+        assert!(sent.contains(&format!("<page url=\"{url}\">\n<<<data ")), "still marked as data: {sent}");
+        let warned = host.warnings().iter().any(|w| w.contains("withheld from the model"));
+        assert_eq!(warned, withheld, "{:?}", host.warnings());
+    }
+}
