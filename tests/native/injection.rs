@@ -398,27 +398,33 @@ fn screening() -> AgentConfig {
     AgentConfig { guard, ..AgentConfig::default() }
 }
 
+/// The address of a recipe page that carries an attack, served once.
+fn attack_page() -> String {
+    let page = format!("<html><body><p>Bake at 230 °C.</p><p>{}</p></body></html>", attack_text(&goals()[2]));
+    let (base, _) = serve(vec![Answer::Page("text/html", page)]);
+    format!("{base}/recipes")
+}
+
+/// A chat with the web and screening on (no memory extraction), the model playing `turns`.
+fn screening_chat(turns: impl IntoIterator<Item = Turn>) -> (Rc<ScriptedProvider>, Rc<TestHost>, Conversation) {
+    let provider = Rc::new(ScriptedProvider::new(turns));
+    let host = TestHost::new();
+    let config = AgentConfig { memory_extraction: false, ..screening() };
+    let chat =
+        Conversation::new(config, provider.clone(), Rc::new(MemoryVault::new()), Rc::new(SystemClock), host.clone())
+            .with_web(Rc::new(ReqwestClient::new()));
+    (provider, host, chat)
+}
+
 /// With screening on, a web page that tries to instruct the agent is read by a model call
 /// first and withheld; a plain page passes through.
 #[test]
 fn screening_withholds_a_page_that_instructs_the_agent() {
     for (verdict, withheld) in [("INJECTION: asks to delete the user's notes", true), ("SAFE", false)] {
-        let page = format!("<html><body><p>Bake at 230 °C.</p><p>{}</p></body></html>", attack_text(&goals()[2]));
-        let (base, _) = serve(vec![Answer::Page("text/html", page)]);
-        let provider = Rc::new(ScriptedProvider::new([
-            Turn::tools([("web_fetch", json!({"url": format!("{base}/recipes")}))]),
-            Turn::text(verdict),
-            Turn::text("Here is the page."),
-        ]));
-        let host = TestHost::new();
-        let chat = Conversation::new(
-            screening(),
-            provider.clone(),
-            Rc::new(MemoryVault::new()),
-            Rc::new(SystemClock),
-            host.clone(),
-        )
-        .with_web(Rc::new(ReqwestClient::new()));
+        let url = attack_page();
+        let turns =
+            [Turn::tools([("web_fetch", json!({ "url": url }))]), Turn::text(verdict), Turn::text("Here is the page.")];
+        let (provider, host, chat) = screening_chat(turns);
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let report = runtime.block_on(chat.send("What does the recipe page say?")).unwrap();
         assert!(report.end.is_success(), "{:?}", report.end);
@@ -429,6 +435,8 @@ fn screening_withholds_a_page_that_instructs_the_agent() {
         let told = tool_results(&requests[2]).join("\n");
         assert_eq!(told.contains("[Withheld"), withheld, "{told}");
         assert_eq!(told.contains("Bake at 230"), !withheld, "{told}");
+        let warned = host.warnings().iter().any(|w| w == "web_fetch's result: withheld from the model: it tries to instruct the agent (asks to delete the user's notes)");
+        assert_eq!(warned, withheld, "{:?}", host.warnings());
         // The screening call counts in the task's meter with the main model's.
         let used: u64 = requests[..3].iter().map(vault_agent::context::tokens::estimate_request).sum();
         assert_eq!(report.usage.input_tokens, used);
@@ -471,20 +479,9 @@ fn screening_reads_a_trusted_servers_results_too() {
 #[test]
 fn screening_reads_a_page_the_user_attaches_before_the_task() {
     for (verdict, withheld) in [("INJECTION: asks to delete the user's notes", true), ("SAFE", false)] {
-        let page = format!("<html><body><p>Bake at 230 °C.</p><p>{}</p></body></html>", attack_text(&goals()[2]));
-        let (base, _) = serve(vec![Answer::Page("text/html", page)]);
-        let provider = Rc::new(ScriptedProvider::new([Turn::text(verdict), Turn::text("Here is the page.")]));
-        let host = TestHost::new();
-        let chat = Conversation::new(
-            AgentConfig { memory_extraction: false, ..screening() },
-            provider.clone(),
-            Rc::new(MemoryVault::new()),
-            Rc::new(SystemClock),
-            host.clone(),
-        )
-        .with_web(Rc::new(ReqwestClient::new()));
+        let url = attack_page();
+        let (provider, host, chat) = screening_chat([Turn::text(verdict), Turn::text("Here is the page.")]);
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let url = format!("{base}/recipes");
         let report =
             runtime.block_on(chat.send_with_attachments("What does it say?", std::slice::from_ref(&url))).unwrap();
         assert!(report.end.is_success(), "{:?}", report.end);
