@@ -9,6 +9,7 @@ export type {
   AgentEvent,
   ServerPrompt,
   ServerResource,
+  McpOffer,
   SubtaskInfo,
   FieldInput,
   FormAction,

@@ -1,6 +1,6 @@
 import { Platform, Setting } from "obsidian";
 import type { PluginContext } from "./context";
-import type { McpServerConfig, McpToolInfo } from "./generated/protocol";
+import type { McpOffer, McpServerConfig } from "./generated/protocol";
 import { signIn } from "./mcpSignIn";
 import { keepMcpSignIn, mcpServers, mcpSignIn } from "./settings";
 import { errorMessage } from "./views/turn";
@@ -252,11 +252,17 @@ function signInRow(
     });
 }
 
-/** The server's tools, each with a toggle that turns it off for the agent. */
-function showTools(el: HTMLElement, server: McpServerConfig, tools: McpToolInfo[], save: () => Promise<void>): void {
+/**
+ * What the server offers: how many tools, prompts and resources (with where the chat offers the
+ * last two), then each tool with a toggle that turns it off for the agent.
+ */
+function showTools(el: HTMLElement, server: McpServerConfig, offer: McpOffer, save: () => Promise<void>): void {
   el.empty();
-  el.createDiv({ cls: "vault-agent-mcp-count", text: `Connected: ${count(tools.length, "tool")}` });
-  for (const tool of tools) {
+  const offered = [count(offer.tools.length, "tool")];
+  if (offer.prompts) offered.push(`${count(offer.prompts, "prompt")} (/ in the chat)`);
+  if (offer.resources) offered.push(`${count(offer.resources, "resource")} (@ in the chat)`);
+  el.createDiv({ cls: "vault-agent-mcp-count", text: `Connected: ${offered.join(", ")}` });
+  for (const tool of offer.tools) {
     const readOnly = tool.annotations?.readOnlyHint ? " (read-only)" : "";
     new Setting(el)
       .setName(`${tool.title ?? tool.name}${readOnly}`)

@@ -646,6 +646,12 @@ export type McpToolInfo = { name: string, title: string | null, description: str
 inputSchema: unknown, annotations: ToolAnnotations | null, };
 
 /**
+ * What a server offers, as the settings' test shows it: its tools, and how many prompts and
+ * resources beside them.
+ */
+export type McpOffer = { tools: Array<McpToolInfo>, prompts: number, resources: number, };
+
+/**
  * A server's hints about a tool. Hints, not promises: only the user's trust in the server
  * lets one skip an approval.
  */

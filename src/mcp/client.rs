@@ -114,6 +114,16 @@ pub enum ResourceBody {
     Bytes(Vec<u8>),
 }
 
+/// What a server offers, as the settings' test shows it: its tools, and how many prompts and
+/// resources beside them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpOffer {
+    pub tools: Vec<McpToolInfo>,
+    pub prompts: u32,
+    pub resources: u32,
+}
+
 /// A value a prompt asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -329,6 +339,17 @@ impl McpClient {
             mime_type: text("mimeType").map(str::to_string),
             body,
         })
+    }
+
+    /// The server's tools, and how many prompts and resources it lists beside them. A server
+    /// that fails to list its prompts or resources offers none of them here: the tools are what
+    /// the test is for.
+    pub async fn offer(&self, cancel: &CancelToken) -> Result<McpOffer> {
+        let tools = self.list_tools(cancel).await?;
+        let prompts = self.list_prompts(cancel).await.map_or(0, |p| p.len());
+        let resources = self.list_resources(cancel).await.map_or(0, |r| r.len());
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(McpOffer { tools, prompts: count(prompts), resources: count(resources) })
     }
 
     /// Every item of `what`'s list (`tools/list`, `prompts/list`), all pages read.

@@ -19,8 +19,8 @@ mod toolset;
 mod transport;
 
 pub use client::{
-    CallOutcome, McpClient, McpPromptInfo, McpResourceInfo, McpResourceTemplate, McpToolInfo, Progress, PromptArgument,
-    ResourceBody, ResourcePart, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS,
+    CallOutcome, McpClient, McpOffer, McpPromptInfo, McpResourceInfo, McpResourceTemplate, McpToolInfo, Progress,
+    PromptArgument, ResourceBody, ResourcePart, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS,
 };
 pub use config::{McpServerConfig, McpServerTransport};
 pub use elicitation::{FormFiller, NoForms};

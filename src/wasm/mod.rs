@@ -176,10 +176,11 @@ impl VaultCore {
     }
 
     /// Connects to the MCP server `server` (an `McpServerConfig`) over `transport` and
-    /// resolves with its tools (`McpToolInfo[]`), for the settings' test. Rejects with what
+    /// resolves with what it offers (`McpOffer`: its tools, and how many prompts and resources),
+    /// for the settings' test. Rejects with what
     /// went wrong in words (unreachable, refused credentials, a command on mobile). A signed-in
     /// server's renewed credentials go to `onCredentials`.
-    #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "Protocol.McpToolInfo[]")]
+    #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "Protocol.McpOffer")]
     pub async fn mcp_tools(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Protocol.McpServerConfig")] server: JsValue,
@@ -196,9 +197,9 @@ impl VaultCore {
         let http = self.settings_http(transport)?;
         let sink = on_credentials.map(credentials_sink);
         let client = server.connect(http, Rc::new(JsClock), launcher, sink, &cancel).await.map_err(js_error)?;
-        let tools = client.list_tools(&cancel).await;
+        let offer = client.offer(&cancel).await;
         client.close().await;
-        to_js(&tools.map_err(js_error)?)
+        to_js(&offer.map_err(js_error)?)
     }
 
     /// Starts signing in to the MCP server at `serverUrl` (OAuth): resolves with an

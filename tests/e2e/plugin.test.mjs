@@ -2805,7 +2805,8 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
     const settings = page.locator(".vault-agent-settings");
     const box = settings.locator(".vault-agent-mcp-server");
     await box.locator("button", { hasText: "Test and list tools" }).click();
-    await box.locator(".vault-agent-mcp-count", { hasText: /^Connected: \d+ tools$/ }).waitFor();
+    // The tools, and the prompts and resources beside them, with where the chat offers each.
+    await box.locator(".vault-agent-mcp-count", { hasText: /^Connected: \d+ tools, \d+ prompts \(\/ in the chat\), \d+ resources \(@ in the chat\)$/ }).waitFor();
     const count = Number((await box.locator(".vault-agent-mcp-count").innerText()).match(/\d+/)[0]);
     assert.ok(count >= 10, `${count} tools`);
     await box.locator(".vault-agent-mcp-tools").scrollIntoViewIfNeeded();

@@ -112,6 +112,7 @@ fn generate() -> String {
         vault_agent::mcp::ServerResource,
         vault_agent::mcp::McpResourceInfo,
         vault_agent::mcp::McpToolInfo,
+        vault_agent::mcp::McpOffer,
         vault_agent::mcp::ToolAnnotations,
         UndoChoice,
         UndoConflict,

@@ -130,6 +130,15 @@ fn a_servers_resources_and_templates_are_listed_and_read() {
         let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
         assert!(client.has_resources());
         let listed = client.list_resources(&cancel).await.unwrap();
+        // The settings' test: the tools, and how many prompts and resources beside them.
+        let offer = client.offer(&cancel).await.unwrap();
+        assert_eq!(offer.resources as usize, listed.len());
+        assert!(
+            offer.tools.len() >= 10 && offer.prompts >= 3,
+            "{} tools, {} prompts",
+            offer.tools.len(),
+            offer.prompts
+        );
         let features = listed.iter().find(|r| r.name == "features.md").expect("the docs are listed");
         assert_eq!(features.uri, "demo://resource/static/document/features.md");
         assert_eq!(features.mime_type.as_deref(), Some("text/markdown"));
