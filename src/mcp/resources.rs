@@ -154,16 +154,11 @@ impl Tool for ListMcpResources {
                 text.push_str("(no resources)\n");
             }
             for r in &listed {
-                let about = [r.mime_type.as_deref(), r.description.as_deref()].into_iter().flatten();
-                let about: Vec<&str> = about.collect();
-                let name = r.title.as_deref().unwrap_or(&r.name);
-                text.push_str(&format!("- {} — {name}{}\n", r.uri, parenthesised(&about)));
+                text.push_str(&entry(&r.uri, r.title.as_deref().unwrap_or(&r.name), &r.mime_type, &r.description));
             }
             for t in &patterns {
-                let about = [t.mime_type.as_deref(), t.description.as_deref()].into_iter().flatten();
-                let about: Vec<&str> = about.collect();
                 let name = t.title.as_deref().unwrap_or(&t.name);
-                text.push_str(&format!("- template {} — {name}{}\n", t.uri_template, parenthesised(&about)));
+                text.push_str(&entry(&format!("template {}", t.uri_template), name, &t.mime_type, &t.description));
             }
         }
         let summary = match templates {
@@ -178,12 +173,14 @@ impl Tool for ListMcpResources {
     }
 }
 
-/// ` (a; b)`, or nothing for no parts.
-fn parenthesised(parts: &[&str]) -> String {
-    if parts.is_empty() {
-        return String::new();
+/// A listed resource or template: `- ADDRESS — NAME (type; description)`, the parentheses
+/// holding what the server said of the two.
+fn entry(address: &str, name: &str, mime_type: &Option<String>, description: &Option<String>) -> String {
+    let about: Vec<&str> = [mime_type.as_deref(), description.as_deref()].into_iter().flatten().collect();
+    if about.is_empty() {
+        return format!("- {address} — {name}\n");
     }
-    format!(" ({})", parts.join("; "))
+    format!("- {address} — {name} ({})\n", about.join("; "))
 }
 
 #[async_trait(?Send)]
