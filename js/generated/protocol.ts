@@ -1378,7 +1378,18 @@ echoReasoning: boolean,
  * Whether the model sees images; when absent, known from the model's name
  * ([`ProviderConfig::sees_images`]).
  */
-vision?: boolean | null, retry: RetryPolicy, };
+vision?: boolean | null, 
+/**
+ * OpenAI and compatible servers: which of OpenAI's APIs to speak; when absent, the
+ * Responses API to OpenAI's own (`api.openai.com`), Chat Completions to every other server
+ * ([`ProviderConfig::openai_api`]).
+ */
+api?: OpenAiApi | null, retry: RetryPolicy, };
+
+/**
+ * Which of OpenAI's APIs a provider speaks.
+ */
+export type OpenAiApi = "chat-completions" | "responses";
 
 /**
  * How tool calls are written in text.

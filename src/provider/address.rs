@@ -66,6 +66,11 @@ pub(crate) fn is_openrouter(url: &str) -> bool {
     within(&host(url), "openrouter.ai")
 }
 
+/// Whether `url` is OpenAI's own API.
+pub(crate) fn is_openai(url: &str) -> bool {
+    host(url) == "api.openai.com"
+}
+
 /// Whether `url` is Mistral's API (La Plateforme), which refuses fields it does not know and
 /// tool call ids that are not nine letters and digits.
 pub(crate) fn is_mistral(url: &str) -> bool {

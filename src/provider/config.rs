@@ -98,8 +98,26 @@ pub struct ProviderConfig {
     /// ([`ProviderConfig::sees_images`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vision: Option<bool>,
+    /// OpenAI and compatible servers: which of OpenAI's APIs to speak; when absent, the
+    /// Responses API to OpenAI's own (`api.openai.com`), Chat Completions to every other server
+    /// ([`ProviderConfig::openai_api`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<OpenAiApi>,
     #[serde(default)]
     pub retry: RetryPolicy,
+}
+
+/// Which of OpenAI's APIs a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub enum OpenAiApi {
+    /// `POST /chat/completions`: what every OpenAI-compatible server speaks.
+    #[serde(rename = "chat-completions")]
+    ChatCompletions,
+    /// `POST /responses`: OpenAI's own API for its reasoning models, whose reasoning (encrypted)
+    /// goes back with each tool call's result, and whose summaries of it stream as thinking.
+    /// OpenAI's models that answer only there (o3-pro, the Codex models) need it.
+    #[serde(rename = "responses")]
+    Responses,
 }
 
 fn default_max_tokens() -> u32 {
@@ -122,7 +140,20 @@ impl ProviderConfig {
             text_tool_dialect: None,
             echo_reasoning: false,
             vision: None,
+            api: None,
             retry: RetryPolicy::default(),
+        }
+    }
+
+    /// The OpenAI API this configuration speaks: the one it names, else the Responses API to
+    /// OpenAI's own and Chat Completions to every other server.
+    pub fn openai_api(&self) -> OpenAiApi {
+        match self.api {
+            Some(api) => api,
+            None if self.kind == ProviderKind::OpenAi && super::address::is_openai(self.effective_base_url()) => {
+                OpenAiApi::Responses
+            }
+            None => OpenAiApi::ChatCompletions,
         }
     }
 
@@ -292,7 +323,8 @@ pub fn build(
             let name = if official { "openai" } else { "openai-compatible" };
             Box::new(
                 OpenAiProvider::new(transport, name, &base_url, api_key, config.model.clone(), options, headers)
-                    .with_media(media),
+                    .with_media(media)
+                    .with_api(config.openai_api()),
             )
         }
     };

@@ -36,9 +36,9 @@ mod transport;
 
 pub use anthropic::AnthropicProvider;
 pub use config::{
-    build, ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL, DEFAULT_MAX_TOKENS, GEMINI_BASE_URL,
-    GROQ_BASE_URL, LM_STUDIO_BASE_URL, MISTRAL_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL, OPENROUTER_BASE_URL,
-    XAI_BASE_URL,
+    build, OpenAiApi, ProviderConfig, ProviderKind, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL, DEFAULT_MAX_TOKENS,
+    GEMINI_BASE_URL, GROQ_BASE_URL, LM_STUDIO_BASE_URL, MISTRAL_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL,
+    OPENROUTER_BASE_URL, XAI_BASE_URL,
 };
 pub use context_window::{known_context_window, FALLBACK_CONTEXT_WINDOW};
 pub use dialect::{TextToolDialect, TextToolProvider};

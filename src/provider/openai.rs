@@ -1,6 +1,7 @@
-//! OpenAI Chat Completions over HTTP, for OpenAI and every compatible server (OpenRouter,
-//! Ollama, LM Studio, custom): endpoint and headers. The wire format lives in
-//! [`super::formats::openai`].
+//! OpenAI's APIs over HTTP: Chat Completions, for OpenAI and every compatible server
+//! (OpenRouter, Ollama, LM Studio, custom), and the Responses API, OpenAI's own for its
+//! reasoning models ([`OpenAiApi`]): endpoint and headers. The wire formats live in
+//! [`super::formats::openai`] and [`super::formats::responses`].
 
 use std::rc::Rc;
 
@@ -8,7 +9,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::address::is_loopback;
+use super::config::OpenAiApi;
 use super::formats::openai::{request_body, OpenAiDecoder, OpenAiOptions};
+use super::formats::responses::{self, ResponsesDecoder};
 use super::pricing::{list_price, ModelPrice};
 use super::refusals::{send, Learned, Post};
 use super::served_window::served_window;
@@ -18,7 +21,7 @@ use crate::cancel::CancelToken;
 use crate::media::MediaSupport;
 use crate::protocol::ModelRequest;
 
-/// A chat model through `POST {base_url}/chat/completions`.
+/// A chat model through `POST {base_url}/chat/completions`, or `POST {base_url}/responses`.
 ///
 /// Headers are kept to the minimum (content type, accept, and `authorization` when there is a
 /// key), plus those the configuration adds: some compatible servers reject SDK-specific
@@ -30,6 +33,7 @@ pub struct OpenAiProvider {
     api_key: Option<String>,
     model: String,
     options: OpenAiOptions,
+    api: OpenAiApi,
     extra_headers: Vec<(String, String)>,
     media: MediaSupport,
     /// What the server refused by name so far, left out of (or renamed in) later requests.
@@ -54,6 +58,7 @@ impl OpenAiProvider {
             api_key,
             model,
             options,
+            api: OpenAiApi::ChatCompletions,
             extra_headers,
             media: MediaSupport::ALL,
             learned: Rc::default(),
@@ -66,9 +71,19 @@ impl OpenAiProvider {
         self
     }
 
+    /// Speaks `api` to the server.
+    pub(crate) fn with_api(mut self, api: OpenAiApi) -> Self {
+        self.api = api;
+        self
+    }
+
     /// The body for `request`, as sent (as the server takes it, by what it refused before).
     fn body(&self, request: &ModelRequest) -> Value {
-        let mut body = request_body(request.model.as_deref().unwrap_or(&self.model), request, &self.options);
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let mut body = match self.api {
+            OpenAiApi::ChatCompletions => request_body(model, request, &self.options),
+            OpenAiApi::Responses => responses::request_body(model, request),
+        };
         self.learned.adjust(&mut body);
         body
     }
@@ -106,7 +121,16 @@ impl ModelProvider for OpenAiProvider {
             headers.push(super::address::key_header(&self.base_url, key));
         }
         headers.extend(self.extra_headers.iter().cloned());
-        let post = Post { url: format!("{}/chat/completions", self.base_url), headers };
-        send(&self.transport, post, &self.learned, &self.body(request), cancel, OpenAiDecoder::new)
+        let body = self.body(request);
+        match self.api {
+            OpenAiApi::ChatCompletions => {
+                let post = Post { url: format!("{}/chat/completions", self.base_url), headers };
+                send(&self.transport, post, &self.learned, &body, cancel, OpenAiDecoder::new)
+            }
+            OpenAiApi::Responses => {
+                let post = Post { url: format!("{}/responses", self.base_url), headers };
+                send(&self.transport, post, &self.learned, &body, cancel, ResponsesDecoder::new)
+            }
+        }
     }
 }

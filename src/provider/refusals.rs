@@ -144,7 +144,9 @@ pub(crate) enum Fix {
     NoTemperature,
     /// Send the output limit under the other name (`max_tokens` ⇄ `max_completion_tokens`).
     OtherLimitName,
-    /// Leave out `reasoning_effort`: the model does not think (OpenAI's `gpt-4.1`).
+    /// Leave out `reasoning_effort` (Chat Completions), or `reasoning` and the encrypted
+    /// reasoning asked to be `include`d (the Responses API): the model does not think (OpenAI's
+    /// `gpt-4.1`).
     NoReasoningEffort,
     /// Ask for the whole answer at once: OpenAI streams its newest models (GPT-5, o3) only to
     /// organizations that verified their identity, and answers others "Your organization must
@@ -155,7 +157,7 @@ pub(crate) enum Fix {
 }
 
 /// The names an output limit goes by.
-const LIMITS: [&str; 2] = ["max_tokens", "max_completion_tokens"];
+const LIMITS: [&str; 3] = ["max_tokens", "max_completion_tokens", "max_output_tokens"];
 
 impl Fix {
     /// The fixes that leave out or rename a field, each learned once.
@@ -187,7 +189,13 @@ impl Fix {
                 message.contains("max_completion_tokens")
                     && (body.contains_key("max_tokens") || (body.contains_key("max_completion_tokens") && refused))
             }
-            Fix::NoReasoningEffort => body.contains_key("reasoning_effort") && message.contains("reasoning_effort"),
+            Fix::NoReasoningEffort => {
+                (body.contains_key("reasoning_effort") && message.contains("reasoning_effort"))
+                    || (body.contains_key("include")
+                        && ["'reasoning.", "reasoning.effort", "reasoning.summary", "encrypted content"]
+                            .iter()
+                            .any(|named| message.contains(named)))
+            }
             Fix::NoStream => body.get("stream") == Some(&Value::Bool(true)) && message.contains("verified to stream"),
             Fix::LimitAt(_) => false,
         }
@@ -215,6 +223,9 @@ impl Fix {
             }
             Fix::NoReasoningEffort => {
                 body.remove("reasoning_effort");
+                if body.remove("include").is_some() {
+                    body.remove("reasoning");
+                }
             }
             Fix::NoStream => {
                 body.insert("stream".into(), Value::Bool(false));

@@ -160,6 +160,7 @@ fn generate() -> String {
         // What JS writes (every field has a default in the core: JS sends a partial object).
         ProviderKind,
         ProviderConfig,
+        vault_agent::provider::OpenAiApi,
         TextToolDialect,
         RetryPolicy,
         AgentConfig,

@@ -13,10 +13,11 @@ use vault_agent::protocol::{
 };
 use vault_agent::provider::formats::anthropic::AnthropicDecoder;
 use vault_agent::provider::formats::openai::OpenAiDecoder;
+use vault_agent::provider::formats::responses::ResponsesDecoder;
 use vault_agent::provider::formats::{decode_recorded, StreamDecoder};
 use vault_agent::provider::{
-    build, complete, LocalServer, MediaSupport, ModelPrice, ProviderConfig, ProviderKind, ProviderPreset, RetryPolicy,
-    TextToolDialect,
+    build, complete, LocalServer, MediaSupport, ModelPrice, OpenAiApi, ProviderConfig, ProviderKind, ProviderPreset,
+    RetryPolicy, TextToolDialect,
 };
 
 use crate::provider_support::*;
@@ -86,7 +87,16 @@ fn chunkings(len: usize) -> Vec<Vec<usize>> {
 }
 
 fn check_every_chunking(config: fn() -> ProviderConfig, dir: &str, decoder: fn() -> Box<dyn StreamDecoder>) {
-    for name in FIXTURES {
+    check_each_chunking(config, dir, FIXTURES, decoder);
+}
+
+fn check_each_chunking(
+    config: fn() -> ProviderConfig,
+    dir: &str,
+    fixtures: &[&str],
+    decoder: fn() -> Box<dyn StreamDecoder>,
+) {
+    for name in fixtures {
         let body = fixture(&format!("{dir}/{name}.sse"));
         let expected = decode_recorded(decoder().as_mut(), &body);
         assert!(!expected.is_empty(), "{dir}/{name}");
@@ -107,6 +117,117 @@ fn anthropic_recorded_streams_decode_the_same_at_every_chunking() {
 #[test]
 fn openai_recorded_streams_decode_the_same_at_every_chunking() {
     check_every_chunking(openai, "openai", || Box::new(OpenAiDecoder::new()));
+}
+
+#[test]
+fn responses_api_recorded_streams_decode_the_same_at_every_chunking() {
+    // (`failed`, a rate limit before any output, is retried: the unit tests read it.)
+    let fixtures = ["text", "tool_calls", "incomplete", "error_midstream", "truncated"];
+    check_each_chunking(responses, "responses", &fixtures, || Box::new(ResponsesDecoder::new()));
+}
+
+/// OpenAI's own API is spoken to through its Responses API unless the settings say otherwise;
+/// every other server through Chat Completions unless they say it speaks Responses.
+#[test]
+fn openais_own_api_gets_the_responses_api_and_other_servers_chat_completions() {
+    let official = || ProviderConfig { retry: openai().retry, ..ProviderConfig::openai("gpt-5", "sk-test") };
+    for (config, url) in [
+        (official(), "https://api.openai.com/v1/responses"),
+        (
+            ProviderConfig { api: Some(OpenAiApi::ChatCompletions), ..official() },
+            "https://api.openai.com/v1/chat/completions",
+        ),
+        (openai(), "http://mock.test/v1/chat/completions"),
+        (responses(), "http://mock.test/v1/responses"),
+    ] {
+        let text = if url.ends_with("responses") { "responses/text.sse" } else { "openai/text.sse" };
+        let http = FakeHttp::new(vec![Reply::sse(&fixture(text))]);
+        let (provider, _) = make(config, &http);
+        let events = collect(provider.as_ref(), &request());
+        assert_eq!(
+            assemble(&events).finish().text(),
+            "Hello! Your notes on cats are in `Pets/Cats.md` — 3 of them, 日本語 included."
+        );
+        assert_eq!(http.requests()[0].url, url);
+    }
+}
+
+/// A reasoning model's turn of tool calls, then the next request: its reasoning goes back
+/// (encrypted, as it came) before the calls it made, and each call's result after them.
+#[test]
+fn the_responses_api_gets_a_turns_reasoning_back_with_its_calls() {
+    let http = FakeHttp::new(vec![
+        Reply::sse(&fixture("responses/tool_calls.sse")),
+        Reply::sse(&fixture("responses/text.sse")),
+    ]);
+    let (provider, _) = make(ProviderConfig { model: "gpt-5-mini".into(), ..responses() }, &http);
+    let message = assemble(&collect(provider.as_ref(), &request())).finish();
+    assert!(
+        matches!(&message.content[0], ContentBlock::Thinking { thinking, .. } if thinking.ends_with("Then read them."))
+    );
+    collect(provider.as_ref(), &answered(message));
+    let body = FakeHttp::body_json(&http.requests()[1]);
+    let kinds: Vec<&str> =
+        body["input"].as_array().unwrap().iter().map(|i| i["type"].as_str().or(i["role"].as_str()).unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["user", "reasoning", "function_call", "function_call", "function_call_output", "function_call_output"]
+    );
+    assert_eq!(body["input"][1]["encrypted_content"], "gAAAAB-opaque-1");
+    assert_eq!(
+        body["input"][2],
+        json!({"type": "function_call", "call_id": "call_abc", "name": "search_notes", "arguments": "{\"query\":\"cats\"}"})
+    );
+    assert_eq!(body["input"][4], json!({"type": "function_call_output", "call_id": "call_abc", "output": "none"}));
+    assert_eq!((body["reasoning"]["summary"].as_str(), body["store"].as_bool()), (Some("auto"), Some(false)));
+}
+
+/// A reasoning model that does not take what the Responses API asks of reasoning models (a
+/// summary, the encrypted reasoning) is asked again at once without them, and from then on.
+#[test]
+fn a_model_that_refuses_reasoning_fields_is_asked_again_without_them() {
+    let refusal = json!({"error": {"message": "Unsupported parameter: 'reasoning.summary' is not supported with this model.",
+        "type": "invalid_request_error", "param": "reasoning.summary", "code": "unsupported_parameter"}});
+    let text = || Reply::sse(&fixture("responses/text.sse"));
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), text(), text()]);
+    let (provider, _) = make(ProviderConfig { model: "o1-mini".into(), ..responses() }, &http);
+    for _ in 0..2 {
+        let events = collect(provider.as_ref(), &request());
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    }
+    let asked: Vec<(bool, bool)> = http
+        .requests()
+        .iter()
+        .map(FakeHttp::body_json)
+        .map(|body| (body.get("reasoning").is_some(), body.get("include").is_some()))
+        .collect();
+    assert_eq!(asked, [(true, true), (false, false), (false, false)]);
+}
+
+/// The Responses API to an account that may not stream the model: the whole `response` object
+/// is read as its stream would have been.
+#[test]
+fn the_responses_api_gives_whole_answers_to_an_account_that_may_not_stream() {
+    let refusal = json!({"error": {"message": "Your organization must be verified to stream this model.",
+        "type": "invalid_request_error", "param": "stream", "code": "unsupported_value"}});
+    let whole = json!({"id": "resp_1", "object": "response", "status": "completed", "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look first."}], "encrypted_content": "enc"},
+        {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "Let me look.", "annotations": []}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "search_notes", "arguments": "{\"query\":\"cats\"}"}],
+        "usage": {"input_tokens": 120, "input_tokens_details": {"cached_tokens": 100}, "output_tokens": 30}});
+    let answer = Reply::status_with(200, &[("content-type", "application/json")], &whole.to_string());
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), answer]);
+    let (provider, _) = make(ProviderConfig { model: "gpt-5".into(), ..responses() }, &http);
+    let a = assemble(&collect(provider.as_ref(), &request()));
+    assert_eq!(a.stop_reason(), Some(&StopReason::ToolUse));
+    assert_eq!(a.usage(), Usage { input_tokens: 20, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 0 });
+    let message = a.finish();
+    assert_eq!(message.text(), "Let me look.");
+    assert_eq!(
+        message.tool_uses().map(|(id, _, input)| (id.to_string(), input.clone())).collect::<Vec<_>>(),
+        [("call_a".to_string(), json!({"query": "cats"}))]
+    );
+    assert_eq!(FakeHttp::body_json(&http.requests()[1])["stream"], json!(false));
 }
 
 fn events_for(config: ProviderConfig, body: &str) -> Vec<StreamEvent> {
@@ -559,6 +680,7 @@ fn a_model_that_does_not_think_is_asked_again_without_an_effort() {
     let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), Reply::sse(&fixture("openai/text.sse"))]);
     let mut config = ProviderConfig::openai("gpt-4.1", "sk-test");
     config.retry = openai().retry;
+    config.api = Some(OpenAiApi::ChatCompletions);
     let (provider, _) = make(config, &http);
     let mut asked = request();
     asked.thinking_budget = Some(24_000);
@@ -659,6 +781,7 @@ fn an_account_that_may_not_stream_the_model_gets_whole_answers() {
     let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), answer(), answer()]);
     let mut config = ProviderConfig::openai("gpt-5", "sk-test");
     config.retry = openai().retry;
+    config.api = Some(OpenAiApi::ChatCompletions);
     let (provider, clock) = make(config, &http);
     let events = collect(provider.as_ref(), &request());
     assert!(clock.sleeps().is_empty());

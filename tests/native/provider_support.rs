@@ -152,6 +152,11 @@ pub fn openai() -> ProviderConfig {
     config
 }
 
+/// OpenAI's Responses API at a test address, as [`openai`] is its Chat Completions.
+pub fn responses() -> ProviderConfig {
+    ProviderConfig { api: Some(vault_agent::provider::OpenAiApi::Responses), ..openai() }
+}
+
 /// Every event of one call.
 pub fn collect(provider: &dyn ModelProvider, request: &vault_agent::protocol::ModelRequest) -> Vec<StreamEvent> {
     futures::executor::block_on(async { provider.stream(request, &CancelToken::new()).await.collect::<Vec<_>>().await })

@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod gemini_schema;
 pub mod openai;
+pub mod responses;
 mod think_tags;
 
 use super::sse::SseEvent;

@@ -149,7 +149,7 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
 
 /// The effort a thinking budget of `budget` tokens comes nearest: Google's documentation gives
 /// low, medium and high as budgets of 1,024, 8,192 and 24,576 tokens.
-fn reasoning_effort(budget: u32) -> &'static str {
+pub(crate) fn reasoning_effort(budget: u32) -> &'static str {
     match budget {
         0..4096 => "low",
         4096..16384 => "medium",
