@@ -72,6 +72,8 @@ export interface VaultAgentSettings {
     vision: "auto" | "yes" | "no";
     /** Headers sent with every request to a custom server, one `Name: value` a line (a proxy's or a gateway's own). */
     headers: string;
+    /** Which of OpenAI's APIs to speak (OpenAI, Azure and custom servers); "": the core's choice. */
+    api: "" | NonNullable<ProviderConfig["api"]>;
   };
   /**
    * API keys by preset, only where Obsidian has no secret storage (before 1.11.4); otherwise
@@ -161,7 +163,7 @@ export const SETTINGS_VERSION = 2;
 
 export const DEFAULT_SETTINGS: VaultAgentSettings = {
   version: SETTINGS_VERSION,
-  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "", vision: "auto", headers: "" },
+  provider: { preset: "anthropic", model: "", baseUrl: "", maxTokens: 8192, textToolDialect: "", vision: "auto", headers: "", api: "" },
   apiKeys: {},
   transport: "auto",
   agent: {
@@ -342,6 +344,9 @@ export class ApiKeys {
   }
 }
 
+/** The presets whose servers may speak either of OpenAI's APIs (Chat Completions, Responses). */
+export const OPENAI_API_PRESETS: ProviderPreset[] = ["openai", "azure", "custom"];
+
 /** The provider's model the settings name: the one typed, else the preset's default ("" for none). */
 export function providerModel(settings: VaultAgentSettings): string {
   return settings.provider.model.trim() || PRESETS[settings.provider.preset].defaultModel;
@@ -368,6 +373,7 @@ export function providerConfig(
   if (Object.keys(headers).length) config.headers = headers;
   if (settings.provider.textToolDialect) config.textToolDialect = settings.provider.textToolDialect;
   if (settings.provider.vision !== "auto") config.vision = settings.provider.vision === "yes";
+  if (settings.provider.api && OPENAI_API_PRESETS.includes(settings.provider.preset)) config.api = settings.provider.api;
   return config;
 }
 

@@ -8,6 +8,7 @@ import type { ApprovalCategory, ModeConfig, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
   LOCAL_MODELS,
+  OPENAI_API_PRESETS,
   PRESETS,
   parseHeaders,
   providerConfig,
@@ -192,6 +193,25 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           });
       });
       say(provider.headers);
+    }
+
+    if (OPENAI_API_PRESETS.includes(provider.preset)) {
+      new Setting(el)
+        .setName("API")
+        .setDesc(
+          "Which OpenAI API to call. Automatic: /responses for OpenAI itself (its reasoning models keep their reasoning between tool calls, and their summaries of it show as thinking), /chat/completions for every other server.",
+        )
+        .addDropdown((d) =>
+          d
+            .addOption("", "Automatic")
+            .addOption("responses", "Responses API (/responses)")
+            .addOption("chat-completions", "Chat completions (/chat/completions)")
+            .setValue(provider.api)
+            .onChange(async (value) => {
+              provider.api = value as typeof provider.api;
+              await this.save();
+            }),
+        );
     }
 
     new Setting(el)

@@ -1405,6 +1405,43 @@ test("a local model that takes no tools and thinks in <think> tags: its tools go
   await page.close();
 });
 
+test("OpenAI's Responses API: a reasoning model's summary shows as thinking, its call runs, and its reasoning goes back with the result", async () => {
+  const id = `e2e-responses-${Date.now()}`;
+  await script(id, [
+    { thinking: "**Finding the recipe**\n\nThe bread note should say the oven's heat.", toolCalls: [{ id: "call_bread", name: "read_file", arguments: { path: "Cooking/Bread.md" } }] },
+    { text: "Bake the sourdough at 230 °C." },
+  ]);
+  const page = await openHost({
+    mock: id,
+    data: { provider: { preset: "openai", model: "gpt-5-mini", baseUrl: `${origin}/mock/${id}/openai/v1`, api: "responses" } },
+    keys: { "vault-agent-openai-key": "sk-e2e" },
+  });
+  await send(page, "How hot do I bake my bread?");
+  await page.locator('.vault-agent-tool-card[data-tool="read_file"].is-done').waitFor();
+  await page.locator(".vault-agent-text", { hasText: "Bake the sourdough at 230 °C." }).waitFor();
+  const thinking = page.locator(".vault-agent-thinking").first();
+  await thinking.click();
+  assert.match(await thinking.textContent(), /The bread note should say the oven's heat\./);
+  const sent = await requests(id);
+  assert.deepEqual(sent.map(({ path }) => path), [`/mock/${id}/openai/v1/responses`, `/mock/${id}/openai/v1/responses`]);
+  assert.equal(sent[0].body.reasoning.summary, "auto");
+  assert.equal(sent[0].body.store, false);
+  // The next request: the reasoning as it came (encrypted), the call, then its result.
+  const kinds = sent[1].body.input.map((item) => item.type ?? item.role);
+  assert.deepEqual(kinds.slice(-3), ["reasoning", "function_call", "function_call_output"]);
+  assert.equal(sent[1].body.input.at(-3).encrypted_content, "mock-encrypted-reasoning");
+  assert.equal(sent[1].body.input.at(-1).call_id, "call_bread");
+  assert.match(sent[1].body.input.at(-1).output, /230 °C/);
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/openai-responses-thinking.png` });
+  // The settings offer the choice for OpenAI's preset.
+  await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+  const api = settingRow(page.locator(".vault-agent-settings"), "API");
+  assert.equal(await api.locator("select").inputValue(), "responses");
+  await api.screenshot({ path: `${ARTIFACTS}/settings-openai-api.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("an OpenAI account that may not stream GPT-5: the answer comes whole, and the chat says why", async () => {
   const id = `e2e-nostream-${Date.now()}`;
   const refusal = { error: { message: "Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", type: "invalid_request_error", param: "stream", code: "unsupported_value" } };

@@ -641,3 +641,45 @@ fn run_searches_the_web_through_a_searxng_instance() {
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("BRAVE_SEARCH_API_KEY"), "{}", text(&output.stderr));
 }
+
+/// A Responses API event stream: `text`, or one call of `name` with `arguments`.
+fn responses_turn(text: &str, call: Option<(&str, Value)>) -> Answer {
+    let event = |data: Value| format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap());
+    let mut parts = vec![event(json!({"type": "response.created", "response": {"status": "in_progress"}}))];
+    if !text.is_empty() {
+        parts.push(event(json!({"type": "response.output_text.delta", "item_id": "msg_1", "delta": text})));
+    }
+    if let Some((name, arguments)) = &call {
+        let item = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": name, "arguments": ""});
+        parts.push(event(json!({"type": "response.output_item.added", "output_index": 0, "item": item})));
+        let delta = json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": arguments.to_string()});
+        parts.push(event(delta));
+        let done = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": name, "arguments": arguments.to_string()});
+        parts.push(event(json!({"type": "response.output_item.done", "output_index": 0, "item": done})));
+    }
+    let usage = json!({"input_tokens": 120, "output_tokens": 30});
+    parts.push(event(json!({"type": "response.completed", "response": {"status": "completed", "usage": usage}})));
+    Answer::Sse { parts, gate: None }
+}
+
+#[test]
+fn run_speaks_the_responses_api_when_told_to() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![
+        responses_turn("", Some(("read_file", json!({"path": "Projects/Plan.md"})))),
+        responses_turn("The plan is to ship search.", None),
+    ]);
+    let out = run(vault.path(), &base, &["--openai-api", "responses"], "What is the plan?");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("The plan is to ship search."), "{}", text(&out.stdout));
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter().all(|s| s.line.starts_with("POST /v1/responses ")),
+        "{:?}",
+        seen.iter().map(|s| &s.line).collect::<Vec<_>>()
+    );
+    let next: Value = serde_json::from_str(&seen[1].body).unwrap();
+    let output = next["input"].as_array().unwrap().iter().find(|i| i["type"] == "function_call_output").unwrap();
+    assert_eq!(output["call_id"], "call_1");
+    assert!(output["output"].as_str().unwrap().contains("ship search"), "{output}");
+}

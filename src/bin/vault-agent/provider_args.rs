@@ -1,6 +1,6 @@
 //! The provider options `chat` and `run` share, and the config they make.
 
-use vault_agent::provider::{ProviderConfig, ProviderPreset, OPENAI_BASE_URL};
+use vault_agent::provider::{OpenAiApi, ProviderConfig, ProviderPreset, OPENAI_BASE_URL};
 use vault_agent::{Error, Result};
 
 /// The APIs the CLI can talk to.
@@ -8,8 +8,8 @@ use vault_agent::{Error, Result};
 pub enum Provider {
     /// The Anthropic Messages API (key: --api-key or ANTHROPIC_API_KEY).
     Anthropic,
-    /// OpenAI Chat Completions, or any compatible server by --base-url (key: --api-key or
-    /// OPENAI_API_KEY; optional for local servers).
+    /// OpenAI (its Responses API), or any compatible server by --base-url (Chat Completions;
+    /// key: --api-key or OPENAI_API_KEY; optional for local servers).
     Openai,
     /// Google's Gemini API, through its OpenAI-compatible endpoint (key: --api-key or
     /// GEMINI_API_KEY).
@@ -25,6 +25,15 @@ pub enum Provider {
     /// Azure OpenAI: a resource's v1 API, the model a deployment's name (endpoint: --base-url or
     /// AZURE_OPENAI_ENDPOINT; key: --api-key or AZURE_OPENAI_API_KEY).
     Azure,
+}
+
+/// Which of OpenAI's APIs to speak.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Api {
+    /// `/responses`: OpenAI's own API for its reasoning models.
+    Responses,
+    /// `/chat/completions`: what every compatible server speaks.
+    ChatCompletions,
 }
 
 #[derive(clap::Args)]
@@ -51,6 +60,10 @@ pub struct ProviderArgs {
     /// repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
+    /// Which of OpenAI's APIs to speak (OpenAI, Azure and compatible servers); by default the
+    /// Responses API to OpenAI itself and Chat Completions to every other server.
+    #[arg(long, value_enum)]
+    openai_api: Option<Api>,
 }
 
 impl ProviderArgs {
@@ -62,7 +75,7 @@ impl ProviderArgs {
         api_key: Option<String>,
         max_tokens: u32,
     ) -> Self {
-        ProviderArgs { provider, model, base_url, api_key, max_tokens, headers: Vec::new() }
+        ProviderArgs { provider, model, base_url, api_key, max_tokens, headers: Vec::new(), openai_api: None }
     }
 
     /// These options with `headers` (`NAME: VALUE` each) sent with every request.
@@ -102,6 +115,10 @@ impl ProviderArgs {
         }
         config.api_key = self.api_key.clone().or_else(|| std::env::var(env_key).ok()).filter(|k| !k.is_empty());
         config.max_tokens = self.max_tokens;
+        config.api = self.openai_api.map(|api| match api {
+            Api::Responses => OpenAiApi::Responses,
+            Api::ChatCompletions => OpenAiApi::ChatCompletions,
+        });
         for header in &self.headers {
             let (name, value) = header
                 .split_once(':')

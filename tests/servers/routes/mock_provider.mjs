@@ -1,13 +1,15 @@
-// A scriptable mock model provider that speaks the Anthropic Messages and OpenAI Chat
-// Completions streaming protocols, for browser tests, the agent-loop tests and the plugin's
-// end-to-end test.
+// A scriptable mock model provider that speaks the Anthropic Messages, OpenAI Chat Completions
+// and OpenAI Responses streaming protocols, for browser tests, the agent-loop tests and the
+// plugin's end-to-end test.
 //
 // 1. Script it: POST /mock/<id>/script with {"responses": [response, ...]}. This replaces any
 //    earlier script for <id> and clears its request log. Each model request gets the next
 //    response; when none is left the answer is a 400 "the mock script has no response left".
 // 2. Point a provider at it:
 //      Anthropic:          base URL http://127.0.0.1:PORT/mock/<id>/anthropic      (POST …/v1/messages)
-//      OpenAI-compatible:  base URL http://127.0.0.1:PORT/mock/<id>/openai/v1   (POST …/chat/completions)
+//      OpenAI-compatible:  base URL http://127.0.0.1:PORT/mock/<id>/openai/v1   (POST …/chat/completions,
+//                          or POST …/responses for the Responses API: "thinking" streams as a
+//                          reasoning summary, and its reasoning item comes with encrypted content)
 //      Mistral:            base URL http://127.0.0.1:PORT/mock/<id>/mistral/v1  (the OpenAI protocol,
 //                          but a request Mistral's API would refuse is refused as it refuses it:
 //                          ../mistral_checks.mjs)
@@ -151,6 +153,61 @@ function openaiEvents(r, size) {
   return out;
 }
 
+// The Responses API's events for one scripted answer.
+function responsesEvents(r, size) {
+  const out = [];
+  const usage = r.usage || {};
+  let sequence = 0;
+  const push = (data, isText = false) => {
+    sequence++;
+    out.push({ bytes: sse(data.type, { ...data, sequence_number: sequence }), isText });
+  };
+  const response = { id: "resp_mock", object: "response", status: "in_progress", model: "mock", output: [] };
+  push({ type: "response.created", response });
+  const output = [];
+  if (r.thinking) {
+    const item = { id: "rs_mock", type: "reasoning", summary: [] };
+    push({ type: "response.output_item.added", output_index: output.length, item });
+    for (const p of pieces(r.thinking, size)) {
+      push({ type: "response.reasoning_summary_text.delta", item_id: item.id, output_index: output.length, summary_index: 0, delta: p });
+    }
+    const done = { ...item, summary: [{ type: "summary_text", text: r.thinking }], encrypted_content: "mock-encrypted-reasoning" };
+    push({ type: "response.output_item.done", output_index: output.length, item: done });
+    output.push(done);
+  }
+  if (r.text) {
+    const item = { id: "msg_mock", type: "message", role: "assistant", status: "in_progress", content: [] };
+    push({ type: "response.output_item.added", output_index: output.length, item });
+    for (const p of pieces(r.text, size)) {
+      push({ type: "response.output_text.delta", item_id: item.id, output_index: output.length, content_index: 0, delta: p }, true);
+    }
+    const done = { ...item, status: "completed", content: [{ type: "output_text", text: r.text, annotations: [] }] };
+    push({ type: "response.output_item.done", output_index: output.length, item: done });
+    output.push(done);
+  }
+  (r.toolCalls || []).forEach((call, n) => {
+    const item = { id: `fc_mock_${n}`, type: "function_call", status: "in_progress", call_id: call.id || `call_mock_${n}`, name: call.name, arguments: "" };
+    push({ type: "response.output_item.added", output_index: output.length, item });
+    const args = JSON.stringify(call.arguments ?? {});
+    for (const p of pieces(args, size)) {
+      push({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: output.length, delta: p });
+    }
+    const done = { ...item, status: "completed", arguments: args };
+    push({ type: "response.output_item.done", output_index: output.length, item: done });
+    output.push(done);
+  });
+  const input = usage.input ?? 10;
+  const cached = usage.cacheRead ?? 0;
+  const incomplete = r.stopReason === "max_tokens";
+  push({
+    type: incomplete ? "response.incomplete" : "response.completed",
+    response: { ...response, status: incomplete ? "incomplete" : "completed", output,
+      incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+      usage: { input_tokens: input + cached, input_tokens_details: { cached_tokens: cached }, output_tokens: usage.output ?? 5 } },
+  });
+  return out;
+}
+
 function errorBody(protocol, status, message) {
   const type = { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
     429: "rate_limit_error", 529: "overloaded_error" }[status] || (status >= 500 ? "api_error" : "invalid_request_error");
@@ -185,7 +242,8 @@ async function answer(s, protocol, res) {
     return;
   }
   const size = r.chunkSize || 6;
-  const events = protocol === "anthropic" ? anthropicEvents(r, size) : openaiEvents(r, size);
+  const events =
+    protocol === "anthropic" ? anthropicEvents(r, size) : protocol === "responses" ? responsesEvents(r, size) : openaiEvents(r, size);
   let held = !r.hold;
   let sent = 0;
   for (const e of events) {
@@ -309,7 +367,7 @@ export const routes = {
       res.writeHead(refusal.status, { "content-type": "application/json" }).end(JSON.stringify(refusal.body));
       return true;
     }
-    await answer(s, protocol, res);
+    await answer(s, protocol === "openai" && rest.endsWith("/responses") ? "responses" : protocol, res);
     return true;
   },
 };
