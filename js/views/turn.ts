@@ -83,7 +83,7 @@ const RENDER_INTERVAL_MS = 120;
 export class TurnView extends Component {
   readonly el: HTMLElement;
   private text: { el: HTMLElement; raw: string; timer: number | null; generation: number } | null = null;
-  private thinking: { el: HTMLElement; body: HTMLElement } | null = null;
+  private thinking: { el: HTMLElement; body: HTMLElement; raw: string } | null = null;
   private readonly cards = new Map<string, ToolCard>();
   /** The group each grouped call is in. */
   private readonly groups = new Map<string, ToolGroup>();
@@ -338,6 +338,7 @@ export class TurnView extends Component {
   finish(report: RunReport, undone = false): void {
     // A form still open when the task ended is no longer waited for.
     for (const form of this.forms.splice(0)) form.close();
+    this.closeThinking();
     this.taskId = report.taskId;
     this.el.dataset.taskId = report.taskId;
     this.setRunning(false);
@@ -514,13 +515,20 @@ export class TurnView extends Component {
       const el = this.el.createEl("details", { cls: "vault-agent-thinking" });
       this.el.insertBefore(el, this.footer);
       el.createEl("summary", { text: "Thinking" });
-      this.thinking = { el, body: el.createDiv({ cls: "vault-agent-thinking-body" }) };
+      this.thinking = { el, body: el.createDiv({ cls: "vault-agent-thinking-body" }), raw: "" };
     }
+    this.thinking.raw += delta;
     this.thinking.body.appendText(delta);
   }
 
+  /** Ends the thinking so far; written in Markdown (OpenAI's summaries head each part in bold), it is rendered as such. */
   private closeThinking(): void {
+    const thinking = this.thinking;
     this.thinking = null;
+    if (!thinking || !/[*_`#[]/.test(thinking.raw)) return;
+    thinking.body.empty();
+    thinking.body.addClass("is-rendered");
+    void MarkdownRenderer.render(this.ctx.app, thinking.raw, thinking.body, "", this);
   }
 
   private askForm(form: FormRequest): void {
