@@ -148,6 +148,10 @@ pub(crate) enum Fix {
     /// reasoning asked to be `include`d (the Responses API): the model does not think (OpenAI's
     /// `gpt-4.1`).
     NoReasoningEffort,
+    /// Leave out `reasoning.summary` (the Responses API): OpenAI gives summaries of a model's
+    /// reasoning only to organizations that verified their identity ("Your organization must be
+    /// verified to generate reasoning summaries"), and some models give none.
+    NoReasoningSummary,
     /// Ask for the whole answer at once: OpenAI streams its newest models (GPT-5, o3) only to
     /// organizations that verified their identity, and answers others "Your organization must
     /// be verified to stream this model" — the same request without `stream` works for them.
@@ -161,8 +165,15 @@ const LIMITS: [&str; 3] = ["max_tokens", "max_completion_tokens", "max_output_to
 
 impl Fix {
     /// The fixes that leave out or rename a field, each learned once.
-    const FIELDS: [Fix; 5] =
-        [Fix::NoStreamOptions, Fix::NoTemperature, Fix::OtherLimitName, Fix::NoReasoningEffort, Fix::NoStream];
+    const FIELDS: [Fix; 6] = [
+        Fix::NoStreamOptions,
+        Fix::NoTemperature,
+        Fix::OtherLimitName,
+        // Before the effort: a refusal of the summary alone keeps the reasoning.
+        Fix::NoReasoningSummary,
+        Fix::NoReasoningEffort,
+        Fix::NoStream,
+    ];
 
     fn bit(self) -> u8 {
         match self {
@@ -171,6 +182,7 @@ impl Fix {
             Fix::OtherLimitName => 4,
             Fix::NoReasoningEffort => 8,
             Fix::NoStream => 16,
+            Fix::NoReasoningSummary => 32,
             Fix::LimitAt(_) => 0,
         }
     }
@@ -192,9 +204,13 @@ impl Fix {
             Fix::NoReasoningEffort => {
                 (body.contains_key("reasoning_effort") && message.contains("reasoning_effort"))
                     || (body.contains_key("include")
-                        && ["'reasoning.", "reasoning.effort", "reasoning.summary", "encrypted content"]
+                        && ["'reasoning.", "reasoning.effort", "encrypted content"]
                             .iter()
                             .any(|named| message.contains(named)))
+            }
+            Fix::NoReasoningSummary => {
+                body.get("reasoning").and_then(|r| r.get("summary")).is_some()
+                    && (message.contains("reasoning summar") || message.contains("reasoning.summary"))
             }
             Fix::NoStream => body.get("stream") == Some(&Value::Bool(true)) && message.contains("verified to stream"),
             Fix::LimitAt(_) => false,
@@ -204,13 +220,18 @@ impl Fix {
     /// What the user should know once this fix is learned from `error`: a change they will see
     /// (answers that no longer stream), and why.
     fn notice(self, error: &ProviderError) -> Option<String> {
-        (self == Fix::NoStream).then(|| {
-            format!(
+        let quoted = error.message.trim();
+        match self {
+            Fix::NoStream => Some(format!(
                 "Answers arrive whole from now on, once written: the server does not stream this model to this \
-                 account (\u{201c}{}\u{201d}).",
-                error.message.trim()
-            )
-        })
+                 account (\u{201c}{quoted}\u{201d})."
+            )),
+            Fix::NoReasoningSummary if quoted.to_ascii_lowercase().contains("verified") => Some(format!(
+                "The model's thinking stays hidden: OpenAI shows summaries of it only to organizations that verified \
+                 their identity (\u{201c}{quoted}\u{201d})."
+            )),
+            _ => None,
+        }
     }
 
     fn apply(self, body: &mut Map<String, Value>) {
@@ -220,6 +241,14 @@ impl Fix {
             }
             Fix::NoTemperature => {
                 body.remove("temperature");
+            }
+            Fix::NoReasoningSummary => {
+                if let Some(Value::Object(reasoning)) = body.get_mut("reasoning") {
+                    reasoning.remove("summary");
+                    if reasoning.is_empty() {
+                        body.remove("reasoning");
+                    }
+                }
             }
             Fix::NoReasoningEffort => {
                 body.remove("reasoning_effort");

@@ -182,26 +182,55 @@ fn the_responses_api_gets_a_turns_reasoning_back_with_its_calls() {
     assert_eq!((body["reasoning"]["summary"].as_str(), body["store"].as_bool()), (Some("auto"), Some(false)));
 }
 
-/// A reasoning model that does not take what the Responses API asks of reasoning models (a
-/// summary, the encrypted reasoning) is asked again at once without them, and from then on.
+/// A model that takes no reasoning fields (an older or a custom model behind a name that says it
+/// reasons) is asked again at once without them, and from then on.
 #[test]
 fn a_model_that_refuses_reasoning_fields_is_asked_again_without_them() {
-    let refusal = json!({"error": {"message": "Unsupported parameter: 'reasoning.summary' is not supported with this model.",
-        "type": "invalid_request_error", "param": "reasoning.summary", "code": "unsupported_parameter"}});
+    let refusal = json!({"error": {"message": "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+        "type": "invalid_request_error", "param": "reasoning.effort", "code": "unsupported_parameter"}});
     let text = || Reply::sse(&fixture("responses/text.sse"));
     let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), text(), text()]);
     let (provider, _) = make(ProviderConfig { model: "o1-mini".into(), ..responses() }, &http);
+    let mut asked = request();
+    asked.thinking_budget = Some(2048);
     for _ in 0..2 {
-        let events = collect(provider.as_ref(), &request());
+        let events = collect(provider.as_ref(), &asked);
         assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
     }
-    let asked: Vec<(bool, bool)> = http
+    let sent: Vec<(bool, bool)> = http
         .requests()
         .iter()
         .map(FakeHttp::body_json)
         .map(|body| (body.get("reasoning").is_some(), body.get("include").is_some()))
         .collect();
-    assert_eq!(asked, [(true, true), (false, false), (false, false)]);
+    assert_eq!(sent, [(true, true), (false, false), (false, false)]);
+}
+
+/// OpenAI gives summaries of a model's reasoning only to organizations that verified their
+/// identity: an account that has not is asked again without them (the model still reasons, and
+/// its reasoning still goes back), and the chat says once why its thinking is hidden.
+#[test]
+fn an_unverified_organization_gets_answers_without_reasoning_summaries() {
+    let refusal = json!({"error": {"message": "Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.",
+        "type": "invalid_request_error", "param": "reasoning.summary", "code": "unsupported_value"}});
+    let text = || Reply::sse(&fixture("responses/text.sse"));
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), text(), text()]);
+    let (provider, _) = make(ProviderConfig { model: "gpt-5".into(), ..responses() }, &http);
+    let mut asked = request();
+    asked.thinking_budget = Some(2048);
+    let first = collect(provider.as_ref(), &asked);
+    assert!(
+        matches!(&first[0], StreamEvent::Notice { message } if message.starts_with("The model's thinking stays hidden: OpenAI shows summaries of it only to organizations that verified their identity (“Your organization must be verified")),
+        "{first:?}"
+    );
+    let later = collect(provider.as_ref(), &asked);
+    assert!(!later.iter().any(|e| matches!(e, StreamEvent::Notice { .. })), "said once");
+    let sent: Vec<serde_json::Value> = http.requests().iter().map(FakeHttp::body_json).collect();
+    assert_eq!(sent[0]["reasoning"], json!({"summary": "auto", "effort": "low"}));
+    for body in &sent[1..] {
+        assert_eq!(body["reasoning"], json!({"effort": "low"}));
+        assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+    }
 }
 
 /// The Responses API to an account that may not stream the model: the whole `response` object

@@ -6,7 +6,7 @@
 //! (`input_text`, `input_image`, `input_file`), assistant text, `function_call`s and their
 //! `function_call_output`s, and the model's earlier `reasoning` items, encrypted, as they came
 //! (nothing is stored on the server: `store: false`, so no item goes back by its id); tools as
-//! `function`s; the output limit as `max_output_tokens`. A model whose name says it reasons is
+//! `function`s, not strict; the output limit as `max_output_tokens`. A model whose name says it reasons is
 //! asked for summaries of its reasoning and for the encrypted reasoning itself.
 //!
 //! Stream: typed events (`data:` objects with a `type`): `response.output_text.delta`,
@@ -56,7 +56,12 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
         let tools = request
             .tools
             .iter()
-            .map(|t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema}))
+            // `strict: false` said: the Responses API makes a schema it can strict when the field
+            // is left out, every optional property then required (filled with empty values).
+            .map(|t| {
+                json!({"type": "function", "name": t.name, "description": t.description,
+                    "parameters": t.input_schema, "strict": false})
+            })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
         if request.tool_choice == ToolChoice::None {

@@ -186,7 +186,8 @@ fn the_history_goes_as_items_with_the_reasoning_before_the_calls_it_made() {
     );
     assert_eq!(
         body["tools"],
-        json!([{"type": "function", "name": "search_notes", "description": "Search", "parameters": {"type": "object"}}])
+        json!([{"type": "function", "name": "search_notes", "description": "Search", "parameters": {"type": "object"},
+            "strict": false}])
     );
     assert_eq!(body["reasoning"], json!({"summary": "auto", "effort": "medium"}));
     assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
