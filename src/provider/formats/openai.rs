@@ -299,10 +299,14 @@ fn assistant_message(content: &[ContentBlock], history: &Calls, options: &OpenAi
                 }
                 calls.push(call);
             }
-            ContentBlock::ReasoningDetails { details: d } if options.reasoning_details => match d {
-                Value::Array(entries) => details.extend(entries.iter().cloned()),
-                other => details.push(other.clone()),
-            },
+            // OpenRouter's own entries; the Responses API's `reasoning` items (a chat that moved
+            // from OpenAI's API) are not OpenRouter's to read.
+            ContentBlock::ReasoningDetails { details: d } if options.reasoning_details => {
+                let entries = d.as_array().map(Vec::as_slice).unwrap_or(std::slice::from_ref(d));
+                details.extend(
+                    entries.iter().filter(|e| e.get("type").and_then(Value::as_str) != Some("reasoning")).cloned(),
+                );
+            }
             _ => {}
         }
     }

@@ -447,3 +447,24 @@ fn a_think_block_in_the_content_is_thinking() {
     let last_thought = events.iter().rposition(|e| matches!(e, StreamEvent::ThinkingDelta { .. })).unwrap();
     assert!(last_thought < start);
 }
+
+/// A chat that moved from OpenAI's Responses API to OpenRouter: OpenRouter gets its own
+/// reasoning entries back, not the Responses API's `reasoning` items.
+#[test]
+fn openrouter_gets_back_its_own_reasoning_details_only() {
+    let mut r = request();
+    r.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![
+            ContentBlock::text("Done."),
+            ContentBlock::ReasoningDetails {
+                details: json!([{"type": "reasoning", "summary": [], "encrypted_content": "enc"},
+                    {"type": "reasoning.encrypted", "data": "or-data", "index": 0}]),
+            },
+        ],
+    });
+    let openrouter = OpenAiOptions { reasoning_details: true, ..OpenAiOptions::default() };
+    let body = request_body("openai/gpt-5", &r, &openrouter);
+    let assistant = body["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["reasoning_details"], json!([{"type": "reasoning.encrypted", "data": "or-data", "index": 0}]));
+}
