@@ -1433,6 +1433,8 @@ test("OpenAI's Responses API: a reasoning model's summary shows as thinking, its
   assert.equal(sent[1].body.input.at(-1).call_id, "call_bread");
   assert.match(sent[1].body.input.at(-1).output, /230 °C/);
   await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/openai-responses-thinking.png` });
+  await setTheme(page, "dark");
+  await page.locator(".vault-agent-chat").screenshot({ path: `${ARTIFACTS}/openai-responses-thinking-dark.png` });
   // The settings offer the choice for OpenAI's preset.
   await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
   const api = settingRow(page.locator(".vault-agent-settings"), "API");
