@@ -16,7 +16,7 @@ use crate::index::SharedIndex;
 use crate::mcp::{show_parts, split_resource_attachment, McpToolset, ShownResource};
 use crate::media::{attach_media, MediaKind, MediaSupport};
 use crate::prompt::VaultInfo;
-use crate::protocol::{AgentEvent, ContentBlock, EndReason, Message, Role, RunReport};
+use crate::protocol::{AgentEvent, ContentBlock, EndReason, Message, Role, RunReport, Usage};
 use crate::provider::ModelProvider;
 use crate::tools::{builtin_tools, host_of, read_page, ToolRegistry, WebSites};
 use crate::vault::{is_hidden, is_note, walk_files, PathRules, Vault, VaultPath};
@@ -57,6 +57,8 @@ pub struct Conversation {
     announced: RefCell<Option<(String, String)>>,
     /// Set by [`Conversation::suspend`] for the running task.
     suspended: RefCell<Rc<Cell<bool>>>,
+    /// What screening the next message's attachments used: the next task's overhead.
+    screening: Cell<Usage>,
 }
 
 impl Conversation {
@@ -91,6 +93,7 @@ impl Conversation {
             unsaved: RefCell::default(),
             announced: RefCell::default(),
             suspended: RefCell::default(),
+            screening: Cell::default(),
         }
     }
 
@@ -389,6 +392,8 @@ impl Conversation {
         if paths.is_empty() {
             return Ok(Message::user(message));
         }
+        // A message whose attachments failed before started no task to count its screening.
+        self.screening.take();
         let rules = PathRules::load(&*self.vault).await?;
         let mut text = format!("{message}\n\n{ATTACHMENTS_OPEN}\n");
         let mut media = Vec::new();
@@ -503,7 +508,7 @@ impl Conversation {
     /// `content` from outside the vault (`source`, "this page"), or, with screening on and the
     /// screen finding instructions aimed at the agent in it, the notice the model gets instead
     /// (and a warning for the user), as the pipeline does for a tool's result; and whether it
-    /// passed. The screening call is not in a task's meter: no task runs yet.
+    /// passed. The screening call counts in the meter of the task the message starts.
     async fn screened(&self, source: &str, what: &str, content: String, cancel: &CancelToken) -> (String, bool) {
         let (on, model) = {
             let guard = &self.config.borrow().guard;
@@ -512,7 +517,10 @@ impl Conversation {
         if !on {
             return (content, true);
         }
-        match ModelScreener::new(self.provider.clone(), model).screen(source, &content, cancel).await {
+        let screener = ModelScreener::new(self.provider.clone(), model);
+        let verdict = screener.screen(source, &content, cancel).await;
+        self.screening.set(self.screening.get() + screener.take_used());
+        match verdict {
             None => (content, true),
             Some(reason) => {
                 let (told, warning) = withheld(source, what, &reason);
@@ -555,6 +563,7 @@ impl Conversation {
         let config = self.config.borrow().clone();
         let history = self.history.borrow().clone();
         let mut task = self.task(config, history, None).await?;
+        task.add_overhead(self.screening.take());
         let report = task.run_message(message).await;
         self.finished(&task, &report);
         self.record(index, &report, replaced).await;

@@ -813,6 +813,12 @@ impl AgentTask {
         }
     }
 
+    /// Counts `usage` (calls made for this task before it ran: the screening of its message's
+    /// attachments) in the task's meter.
+    pub(crate) fn add_overhead(&mut self, usage: Usage) {
+        self.overhead += usage;
+    }
+
     /// Runs the end hook (the memory extraction); its usage counts as the task's overhead.
     async fn after_completion(&mut self) {
         let Some(hook) = self.end_hook.clone() else { return };

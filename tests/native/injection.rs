@@ -494,5 +494,8 @@ fn screening_reads_a_page_the_user_attaches_before_the_task() {
         assert!(sent.contains(&format!("<page url=\"{url}\">\n<<<data ")), "still marked as data: {sent}");
         let warned = host.warnings().iter().any(|w| w.contains("withheld from the model"));
         assert_eq!(warned, withheld, "{:?}", host.warnings());
+        // The screening call counts in the task's meter.
+        let used: u64 = requests.iter().map(vault_agent::context::tokens::estimate_request).sum();
+        assert_eq!(report.usage.input_tokens, used);
     }
 }
