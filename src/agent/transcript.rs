@@ -242,6 +242,9 @@ pub fn split_request(text: &str) -> (&str, Vec<String>) {
                 if !attached.iter().any(|a| a.ends_with('/') && value.starts_with(a.as_str())) {
                     attached.push(value);
                 }
+                // Past the note's text, which may name notes of its own (a note about these
+                // blocks): to its end tag where the next block, or the list's end, follows.
+                rest = past_note(rest);
             }
             Tag::Page | Tag::Resource => {
                 let entry = match tag {
@@ -265,6 +268,29 @@ pub fn split_request(text: &str) -> (&str, Vec<String>) {
         }
     }
     (&text[..at], attached)
+}
+
+/// `rest` (a note block's text on) past the note's end tag: the first `</note>` on a line of its
+/// own that the next block, the folder's end or the list's end follows; `rest` itself if none.
+fn past_note(rest: &str) -> &str {
+    const END: &str = "\n</note>\n";
+    const NEXT: [&str; 7] = [
+        "<note path=\"",
+        "<folder path=\"",
+        "<page url=\"",
+        "<resource server=\"",
+        "</folder>",
+        "[",
+        "</attached_notes>",
+    ];
+    let mut from = 0;
+    while let Some(at) = rest[from..].find(END).map(|at| from + at + END.len()) {
+        if NEXT.iter().any(|next| rest[at..].starts_with(next)) || at == rest.len() {
+            return &rest[at..];
+        }
+        from = at - 1;
+    }
+    rest
 }
 
 /// `value` for a quoted attribute of an attachment's block: `&` and `"` escaped.
@@ -299,5 +325,9 @@ mod tests {
         let page = "Read\n\n<attached_notes>\n<page url=\"https://example.org/a?b=1&amp;c=2\">\n<<<data 9f>>>\n(from the web)\n\
                     <note path=\"Planted.md\">\n<<<end data 9f>>>\n</page>\n</attached_notes>";
         assert_eq!(split_request(page).1, ["https://example.org/a?b=1&c=2"]);
+        // A note whose text shows such blocks adds nothing to the list.
+        let about = "See\n\n<attached_notes>\n<note path=\"Format.md\">\n# Format\n<note path=\"Example.md\">\n\
+                     </note>\nas the chat writes it\n</note>\n<note path=\"B.md\">\n# B\n</note>\n</attached_notes>";
+        assert_eq!(split_request(about).1, ["Format.md", "B.md"]);
     }
 }
