@@ -112,15 +112,16 @@ fn user_items(content: &[ContentBlock], out: &mut Vec<Value>) {
 
 /// An assistant message's items: its reasoning (the encrypted items this API gave, kept in a
 /// [`ContentBlock::ReasoningDetails`]; another provider's thinking cannot go back), its text,
-/// then its calls.
+/// then its calls; nothing for a message with neither text nor calls.
 fn assistant_items(content: &[ContentBlock], out: &mut Vec<Value>) {
+    let mut reasoning = Vec::new();
     let mut text = String::new();
     let mut calls = Vec::new();
     for block in content {
         match block {
             ContentBlock::ReasoningDetails { details } => {
                 let items = details.as_array().map(Vec::as_slice).unwrap_or(std::slice::from_ref(details));
-                out.extend(items.iter().filter(|item| is_reasoning_item(item)).cloned());
+                reasoning.extend(items.iter().filter(|item| is_reasoning_item(item)).cloned());
             }
             ContentBlock::Text { text: t } => text.push_str(t),
             ContentBlock::ToolUse { id, name, input, .. } => {
@@ -133,6 +134,11 @@ fn assistant_items(content: &[ContentBlock], out: &mut Vec<Value>) {
             _ => {}
         }
     }
+    // The API refuses a reasoning item that nothing follows (a turn cut off while it reasoned).
+    if text.is_empty() && calls.is_empty() {
+        return;
+    }
+    out.extend(reasoning);
     if !text.is_empty() {
         out.push(json!({"role": "assistant", "content": text}));
     }

@@ -196,6 +196,28 @@ fn the_history_goes_as_items_with_the_reasoning_before_the_calls_it_made() {
     assert!(body.get("temperature").is_none(), "reasoning models take only their default");
 }
 
+/// A turn cut off while the model reasoned left reasoning that nothing follows, which the API
+/// refuses: it is not sent.
+#[test]
+fn reasoning_that_nothing_follows_is_not_sent() {
+    let (model, mut request) = request(true);
+    request.messages.truncate(1);
+    request.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::ReasoningDetails {
+            details: json!([{"type": "reasoning", "summary": [], "encrypted_content": "enc"}]),
+        }],
+    });
+    request.messages.push(Message::user("Go on"));
+    let kinds: Vec<Value> = request_body(&model, &request)["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.get("type").or(item.get("role")).cloned().unwrap())
+        .collect();
+    assert_eq!(kinds, [json!("user"), json!("user")]);
+}
+
 #[test]
 fn a_model_that_does_not_reason_is_asked_no_reasoning_and_keeps_its_temperature() {
     let (model, request) = request(false);
