@@ -129,7 +129,8 @@ impl ModelProvider for OpenAiProvider {
             }
             OpenAiApi::Responses => {
                 let post = Post { url: format!("{}/responses", self.base_url), headers };
-                send(&self.transport, post, &self.learned, &body, cancel, ResponsesDecoder::new)
+                let model = request.model.clone().unwrap_or_else(|| self.model.clone());
+                send(&self.transport, post, &self.learned, &body, cancel, move || ResponsesDecoder::for_model(&model))
             }
         }
     }

@@ -123,7 +123,7 @@ fn openai_recorded_streams_decode_the_same_at_every_chunking() {
 fn responses_api_recorded_streams_decode_the_same_at_every_chunking() {
     // (`failed`, a rate limit before any output, is retried: the unit tests read it.)
     let fixtures = ["text", "tool_calls", "incomplete", "error_midstream", "truncated"];
-    check_each_chunking(responses, "responses", &fixtures, || Box::new(ResponsesDecoder::new()));
+    check_each_chunking(responses, "responses", &fixtures, || Box::new(ResponsesDecoder::for_model("gpt-test")));
 }
 
 /// OpenAI's own API is spoken to through its Responses API unless the settings say otherwise;

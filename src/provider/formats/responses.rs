@@ -48,7 +48,7 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
     for message in &request.messages {
         match message.role {
             Role::User => user_items(&message.content, &mut input),
-            Role::Assistant => assistant_items(&message.content, &mut input),
+            Role::Assistant => assistant_items(&message.content, model, &mut input),
         }
     }
     body.insert("input".into(), Value::Array(input));
@@ -110,10 +110,11 @@ fn user_items(content: &[ContentBlock], out: &mut Vec<Value>) {
     }
 }
 
-/// An assistant message's items: its reasoning (the encrypted items this API gave, kept in a
-/// [`ContentBlock::ReasoningDetails`]; another provider's thinking cannot go back), its text,
-/// then its calls; nothing for a message with neither text nor calls.
-fn assistant_items(content: &[ContentBlock], out: &mut Vec<Value>) {
+/// An assistant message's items: its reasoning (the encrypted items this API gave `model`, kept
+/// in a [`ContentBlock::ReasoningDetails`]; another model's reasoning, or another provider's
+/// thinking, cannot go back), its text, then its calls; nothing for a message with neither text
+/// nor calls.
+fn assistant_items(content: &[ContentBlock], model: &str, out: &mut Vec<Value>) {
     let mut reasoning = Vec::new();
     let mut text = String::new();
     let mut calls = Vec::new();
@@ -121,7 +122,8 @@ fn assistant_items(content: &[ContentBlock], out: &mut Vec<Value>) {
         match block {
             ContentBlock::ReasoningDetails { details } => {
                 let items = details.as_array().map(Vec::as_slice).unwrap_or(std::slice::from_ref(details));
-                reasoning.extend(items.iter().filter(|item| is_reasoning_item(item)).cloned());
+                let ours = |item: &&Value| item.get("model").and_then(Value::as_str).is_none_or(|m| m == model);
+                reasoning.extend(items.iter().filter(ours).filter_map(|item| kept_reasoning(item, None)));
             }
             ContentBlock::Text { text: t } => text.push_str(t),
             ContentBlock::ToolUse { id, name, input, .. } => {
@@ -152,12 +154,18 @@ fn is_reasoning_item(item: &Value) -> bool {
         && item.get("encrypted_content").is_some_and(Value::is_string)
 }
 
-/// A reasoning item of the output as it goes back in a later request: its id left out (with
-/// `store: false` the server knows no item by its id).
-fn kept_reasoning(item: &Value) -> Option<Value> {
+/// A reasoning item as it goes back in a later request: its id left out (with `store: false`
+/// the server knows no item by its id); kept with the `model` that wrote it, which is ours to
+/// read and not sent.
+fn kept_reasoning(item: &Value, model: Option<&str>) -> Option<Value> {
     is_reasoning_item(item).then(|| {
-        json!({"type": "reasoning", "summary": item.get("summary").cloned().unwrap_or_else(|| json!([])),
-            "encrypted_content": item["encrypted_content"]})
+        let mut kept = json!({"type": "reasoning",
+            "summary": item.get("summary").cloned().unwrap_or_else(|| json!([])),
+            "encrypted_content": item["encrypted_content"]});
+        if let Some(model) = model {
+            kept["model"] = json!(model);
+        }
+        kept
     })
 }
 
@@ -169,6 +177,8 @@ pub struct ResponsesDecoder {
     calls: BTreeMap<String, Call>,
     /// The reasoning items to send back, complete.
     reasoning: Vec<Value>,
+    /// The model asked, whose reasoning items these are.
+    model: Option<String>,
     /// The reasoning summary part the last thinking came from, to put a blank line between parts.
     summary_at: Option<(String, u64)>,
     saw_event: bool,
@@ -187,6 +197,12 @@ impl ResponsesDecoder {
     /// A decoder for one response.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder for one response of `model`: its reasoning items are kept as that model's,
+    /// sent back to it alone.
+    pub fn for_model(model: &str) -> Self {
+        ResponsesDecoder { model: Some(model.to_string()), ..Self::default() }
     }
 
     fn key(event: &Value) -> String {
@@ -244,7 +260,7 @@ impl ResponsesDecoder {
                 call.ended = true;
                 out.push(StreamEvent::ToolCallEnd { index: call.ours });
             }
-            Some("reasoning") => self.reasoning.extend(kept_reasoning(item)),
+            Some("reasoning") => self.reasoning.extend(kept_reasoning(item, self.model.as_deref())),
             _ => {}
         }
     }

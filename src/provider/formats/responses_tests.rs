@@ -196,6 +196,25 @@ fn the_history_goes_as_items_with_the_reasoning_before_the_calls_it_made() {
     assert!(body.get("temperature").is_none(), "reasoning models take only their default");
 }
 
+/// A chat whose model changed: reasoning goes back only to the model that wrote it.
+#[test]
+fn reasoning_goes_back_to_the_model_that_wrote_it_alone() {
+    let mut decoder = ResponsesDecoder::for_model("gpt-5-mini");
+    let item = json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"});
+    let mut events = decoder.decode("", &json!({"type": "response.output_item.done", "item": item}).to_string());
+    events.extend(decoder.decode("", &json!({"type": "response.completed", "response": {}}).to_string()));
+    let Some(StreamEvent::ReasoningDetails { details }) = events.first().cloned() else { panic!("{events:?}") };
+    assert_eq!(
+        details,
+        json!([{"type": "reasoning", "summary": [], "encrypted_content": "enc", "model": "gpt-5-mini"}])
+    );
+    let (_, mut request) = request(true);
+    request.messages[1].content[3] = ContentBlock::ReasoningDetails { details };
+    let sent = |model: &str| request_body(model, &request)["input"].as_array().unwrap().clone();
+    assert_eq!(sent("gpt-5-mini")[1], json!({"type": "reasoning", "summary": [], "encrypted_content": "enc"}));
+    assert!(sent("o3").iter().all(|item| item["type"] != "reasoning"));
+}
+
 /// A turn cut off while the model reasoned left reasoning that nothing follows, which the API
 /// refuses: it is not sent.
 #[test]
