@@ -196,56 +196,33 @@ export class VaultAgentSettingTab extends PluginSettingTab {
     }
 
     if (OPENAI_API_PRESETS.includes(provider.preset)) {
-      new Setting(el)
-        .setName("API")
-        .setDesc(
-          "Which OpenAI API to call. Automatic: /responses for OpenAI itself (its reasoning models keep their reasoning between tool calls, and their summaries of it show as thinking), /chat/completions for every other server.",
-        )
-        .addDropdown((d) =>
-          d
-            .addOption("", "Automatic")
-            .addOption("responses", "Responses API (/responses)")
-            .addOption("chat-completions", "Chat completions (/chat/completions)")
-            .setValue(provider.api)
-            .onChange(async (value) => {
-              provider.api = value as typeof provider.api;
-              await this.save();
-            }),
-        );
+      this.dropdown(
+        el,
+        "API",
+        "Which OpenAI API to call. Automatic: /responses for OpenAI itself (its reasoning models keep their reasoning between tool calls, and their summaries of it show as thinking), /chat/completions for every other server.",
+        [["", "Automatic"], ["responses", "Responses API (/responses)"], ["chat-completions", "Chat completions (/chat/completions)"]],
+        provider.api,
+        (value) => (provider.api = value),
+      );
     }
 
-    new Setting(el)
-      .setName("Tool calls as text")
-      .setDesc(
-        "For local models without native tool calling: describe the tools in the prompt and read calls from the answer. Automatic: native, unless the server says the model takes no tools.",
-      )
-      .addDropdown((d) =>
-        d
-          .addOption("", "Automatic")
-          .addOption("fenced-json", "Fenced JSON block")
-          .addOption("bracket-tag", "Bracket tags")
-          .addOption("xml-invoke", "XML invoke")
-          .setValue(provider.textToolDialect)
-          .onChange(async (value) => {
-            provider.textToolDialect = value as typeof provider.textToolDialect;
-            await this.save();
-          }),
-      );
+    this.dropdown(
+      el,
+      "Tool calls as text",
+      "For local models without native tool calling: describe the tools in the prompt and read calls from the answer. Automatic: native, unless the server says the model takes no tools.",
+      [["", "Automatic"], ["fenced-json", "Fenced JSON block"], ["bracket-tag", "Bracket tags"], ["xml-invoke", "XML invoke"]],
+      provider.textToolDialect,
+      (value) => (provider.textToolDialect = value),
+    );
 
-    new Setting(el)
-      .setName("Images")
-      .setDesc("Whether the model sees images you attach or it reads. Automatic knows it from the model's name (Claude, GPT-4o and later, Gemini, LLaVA…); a model that does not gets the image's name only, and the chat says so.")
-      .addDropdown((d) =>
-        d
-          .addOption("auto", "Automatic")
-          .addOption("yes", "The model sees images")
-          .addOption("no", "Text only")
-          .setValue(provider.vision)
-          .onChange(async (value) => {
-            provider.vision = value as typeof provider.vision;
-            await this.save();
-          }),
-      );
+    this.dropdown(
+      el,
+      "Images",
+      "Whether the model sees images you attach or it reads. Automatic knows it from the model's name (Claude, GPT-4o and later, Gemini, LLaVA…); a model that does not gets the image's name only, and the chat says so.",
+      [["auto", "Automatic"], ["yes", "The model sees images"], ["no", "Text only"]],
+      provider.vision,
+      (value) => (provider.vision = value),
+    );
 
     new Setting(el)
       .setName("Connection")
@@ -289,6 +266,20 @@ export class VaultAgentSettingTab extends PluginSettingTab {
    * A model's name: typed, or picked from the server's list beside it. `value` is the setting
    * (empty: `fallback`, the model used then); `set` stores a name, trimmed.
    */
+  /** A setting of one choice among `options` (value, label): `set` takes the one picked, then the settings are saved. */
+  private dropdown<T extends string>(el: HTMLElement, name: string, desc: string, options: [T, string][], value: T, set: (value: T) => void): void {
+    new Setting(el)
+      .setName(name)
+      .setDesc(desc)
+      .addDropdown((d) => {
+        for (const [option, label] of options) d.addOption(option, label);
+        d.setValue(value).onChange(async (picked) => {
+          set(picked as T);
+          await this.save();
+        });
+      });
+  }
+
   private modelField(setting: Setting, placeholder: string, value: string, fallback: string, set: (model: string) => Promise<void>): void {
     let text: TextComponent | null = null;
     setting
