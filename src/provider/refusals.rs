@@ -10,9 +10,10 @@
 //! 8192]"; Anthropic's "max_tokens: 8192 > 4096, which is the maximum allowed number of output
 //! tokens for claude-3-haiku"). Each such refusal names the field: [`send`] sends the request
 //! again at once with it adjusted, and the provider remembers the adjustment for its later
-//! requests. Two refusals are answered for one request only: an output limit that does not fit
-//! the window beside the prompt ([`room_for_output`]), and a tool call the server could not
-//! read ([`ask_for_the_call_again`]).
+//! requests. Three refusals are answered for one request only: an output limit that does not
+//! fit the window beside the prompt ([`room_for_output`]), reasoning the Responses API could not
+//! verify ([`without_reasoning_items`]), and a tool call the server could not read
+//! ([`ask_for_the_call_again`]).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -108,7 +109,31 @@ fn adjusted(learned: &Learned, error: &ProviderError, mut body: Value) -> Option
         Fix::LimitAt(room).apply(body.as_object_mut()?);
         return Some((body, None));
     }
+    if let Some(body) = without_reasoning_items(error, &body) {
+        return Some((body, None));
+    }
     ask_for_the_call_again(error, body).map(|body| (body, None))
+}
+
+/// `body` without the reasoning items of its input, when the Responses API could not verify
+/// one ("The encrypted content gAAA…Rg== could not be verified", `invalid_encrypted_content`:
+/// reasoning kept from an earlier session or model, or a fault on OpenAI's side that users of
+/// other clients have met). The model loses that reasoning, not the chat: without this every
+/// later request of the chat, which carries the same items, would be refused too.
+fn without_reasoning_items(error: &ProviderError, body: &Value) -> Option<Value> {
+    let message = error.message.to_ascii_lowercase();
+    if !(message.contains("encrypted content") && message.contains("could not be verified")) {
+        return None;
+    }
+    let input = body.get("input")?.as_array()?;
+    let kept: Vec<Value> =
+        input.iter().filter(|item| item.get("type").and_then(Value::as_str) != Some("reasoning")).cloned().collect();
+    if kept.len() == input.len() {
+        return None;
+    }
+    let mut body = body.clone();
+    body["input"] = Value::Array(kept);
+    Some(body)
 }
 
 /// What the model is told when the server refused the tool call it wrote (below).
@@ -204,9 +229,9 @@ impl Fix {
             Fix::NoReasoningEffort => {
                 (body.contains_key("reasoning_effort") && message.contains("reasoning_effort"))
                     || (body.contains_key("include")
-                        && ["'reasoning.", "reasoning.effort", "encrypted content"]
-                            .iter()
-                            .any(|named| message.contains(named)))
+                        && (message.contains("'reasoning.")
+                            || message.contains("reasoning.effort")
+                            || (message.contains("encrypted content") && refused)))
             }
             Fix::NoReasoningSummary => {
                 body.get("reasoning").and_then(|r| r.get("summary")).is_some()

@@ -182,6 +182,35 @@ fn the_responses_api_gets_a_turns_reasoning_back_with_its_calls() {
     assert_eq!((body["reasoning"]["summary"].as_str(), body["store"].as_bool()), (Some("auto"), Some(false)));
 }
 
+/// Reasoning the Responses API cannot verify ("The encrypted content … could not be verified")
+/// would fail every later request of the chat, which carries it: the request goes again at once
+/// without the reasoning items, and the answer comes.
+#[test]
+fn reasoning_the_api_cannot_verify_is_left_out_and_the_request_answered() {
+    let refusal = json!({"error": {"message": "The encrypted content gAAA...Rg== could not be verified.",
+        "type": "invalid_request_error", "param": null, "code": "invalid_encrypted_content"}});
+    let http = FakeHttp::new(vec![
+        Reply::sse(&fixture("responses/tool_calls.sse")),
+        Reply::status(400, &refusal.to_string()),
+        Reply::sse(&fixture("responses/text.sse")),
+    ]);
+    let (provider, _) = make(responses(), &http);
+    let message = assemble(&collect(provider.as_ref(), &request())).finish();
+    let events = collect(provider.as_ref(), &answered(message));
+    assert!(matches!(events.last(), Some(StreamEvent::Done { .. })), "{events:?}");
+    let kinds = |n: usize| -> Vec<String> {
+        let body = FakeHttp::body_json(&http.requests()[n]);
+        body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["type"].as_str().or(i["role"].as_str()).unwrap().to_string())
+            .collect()
+    };
+    assert!(kinds(1).contains(&"reasoning".to_string()));
+    assert_eq!(kinds(2), ["user", "function_call", "function_call", "function_call_output", "function_call_output"]);
+}
+
 /// A model that takes no reasoning fields (an older or a custom model behind a name that says it
 /// reasons) is asked again at once without them, and from then on.
 #[test]
