@@ -324,7 +324,7 @@ pub fn build(
             Box::new(
                 OpenAiProvider::new(transport, name, &base_url, api_key, config.model.clone(), options, headers)
                     .with_media(media)
-                    .with_api(config.openai_api()),
+                    .with_api(config.openai_api(), config.api.is_some()),
             )
         }
     };

@@ -152,6 +152,45 @@ fn openais_own_api_gets_the_responses_api_and_other_servers_chat_completions() {
     }
 }
 
+/// A model that answers only through the Responses API (o3-pro, the Codex models), asked through
+/// Chat Completions of a server the settings left to the automatic choice (a gateway in front of
+/// OpenAI): asked again there at once, from then on, and the chat is told once. A server whose
+/// API the settings chose keeps it.
+#[test]
+fn a_model_that_answers_only_through_the_responses_api_is_asked_there() {
+    let refusal = json!({"error": {"message": "This model is only supported in v1/responses and not in v1/chat/completions.",
+        "type": "invalid_request_error", "param": "model", "code": null}});
+    let text = || Reply::sse(&fixture("responses/text.sse"));
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string()), text(), text()]);
+    let (provider, _) = make(ProviderConfig { model: "o3-pro".into(), ..openai() }, &http);
+    let first = collect(provider.as_ref(), &request());
+    assert!(
+        matches!(&first[0], StreamEvent::Notice { message } if message.starts_with("o3-pro answers only through OpenAI's Responses API: it is asked there from now on")),
+        "{first:?}"
+    );
+    assert_eq!(
+        assemble(&first).finish().text(),
+        "Hello! Your notes on cats are in `Pets/Cats.md` — 3 of them, 日本語 included."
+    );
+    let later = collect(provider.as_ref(), &request());
+    assert!(!later.iter().any(|e| matches!(e, StreamEvent::Notice { .. })), "said once");
+    let urls: Vec<String> = http.requests().iter().map(|r| r.url.clone()).collect();
+    assert_eq!(
+        urls,
+        ["http://mock.test/v1/chat/completions", "http://mock.test/v1/responses", "http://mock.test/v1/responses"]
+    );
+
+    let http = FakeHttp::new(vec![Reply::status(400, &refusal.to_string())]);
+    let chosen = ProviderConfig { model: "o3-pro".into(), api: Some(OpenAiApi::ChatCompletions), ..openai() };
+    let (provider, _) = make(chosen, &http);
+    let events = collect(provider.as_ref(), &request());
+    assert!(
+        matches!(events.last(), Some(StreamEvent::Error { error }) if error.kind == ErrorKind::BadRequest),
+        "{events:?}"
+    );
+    assert_eq!(http.requests().len(), 1);
+}
+
 /// A reasoning model's turn of tool calls, then the next request: its reasoning goes back
 /// (encrypted, as it came) before the calls it made, and each call's result after them.
 #[test]
