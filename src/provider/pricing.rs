@@ -72,6 +72,12 @@ const PRICES: &[(&str, ModelPrice)] = &[
     ("claude-haiku-4-5", ModelPrice::anthropic(1.0, 5.0)),
     ("claude-3-5-haiku", ModelPrice::anthropic(0.8, 4.0)),
     ("claude-3-haiku", ModelPrice::anthropic(0.25, 1.25)),
+    // The Pro models, which answer only through the Responses API, cost ten times their
+    // siblings or more and read nothing from a cache; without their own rows the shorter
+    // prefix would price them as the siblings.
+    ("gpt-5-pro", ModelPrice::openai(15.0, 120.0, 15.0)),
+    ("o3-pro", ModelPrice::openai(20.0, 80.0, 20.0)),
+    ("o1-pro", ModelPrice::openai(150.0, 600.0, 150.0)),
     ("gpt-5-nano", ModelPrice::openai(0.05, 0.4, 0.005)),
     ("gpt-5-mini", ModelPrice::openai(0.25, 2.0, 0.025)),
     ("gpt-5", ModelPrice::openai(1.25, 10.0, 0.125)),
@@ -178,6 +184,8 @@ mod tests {
         assert_eq!(price("x-ai/grok-4-fast"), 0.2);
         assert_eq!(price("magistral-medium-2509"), 2.0);
         assert!(list_price("mistral-large-latest").is_none(), "two generations, two prices");
+        assert_eq!((price("o3-pro"), price("o3-2025-04-16")), (20.0, 2.0));
+        assert_eq!((price("gpt-5-pro"), price("gpt-5-codex")), (15.0, 1.25));
     }
 
     #[test]
