@@ -36,6 +36,11 @@ pub fn is_reasoning_model(model: &str) -> bool {
     reasons && !name.starts_with("gpt-5-chat")
 }
 
+/// The output a reasoning model may spend on reasoning when no thinking budget is set, on top of
+/// the answer's limit (OpenAI's reasoning guide: keep about 25,000 tokens for reasoning and
+/// answer together; a turn that runs out mid-call loses the call).
+const REASONING_ROOM: u32 = 16_384;
+
 /// The JSON body of a streamed `POST {base}/responses` for `model`.
 pub fn request_body(model: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
@@ -71,9 +76,14 @@ pub fn request_body(model: &str, request: &ModelRequest) -> Value {
     let mut limit = request.max_tokens;
     if is_reasoning_model(model) {
         let mut reasoning = json!({"summary": "auto"});
-        if let Some(budget) = request.thinking_budget {
-            reasoning["effort"] = json!(super::openai::reasoning_effort(budget));
-            limit = limit.saturating_add(budget);
+        // The limit counts the reasoning too: room for it on top of the answer, the budget's or,
+        // at the model's own effort, what OpenAI's guide asks to keep free for it at least.
+        match request.thinking_budget {
+            Some(budget) => {
+                reasoning["effort"] = json!(super::openai::reasoning_effort(budget));
+                limit = limit.saturating_add(budget);
+            }
+            None => limit = limit.saturating_add(REASONING_ROOM),
         }
         body.insert("reasoning".into(), reasoning);
         body.insert("include".into(), json!(["reasoning.encrypted_content"]));

@@ -194,6 +194,12 @@ fn the_history_goes_as_items_with_the_reasoning_before_the_calls_it_made() {
     assert_eq!(body["max_output_tokens"], 1000 + 8192);
     assert_eq!((body["store"].clone(), body["stream"].clone()), (json!(false), json!(true)));
     assert!(body.get("temperature").is_none(), "reasoning models take only their default");
+    // At the model's own effort, room for its reasoning all the same.
+    let body = request_body(&model, &ModelRequest { thinking_budget: None, ..request });
+    assert_eq!(
+        (body["reasoning"].clone(), body["max_output_tokens"].clone()),
+        (json!({"summary": "auto"}), json!(1000 + 16_384))
+    );
 }
 
 /// A chat whose model changed: reasoning goes back only to the model that wrote it.
