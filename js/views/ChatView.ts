@@ -1061,8 +1061,14 @@ export class ChatView extends ItemView {
     }).open();
   }
 
+  /**
+   * Whether the pickers should ask the chat's MCP servers: some are enabled, and a model is set
+   * up (the chat that asks them needs one; without it the picker lists the vault's own, rather
+   * than open the chat's help on connecting a model).
+   */
   private hasMcpServers(): boolean {
-    return this.plugin.settings.mcp.servers.some((s) => s.enabled);
+    const servers = this.plugin.settings.mcp.servers.some((s) => s.enabled);
+    return servers && !("missing" in providerConfig(this.plugin.settings, this.plugin.apiKey()));
   }
 
   private pickPrompt(): void {
