@@ -171,6 +171,13 @@ struct ModelTurn {
 const CALL_REFUSED: &str = "The server refused your last tool call: it could not be read. Write the call again, its \
 arguments one JSON object that matches the tool's schema, or answer without it.";
 
+/// What the model is told when the output limit cut its answer in the middle of a tool call's
+/// arguments (a long note written in one call): the call could not run, and why.
+const CUT_OFF_CALL: &str =
+    "Your last answer reached the output limit while writing a tool call, so its arguments were \
+cut off and it did not run. Make each call smaller: write a long note in parts (create it with the first part, then \
+add the rest with further edits), or say less before the call.";
+
 /// How many such refusals a task answers by asking again; the next ends it.
 const CALL_REFUSALS: u32 = 3;
 
@@ -621,6 +628,15 @@ impl AgentTask {
                         })
                         .collect();
                     let text = turn.message.text();
+                    // A call the output limit cut off is answered as unreadable by the pipeline;
+                    // the model is also told why, or it writes the same call again.
+                    if turn.stop_reason == StopReason::MaxTokens && calls.iter().any(|c| c.input.is_string()) {
+                        let note = format!("{LOOP_NOTE}{CUT_OFF_CALL}");
+                        self.pending_note = Some(match self.pending_note.take() {
+                            Some(other) => format!("{other}\n\n{note}"),
+                            None => note,
+                        });
+                    }
                     if !turn.message.content.is_empty() {
                         self.history.push(turn.message);
                     }

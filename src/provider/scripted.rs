@@ -17,7 +17,9 @@ use crate::context::tokens::{estimate_message, estimate_request, estimate_text};
 use crate::hash::content_hash;
 use crate::protocol::{ErrorKind, ModelRequest, ProviderError, StopReason, StreamEvent, Usage};
 
-/// A tool call in a scripted turn.
+/// A tool call in a scripted turn. An `input` that is a JSON string stands for arguments the
+/// output limit cut off: they stream as that raw text, and the turn ends at the limit
+/// ([`StopReason::MaxTokens`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScriptedCall {
     pub name: String,
@@ -218,7 +220,10 @@ fn reply_events(
     events.extend(chunks(text, chunk, |t| StreamEvent::TextDelta { text: t }));
     let mut output_chars = text.chars().count();
     for (index, c) in calls.iter().enumerate() {
-        let json = c.input.to_string();
+        let json = match &c.input {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        };
         output_chars += json.chars().count() + c.name.len();
         events.push(StreamEvent::ToolCallStart { index, id: format!("call_{call}_{index}"), name: c.name.clone() });
         events.extend(chunks(&json, chunk, |t| StreamEvent::ToolCallDelta { index, json: t }));
@@ -226,7 +231,11 @@ fn reply_events(
     }
     let output_tokens = (output_chars as u64).div_ceil(4);
     events.push(StreamEvent::Usage { usage: Usage { output_tokens, ..Default::default() } });
-    let stop_reason = if calls.is_empty() { StopReason::EndTurn } else { StopReason::ToolUse };
+    let stop_reason = match calls {
+        [] => StopReason::EndTurn,
+        _ if calls.iter().any(|c| c.input.is_string()) => StopReason::MaxTokens,
+        _ => StopReason::ToolUse,
+    };
     events.push(StreamEvent::Done { stop_reason });
     events
 }

@@ -83,6 +83,8 @@ fn arguments_that_are_not_json_are_reported_not_crashed_on() {
     assert_eq!(report.end, EndReason::Answered);
     let seen = last_user_text(&h.provider.requests()[1]);
     assert!(seen.contains("not valid JSON"), "{seen}");
+    // The output limit cut the call off (the turn ended there): the model is told so.
+    assert!(seen.contains("reached the output limit while writing a tool call"), "{seen}");
 }
 
 #[test]
