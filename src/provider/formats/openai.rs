@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::gemini_schema::gemini_schema;
+use super::responses::{is_reasoning_model, REASONING_ROOM};
 use super::think_tags::ThinkTags;
 use super::StreamDecoder;
 use crate::protocol::{
@@ -132,6 +133,11 @@ pub fn request_body(model: &str, request: &ModelRequest, options: &OpenAiOptions
                 body.insert("reasoning_effort".into(), json!(reasoning_effort(budget)));
             }
             body.insert(limit.into(), json!(request.max_tokens.saturating_add(budget)));
+        }
+        // OpenAI's reasoning models at their own effort: the limit counts their reasoning too,
+        // and they take no temperature but their default.
+        None if options.max_completion_tokens && is_reasoning_model(model) => {
+            body.insert(limit.into(), json!(request.max_tokens.saturating_add(REASONING_ROOM)));
         }
         None => {
             body.insert(limit.into(), json!(request.max_tokens));

@@ -88,7 +88,7 @@ fn the_request_body_in_chat_completions_shape() {
 fn options_for_openai_itself_and_reasoning_echo() {
     let options = OpenAiOptions { max_completion_tokens: true, echo_reasoning: true, ..OpenAiOptions::default() };
     let body = request_body("o3", &request(), &options);
-    assert_eq!(body["max_completion_tokens"], 1000);
+    assert_eq!(body["max_completion_tokens"], 1000 + 16_384, "a reasoning model's room to reason");
     assert!(body.get("max_tokens").is_none());
     assert_eq!(body["messages"][2]["reasoning_content"], "I should search");
     let plain = request_body("o3", &request(), &OpenAiOptions::default());
@@ -371,6 +371,12 @@ fn a_thinking_budget_goes_to_openrouter_as_reasoning_and_to_openai_and_gemini_as
     let body = request_body("gpt-5-mini", &r, &openai);
     assert_eq!((body["reasoning_effort"].as_str(), body["max_completion_tokens"].as_u64()), (Some("low"), Some(5000)));
     assert!(body.get("temperature").is_none());
+    // At the model's own effort: room for its reasoning, and no temperature (it takes none).
+    r.thinking_budget = None;
+    let body = request_body("gpt-5-mini", &r, &openai);
+    assert_eq!(body["max_completion_tokens"], 1000 + 16_384);
+    assert!(body.get("temperature").is_none() && body.get("reasoning_effort").is_none());
+    assert_eq!(request_body("gpt-4.1", &r, &openai)["max_completion_tokens"], 1000, "not a reasoning model");
     let google = OpenAiOptions { gemini: true, ..OpenAiOptions::default() };
     for (budget, effort) in [(1024, "low"), (8192, "medium"), (24576, "high")] {
         r.thinking_budget = Some(budget);

@@ -39,7 +39,7 @@ pub fn is_reasoning_model(model: &str) -> bool {
 /// The output a reasoning model may spend on reasoning when no thinking budget is set, on top of
 /// the answer's limit (OpenAI's reasoning guide: keep about 25,000 tokens for reasoning and
 /// answer together; a turn that runs out mid-call loses the call).
-const REASONING_ROOM: u32 = 16_384;
+pub(crate) const REASONING_ROOM: u32 = 16_384;
 
 /// The JSON body of a streamed `POST {base}/responses` for `model`.
 pub fn request_body(model: &str, request: &ModelRequest) -> Value {
