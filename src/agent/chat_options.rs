@@ -31,4 +31,16 @@ pub struct ChatOptions {
     /// MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
     #[serde(default)]
     pub mcp_servers: Vec<crate::mcp::McpServerConfig>,
+    /// The vault's folder on disk, where there is one (desktop): told to MCP servers on this
+    /// machine as the folder they may work in (MCP's roots).
+    #[serde(default)]
+    pub vault_path: Option<String>,
+}
+
+impl ChatOptions {
+    /// What the chat's MCP sessions offer their servers: the task's model (sampling, each
+    /// request approved by the user) and the vault's folder as a root.
+    pub fn mcp_offer(&self) -> crate::mcp::ClientOffer {
+        crate::mcp::ClientOffer::for_chat(self.vault_path.as_deref())
+    }
 }

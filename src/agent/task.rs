@@ -25,6 +25,7 @@ use crate::context::{
 use crate::guard::{Guardrails, ModelScreener, Verdict};
 use crate::host::{utc_datetime, AgentHost, Clock, HttpClient};
 use crate::index::SharedIndex;
+use crate::mcp::ModelSampler;
 use crate::memory::{recall, render, MemoryStore, MEMORY_TOKENS};
 use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, CheckpointStore, PipelineHost, PipelineSettings, PipelineState, ToolCall,
@@ -131,6 +132,8 @@ pub struct AgentTask {
     recipe_charged: bool,
     /// The screening model, when screening is on: its calls count as the task's overhead.
     screener: Option<Rc<ModelScreener>>,
+    /// The task's model answering MCP servers' sampling requests; what it uses is overhead.
+    sampler: Rc<ModelSampler>,
 }
 
 /// The model a call in `mode` goes to: the mode's own, else the provider's.
@@ -346,6 +349,9 @@ impl AgentTask {
         if let Some(screener) = &screener {
             pipeline.screen_with(screener.clone());
         }
+        // MCP servers may ask the task's model for a reply (each asked of the user first).
+        let sampler = Rc::new(ModelSampler::new(provider.clone(), mode.model.clone()));
+        pipeline.sample_with(sampler.clone());
         Ok(AgentTask {
             id,
             terms: ModelTerms::of(&config, &*provider, &mode),
@@ -384,6 +390,7 @@ impl AgentTask {
             pending_note: None,
             recipe_charged: false,
             screener,
+            sampler,
         })
     }
 
@@ -681,6 +688,7 @@ impl AgentTask {
             if let Some(screener) = &self.screener {
                 self.overhead += screener.take_used();
             }
+            self.overhead += self.sampler.take_used();
             let mut results = tool_results(&outcomes);
             results.content.extend(turn.refused.iter().map(|r| ContentBlock::ToolResult {
                 tool_use_id: r.call_id.clone(),
@@ -1126,6 +1134,7 @@ impl AgentTask {
         let Some(mode) = self.modes.iter().find(|m| m.slug == slug).cloned() else { return };
         self.pipeline.set_mode(&mode.slug, allowed_tools(self.pipeline.registry(), &mode));
         self.terms = ModelTerms::of(&self.config, &*self.provider, &mode);
+        self.sampler.set_model(mode.model.clone());
         self.served_checked = false;
         self.mode = mode;
         self.host.emit(&AgentEvent::ModeChanged { mode: self.mode.slug.clone() });

@@ -1,5 +1,6 @@
 //! An MCP client session: the handshake, the server's tools, prompts and resources, calls to
-//! its tools, and the forms it asks the user to fill in meanwhile.
+//! its tools, and what it asks of the client meanwhile: forms for the user, replies from the
+//! user's model, the folders it may work in.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -12,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use super::elicitation::{self, FormFiller, NoForms};
-use super::message::{self, Incoming, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::elicitation;
+use super::features::{ClientFeatures, ClientOffer, NoForms};
+use super::message::{self, Incoming, RpcError, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::sampling::{self, SamplingOutcome};
 use super::transport::McpTransport;
 use crate::cancel::{with_cancel, CancelToken};
 use crate::{Error, Result};
@@ -185,19 +188,23 @@ pub struct McpClient {
     signed_out: Cell<bool>,
     /// Progress reports for the call under way, by its progress token.
     progress: RefCell<Vec<Progress>>,
+    /// What the session declared it offers the server.
+    offer: ClientOffer,
 }
 
 impl McpClient {
     /// Opens a session: `initialize` with version negotiation, then `notifications/initialized`.
     /// A server that answers with a version this client does not speak is refused and closed.
+    /// `offer`: the client features declared beside forms (sampling, roots).
     pub async fn connect(
         server_name: impl Into<String>,
         transport: Box<dyn McpTransport>,
+        offer: ClientOffer,
         cancel: &CancelToken,
     ) -> Result<McpClient> {
         let server_name = server_name.into();
         let answer = |incoming| -> LocalBoxFuture<'_, Option<Value>> { Box::pin(ready(answer_ping(incoming))) };
-        let outcome = transport.request(1, initialize_request(1), &answer, cancel).await;
+        let outcome = transport.request(1, initialize_request(1, &offer), &answer, cancel).await;
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => return Err(Error::Mcp(format!("{server_name}: initialize failed: {e}"))),
@@ -230,6 +237,7 @@ impl McpClient {
             tools_changed: Cell::new(false),
             signed_out: Cell::new(false),
             progress: RefCell::new(Vec::new()),
+            offer,
         })
     }
 
@@ -385,14 +393,14 @@ impl McpClient {
     }
 
     /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive, and a form
-    /// the server asks the user to fill in meanwhile to `forms`. When `cancel` fires the
+    /// or a reply from the model that the server asks for meanwhile to `forms`. When `cancel` fires the
     /// server is told (`notifications/cancelled`) and the call ends with [`Error::Cancelled`].
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
         on_progress: &dyn Fn(&Progress),
-        forms: &dyn FormFiller,
+        forms: &dyn ClientFeatures,
         cancel: &CancelToken,
     ) -> Result<CallOutcome> {
         let id = self.take_id();
@@ -468,9 +476,9 @@ impl McpClient {
         }
     }
 
-    /// Notifications and server requests that arrive while we wait for a response; a form the
-    /// server asks for goes to `forms`.
-    async fn respond(&self, incoming: Incoming, forms: &dyn FormFiller) -> Option<Value> {
+    /// Notifications and server requests that arrive while we wait for a response; a form or
+    /// a reply from the model that the server asks for goes to `forms`.
+    async fn respond(&self, incoming: Incoming, forms: &dyn ClientFeatures) -> Option<Value> {
         match incoming {
             Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
                 self.tools_changed.set(true);
@@ -483,25 +491,43 @@ impl McpClient {
                 };
                 Some(message::response(&id, result))
             }
+            Incoming::Request { id, method, params, .. } if method == sampling::METHOD && self.offer.sampling => {
+                let result = match sampling::read_request(&params) {
+                    Ok(request) => match forms.sample(request).await {
+                        SamplingOutcome::Reply(reply) => Ok(sampling::reply(&reply)),
+                        SamplingOutcome::Declined => Err(RpcError {
+                            code: sampling::USER_DECLINED,
+                            message: "The user declined the request".into(),
+                            data: None,
+                        }),
+                        SamplingOutcome::Failed(message) => Err(RpcError { code: INTERNAL_ERROR, message, data: None }),
+                    },
+                    Err(message) => Err(RpcError { code: INVALID_PARAMS, message, data: None }),
+                };
+                Some(message::response(&id, result))
+            }
+            Incoming::Request { id, method, .. } if method == "roots/list" && !self.offer.roots.is_empty() => {
+                Some(message::response(&id, Ok(self.offer.roots_list())))
+            }
             other => answer_ping(other),
         }
     }
 }
 
-/// The session's first request, `id`: the newest protocol version, forms (elicitation) as the
-/// one capability, who we are.
+/// The session's first request, `id`: the newest protocol version, the client features of
+/// `offer`, who we are.
 /// The sign-in's probe (`oauth_discovery`) opens its session with the same.
-pub(crate) fn initialize_request(id: u64) -> Value {
+pub(crate) fn initialize_request(id: u64, offer: &ClientOffer) -> Value {
     let params = json!({
         "protocolVersion": PROTOCOL_VERSIONS[0],
-        "capabilities": { "elicitation": {} },
+        "capabilities": offer.capabilities(),
         "clientInfo": { "name": "vault-agent", "title": "Vault Agent", "version": crate::VERSION },
     });
     message::request(id, "initialize", params)
 }
 
-/// Answers `ping`; refuses every other server request (sampling, roots: this client declares
-/// neither capability); drops notifications.
+/// Answers `ping`; refuses every other server request (sampling and roots when the session
+/// did not offer them); drops notifications.
 fn answer_ping(incoming: Incoming) -> Option<Value> {
     match incoming {
         Incoming::Request { id, method, .. } if method == "ping" => Some(message::response(&id, Ok(json!({})))),

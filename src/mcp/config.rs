@@ -5,7 +5,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{CredentialsSink, McpClient, McpCredentials, Stdio, StreamableHttp};
+use super::{ClientOffer, CredentialsSink, McpClient, McpCredentials, Stdio, StreamableHttp};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::{Error, Result};
@@ -116,14 +116,26 @@ impl McpServerConfig {
         }
     }
 
-    /// Opens a session. A stdio server needs `launcher`; a host without one (mobile) gets an
-    /// error that says stdio is for desktop. Credentials the session renews go to `renewed`.
+    /// Whether the server runs on this machine: a command, or a URL on the loopback address.
+    /// Only such a server is told the vault's folder (MCP's roots): the path names the user's
+    /// account and folders, and a server elsewhere could not read it anyway.
+    pub fn is_local(&self) -> bool {
+        match &self.transport {
+            McpServerTransport::Stdio { .. } => true,
+            McpServerTransport::Http { url, .. } => crate::provider::address::is_loopback(url),
+        }
+    }
+
+    /// Opens a session declaring `offer` (its roots only to a server on this machine). A stdio
+    /// server needs `launcher`; a host without one (mobile) gets an error that says stdio is
+    /// for desktop. Credentials the session renews go to `renewed`.
     pub async fn connect(
         &self,
         http: Rc<dyn HttpClient>,
         clock: Rc<dyn Clock>,
         launcher: Option<&dyn ProcessLauncher>,
         renewed: Option<CredentialsSink>,
+        mut offer: ClientOffer,
         cancel: &CancelToken,
     ) -> Result<McpClient> {
         self.validate()?;
@@ -145,7 +157,10 @@ impl McpServerConfig {
                 Box::new(Stdio::new(launcher.launch(command, args, env).await?))
             }
         };
-        McpClient::connect(self.name.clone(), transport, cancel).await
+        if !self.is_local() {
+            offer.roots.clear();
+        }
+        McpClient::connect(self.name.clone(), transport, offer, cancel).await
     }
 }
 
@@ -182,5 +197,13 @@ mod tests {
         )
         .unwrap();
         assert!(config.enabled && !config.trust_read_only && config.disabled_tools.is_empty());
+    }
+
+    #[test]
+    fn only_servers_on_this_machine_are_local() {
+        assert!(McpServerConfig::parse_stdio("fs=npx server").unwrap().is_local());
+        assert!(McpServerConfig::parse_http("a=http://127.0.0.1:3001/mcp").unwrap().is_local());
+        assert!(McpServerConfig::parse_http("b=http://localhost:3001/mcp").unwrap().is_local());
+        assert!(!McpServerConfig::parse_http("c=https://mcp.notion.com/mcp").unwrap().is_local());
     }
 }

@@ -4,29 +4,11 @@
 
 use std::fmt;
 
-use async_trait::async_trait;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, TextFormat};
-
-/// Who fills in a server's forms: the user, through the host.
-#[async_trait(?Send)]
-pub trait FormFiller {
-    /// Shows the form `fields` with the server's `message`; the user's answer.
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer;
-}
-
-/// Nobody to ask: every form is cancelled.
-pub struct NoForms;
-
-#[async_trait(?Send)]
-impl FormFiller for NoForms {
-    async fn fill(&self, _message: &str, _fields: Vec<FormField>) -> FormAnswer {
-        FormAnswer::cancel()
-    }
-}
 
 /// The method by which a server asks for a form.
 pub(crate) const FORM_METHOD: &str = "elicitation/create";

@@ -38,6 +38,9 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC's "invalid params": a server request we serve but cannot take as it came.
 pub const INVALID_PARAMS: i64 = -32602;
 
+/// JSON-RPC's "internal error": a server request we serve that failed on our side.
+pub const INTERNAL_ERROR: i64 = -32603;
+
 impl Incoming {
     /// Reads one message. A batch (an array) is not a message; [`Incoming::parse_all`] reads those.
     pub fn parse(value: Value) -> Result<Incoming> {

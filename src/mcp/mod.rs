@@ -8,11 +8,13 @@
 mod client;
 mod config;
 mod elicitation;
+mod features;
 mod http;
 mod message;
 mod oauth;
 mod oauth_discovery;
 mod resources;
+mod sampling;
 mod stdio;
 mod tool;
 mod toolset;
@@ -23,7 +25,7 @@ pub use client::{
     PromptArgument, ResourceBody, ResourcePart, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS,
 };
 pub use config::{McpServerConfig, McpServerTransport};
-pub use elicitation::{FormFiller, NoForms};
+pub use features::{ClientFeatures, ClientOffer, NoForms, Root};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
 pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
@@ -31,7 +33,8 @@ pub use resources::{
     resource_attachment, resource_tools, show_parts, split_resource_attachment, ListMcpResources, ReadMcpResource,
     ResourceServer, ShownResource,
 };
+pub use sampling::{ModelSampler, SamplingOutcome, SamplingReply, SamplingRequest};
 pub use stdio::Stdio;
-pub use tool::{split_tool_name, tool_name, McpTool};
+pub use tool::{split_tool_name, tool_name, McpTool, SAMPLING_APPROVAL};
 pub use toolset::{McpProblem, McpToolset, ServerPrompt, ServerResource};
 pub use transport::{Inbox, McpTransport};

@@ -185,7 +185,7 @@ pub(crate) async fn discover(http: &dyn HttpClient, server_url: &str, cancel: &C
 async fn probe(http: &dyn HttpClient, server_url: &str, cancel: &CancelToken) -> Result<(u16, Challenge)> {
     let version = super::PROTOCOL_VERSIONS[0];
     let messages = [
-        initialize_request(0),
+        initialize_request(0, &super::ClientOffer::default()),
         message::notification("notifications/initialized", json!({})),
         message::request(1, "tools/list", json!({})),
     ];

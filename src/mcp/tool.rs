@@ -8,11 +8,17 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::{FormFiller, McpClient, McpToolInfo, Progress};
-use crate::protocol::{AgentEvent, ApprovalCategory, ChangePreview, FormAnswer, FormField, FormRequest};
+use super::{ClientFeatures, McpClient, McpToolInfo, Progress, SamplingOutcome, SamplingRequest};
+use crate::cancel::with_cancel;
+use crate::protocol::{
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormField, FormRequest,
+};
 use crate::tools::{
     DynTool, ParsedCall, PathUse, PlannedCall, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
 };
+
+/// The approval's `tool` when a server asks for the task's model: the protocol's method.
+pub const SAMPLING_APPROVAL: &str = "sampling/createMessage";
 
 /// The longest tool name providers accept.
 const MAX_NAME: usize = 64;
@@ -142,7 +148,7 @@ impl PlannedCall for Call<'_> {
         let tool = self.tool;
         // Progress reports keep the call alive on the server's side; the card's spinner says
         // the same to the user.
-        let forms = UserForms { ctx, server: tool.client.server_name(), asked: Cell::new(0) };
+        let forms = UserForms { ctx, server: tool.client.server_name(), asked: Cell::new(0), sampled: Cell::new(0) };
         let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, &forms, ctx.cancel).await;
         match outcome {
             Ok(outcome) if outcome.is_error => Err(ToolError::model(format!("{} failed: {}", tool.name, outcome.text))),
@@ -154,16 +160,20 @@ impl PlannedCall for Call<'_> {
     }
 }
 
-/// The forms a call's server asks for, shown to the user through the task's host.
+/// What a call's server asks for: forms, shown to the user through the task's host, and
+/// replies from the task's model, each approved by the user first (as a call in the `mcp`
+/// category is, unless those run without asking).
 struct UserForms<'c, 'a> {
     ctx: &'c ToolContext<'a>,
     server: &'c str,
     /// How many forms this call has asked for, to name each.
     asked: Cell<u32>,
+    /// How many replies this call has asked for, to name each approval.
+    sampled: Cell<u32>,
 }
 
 #[async_trait(?Send)]
-impl FormFiller for UserForms<'_, '_> {
+impl ClientFeatures for UserForms<'_, '_> {
     async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
         self.asked.set(self.asked.get() + 1);
         let form = FormRequest {
@@ -175,5 +185,42 @@ impl FormFiller for UserForms<'_, '_> {
         };
         self.ctx.host.emit(&AgentEvent::FormRequested { form: form.clone() });
         self.ctx.host.fill(&form).await
+    }
+
+    async fn sample(&self, request: SamplingRequest) -> SamplingOutcome {
+        let ctx = self.ctx;
+        let Some(sampler) = ctx.sampler else {
+            return SamplingOutcome::Failed("no model can answer here".into());
+        };
+        if !ctx.policy.borrow().is_automatic(ApprovalCategory::Mcp) {
+            self.sampled.set(self.sampled.get() + 1);
+            let approval = ApprovalRequest {
+                id: format!("a{}-sampling{}", ctx.call_index, self.sampled.get()),
+                call_id: ctx.call_id.to_string(),
+                tool: SAMPLING_APPROVAL.to_string(),
+                category: ApprovalCategory::Mcp,
+                summary: format!(
+                    "The MCP server “{}” asks your model ({}) to write a reply of at most {} tokens to it. \
+                     The model sees only the server's messages below, and the reply goes only to the server.",
+                    self.server,
+                    sampler.model(),
+                    request.max_tokens
+                ),
+                input: request.shown(),
+                preview: None,
+                subtask: None,
+            };
+            ctx.host.emit(&AgentEvent::ApprovalRequired { request: approval.clone() });
+            let Ok(decision) = with_cancel(ctx.cancel, ctx.host.approve(&approval)).await else {
+                return SamplingOutcome::Failed("the task was stopped".into());
+            };
+            ctx.host.emit(&AgentEvent::ApprovalResolved { request_id: approval.id.clone(), decision });
+            match decision {
+                ApprovalDecision::Approve => {}
+                ApprovalDecision::AlwaysAllow => ctx.policy.borrow_mut().allow(ApprovalCategory::Mcp),
+                ApprovalDecision::Skip | ApprovalDecision::Deny => return SamplingOutcome::Declined,
+            }
+        }
+        sampler.answer(request, ctx.cancel).await
     }
 }

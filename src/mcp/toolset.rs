@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{
-    resource_attachment, resource_tools, CredentialsSink, McpClient, McpPromptInfo, McpResourceInfo, McpServerConfig,
-    McpTool, ResourcePart, ResourceServer,
+    resource_attachment, resource_tools, ClientOffer, CredentialsSink, McpClient, McpPromptInfo, McpResourceInfo,
+    McpServerConfig, McpTool, ResourcePart, ResourceServer,
 };
 use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
@@ -56,6 +56,7 @@ pub struct McpToolset {
     clock: Rc<dyn Clock>,
     launcher: Option<Rc<dyn ProcessLauncher>>,
     renewed: Option<CredentialsSink>,
+    offer: ClientOffer,
     sessions: RefCell<Vec<Option<Session>>>,
 }
 
@@ -75,13 +76,28 @@ impl McpToolset {
         launcher: Option<Rc<dyn ProcessLauncher>>,
     ) -> McpToolset {
         let servers = servers.into_iter().filter(|s| s.enabled).collect();
-        McpToolset { servers, http, clock, launcher, renewed: None, sessions: RefCell::new(Vec::new()) }
+        McpToolset {
+            servers,
+            http,
+            clock,
+            launcher,
+            renewed: None,
+            offer: ClientOffer::default(),
+            sessions: RefCell::new(Vec::new()),
+        }
     }
 
     /// Hands the credentials a session renews (a signed-in server's) to `sink`, for the host
     /// to keep.
     pub fn with_credentials_sink(mut self, sink: CredentialsSink) -> McpToolset {
         self.renewed = Some(sink);
+        self
+    }
+
+    /// Declares `offer` to the servers (sampling by the task's model; the vault's folder as a
+    /// root, to servers on this machine) from their next session on.
+    pub fn with_offer(mut self, offer: ClientOffer) -> McpToolset {
+        self.offer = offer;
         self
     }
 
@@ -142,7 +158,8 @@ impl McpToolset {
             Some(client) => client,
             None => {
                 let (http, clock, launcher) = (self.http.clone(), self.clock.clone(), self.launcher.as_deref());
-                Rc::new(server.connect(http, clock, launcher, self.renewed.clone(), cancel).await?)
+                let offer = self.offer.clone();
+                Rc::new(server.connect(http, clock, launcher, self.renewed.clone(), offer, cancel).await?)
             }
         };
         let listed = client.list_tools(cancel).await?;

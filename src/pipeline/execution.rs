@@ -17,6 +17,7 @@ use crate::cancel::{with_cancel, CancelToken};
 use crate::guard::{DataMarkers, GuardedCall, Guardrails, Screener, Verdict};
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::mcp::ModelSampler;
 use crate::media::MediaSupport;
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ContentBlock, ToolCallReport, ToolOutcome,
@@ -138,6 +139,8 @@ pub struct ToolExecutionPipeline {
     markers: Option<DataMarkers>,
     /// Reads web and MCP results for injected instructions first; `None`: off.
     screener: Option<Rc<dyn Screener>>,
+    /// The task's model, for MCP servers' sampling requests.
+    sampler: Option<Rc<ModelSampler>>,
     /// While set (a fast path's plan runs), results are cut to this many characters instead
     /// of being externalized.
     digest_chars: Cell<Option<usize>>,
@@ -222,6 +225,7 @@ impl ToolExecutionPipeline {
             guardrails: Guardrails::default(),
             markers: None,
             screener: None,
+            sampler: None,
             digest_chars: Cell::new(None),
         })
     }
@@ -231,6 +235,11 @@ impl ToolExecutionPipeline {
     pub fn guard(&mut self, guardrails: Guardrails, markers: Option<DataMarkers>) {
         self.guardrails = guardrails;
         self.markers = markers;
+    }
+
+    /// Lets MCP servers ask `sampler` (the task's model) for replies while their tools run.
+    pub fn sample_with(&mut self, sampler: Rc<ModelSampler>) {
+        self.sampler = Some(sampler);
     }
 
     /// Has `screener` read every web and MCP result before the model does.
@@ -385,6 +394,8 @@ impl ToolExecutionPipeline {
             call_id,
             call_index: index,
             media: self.env.media,
+            sampler: self.sampler.as_deref(),
+            policy: &self.policy,
         }
     }
 

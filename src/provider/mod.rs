@@ -15,7 +15,7 @@
 //! Retries of failures before the first token happen inside `stream` (announced with
 //! [`StreamEvent::Retry`]); the loop sees a categorised [`ProviderError`] when they are used up.
 
-mod address;
+pub(crate) mod address;
 mod anthropic;
 pub mod classify;
 mod config;

@@ -1,6 +1,8 @@
 //! What a tool is: its typed arguments and their schema, what a call touches, the plan it
 //! makes, and what applying the plan does; and the erased form the registry and pipeline hold.
 
+use std::cell::RefCell;
+
 use async_trait::async_trait;
 use schemars::generate::SchemaSettings;
 use schemars::transform::RestrictFormats;
@@ -13,8 +15,10 @@ use super::ReadLedger;
 use crate::cancel::CancelToken;
 use crate::host::{AgentHost, Clock};
 use crate::index::SharedIndex;
+use crate::mcp::ModelSampler;
 use crate::media::MediaSupport;
 use crate::mode::ToolGroup;
+use crate::pipeline::ApprovalPolicy;
 use crate::protocol::{ApprovalCategory, ChangePreview, ContentBlock, ToolSpec};
 use crate::vault::{PathRules, Vault, VaultPath};
 
@@ -149,6 +153,10 @@ pub struct ToolContext<'a> {
     pub call_index: u32,
     /// What the model takes besides text (images, PDFs as documents).
     pub media: MediaSupport,
+    /// The task's model, for an MCP server that asks it for a reply while its tool runs.
+    pub sampler: Option<&'a ModelSampler>,
+    /// The approval policy as it stands, for what a tool asks the user while it runs.
+    pub policy: &'a RefCell<ApprovalPolicy>,
 }
 
 impl ToolContext<'_> {

@@ -46,7 +46,8 @@ impl Chat {
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
         let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
-        let mut mcp = McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher);
+        let offer = options.mcp_offer();
+        let mut mcp = McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher).with_offer(offer);
         if let Some(sink) = renewed {
             mcp = mcp.with_credentials_sink(sink);
         }

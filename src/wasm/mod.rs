@@ -179,7 +179,8 @@ impl VaultCore {
     /// resolves with what it offers (`McpOffer`: its tools, and how many prompts and resources),
     /// for the settings' test. Rejects with what
     /// went wrong in words (unreachable, refused credentials, a command on mobile). A signed-in
-    /// server's renewed credentials go to `onCredentials`.
+    /// server's renewed credentials go to `onCredentials`. `vaultPath`, the vault's folder on
+    /// disk where there is one, is offered as a chat offers it.
     #[wasm_bindgen(js_name = mcpTools, unchecked_return_type = "Protocol.McpOffer")]
     pub async fn mcp_tools(
         &self,
@@ -190,13 +191,17 @@ impl VaultCore {
             unchecked_param_type = "((server: string, credentials: Protocol.McpCredentials) => void) | undefined"
         )]
         on_credentials: Option<js_sys::Function>,
+        #[wasm_bindgen(js_name = vaultPath)] vault_path: Option<String>,
     ) -> Result<JsValue, JsValue> {
         let server: crate::mcp::McpServerConfig = from_js(server)?;
         let launcher = self.launcher.as_deref().map(|l| l as &dyn crate::host::ProcessLauncher);
         let cancel = CancelToken::new();
         let http = self.settings_http(transport)?;
         let sink = on_credentials.map(credentials_sink);
-        let client = server.connect(http, Rc::new(JsClock), launcher, sink, &cancel).await.map_err(js_error)?;
+        // The offer a chat makes, so that the test lists the tools a task gets (a server may
+        // offer some only to a client that samples or has roots).
+        let offer = crate::mcp::ClientOffer::for_chat(vault_path.as_deref());
+        let client = server.connect(http, Rc::new(JsClock), launcher, sink, offer, &cancel).await.map_err(js_error)?;
         let offer = client.offer(&cancel).await;
         client.close().await;
         to_js(&offer.map_err(js_error)?)

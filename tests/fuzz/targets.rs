@@ -677,7 +677,7 @@ impl vault_agent::mcp::McpTransport for FuzzServer {
 struct FuzzForms;
 
 #[async_trait::async_trait(?Send)]
-impl vault_agent::mcp::FormFiller for FuzzForms {
+impl vault_agent::mcp::ClientFeatures for FuzzForms {
     async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
         let form =
             FormRequest { id: "f".into(), server: "fuzz".into(), message: message.into(), fields, subtask: None };
@@ -697,7 +697,10 @@ fn mcp_messages(input: &[u8]) {
     block_on(async {
         let cancel = CancelToken::new();
         let transport = Box::new(FuzzServer(input.to_vec()));
-        let client = vault_agent::mcp::McpClient::connect("fuzz", transport, &cancel).await.unwrap();
+        let client =
+            vault_agent::mcp::McpClient::connect("fuzz", transport, vault_agent::mcp::ClientOffer::default(), &cancel)
+                .await
+                .unwrap();
         let _ = client.call_tool("t", json!({}), &|_| {}, &FuzzForms, &cancel).await;
     });
 }

@@ -13,8 +13,11 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{ChildProcess, ManualClock, ReqwestClient};
-use vault_agent::mcp::{FormFiller, McpClient, McpTransport, NoForms, Progress, ResourceBody, Stdio, StreamableHttp};
-use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField};
+use vault_agent::mcp::{
+    ClientFeatures, ClientOffer, McpClient, McpTransport, NoForms, Progress, ResourceBody, Root, SamplingOutcome,
+    SamplingReply, SamplingRequest, Stdio, StreamableHttp,
+};
+use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, StopReason};
 use vault_agent::Error;
 
 /// The reference server's entry point, installed by `npm ci` (scripts/setup.sh).
@@ -80,7 +83,9 @@ fn reference_server_over_streamable_http() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
+            .await
+            .unwrap();
         assert_eq!(client.info().name, "mcp-servers/everything");
         assert_eq!(client.info().protocol_version, "2025-06-18");
         assert!(client.info().instructions.as_deref().unwrap_or_default().contains("Everything Server"));
@@ -127,7 +132,9 @@ fn a_servers_resources_and_templates_are_listed_and_read() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
+            .await
+            .unwrap();
         assert!(client.has_resources());
         let listed = client.list_resources(&cancel).await.unwrap();
         // The settings' test: the tools, and how many prompts and resources beside them.
@@ -178,7 +185,7 @@ struct ScriptedForms {
 }
 
 #[async_trait::async_trait(?Send)]
-impl FormFiller for ScriptedForms {
+impl ClientFeatures for ScriptedForms {
     async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
         self.asked.borrow_mut().push((message.to_string(), fields));
         self.answer.clone()
@@ -190,7 +197,7 @@ fn a_form_the_server_asks_for_mid_call_is_answered_and_the_call_goes_on() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), &cancel).await.unwrap();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel).await.unwrap();
         // The server offers its form tool only to a client that says it fills in forms.
         let tools = client.list_tools(&cancel).await.unwrap();
         assert!(tools.iter().any(|t| t.name == "trigger-elicitation-request"));
@@ -236,7 +243,8 @@ fn a_form_the_server_asks_for_on_the_sessions_own_stream_is_answered_too() {
     let server = Everything::run(&[script]);
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("forms", Box::new(http(&server.url)), &cancel).await.unwrap();
+        let client =
+            McpClient::connect("forms", Box::new(http(&server.url)), ClientOffer::default(), &cancel).await.unwrap();
         let forms = ScriptedForms {
             answer: FormAnswer { action: FormAction::Accept, content: json!({"guests": 4}).as_object().cloned() },
             asked: RefCell::new(Vec::new()),
@@ -252,6 +260,75 @@ fn a_form_the_server_asks_for_on_the_sessions_own_stream_is_answered_too() {
         let again = client.call_tool("book_table", json!({}), &no_progress, &forms, &cancel).await.unwrap();
         assert!(again.text.contains(r#""guests":4"#), "{}", again.text);
         assert_eq!(forms.asked.borrow().len(), 2);
+        client.close().await;
+    });
+}
+
+/// Answers every sampling request with `reply` (or declines it), keeping what each asked.
+struct ScriptedModel {
+    reply: Option<&'static str>,
+    asked: RefCell<Vec<SamplingRequest>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl ClientFeatures for ScriptedModel {
+    async fn fill(&self, _message: &str, _fields: Vec<FormField>) -> FormAnswer {
+        FormAnswer::cancel()
+    }
+    async fn sample(&self, request: SamplingRequest) -> SamplingOutcome {
+        self.asked.borrow_mut().push(request);
+        match self.reply {
+            Some(text) => SamplingOutcome::Reply(SamplingReply {
+                text: text.into(),
+                model: "scripted-model".into(),
+                stop_reason: StopReason::EndTurn,
+            }),
+            None => SamplingOutcome::Declined,
+        }
+    }
+}
+
+#[test]
+fn a_server_asks_the_clients_model_for_a_reply_and_is_told_the_vaults_folder() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        // Without the offer the server keeps both tools to itself.
+        let plain = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
+            .await
+            .unwrap();
+        let names: Vec<String> = plain.list_tools(&cancel).await.unwrap().into_iter().map(|t| t.name).collect();
+        assert!(!names.iter().any(|n| n == "trigger-sampling-request" || n == "get-roots-list"), "{names:?}");
+        plain.close().await;
+
+        let offer = ClientOffer { sampling: true, roots: vec![Root::folder("/home/ada/My Vault").unwrap()] };
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), offer, &cancel).await.unwrap();
+        let names: Vec<String> = client.list_tools(&cancel).await.unwrap().into_iter().map(|t| t.name).collect();
+        assert!(names.iter().any(|n| n == "trigger-sampling-request"), "{names:?}");
+
+        let model = ScriptedModel { reply: Some("Three short lines."), asked: RefCell::new(Vec::new()) };
+        let args = json!({"prompt": "a haiku about notes", "maxTokens": 60});
+        let done =
+            client.call_tool("trigger-sampling-request", args.clone(), &no_progress, &model, &cancel).await.unwrap();
+        assert!(!done.is_error, "{}", done.text);
+        for part in ["Three short lines.", "scripted-model", "endTurn"] {
+            assert!(done.text.contains(part), "{part} missing from {}", done.text);
+        }
+        {
+            let asked = model.asked.borrow();
+            assert_eq!(asked[0].system.as_deref(), Some("You are a helpful test server."));
+            assert_eq!(asked[0].max_tokens, 60);
+            assert!(asked[0].messages[0].text().ends_with("a haiku about notes"), "{:?}", asked[0].messages);
+        }
+
+        // Declined by the user: the server hears so, and the call ends with its error.
+        let declined = ScriptedModel { reply: None, asked: RefCell::new(Vec::new()) };
+        let done = client.call_tool("trigger-sampling-request", args, &no_progress, &declined, &cancel).await.unwrap();
+        assert!(done.is_error && done.text.contains("The user declined the request"), "{}", done.text);
+
+        let roots = client.call_tool("get-roots-list", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
+        assert!(roots.text.contains("URI: file:///home/ada/My%20Vault"), "{}", roots.text);
+        assert!(roots.text.contains("1. My Vault"), "{}", roots.text);
         client.close().await;
     });
 }
@@ -291,7 +368,10 @@ fn a_servers_prompts_are_listed_with_their_arguments_and_filled_in() {
 fn cancelling_a_call_tells_the_server_and_returns_at_once() {
     let server = Everything::start();
     runtime().block_on(async {
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), &CancelToken::new()).await.unwrap();
+        let client =
+            McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &CancelToken::new())
+                .await
+                .unwrap();
         let cancel = CancelToken::new();
         let stop = cancel.clone();
         let started = std::time::Instant::now();
@@ -324,10 +404,14 @@ fn closing_ends_the_session_on_the_server() {
     let server = Everything::start();
     runtime().block_on(async {
         let transport = Rc::new(http(&server.url));
-        let client =
-            McpClient::connect("everything", Box::new(SharedTransport(transport.clone())), &CancelToken::new())
-                .await
-                .unwrap();
+        let client = McpClient::connect(
+            "everything",
+            Box::new(SharedTransport(transport.clone())),
+            ClientOffer::default(),
+            &CancelToken::new(),
+        )
+        .await
+        .unwrap();
         let session = transport.session_id().expect("the server assigned a session");
         // A second connection naming that session is served while it lives, and refused once
         // the client closed it.
@@ -353,7 +437,10 @@ fn reference_server_over_stdio() {
     runtime().block_on(async {
         let process = ChildProcess::spawn("node", &[everything_js(), "stdio".into()], &[]).unwrap();
         let cancel = CancelToken::new();
-        let client = McpClient::connect("local", Box::new(Stdio::new(Rc::new(process))), &cancel).await.unwrap();
+        let client =
+            McpClient::connect("local", Box::new(Stdio::new(Rc::new(process))), ClientOffer::default(), &cancel)
+                .await
+                .unwrap();
         assert_eq!(client.info().name, "mcp-servers/everything");
         let tools = client.list_tools(&cancel).await.unwrap();
         assert!(tools.iter().any(|t| t.name == "get-sum"));
@@ -478,7 +565,12 @@ fn a_server_speaking_an_unknown_version_is_refused() {
         "initialize" => json_reply(initialize_result(&seen.body["id"], "1999-01-01")),
         _ => (202, vec![], String::new()),
     });
-    let result = runtime().block_on(McpClient::connect("old", Box::new(http(&url)), &CancelToken::new()));
+    let result = runtime().block_on(McpClient::connect(
+        "old",
+        Box::new(http(&url)),
+        ClientOffer::default(),
+        &CancelToken::new(),
+    ));
     let Err(Error::Mcp(message)) = result else { panic!("expected a refusal") };
     assert!(message.contains("old") && message.contains("1999-01-01") && message.contains("2025-06-18"), "{message}");
     // Asked for the newest version it speaks; sent nothing after the refusal but the close.
@@ -517,7 +609,7 @@ fn tools_are_read_across_pages_and_list_changes_are_noticed() {
     });
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("paged", Box::new(http(&url)), &cancel).await.unwrap();
+        let client = McpClient::connect("paged", Box::new(http(&url)), ClientOffer::default(), &cancel).await.unwrap();
         let tools = client.list_tools(&cancel).await.unwrap();
         assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
         assert!(client.tools_changed());
@@ -561,7 +653,9 @@ fn a_broken_stream_is_resumed_from_the_last_event_after_the_servers_retry() {
             &url,
             vec![("authorization".into(), "Bearer t0ken".into())],
         );
-        let client = McpClient::connect("flaky", Box::new(transport), &CancelToken::new()).await.unwrap();
+        let client = McpClient::connect("flaky", Box::new(transport), ClientOffer::default(), &CancelToken::new())
+            .await
+            .unwrap();
         let outcome = client
             .call_tool("slow", json!({}), &|_: &Progress| *progress.borrow_mut() += 1, &NoForms, &CancelToken::new())
             .await
@@ -590,9 +684,10 @@ mod agent {
     use vault_agent::agent::{AgentConfig, Conversation};
 
     use vault_agent::host::{AgentHost, ChannelHost, ReqwestClient, SystemClock};
-    use vault_agent::mcp::{McpServerConfig, McpToolset};
+    use vault_agent::mcp::{ClientOffer, McpServerConfig, McpToolset, SAMPLING_APPROVAL};
     use vault_agent::protocol::{
-        AgentEvent, ApprovalCategory, ApprovalDecision, EndReason, FormAction, FormAnswer, FormRequest,
+        AgentEvent, ApprovalCategory, ApprovalDecision, EndReason, FormAction, FormAnswer, FormRequest, Role,
+        RunReport, ToolChoice,
     };
     use vault_agent::provider::{ScriptedProvider, Turn};
     use vault_agent::vault::MemoryVault;
@@ -622,16 +717,28 @@ mod agent {
         host: Rc<dyn AgentHost>,
         message: &str,
     ) -> EndReason {
+        send_for_report(server, provider, host, message).end
+    }
+
+    /// [`send`], for the whole report. The chat offers sampling, as the plugin's and the CLI's do.
+    fn send_for_report(
+        server: McpServerConfig,
+        provider: Rc<ScriptedProvider>,
+        host: Rc<dyn AgentHost>,
+        message: &str,
+    ) -> RunReport {
         // The real clock: a manual one's sleeps end at once, so the tool timeout would win
         // every race with the network.
         let clock = Rc::new(SystemClock);
-        let toolset = Rc::new(McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None));
+        let offer = ClientOffer { sampling: true, roots: Vec::new() };
+        let toolset = McpToolset::new(vec![server], Rc::new(ReqwestClient::new()), clock.clone(), None);
+        let toolset = Rc::new(toolset.with_offer(offer));
         let chat = Conversation::new(AgentConfig::default(), provider, Rc::new(MemoryVault::new()), clock, host)
             .with_mcp(toolset.clone());
         runtime().block_on(async {
             let report = chat.send(message).await.unwrap();
             toolset.close().await;
-            report.end
+            report
         })
     }
 
@@ -663,6 +770,80 @@ mod agent {
         assert_eq!(approvals(&run.host), [("mcp__everything__echo".to_string(), ApprovalCategory::Mcp)]);
         let sent = serde_json::to_string(&requests[1].messages).unwrap();
         assert!(sent.contains("Echo: from the agent"), "{sent}");
+    }
+
+    fn ask_for_a_haiku() -> Turn {
+        Turn::tools([(
+            "mcp__everything__trigger-sampling-request",
+            json!({"prompt": "a haiku about notes", "maxTokens": 60}),
+        )])
+    }
+
+    #[test]
+    fn a_server_asks_the_tasks_model_with_the_users_approval_and_the_reply_is_counted() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        // The model's turns: the call; the reply the server asks for; the answer.
+        let turns = vec![ask_for_a_haiku(), Turn::text("Notes pile up softly."), Turn::text("Done.")];
+        let provider = Rc::new(ScriptedProvider::new(turns));
+        let host = TestHost::new();
+        host.deciding(|_| ApprovalDecision::Approve);
+        let report = send_for_report(config, provider.clone(), host.clone(), "Get a haiku from the server");
+        assert_eq!(report.end, EndReason::Answered);
+        // Asked twice: the call, then the server's request for the model, with what it sends.
+        let tool = "mcp__everything__trigger-sampling-request".to_string();
+        assert_eq!(
+            approvals(&host),
+            [(tool, ApprovalCategory::Mcp), (SAMPLING_APPROVAL.to_string(), ApprovalCategory::Mcp)]
+        );
+        let asked = host
+            .events()
+            .into_iter()
+            .find_map(|e| match e {
+                AgentEvent::ApprovalRequired { request } if request.tool == SAMPLING_APPROVAL => Some(request),
+                _ => None,
+            })
+            .unwrap();
+        assert!(asked.summary.contains("“everything” asks your model") && asked.summary.contains("60 tokens"));
+        assert_eq!(asked.input["systemPrompt"], "You are a helpful test server.");
+        assert!(asked.input["messages"][0]["text"].as_str().unwrap().ends_with("a haiku about notes"));
+
+        // The model got the server's messages alone: its system prompt, no tools, no history.
+        let requests = provider.requests();
+        let sampled = &requests[1];
+        assert_eq!(sampled.system[0].text, "You are a helpful test server.");
+        assert!(sampled.tools.is_empty() && sampled.tool_choice == ToolChoice::None);
+        assert_eq!(sampled.messages.len(), 1);
+        assert_eq!(sampled.messages[0].role, Role::User);
+        assert_eq!(sampled.max_tokens, 60);
+        // The server got the reply, and the task's model read the server's result.
+        let sent = serde_json::to_string(&requests[2].messages).unwrap();
+        assert!(sent.contains("Notes pile up softly."), "{sent}");
+        // The reply's tokens are in the task's meter, beside the steps'.
+        let steps: u64 = report.steps.iter().map(|s| s.usage.output_tokens).sum();
+        assert_eq!(report.usage.output_tokens, steps + "Notes pile up softly.".len().div_ceil(4) as u64);
+    }
+
+    #[test]
+    fn a_declined_request_for_the_model_fails_the_servers_tool_and_the_task_goes_on() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let provider = Rc::new(ScriptedProvider::new(vec![ask_for_a_haiku(), Turn::text("The server got no haiku.")]));
+        let host = TestHost::new();
+        host.deciding(|request| {
+            if request.tool == SAMPLING_APPROVAL {
+                ApprovalDecision::Deny
+            } else {
+                ApprovalDecision::Approve
+            }
+        });
+        let report = send_for_report(config, provider.clone(), host, "Get a haiku from the server");
+        assert_eq!(report.end, EndReason::Answered);
+        // No model call for the server.
+        let requests = provider.requests();
+        assert!(requests.iter().all(|r| r.system.iter().all(|p| p.text != "You are a helpful test server.")));
+        let sent = serde_json::to_string(&requests[1].messages).unwrap();
+        assert!(sent.contains("The user declined the request"), "{sent}");
     }
 
     #[test]

@@ -117,7 +117,10 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
 
         // Without a sign-in the server refuses, and the error says what to do.
         let clock = Rc::new(ManualClock::new(1_000_000));
-        let refused = oauth.config(None).connect(Rc::new(http.clone()), clock.clone(), None, None, &cancel).await;
+        let refused = oauth
+            .config(None)
+            .connect(Rc::new(http.clone()), clock.clone(), None, None, Default::default(), &cancel)
+            .await;
         let message = refused.err().expect("refused").to_string();
         assert!(message.contains("asks you to sign in"), "{message}");
 
@@ -148,8 +151,10 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
         let sink: vault_agent::mcp::CredentialsSink =
             Rc::new(move |server: &str, c: &McpCredentials| kept.borrow_mut().push((server.to_string(), c.clone())));
         let config = oauth.config(Some(credentials.clone()));
-        let client =
-            config.connect(Rc::new(http.clone()), clock.clone(), None, Some(sink.clone()), &cancel).await.unwrap();
+        let client = config
+            .connect(Rc::new(http.clone()), clock.clone(), None, Some(sink.clone()), Default::default(), &cancel)
+            .await
+            .unwrap();
         let tools = client.list_tools(&cancel).await.unwrap();
         assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["whoami"]);
         let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
@@ -177,7 +182,8 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
         if let McpServerTransport::Http { url, .. } = &mut moved.transport {
             *url = elsewhere.mcp_url();
         }
-        let refused = moved.connect(Rc::new(http.clone()), clock.clone(), None, None, &cancel).await;
+        let refused =
+            moved.connect(Rc::new(http.clone()), clock.clone(), None, None, Default::default(), &cancel).await;
         assert!(refused.err().expect("refused").to_string().contains("asks you to sign in"));
         assert!(elsewhere.log().await.iter().all(|r| r["headers"].get("authorization").is_none()));
 

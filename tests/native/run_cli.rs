@@ -440,6 +440,32 @@ fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
 }
 
 #[test]
+fn run_tells_a_local_mcp_server_the_vaults_folder_and_lets_it_ask_the_model() {
+    let vault = sample_vault();
+    let calls = [
+        ("mcp__ref__get-roots-list", json!({})),
+        ("mcp__ref__trigger-sampling-request", json!({"prompt": "a haiku about notes", "maxTokens": 40})),
+    ];
+    // The model's turns: both calls; the reply the server asks for; the answer.
+    let (base, seen) =
+        serve(vec![turn("", &calls), turn("Notes pile up softly.", &[]), turn("The server has its haiku.", &[])]);
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let out = run(vault.path(), &base, &["--yes", "--mcp-stdio", &server], "Ask the server for a haiku");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "The server has its haiku.");
+    let seen = seen.lock().unwrap();
+    // The server's request reached the model alone: its instructions, no tools.
+    let sampled: Value = serde_json::from_str(&seen[1].body).unwrap();
+    assert_eq!(sampled["messages"][0]["content"], "You are a helpful test server.");
+    assert!(sampled.get("tools").is_none(), "{sampled}");
+    // The server knew the vault's folder, and got the reply.
+    let folder = std::fs::canonicalize(vault.path()).unwrap();
+    let root = vault_agent::mcp::Root::folder(folder.to_str().unwrap()).unwrap();
+    assert!(seen[2].body.contains(&format!("URI: {}", root.uri)), "{}", seen[2].body);
+    assert!(seen[2].body.contains("Notes pile up softly."), "{}", seen[2].body);
+}
+
+#[test]
 fn a_form_a_server_asks_for_without_a_terminal_is_cancelled_and_says_so() {
     let server = format!("ref=node {} stdio", crate::mcp::everything_js());
     let out = vault_agent(&["mcp", "call", "--mcp-stdio", &server, "ref", "trigger-elicitation-request", "{}"]);

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 use vault_agent::guard::Secrets;
 use vault_agent::host::AgentHost;
-use vault_agent::mcp::FormFiller;
+use vault_agent::mcp::ClientFeatures;
 use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormRequest};
 
 use crate::run::TerminalHost;
@@ -122,7 +122,7 @@ pub(crate) struct TerminalForms {
 }
 
 #[async_trait(?Send)]
-impl FormFiller for TerminalForms {
+impl ClientFeatures for TerminalForms {
     async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
         let form = FormRequest {
             id: "form".into(),

@@ -3,12 +3,13 @@
 //! that asks for it. The same `--mcp-http` and
 //! `--mcp-stdio` options give `run` the servers' tools, with the sign-ins kept.
 
+use std::path::Path;
 use std::rc::Rc;
 
 use serde_json::Value;
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
-use vault_agent::mcp::{show_parts, CredentialsSink, McpClient, McpServerConfig, Progress};
+use vault_agent::mcp::{show_parts, ClientOffer, CredentialsSink, McpClient, McpServerConfig, Progress};
 use vault_agent::media::MediaSupport;
 use vault_agent::{Error, Result};
 
@@ -133,10 +134,21 @@ pub enum Command {
 }
 
 /// Opens a session with `server` over the CLI's HTTP client and process launcher; a renewed
-/// sign-in is kept.
+/// sign-in is kept. It offers sampling, as `run` does, so that the server lists the tools a
+/// task gets (a tool called from here has no model to ask: its requests are refused), and no
+/// roots, having no vault.
 pub async fn connect(server: &McpServerConfig, cancel: &CancelToken) -> Result<McpClient> {
     let renewed = renewed_sink(std::slice::from_ref(server));
-    server.connect(Rc::new(ReqwestClient::new()), Rc::new(SystemClock), Some(&NativeLauncher), renewed, cancel).await
+    let (http, clock) = (Rc::new(ReqwestClient::new()), Rc::new(SystemClock));
+    let offer = ClientOffer { sampling: true, roots: Vec::new() };
+    server.connect(http, clock, Some(&NativeLauncher), renewed, offer, cancel).await
+}
+
+/// What `run` offers its MCP servers: the task's model (sampling, each request approved at the
+/// terminal) and the vault's folder as a root.
+pub fn offer(vault: &Path) -> ClientOffer {
+    let path = std::fs::canonicalize(vault).ok();
+    ClientOffer::for_chat(path.as_ref().and_then(|p| p.to_str()))
 }
 
 /// The servers `args` names; at least one.

@@ -16,7 +16,7 @@ use vault_agent::agent::list_interrupted;
 use vault_agent::agent::{mark_undone, AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
-use vault_agent::mcp::McpToolset;
+use vault_agent::mcp::{McpToolset, SAMPLING_APPROVAL};
 use vault_agent::pipeline::{
     apply_undo, prune_tasks, sweep_orphans, ApprovalPolicy, RetentionPolicy, UndoChoices, ORPHAN_AGE_MS,
 };
@@ -128,7 +128,8 @@ pub async fn run(args: Args) -> Result<()> {
     let host = Rc::new(TerminalHost::new());
     let servers = args.mcp.servers()?;
     let renewed = crate::mcp::renewed_sink(&servers);
-    let mut mcp = McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher)));
+    let mut mcp = McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher)))
+        .with_offer(crate::mcp::offer(&args.vault.vault));
     if let Some(sink) = renewed {
         mcp = mcp.with_credentials_sink(sink);
     }
@@ -536,9 +537,18 @@ impl AgentHost for TerminalHost {
             Some(ChangePreview::Move { from, to }) => eprintln!("move {from} → {to}"),
             Some(ChangePreview::Delete { path }) => eprintln!("move {path} to the trash"),
             Some(ChangePreview::CreateFolder { path }) => eprintln!("create folder {path}"),
+            // What an MCP server would have the model read.
+            None if request.tool == SAMPLING_APPROVAL => {
+                eprintln!("{}", serde_json::to_string_pretty(&request.input).unwrap_or_default())
+            }
             None => {}
         }
-        let question = format!("Allow? [y]es, [a]lways for {}, [s]kip, [n]o and stop: ", request.category.as_str());
+        let question = if request.tool == SAMPLING_APPROVAL {
+            // Declining fails the server's tool; the task goes on.
+            format!("Allow? [y]es, [a]lways for {}, [n]o: ", request.category.as_str())
+        } else {
+            format!("Allow? [y]es, [a]lways for {}, [s]kip, [n]o and stop: ", request.category.as_str())
+        };
         match self.prompt(&question).await.as_deref().map(str::trim) {
             Some("y" | "Y" | "yes") => ApprovalDecision::Approve,
             Some("a" | "A" | "always") => ApprovalDecision::AlwaysAllow,
