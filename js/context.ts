@@ -19,6 +19,8 @@ export interface PluginContext {
   /** The API key of the chosen provider ("" when none). */
   apiKey(): string;
   apiKeyStore(): ApiKeys;
+  /** The vault's folder on disk, where it has one (desktop): MCP servers on this machine are told it. */
+  vaultPath(): string | undefined;
   /** How model requests travel on this device. */
   transport(): Transport;
   openSettings(): void;

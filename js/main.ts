@@ -334,6 +334,12 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     return this.keys.get(this.settings.provider.preset);
   }
 
+  vaultPath(): string | undefined {
+    // Desktop's adapter knows the vault's folder; a phone's has none a server could use.
+    const adapter = this.app.vault.adapter as { getBasePath?: () => string };
+    return Platform.isDesktopApp && typeof adapter.getBasePath === "function" ? adapter.getBasePath() : undefined;
+  }
+
   transport(): Transport {
     // The same on mobile: the app's webview streams with fetch wherever the provider allows CORS
     // (Anthropic, OpenAI, OpenRouter…); where it refuses, "auto" goes on through requestUrl.

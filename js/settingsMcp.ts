@@ -179,7 +179,7 @@ function serverEditor(
       try {
         const [config] = mcpServers({ ...ctx.settings, mcp: { servers: [{ ...server, enabled: true }] } }, keys, Platform.isDesktopApp);
         if (!config) throw new Error("commands run on desktop only");
-        const listed = await (await ctx.core()).vault.mcpTools(config, ctx.transport(), keepMcpSignIn(keys, save));
+        const listed = await (await ctx.core()).vault.mcpTools(config, ctx.transport(), keepMcpSignIn(keys, save), ctx.vaultPath());
         showTools(tools, server, listed, save);
       } catch (error) {
         tools.empty();

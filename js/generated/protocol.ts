@@ -1645,7 +1645,12 @@ chatId: string | null,
 /**
  * MCP servers whose tools the chat's tasks offer (the enabled ones, with their tokens).
  */
-mcpServers: Array<McpServerConfig>, };
+mcpServers: Array<McpServerConfig>, 
+/**
+ * The vault's folder on disk, where there is one (desktop): told to MCP servers on this
+ * machine as the folder they may work in (MCP's roots).
+ */
+vaultPath: string | null, };
 
 /**
  * An inline edit, as the editor asks for it.

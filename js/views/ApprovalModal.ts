@@ -7,7 +7,13 @@ const CATEGORY_WORDS: Record<string, string> = {
   write: "writes",
   delete: "deletions",
   control: "control calls",
+  mcp: "MCP calls",
+  web: "web requests",
+  memory: "memories",
 };
+
+/** The approval's `tool` when an MCP server asks for the user's model (MCP's sampling). */
+const SAMPLING = "sampling/createMessage";
 
 /**
  * Asks the user about one tool call: for a write, the diff of the note before and after; for
@@ -44,7 +50,8 @@ export class ApprovalModal extends Modal {
         text: `Asked by a sub-task (${request.subtask.mode} mode): ${request.subtask.title}`,
       });
     }
-    body.createDiv({ cls: "vault-agent-approval-summary", text: request.summary });
+    const summary = body.createDiv({ cls: "vault-agent-approval-summary", text: request.summary });
+    summary.toggleClass("is-prose", request.tool === SAMPLING);
     const preview = request.preview;
     if (preview?.kind === "write") {
       const { added, removed } = diffStats(preview.rows);
@@ -65,10 +72,14 @@ export class ApprovalModal extends Modal {
       paths(body, [["Moves to the trash", preview.path]]);
     } else if (preview?.kind === "create_folder") {
       paths(body, [["New folder", preview.path]]);
+    } else if (request.tool === SAMPLING) {
+      samplingRequest(body, request.input);
     } else {
       body.createEl("pre", { cls: "vault-agent-approval-input", text: JSON.stringify(request.input, null, 2) });
     }
 
+    // A server's request for the model is declined as a whole: its tool fails, the task goes on.
+    const sampling = request.tool === SAMPLING;
     const reason = body.createEl("input", {
       cls: "vault-agent-deny-reason",
       type: "text",
@@ -78,6 +89,7 @@ export class ApprovalModal extends Modal {
       if (e.key === "Enter" && reason.value.trim()) this.answer("deny", reason.value.trim());
     });
     this.reason = reason;
+    reason.toggle(!sampling);
     const buttons = body.createDiv({ cls: "modal-button-container" });
     const button = (text: string, decision: ApprovalDecision, cls?: string) => {
       const el = buttons.createEl("button", { text, cls });
@@ -88,8 +100,8 @@ export class ApprovalModal extends Modal {
     this.approveButton = button("Approve", "approve", "mod-cta");
     this.approveButton.focus();
     button(`Always allow ${CATEGORY_WORDS[request.category] ?? request.category}`, "always_allow");
-    button("Skip", "skip");
-    button("Deny", "deny", "mod-warning");
+    if (!sampling) button("Skip", "skip");
+    button(sampling ? "Decline" : "Deny", "deny", "mod-warning");
   }
 
   onClose(): void {
@@ -126,12 +138,26 @@ function titleFor(request: ApprovalRequest): string {
     case "create_folder":
       return "Create this folder?";
     default:
+      if (request.tool === SAMPLING) return "Let this server use your model?";
       if (request.category === "mcp") return "Call a tool outside the vault?";
       if (request.tool === "web_search") return "Search the web?";
       if (request.category === "web") return "Fetch this page?";
       if (request.category === "memory") return "Remember this?";
       return `Allow ${request.tool}?`;
   }
+}
+
+/** What an MCP server would have the model read: its system prompt, then its messages. */
+function samplingRequest(parent: HTMLElement, input: unknown): void {
+  const asked = (input ?? {}) as { systemPrompt?: string; messages?: { role: string; text: string }[] };
+  const list = parent.createDiv({ cls: "vault-agent-approval-sampling" });
+  const part = (label: string, text: string) => {
+    const row = list.createDiv({ cls: "vault-agent-approval-sampling-part" });
+    row.createDiv({ cls: "vault-agent-approval-path-label", text: label });
+    row.createDiv({ cls: "vault-agent-approval-sampling-text", text });
+  };
+  if (asked.systemPrompt) part("Instructions", asked.systemPrompt);
+  for (const message of asked.messages ?? []) part(message.role === "assistant" ? "The model (earlier)" : "Message", message.text);
 }
 
 function paths(parent: HTMLElement, rows: [string, string][]): void {

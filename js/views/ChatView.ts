@@ -570,6 +570,7 @@ export class ChatView extends ItemView {
           transport: this.plugin.transport(),
           chatId: this.saved.id || undefined,
           mcpServers: mcpServers(settings, this.plugin.apiKeyStore(), Platform.isDesktopApp),
+          vaultPath: this.plugin.vaultPath(),
         },
         (event: AgentEvent) => this.onEvent(event),
         keepMcpSignIn(this.plugin.apiKeyStore(), () => this.plugin.saveSettings()),

@@ -2880,6 +2880,51 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
   }
 });
 
+test("MCP: a server asks for the user's model mid-call; the user sees what it sends, approves, and the reply goes to the server", async () => {
+  const { everything, id, page } = await openWithEverything("mcp-sampling", [
+    { toolCalls: [{ id: "s1", name: "mcp__everything__trigger-sampling-request", arguments: { prompt: "a haiku about notes", maxTokens: 60 } }] },
+    // The reply the server asked for, then the task's answer.
+    { text: "Notes pile up softly." },
+    { text: "The server has its haiku." },
+  ]);
+  try {
+    await send(page, "Ask the server for a haiku");
+    const modal = page.locator(".modal.vault-agent-approval");
+    await modal.waitFor();
+    await modal.locator('button[data-decision="approve"]').click();
+    // The second question: the server's request for the model, its words shown as they go.
+    const asked = page.locator(".modal.vault-agent-approval", { hasText: "Let this server use your model?" });
+    await asked.waitFor();
+    assert.match(await asked.locator(".vault-agent-approval-summary").innerText(), /The MCP server “everything” asks your model \(.+\) to write a reply of at most 60 tokens/);
+    assert.deepEqual(await asked.locator(".vault-agent-approval-sampling-text").allInnerTexts(), [
+      "You are a helpful test server.",
+      "Resource trigger-sampling-request context: a haiku about notes",
+    ]);
+    assert.deepEqual(await asked.locator("button").allInnerTexts(), ["Approve", "Always allow MCP calls", "Decline"]);
+    assert.equal(await asked.locator(".vault-agent-deny-reason").isVisible(), false);
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-sampling-light.png` });
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-sampling-dark.png` });
+    await setTheme(page, "light");
+    await asked.locator('button[data-decision="approve"]').click();
+    await page.locator('.vault-agent-tool-card[data-tool="mcp__everything__trigger-sampling-request"].is-done').waitFor();
+    await page.locator(".vault-agent-text", { hasText: "The server has its haiku." }).waitFor();
+    const sent = await requests(id);
+    // The model read the server's messages alone: its instructions, no tools, none of the chat.
+    const sampled = sent[1].body;
+    assert.match(JSON.stringify(sampled.system), /You are a helpful test server\./);
+    assert.equal(sampled.tools, undefined);
+    assert.equal(sampled.messages.length, 1);
+    assert.doesNotMatch(JSON.stringify(sampled), /Ask the server for a haiku/);
+    // The server got the reply, and the task's model read what the server made of it.
+    assert.match(JSON.stringify(sent[2].body.messages), /Notes pile up softly\./);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: a server's form mid-call is filled in the chat, checked by the core, and its answer reaches the server", async () => {
   const { everything, id, page } = await openWithEverything("mcp-form", [
     { toolCalls: [{ id: "f1", name: "mcp__everything__trigger-elicitation-request", arguments: {} }] },
