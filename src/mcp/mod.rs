@@ -28,7 +28,7 @@ pub use config::{McpServerConfig, McpServerTransport};
 pub use features::{ClientFeatures, ClientOffer, NoForms, Root};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};
-pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthClient};
+pub use oauth::{finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpSignIn, OAuthApp, OAuthClient};
 pub use resources::{
     resource_attachment, resource_tools, show_parts, split_resource_attachment, ListMcpResources, ReadMcpResource,
     ResourceServer, ShownResource,

@@ -1,6 +1,7 @@
 //! Signing in to an MCP server that asks for it (OAuth 2.1, as MCP's authorization spec lays it
 //! out): the authorization server is found ([`super::oauth_discovery`]), Vault Agent registers
-//! itself there (dynamic client registration, RFC 7591), the user signs in in their browser
+//! itself there (dynamic client registration, RFC 7591) — or comes as an app the user registered
+//! there by hand ([`OAuthApp`]) — the user signs in in their browser
 //! with PKCE, and the code that comes back is exchanged for tokens bound to the MCP server
 //! (RFC 8707's `resource`). The tokens are renewed with their refresh token as they run out.
 //!
@@ -18,7 +19,7 @@ use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
 use super::message::clip;
-use super::oauth_discovery::{canonical, discover};
+use super::oauth_discovery::{canonical, discover, ServerMetadata};
 use crate::cancel::CancelToken;
 use crate::guard::random_hex;
 use crate::host::{url_encode, HttpClient, HttpRequest};
@@ -69,6 +70,39 @@ pub struct OAuthClient {
     pub auth_method: String,
 }
 
+/// An app the user registered with an authorization server that registers none itself (no
+/// dynamic client registration: GitHub's, say): its client ID, and its secret when it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthApp {
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub client_secret: Option<String>,
+}
+
+impl OAuthApp {
+    /// The client this app signs in as at `server`: a secret goes as the server says it takes
+    /// one (HTTP Basic unless it lists only the form's field), an app without one proves
+    /// nothing but its ID.
+    fn client(&self, server: &ServerMetadata) -> OAuthClient {
+        let secret = self.client_secret.clone().filter(|s| !s.trim().is_empty());
+        let takes = |method: &str| {
+            server.token_endpoint_auth_methods_supported.as_ref().is_none_or(|m| m.iter().any(|m| m == method))
+        };
+        let auth_method = match &secret {
+            None => "none",
+            Some(_) if !takes("client_secret_basic") && takes("client_secret_post") => "client_secret_post",
+            Some(_) => "client_secret_basic",
+        };
+        OAuthClient {
+            client_id: self.client_id.trim().to_string(),
+            client_secret: secret,
+            auth_method: auth_method.into(),
+        }
+    }
+}
+
 /// A sign-in under way: `url` is the page to open in the user's browser; the rest is what
 /// [`finish_sign_in`] needs when the browser comes back to `redirect_uri`. Held by the host
 /// until then, not kept.
@@ -92,13 +126,15 @@ pub struct McpSignIn {
 
 /// Starts signing in to the MCP server at `server_url`: finds its authorization server,
 /// registers Vault Agent there with `redirect_uri` (where the browser comes back: the
-/// plugin's `obsidian://` address, the CLI's `http://127.0.0.1:PORT/…`), and makes the
-/// authorization page's address. Fails, in words, when the server asks nobody to sign in,
-/// does not do PKCE, or takes no registrations.
+/// plugin's `obsidian://` address, the CLI's `http://127.0.0.1:PORT/…`) — or, given `app`,
+/// signs in as that app instead — and makes the authorization page's address. Fails, in
+/// words, when the server asks nobody to sign in, does not do PKCE, or takes no registrations
+/// and no app was given.
 pub async fn start_sign_in(
     http: &dyn HttpClient,
     server_url: &str,
     redirect_uri: &str,
+    app: Option<&OAuthApp>,
     cancel: &CancelToken,
 ) -> Result<McpSignIn> {
     let found = discover(http, server_url, cancel).await?;
@@ -110,13 +146,18 @@ pub async fn start_sign_in(
             server.issuer
         )));
     }
-    let registration = server.registration_endpoint.as_deref().ok_or_else(|| {
-        Error::Mcp(format!(
-            "the authorization server {} registers no new apps (dynamic client registration), so Vault Agent cannot sign in there",
-            server.issuer
-        ))
-    })?;
-    let client = register(http, registration, redirect_uri, cancel).await?;
+    let client = match (app.filter(|a| !a.client_id.trim().is_empty()), server.registration_endpoint.as_deref()) {
+        (Some(app), _) => app.client(server),
+        (None, Some(registration)) => register(http, registration, redirect_uri, cancel).await?,
+        (None, None) => {
+            return Err(Error::Mcp(format!(
+                "the authorization server {} registers no new apps (dynamic client registration): register an \
+                 OAuth app there yourself, with {redirect_uri} as its redirect URL, and give its client ID (and \
+                 secret, if it has one) to sign in as that app",
+                server.issuer
+            )))
+        }
+    };
     let state = random_hex(16);
     let code_verifier = random_hex(32);
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(code_verifier.as_bytes()));
@@ -362,6 +403,28 @@ mod tests {
         assert!(json.get("expiresAt").is_none() && json["client"].get("clientSecret").is_none());
         let back: McpCredentials = serde_json::from_value(json).unwrap();
         assert_eq!(back, credentials(None));
+    }
+
+    #[test]
+    fn a_users_app_proves_itself_as_the_server_takes_it() {
+        let server = |methods: Option<&[&str]>| ServerMetadata {
+            issuer: "https://a.example".into(),
+            authorization_endpoint: "https://a.example/authorize".into(),
+            token_endpoint: "https://a.example/token".into(),
+            registration_endpoint: None,
+            code_challenge_methods_supported: None,
+            authorization_response_iss_parameter_supported: false,
+            token_endpoint_auth_methods_supported: methods.map(|m| m.iter().map(|s| s.to_string()).collect()),
+        };
+        let app =
+            |secret: Option<&str>| OAuthApp { client_id: " Iv1.abc ".into(), client_secret: secret.map(Into::into) };
+        let method = |app: OAuthApp, methods| app.client(&server(methods)).auth_method;
+        assert_eq!(method(app(None), None), "none");
+        assert_eq!(method(app(Some(" ")), None), "none", "a blank secret is none");
+        assert_eq!(method(app(Some("s")), None), "client_secret_basic", "RFC 8414's default");
+        assert_eq!(method(app(Some("s")), Some(&["client_secret_post"])), "client_secret_post");
+        assert_eq!(method(app(Some("s")), Some(&["client_secret_post", "client_secret_basic"])), "client_secret_basic");
+        assert_eq!(app(None).client(&server(None)).client_id, "Iv1.abc");
     }
 
     #[test]

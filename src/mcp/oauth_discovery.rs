@@ -85,6 +85,9 @@ pub(crate) struct ServerMetadata {
     /// Whether the answer to an authorization carries `iss` (RFC 9207), which must then match.
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// How clients may prove themselves at the token endpoint; absent: HTTP Basic (RFC 8414).
+    #[serde(default)]
+    pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +156,7 @@ pub(crate) async fn discover(http: &dyn HttpClient, server_url: &str, cancel: &C
                     registration_endpoint: Some(format!("{origin}/register")),
                     code_challenge_methods_supported: None,
                     authorization_response_iss_parameter_supported: false,
+                    token_endpoint_auth_methods_supported: None,
                 };
                 let scope = challenge.scope;
                 return Ok(Discovered { resource: canonical(server_url), server: defaults, scope, defaults: true });

@@ -19,7 +19,15 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     export VAULT_AGENT_CREDENTIALS
     VAULT_AGENT_CREDENTIALS="$(mktemp -d)/credentials.json"
     said=$(mktemp)
-    "$bin" mcp login --no-browser "conformance=$url" 2>"$said" &
+    # A scenario whose server registers no apps hands over the app's credentials.
+    app=()
+    client_id=$(node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(c.client_id || "")')
+    if [ -n "$client_id" ]; then
+      app=(--client-id "$client_id")
+      export VAULT_AGENT_CLIENT_SECRET
+      VAULT_AGENT_CLIENT_SECRET=$(node -e 'process.stdout.write(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).client_secret || "")')
+    fi
+    "$bin" mcp login --no-browser "${app[@]}" "conformance=$url" 2>"$said" &
     login=$!
     until page=$(grep -m1 -Eo '^  https?://[^ ]+' "$said"); do
       if ! kill -0 "$login" 2>/dev/null; then

@@ -105,6 +105,7 @@ fn generate() -> String {
         vault_agent::mcp::McpServerTransport,
         vault_agent::mcp::McpCredentials,
         vault_agent::mcp::OAuthClient,
+        vault_agent::mcp::OAuthApp,
         vault_agent::mcp::McpSignIn,
         vault_agent::mcp::ServerPrompt,
         vault_agent::mcp::McpPromptInfo,

@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{query_params, ManualClock, ReqwestClient};
 use vault_agent::mcp::{
-    finish_sign_in, start_sign_in, McpCredentials, McpServerConfig, McpServerTransport, McpSignIn, NoForms, Progress,
+    finish_sign_in, start_sign_in, McpCredentials, McpServerConfig, McpServerTransport, McpSignIn, NoForms, OAuthApp,
+    Progress,
 };
 
 const REDIRECT: &str = "obsidian://vault-agent-mcp-auth";
@@ -124,7 +125,7 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
         let message = refused.err().expect("refused").to_string();
         assert!(message.contains("asks you to sign in"), "{message}");
 
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
         let issuer = format!("{}/oauth/{}", oauth.base, oauth.sid);
         assert!(sign_in.url.starts_with(&format!("{issuer}/authorize?response_type=code&")), "{}", sign_in.url);
         let asked = query_params(sign_in.url.split_once('?').unwrap().1);
@@ -217,7 +218,7 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
 
         // An answer from another sign-in (its state differs), or a refusal, is not taken.
         let oauth = Oauth::new(&server, "answers");
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
         let mut answer = oauth.browser(&sign_in).await;
         answer.insert("state".into(), "someone-else".into());
         let error = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap_err().to_string();
@@ -234,18 +235,19 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
         // No PKCE, no registration: refused before the browser is opened.
         let oauth = Oauth::new(&server, "nopkce");
         oauth.control("config", json!({"noPkce": true})).await;
-        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap_err().to_string();
         assert!(error.contains("PKCE"), "{error}");
         let oauth = Oauth::new(&server, "noreg");
         oauth.control("config", json!({"noRegistration": true})).await;
-        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap_err().to_string();
         assert!(error.contains("registers no new apps"), "{error}");
+        assert!(error.contains(&format!("with {REDIRECT} as its redirect URL")), "says what to register: {error}");
 
         // Without a scope in the challenge, the resource's scopes are asked for; a confidential
         // client proves itself with its secret.
         let oauth = Oauth::new(&server, "confidential");
         oauth.control("config", json!({"noScopeInHeader": true, "confidential": true})).await;
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
         assert_eq!(sign_in.scope.as_deref(), Some("notes:read notes:write"));
         assert_eq!(sign_in.client.auth_method, "client_secret_basic");
         let answer = oauth.browser(&sign_in).await;
@@ -257,10 +259,10 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
 
         // A server that asks nobody to sign in says so.
         let nothing = format!("{}/nothing-here", server.base);
-        let error = start_sign_in(&http, &nothing, REDIRECT, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &nothing, REDIRECT, None, &cancel).await.unwrap_err().to_string();
         assert_eq!(error, format!("MCP: there is no MCP endpoint at {nothing} (HTTP 404)"));
         let everything = super::mcp::Everything::start();
-        let error = start_sign_in(&http, &everything.url, REDIRECT, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &everything.url, REDIRECT, None, &cancel).await.unwrap_err().to_string();
         assert!(error.ends_with("lets Vault Agent in without signing in: no sign-in is needed"), "{error}");
     });
 }
@@ -381,7 +383,7 @@ fn a_sign_in_that_ends_mid_chat_is_offered_again_at_the_next_message() {
     let http = ReqwestClient::new();
     let cancel = CancelToken::new();
     let credentials = runtime().block_on(async {
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
         let answer = oauth.browser(&sign_in).await;
         finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap()
     });
@@ -425,4 +427,109 @@ fn a_sign_in_that_ends_mid_chat_is_offered_again_at_the_next_message() {
     });
     assert_eq!(asked(&host), 1);
     assert!(provider.requests()[4].tools.iter().all(|t| !t.name.starts_with("mcp__")));
+}
+
+#[test]
+fn a_server_that_registers_no_apps_is_signed_in_to_as_the_users_own() {
+    let server = TestServer::start();
+    runtime().block_on(async {
+        let http = ReqwestClient::new();
+        let cancel = CancelToken::new();
+        let oauth = Oauth::new(&server, "preregistered");
+        oauth.control("config", json!({"noRegistration": true, "confidential": true})).await;
+        // The user registers an app by hand (the server's own page, here its endpoint).
+        let made = oauth
+            .web
+            .post(format!("{}/oauth/{}/register", oauth.base, oauth.sid))
+            .header("content-type", "application/json")
+            .body(json!({"client_name": "My vault", "redirect_uris": [REDIRECT]}).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let made: Value = serde_json::from_str(&made).unwrap();
+        let app = OAuthApp {
+            client_id: made["client_id"].as_str().unwrap().into(),
+            client_secret: made["client_secret"].as_str().map(Into::into),
+        };
+
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, Some(&app), &cancel).await.unwrap();
+        assert_eq!(sign_in.client.client_id, app.client_id);
+        // The server lists every method: the secret goes as HTTP Basic.
+        assert_eq!(sign_in.client.auth_method, "client_secret_basic");
+        let asked = query_params(sign_in.url.split_once('?').unwrap().1);
+        assert_eq!(asked["client_id"], app.client_id);
+        let answer = oauth.browser(&sign_in).await;
+        let credentials = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap();
+        assert_eq!(credentials.client.client_secret, app.client_secret);
+
+        let clock = Rc::new(ManualClock::new(0));
+        let client = oauth
+            .config(Some(credentials))
+            .connect(Rc::new(http.clone()), clock, None, None, Default::default(), &cancel)
+            .await
+            .unwrap();
+        let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
+        assert!(said.text.starts_with("signed in as My vault"), "{}", said.text);
+        client.close().await;
+        // Only the user's registration reached the server: Vault Agent registered nothing.
+        let log = oauth.log().await;
+        assert_eq!(log.iter().filter(|r| r["path"].as_str().unwrap().ends_with("/register")).count(), 1);
+        let exchange = log.iter().find(|r| r["form"]["grant_type"] == "authorization_code").unwrap();
+        assert!(exchange["headers"]["authorization"].as_str().unwrap().starts_with("Basic "));
+    });
+}
+
+#[test]
+fn the_cli_signs_in_as_the_users_app_on_the_port_it_names() {
+    let server = TestServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let kept = home.path().join("credentials.json");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    runtime().block_on(async {
+        let oauth = Oauth::new(&server, "cli-app");
+        oauth.control("config", json!({"noRegistration": true, "confidential": true})).await;
+        let redirect = format!("http://127.0.0.1:{port}/callback");
+        let made = oauth
+            .web
+            .post(format!("{}/oauth/{}/register", oauth.base, oauth.sid))
+            .header("content-type", "application/json")
+            .body(json!({"client_name": "My CLI app", "redirect_uris": [redirect]}).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let made: Value = serde_json::from_str(&made).unwrap();
+        let spec = format!("notes={}", oauth.mcp_url());
+        let (id, port) = (made["client_id"].as_str().unwrap(), port.to_string());
+        let mut login = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+            .args(["mcp", "login", "--no-browser", "--client-id", id, "--port", &port, &spec])
+            .env("VAULT_AGENT_CREDENTIALS", &kept)
+            .env("VAULT_AGENT_CLIENT_SECRET", made["client_secret"].as_str().unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(login.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.trim_start().starts_with("http") {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "login ended before printing the page");
+        }
+        let asked = query_params(line.trim().split_once('?').unwrap().1);
+        assert_eq!((asked["client_id"].as_str(), asked["redirect_uri"].as_str()), (id, redirect.as_str()));
+        let back = reqwest::Client::new().get(line.trim()).send().await.unwrap().text().await.unwrap();
+        assert!(back.contains("Signed in to notes."), "{back}");
+        assert!(login.wait_with_output().unwrap().status.success());
+        let said = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+            .args(["mcp", "call", "--mcp-http", &spec, "notes", "whoami"])
+            .env("VAULT_AGENT_CREDENTIALS", &kept)
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&said.stdout).starts_with("signed in as My CLI app"), "{said:?}");
+    });
 }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde_json::Value;
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{NativeLauncher, ReqwestClient, SystemClock};
-use vault_agent::mcp::{show_parts, ClientOffer, CredentialsSink, McpClient, McpServerConfig, Progress};
+use vault_agent::mcp::{show_parts, ClientOffer, CredentialsSink, McpClient, McpServerConfig, OAuthApp, Progress};
 use vault_agent::media::MediaSupport;
 use vault_agent::{Error, Result};
 
@@ -125,6 +125,15 @@ pub enum Command {
         /// Print the page to open instead of opening the browser.
         #[arg(long)]
         no_browser: bool,
+        /// Sign in as the OAuth app you registered with the server's authorization server
+        /// (for one that registers no apps itself), with http://127.0.0.1:PORT/callback as its
+        /// redirect URL; its secret, if it has one, from $VAULT_AGENT_CLIENT_SECRET.
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// The fixed port the browser comes back to, for an app whose redirect URL names one
+        /// (0: any free port).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
     },
     /// Forget the sign-in to a server.
     Logout {
@@ -172,7 +181,13 @@ fn one_server(args: &McpArgs, name: &str) -> Result<McpServerConfig> {
 pub async fn run(command: Command) -> Result<()> {
     let cancel = CancelToken::new();
     match command {
-        Command::Login { server, no_browser } => login(&server, !no_browser).await,
+        Command::Login { server, no_browser, client_id, port } => {
+            let app = client_id.map(|client_id| OAuthApp {
+                client_id,
+                client_secret: std::env::var("VAULT_AGENT_CLIENT_SECRET").ok().filter(|s| !s.is_empty()),
+            });
+            login(&server, !no_browser, app.as_ref(), port).await
+        }
         Command::Logout { server } => logout(&server),
         Command::Tools { servers, json } => {
             let servers = some_servers(&servers)?;

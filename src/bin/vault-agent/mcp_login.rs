@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{query_params, Clock, ReqwestClient, SystemClock};
 use vault_agent::mcp::{
-    finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpServerConfig, McpServerTransport,
+    finish_sign_in, start_sign_in, CredentialsSink, McpCredentials, McpServerConfig, McpServerTransport, OAuthApp,
 };
 use vault_agent::{Error, Result};
 
@@ -146,19 +146,20 @@ fn server_url(spec: &str) -> Result<(String, String)> {
     }
 }
 
-/// Signs in to the server of `spec` (`NAME=URL` or a URL) in the browser and keeps the
-/// credentials. With `open_browser` off, only prints the page to open.
-pub async fn login(spec: &str, open_browser: bool) -> Result<()> {
+/// Signs in to the server of `spec` (`NAME=URL` or a URL) in the browser — as `app` when given —
+/// and keeps the credentials; the browser comes back to `port` on this machine (0: any free
+/// one). With `open_browser` off, only prints the page to open.
+pub async fn login(spec: &str, open_browser: bool, app: Option<&OAuthApp>, port: u16) -> Result<()> {
     let (name, url) = server_url(spec)?;
     let file = credential_file()?;
-    let listener = TcpListener::bind("127.0.0.1:0")
+    let listener = TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|e| Error::Network(format!("cannot listen on this machine for the browser's return: {e}")))?;
     let port = listener.local_addr().map_err(|e| Error::Network(e.to_string()))?.port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
     let http = ReqwestClient::new();
     let cancel = CancelToken::new();
-    let sign_in = start_sign_in(&http, &url, &redirect, &cancel).await?;
+    let sign_in = start_sign_in(&http, &url, &redirect, app, &cancel).await?;
     eprintln!("Sign in to {name} in your browser:\n  {}", sign_in.url);
     if open_browser {
         open(&sign_in.url);
