@@ -1,10 +1,15 @@
 import { Notice } from "obsidian";
 import type { PluginContext } from "./context";
 import type { McpCredentials } from "./generated/protocol";
-import { keepMcpSignIn } from "./settings";
+import { keepMcpSignIn, mcpApp } from "./settings";
 
 /** The `obsidian://` action the browser comes back to after signing in to an MCP server. */
 export const SIGN_IN_ACTION = "vault-agent-mcp-auth";
+
+/** Where the browser comes back to: the vault's name routes the answer to this vault when several are open. */
+export function signInRedirect(vaultName: string): string {
+  return `obsidian://${SIGN_IN_ACTION}?vault=${encodeURIComponent(vaultName)}`;
+}
 
 /** How long a sign-in waits for the browser to come back. */
 const WAIT_MS = 10 * 60 * 1000;
@@ -30,15 +35,14 @@ export function signInAnswered(params: Record<string, string>): void {
 
 /**
  * Signs in to the MCP server `name` at `url` (OAuth): the core finds where and registers the
- * plugin there, the browser opens the server's page, and once the user agrees it comes back to
+ * plugin there (or signs in as the app the user registered for it), the browser opens the server's page, and once the user agrees it comes back to
  * this vault through `obsidian://`. The credentials are kept like API keys. Rejects with what
  * went wrong in words.
  */
 export async function signIn(ctx: PluginContext, name: string, url: string, vaultName: string): Promise<McpCredentials> {
   const { vault } = await ctx.core();
-  // The vault's name routes the answer to this vault when several are open.
-  const redirect = `obsidian://${SIGN_IN_ACTION}?vault=${encodeURIComponent(vaultName)}`;
-  const started = await vault.mcpSignIn(url, redirect, ctx.transport());
+  const app = mcpApp(ctx.apiKeyStore(), name);
+  const started = await vault.mcpSignIn(url, signInRedirect(vaultName), ctx.transport(), app);
   const answer = await new Promise<Record<string, string>>((resolve, reject) => {
     waiting.set(started.state, resolve);
     window.setTimeout(() => {

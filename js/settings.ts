@@ -1,6 +1,6 @@
 import { requireApiVersion, type App } from "obsidian";
 import type { AgentConfig, ApprovalCategory, EmbedderOptions, ModeConfig, ModelPrice, ProviderConfig, Transport, WebSearchConfig } from "./protocol";
-import { PRESETS, type McpCredentials, type McpServerConfig, type ProviderPreset } from "./generated/protocol";
+import { PRESETS, type McpCredentials, type McpServerConfig, type OAuthApp, type ProviderPreset } from "./generated/protocol";
 
 /** The providers the settings offer, and what each stands for: one table, in the core (src/provider/preset.rs). */
 export { PRESETS, type PresetInfo, type ProviderPreset } from "./generated/protocol";
@@ -262,9 +262,17 @@ function fill(defaults: unknown, data: unknown): unknown {
 
 /**
  * Whose API key: a provider preset's, the embeddings API's, an MCP server's bearer token
- * (`mcp-<name>`), or its sign-in (`mcpauth-<name>`: the `McpCredentials` as JSON).
+ * (`mcp-<name>`), its sign-in (`mcpauth-<name>`: the `McpCredentials` as JSON), or the OAuth app
+ * the user registered for it (`mcpapp-<name>`: an `OAuthApp` as JSON).
  */
-export type KeyName = ProviderPreset | "embeddings" | "web-search" | "tavily" | `mcp-${string}` | `mcpauth-${string}`;
+export type KeyName =
+  | ProviderPreset
+  | "embeddings"
+  | "web-search"
+  | "tavily"
+  | `mcp-${string}`
+  | `mcpauth-${string}`
+  | `mcpapp-${string}`;
 
 /** The id of an API key in Obsidian's secret storage (lower-case letters, digits and dashes). */
 export const secretId = (name: KeyName): string => `vault-agent-${name.toLowerCase().replace(/[^a-z0-9-]/g, "-")}-key`;
@@ -292,6 +300,18 @@ export function mcpSignIn(keys: { get(name: KeyName): string }, name: string): M
   if (!kept) return undefined;
   try {
     return JSON.parse(kept) as McpCredentials;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The OAuth app the user registered for the MCP server `name` (`mcpapp-<name>`), if any. */
+export function mcpApp(keys: { get(name: KeyName): string }, name: string): OAuthApp | undefined {
+  const kept = keys.get(`mcpapp-${name}`);
+  if (!kept) return undefined;
+  try {
+    const app = JSON.parse(kept) as OAuthApp;
+    return app.clientId?.trim() ? app : undefined;
   } catch {
     return undefined;
   }

@@ -1,8 +1,8 @@
 import { Platform, Setting } from "obsidian";
 import type { PluginContext } from "./context";
 import type { McpOffer, McpServerConfig } from "./generated/protocol";
-import { signIn } from "./mcpSignIn";
-import { keepMcpSignIn, mcpServers, mcpSignIn } from "./settings";
+import { signIn, signInRedirect } from "./mcpSignIn";
+import { keepMcpSignIn, mcpApp, mcpServers, mcpSignIn } from "./settings";
 import { errorMessage } from "./views/turn";
 import { count } from "./views/count";
 
@@ -56,7 +56,7 @@ function serverEditor(
         // The same name again (a space typed, which names drop): nothing moves, nothing is lost.
         if (!name || name === server.name) return;
         // The token and the sign-in are kept under the server's name: they move with a rename.
-        for (const prefix of ["mcp", "mcpauth"] as const) {
+        for (const prefix of ["mcp", "mcpauth", "mcpapp"] as const) {
           const kept = keys.get(`${prefix}-${server.name}`);
           if (kept) {
             keys.set(`${prefix}-${name}`, kept);
@@ -83,6 +83,7 @@ function serverEditor(
         .onClick(async () => {
           keys.set(`mcp-${server.name}`, "");
           keys.set(`mcpauth-${server.name}`, "");
+          keys.set(`mcpapp-${server.name}`, "");
           ctx.settings.mcp.servers.splice(index, 1);
           await save();
           redisplay();
@@ -249,6 +250,36 @@ function signInRow(
           problem.show();
         }
       });
+    });
+  // For a server whose authorization server registers no apps (GitHub's): the user's own.
+  const app = mcpApp(keys, server.name) ?? { clientId: "" };
+  const keepApp = async () => {
+    keys.set(`mcpapp-${server.name}`, app.clientId.trim() ? JSON.stringify(app) : "");
+    await ctx.saveSettings();
+  };
+  new Setting(el)
+    .setName("Your own sign-in app")
+    .setDesc(
+      `Only for a server that registers no apps itself (signing in says so): register an OAuth app there with ${signInRedirect(vaultName)} as its redirect URL, then give its client ID, and its secret if it has one. Kept ${keys.secure ? "in Obsidian's secret storage" : "in the plugin's data.json"}.`,
+    )
+    .addText((t) => {
+      t.inputEl.addClass("vault-agent-mcp-app-id");
+      t.setPlaceholder("Client ID")
+        .setValue(app.clientId)
+        .onChange(async (value) => {
+          app.clientId = value.trim();
+          await keepApp();
+        });
+    })
+    .addText((t) => {
+      t.inputEl.type = "password";
+      t.inputEl.addClass("vault-agent-mcp-app-secret");
+      t.setPlaceholder("Client secret (optional)")
+        .setValue(app.clientSecret ?? "")
+        .onChange(async (value) => {
+          app.clientSecret = value.trim() || undefined;
+          await keepApp();
+        });
     });
 }
 

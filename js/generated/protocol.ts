@@ -579,6 +579,12 @@ export type OAuthClient = { clientId: string, clientSecret?: string,
 authMethod: string, };
 
 /**
+ * An app the user registered with an authorization server that registers none itself (no
+ * dynamic client registration: GitHub's, say): its client ID, and its secret when it has one.
+ */
+export type OAuthApp = { clientId: string, clientSecret?: string, };
+
+/**
  * A sign-in under way: `url` is the page to open in the user's browser; the rest is what
  * [`finish_sign_in`] needs when the browser comes back to `redirect_uri`. Held by the host
  * until then, not kept.

@@ -3196,6 +3196,53 @@ test("MCP: signing in to a server that asks for it (OAuth) in the browser, then 
   }
 });
 
+test("MCP: a server that registers no apps is signed in to as the user's own app, given in the settings", async () => {
+  const sid = `e2e-app-${Date.now()}`;
+  const control = (what, body) => fetch(`${origin}/oauth/${sid}/${what}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await control("config", { noRegistration: true, confidential: true });
+  const redirect = "obsidian://vault-agent-mcp-auth?vault=Test%20vault";
+  // The user registers an app with the server by hand (its endpoint stands for its page).
+  const app = await (await control("register", { client_name: "My Obsidian app", redirect_uris: [redirect] })).json();
+  const url = `${origin}/oauth/${sid}/mcp`;
+  const server = { name: "notes", transport: { type: "http", url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: false };
+  const page = await openHost({ data: { mcp: { servers: [server] } } });
+  try {
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const box = page.locator(".vault-agent-settings .vault-agent-mcp-server");
+    await box.locator("button", { hasText: "Sign in" }).click();
+    // Without an app, signing in says what to register, with this vault's redirect URL.
+    const problem = box.locator(".vault-agent-mcp-sign-in-error");
+    await problem.waitFor();
+    assert.match(await problem.innerText(), /registers no new apps .*register an OAuth app there yourself, with obsidian:\/\/vault-agent-mcp-auth\?vault=Test%20vault as its redirect URL/);
+    assert.match(await box.locator(".setting-item", { hasText: "Your own sign-in app" }).innerText(), /obsidian:\/\/vault-agent-mcp-auth\?vault=Test%20vault/);
+    await box.locator(".vault-agent-mcp-app-id").fill(app.client_id);
+    await box.locator(".vault-agent-mcp-app-secret").fill(app.client_secret);
+    await box.locator(".setting-item", { hasText: "Your own sign-in app" }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-own-app-light.png` });
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-own-app-dark.png` });
+    await setTheme(page, "light");
+    const kept = await page.evaluate(() => window.fakeObsidian.app.secretStorage.getSecret("vault-agent-mcpapp-notes-key"));
+    assert.deepEqual(JSON.parse(kept), { clientId: app.client_id, clientSecret: app.client_secret });
+
+    await box.locator("button", { hasText: "Sign in" }).click();
+    await until(page, "window.fakeObsidian.opened.length >= 1");
+    const opened = await page.evaluate(() => window.fakeObsidian.opened.at(-1));
+    assert.equal(new URL(opened).searchParams.get("client_id"), app.client_id);
+    const back = (await fetch(opened, { redirect: "manual" })).headers.get("location");
+    await page.evaluate((address) => window.fakeObsidian.openObsidianUrl(address), back);
+    await box.locator(".setting-item-description", { hasText: /^Signed in/ }).waitFor();
+    const signedIn = JSON.parse(await page.evaluate(() => window.fakeObsidian.app.secretStorage.getSecret("vault-agent-mcpauth-notes-key")));
+    assert.equal(signedIn.client.clientId, app.client_id);
+    assert.equal(signedIn.client.authMethod, "client_secret_basic");
+    await box.locator("button", { hasText: "Test and list tools" }).click();
+    await box.locator(".vault-agent-mcp-count", { hasText: "Connected: 1 tool" }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("an approval can keep some changes of a note and turn the others down", async () => {
   const id = `e2e-hunks-${Date.now()}`;
   const old = Array.from({ length: 30 }, (_, i) => `Line ${i + 1}.`).join("\n") + "\n";
