@@ -175,6 +175,9 @@ pub struct CallOutcome {
     /// The server marked the result as an error (`isError`): the model should see it and
     /// may try again differently.
     pub is_error: bool,
+    /// The result's images, audio and embedded binary resources, decoded, in order (the text
+    /// names each): a model that takes images or PDFs gets those.
+    pub parts: Vec<ResourcePart>,
 }
 
 /// A session with one server. Requests are numbered from 1.
@@ -438,7 +441,11 @@ impl McpClient {
             Ok(result) => Ok(render_result(&result)),
             // A protocol-level error (unknown tool, invalid arguments) is something the
             // model can act on, like a tool's own error.
-            Err(e) => Ok(CallOutcome { text: format!("The MCP server refused the call: {e}"), is_error: true }),
+            Err(e) => Ok(CallOutcome {
+                text: format!("The MCP server refused the call: {e}"),
+                is_error: true,
+                parts: Vec::new(),
+            }),
         }
     }
 
@@ -549,6 +556,11 @@ fn answer_ping(incoming: Incoming) -> Option<Value> {
 fn render_result(result: &Value) -> CallOutcome {
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let mut parts = Vec::new();
+    let mut binary = Vec::new();
+    let decoded = |data: Option<&Value>| {
+        let data = data.and_then(Value::as_str).unwrap_or_default();
+        base64::engine::general_purpose::STANDARD.decode(data.trim()).ok()
+    };
     for item in result.get("content").and_then(Value::as_array).into_iter().flatten() {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
         let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
@@ -557,13 +569,23 @@ fn render_result(result: &Value) -> CallOutcome {
             "image" | "audio" => {
                 let size = item.get("data").and_then(Value::as_str).map_or(0, |d| d.len() * 3 / 4);
                 parts.push(format!("[{kind}: {}, about {size} bytes]", text("mimeType")));
+                if let Some(bytes) = decoded(item.get("data")) {
+                    let mime_type = Some(text("mimeType")).filter(|m| !m.is_empty());
+                    binary.push(ResourcePart { uri: String::new(), mime_type, body: ResourceBody::Bytes(bytes) });
+                }
             }
             "resource" => {
                 let resource = item.get("resource").cloned().unwrap_or(Value::Null);
                 let uri = resource.get("uri").and_then(Value::as_str).unwrap_or_default();
                 match resource.get("text").and_then(Value::as_str) {
                     Some(body) => parts.push(format!("[resource {uri}]\n{body}")),
-                    None => parts.push(format!("[binary resource {uri}]")),
+                    None => {
+                        parts.push(format!("[binary resource {uri}]"));
+                        if let Some(bytes) = decoded(resource.get("blob")) {
+                            let mime_type = resource.get("mimeType").and_then(Value::as_str).map(str::to_string);
+                            binary.push(ResourcePart { uri: uri.into(), mime_type, body: ResourceBody::Bytes(bytes) });
+                        }
+                    }
                 }
             }
             "resource_link" => parts.push(format!("[resource link: {} {}]", text("name"), text("uri"))),
@@ -575,7 +597,7 @@ fn render_result(result: &Value) -> CallOutcome {
             parts.push(serde_json::to_string_pretty(structured).unwrap_or_default());
         }
     }
-    CallOutcome { text: parts.join("\n"), is_error }
+    CallOutcome { text: parts.join("\n"), is_error, parts: binary }
 }
 
 #[cfg(test)]
@@ -598,6 +620,18 @@ mod tests {
             outcome.text,
             "hello\n[image: image/png, about 3 bytes]\n[resource test://a]\nbody\n[resource link: b test://b]"
         );
+        // The image's bytes come along, for a model that sees images.
+        let image = ResourcePart {
+            uri: String::new(),
+            mime_type: Some("image/png".into()),
+            body: ResourceBody::Bytes(vec![0; 3]),
+        };
+        assert_eq!(outcome.parts, [image]);
+        let blob = render_result(&json!({"content": [
+            {"type": "resource", "resource": {"uri": "test://c.pdf", "mimeType": "application/pdf", "blob": "JVBE"}}
+        ]}));
+        assert_eq!(blob.text, "[binary resource test://c.pdf]");
+        assert_eq!(blob.parts[0].body, ResourceBody::Bytes(b"%PD".to_vec()));
         let structured = render_result(&json!({"content": [], "structuredContent": {"sum": 3}}));
         assert_eq!(structured.text, "{\n  \"sum\": 3\n}");
     }

@@ -259,17 +259,29 @@ pub fn show_parts(parts: &[ResourcePart], media: MediaSupport) -> ShownResource 
     shown
 }
 
-fn show_bytes(bytes: &[u8], mime: &str, media: MediaSupport, blocks: &mut Vec<ContentBlock>) -> String {
+/// `bytes` of type `mime` as a block for a model that takes `media`: an image it can see, a
+/// PDF it can read, within their limits; `None` for anything else.
+pub(crate) fn media_block(bytes: &[u8], mime: &str, media: MediaSupport) -> Option<ContentBlock> {
     use base64::Engine;
     let encode = || base64::engine::general_purpose::STANDARD.encode(bytes);
     let image = matches!(mime, "image/png" | "image/jpeg" | "image/gif" | "image/webp");
     if image && media.images && bytes.len() <= MAX_IMAGE_BYTES {
-        blocks.push(ContentBlock::Image { media_type: mime.into(), data: encode() });
-        return "[An image: it follows this text.]".into();
+        return Some(ContentBlock::Image { media_type: mime.into(), data: encode() });
     }
     if mime == "application/pdf" && media.documents && bytes.len() <= MAX_PDF_BYTES {
-        blocks.push(ContentBlock::Document { media_type: mime.into(), data: encode(), name: "resource.pdf".into() });
-        return "[A PDF: the document follows this text.]".into();
+        return Some(ContentBlock::Document { media_type: mime.into(), data: encode(), name: "resource.pdf".into() });
+    }
+    None
+}
+
+fn show_bytes(bytes: &[u8], mime: &str, media: MediaSupport, blocks: &mut Vec<ContentBlock>) -> String {
+    if let Some(block) = media_block(bytes, mime, media) {
+        let said = match &block {
+            ContentBlock::Image { .. } => "[An image: it follows this text.]",
+            _ => "[A PDF: the document follows this text.]",
+        };
+        blocks.push(block);
+        return said.into();
     }
     let texty = mime.is_empty()
         || mime.starts_with("text/")

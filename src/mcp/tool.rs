@@ -8,7 +8,8 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::{ClientFeatures, McpClient, McpToolInfo, Progress, SamplingOutcome, SamplingRequest};
+use super::resources::media_block;
+use super::{ClientFeatures, McpClient, McpToolInfo, Progress, ResourceBody, SamplingOutcome, SamplingRequest};
 use crate::cancel::with_cancel;
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormField, FormRequest,
@@ -152,7 +153,21 @@ impl PlannedCall for Call<'_> {
         let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, &forms, ctx.cancel).await;
         match outcome {
             Ok(outcome) if outcome.is_error => Err(ToolError::model(format!("{} failed: {}", tool.name, outcome.text))),
-            Ok(outcome) => Ok(ToolOutput::text(outcome.text)),
+            Ok(outcome) => {
+                // Images (a screenshot, a chart) and PDFs reach a model that takes them, after
+                // the text that names them.
+                let mut output = ToolOutput::text(outcome.text);
+                for part in &outcome.parts {
+                    if let ResourceBody::Bytes(bytes) = &part.body {
+                        let mime = part.mime_type.as_deref().unwrap_or_default();
+                        output.media.extend(media_block(bytes, mime, ctx.media));
+                    }
+                }
+                if !output.media.is_empty() {
+                    output.content.push_str("\n[What the result shows follows this text.]");
+                }
+                Ok(output)
+            }
             Err(crate::Error::Cancelled) => Err(ToolError::Fatal("cancelled".into())),
             // The server is unreachable or broke the protocol: the model may go on without it.
             Err(e) => Err(ToolError::model(e.to_string())),

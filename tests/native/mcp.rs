@@ -825,6 +825,40 @@ mod agent {
     }
 
     #[test]
+    fn an_image_a_tool_returns_reaches_a_model_that_sees_images_and_is_named_to_one_that_does_not() {
+        use vault_agent::media::MediaSupport;
+        use vault_agent::protocol::ContentBlock;
+
+        let server = Everything::start();
+        let image_then_answer =
+            || vec![Turn::tools([("mcp__everything__get-tiny-image", json!({}))]), Turn::text("A logo.")];
+        for sees in [true, false] {
+            let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+            let media = MediaSupport { images: sees, documents: sees };
+            let provider = Rc::new(ScriptedProvider::new(image_then_answer()).with_media(media));
+            let host = TestHost::new();
+            host.deciding(|_| ApprovalDecision::Approve);
+            let report = send_for_report(config, provider.clone(), host, "Show me the server's image");
+            assert_eq!(report.end, EndReason::Answered);
+            let sent = &provider.requests()[1].messages;
+            let images: Vec<&ContentBlock> = sent
+                .iter()
+                .flat_map(|m| &m.content)
+                .filter(|b| matches!(b, ContentBlock::Image { media_type, .. } if media_type == "image/png"))
+                .collect();
+            let text = serde_json::to_string(sent).unwrap();
+            assert!(text.contains("[image: image/png, about"), "the text names it: {text}");
+            assert!(text.contains("The image above is the MCP logo."), "{text}");
+            if sees {
+                assert_eq!(images.len(), 1, "{text}");
+                assert!(text.contains("What the result shows follows this text."), "{text}");
+            } else {
+                assert!(images.is_empty(), "{text}");
+            }
+        }
+    }
+
+    #[test]
     fn a_declined_request_for_the_model_fails_the_servers_tool_and_the_task_goes_on() {
         let server = Everything::start();
         let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
