@@ -333,7 +333,7 @@ outcome: ToolOutcome,
 /**
  * What the model was told (cut at 4,000 characters): the card's details.
  */
-result: string, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", requestId: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "form_requested", form: FormRequest, } | { "type": "externalized", callId: string, path: string, chars: number, } | { "type": "context_condensed", 
+result: string, } | { "type": "tool_progress", callId: string, progress: number, total: number | null, message: string | null, } | { "type": "approval_required", request: ApprovalRequest, } | { "type": "approval_resolved", requestId: string, decision: ApprovalDecision, } | { "type": "question_asked", question: Question, } | { "type": "form_requested", form: FormRequest, } | { "type": "externalized", callId: string, path: string, chars: number, } | { "type": "context_condensed", 
 /**
  * Estimated input tokens before and after.
  */

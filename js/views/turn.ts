@@ -168,6 +168,9 @@ export class TurnView extends Component {
       case "externalized":
         this.cards.get(event.callId)?.link(event.path, event.chars, (path) => this.ctx.openResult(path));
         break;
+      case "tool_progress":
+        this.cards.get(event.callId)?.progress(event.progress, event.total ?? null, event.message ?? null);
+        break;
       case "subtask":
         this.subtask(event.callId, event.taskId).handle(event.event);
         break;
@@ -687,6 +690,7 @@ export class ToolCard {
   private details: HTMLElement | null = null;
   private steps: HTMLElement | null = null;
   private approval: HTMLElement | null = null;
+  private progressEl: HTMLElement | null = null;
   private requestId: string | null = null;
   private label: CallLabel | null;
   private result: string | null = null;
@@ -734,6 +738,8 @@ export class ToolCard {
   finish(isError: boolean, outcome: ToolOutcome, label: CallLabel | undefined, result: string, durationMs: number | null): void {
     this.el.removeClass("is-running", "is-waiting");
     this.el.addClass(isError ? "is-error" : "is-done");
+    this.progressEl?.remove();
+    this.progressEl = null;
     this.el.dataset.outcome = outcome;
     this.status.empty();
     setIcon(this.status, isError ? "x" : outcome === "skipped" ? "minus" : "check");
@@ -818,6 +824,23 @@ export class ToolCard {
     this.approval.empty();
     this.approval.addClass(`is-${decision.replace("_", "-")}`);
     this.approval.setText(DECISION_WORDS[decision]);
+  }
+
+  /**
+   * How far the running call is, as its server says: `progress` of `total` (a bar and "3 of 5")
+   * when it knows the total, the count alone otherwise, and its message.
+   */
+  progress(progress: number, total: number | null, message: string | null): void {
+    if (this.isFinished() && !this.el.hasClass("is-running")) return;
+    this.progressEl ??= this.el.createDiv({ cls: "vault-agent-tool-progress" });
+    this.progressEl.empty();
+    const known = total !== null && total > 0;
+    if (known) {
+      const bar = this.progressEl.createDiv({ cls: "vault-agent-tool-progress-bar" });
+      bar.createDiv({ cls: "vault-agent-tool-progress-fill" }).setCssStyles({ width: `${Math.min(100, (progress / total) * 100)}%` });
+    }
+    const count = known ? `${progress} of ${total}` : String(progress);
+    this.progressEl.createSpan({ cls: "vault-agent-tool-progress-text", text: message ? `${count} · ${message}` : count });
   }
 
   /** Whether the card still waits for an answer to `requestId`. */

@@ -21,6 +21,9 @@ use crate::tools::{
 /// The approval's `tool` when a server asks for the task's model: the protocol's method.
 pub const SAMPLING_APPROVAL: &str = "sampling/createMessage";
 
+/// The least time between two progress reports shown for a call.
+const PROGRESS_EVERY_MS: u64 = 250;
+
 /// The longest tool name providers accept.
 const MAX_NAME: usize = 64;
 
@@ -147,10 +150,25 @@ impl PlannedCall for Call<'_> {
     }
     async fn apply(self: Box<Self>, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let tool = self.tool;
-        // Progress reports keep the call alive on the server's side; the card's spinner says
-        // the same to the user.
         let forms = UserForms { ctx, server: tool.client.server_name(), asked: Cell::new(0), sampled: Cell::new(0) };
-        let outcome = tool.client.call_tool(&tool.remote, self.args, &|_: &Progress| {}, &forms, ctx.cancel).await;
+        // The server's progress reports go to the card, a few a second at most (a server may
+        // send one per item), the last always.
+        let last_shown = Cell::new(None::<u64>);
+        let report = |progress: &Progress| {
+            let now = ctx.clock.now_ms();
+            let done = progress.total.is_some_and(|total| progress.progress >= total);
+            if !done && last_shown.get().is_some_and(|at| now < at + PROGRESS_EVERY_MS) {
+                return;
+            }
+            last_shown.set(Some(now));
+            ctx.host.emit(&AgentEvent::ToolProgress {
+                call_id: ctx.call_id.to_string(),
+                progress: progress.progress,
+                total: progress.total,
+                message: progress.message.clone(),
+            });
+        };
+        let outcome = tool.client.call_tool(&tool.remote, self.args, &report, &forms, ctx.cancel).await;
         match outcome {
             Ok(outcome) if outcome.is_error => Err(ToolError::model(format!("{} failed: {}", tool.name, outcome.text))),
             Ok(outcome) => {

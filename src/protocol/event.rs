@@ -70,6 +70,17 @@ pub enum AgentEvent {
         #[serde(default)]
         result: String,
     },
+    /// A running call's progress, as its server reports it (an MCP tool's
+    /// `notifications/progress`): `progress` of `total` when the server knows it.
+    ToolProgress {
+        #[serde(alias = "call_id")]
+        call_id: String,
+        progress: f64,
+        #[serde(default)]
+        total: Option<f64>,
+        #[serde(default)]
+        message: Option<String>,
+    },
     ApprovalRequired {
         request: ApprovalRequest,
     },

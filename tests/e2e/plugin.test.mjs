@@ -2880,6 +2880,34 @@ test("MCP: the settings list a server's tools; the agent calls one after approva
   }
 });
 
+test("MCP: a long call shows its server's progress in its card, which goes when the call ends", async () => {
+  const { everything, page } = await openWithEverything("mcp-progress", [
+    { toolCalls: [{ id: "p1", name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 3, steps: 4 } }] },
+    { text: "The long operation finished." },
+  ]);
+  try {
+    await send(page, "Run the server's long operation");
+    const modal = page.locator(".modal.vault-agent-approval");
+    await modal.waitFor();
+    await modal.locator('button[data-decision="approve"]').click();
+    const card = page.locator('.vault-agent-tool-card[data-tool="mcp__everything__trigger-long-running-operation"]');
+    const progress = card.locator(".vault-agent-tool-progress-text");
+    await progress.filter({ hasText: /^[1-3] of 4$/ }).waitFor();
+    assert.ok(await card.locator(".vault-agent-tool-progress-fill").isVisible());
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-progress-light.png` });
+    await setTheme(page, "dark");
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-progress-dark.png` });
+    await setTheme(page, "light");
+    await page.locator('.vault-agent-tool-card[data-tool="mcp__everything__trigger-long-running-operation"].is-done').waitFor();
+    assert.equal(await card.locator(".vault-agent-tool-progress").count(), 0);
+    await page.locator(".vault-agent-text", { hasText: "The long operation finished." }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: a server asks for the user's model mid-call; the user sees what it sends, approves, and the reply goes to the server", async () => {
   const { everything, id, page } = await openWithEverything("mcp-sampling", [
     { toolCalls: [{ id: "s1", name: "mcp__everything__trigger-sampling-request", arguments: { prompt: "a haiku about notes", maxTokens: 60 } }] },

@@ -859,6 +859,30 @@ mod agent {
     }
 
     #[test]
+    fn a_long_calls_progress_reaches_the_host_a_few_times_a_second_and_its_end_always() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let long = json!({"duration": 0.6, "steps": 12});
+        let turns = vec![Turn::tools([("mcp__everything__trigger-long-running-operation", long)]), Turn::text("Done.")];
+        let run = run(config, turns, ApprovalDecision::Approve);
+        assert_eq!(run.end, EndReason::Answered);
+        let shown: Vec<(f64, Option<f64>)> = run
+            .host
+            .events()
+            .into_iter()
+            .filter_map(|e| match e {
+                AgentEvent::ToolProgress { progress, total, .. } => Some((progress, total)),
+                _ => None,
+            })
+            .collect();
+        // Twelve reports 50 ms apart, shown at most every 250 ms: the first, a few, the last.
+        assert_eq!(shown.first(), Some(&(1.0, Some(12.0))), "{shown:?}");
+        assert_eq!(shown.last(), Some(&(12.0, Some(12.0))), "{shown:?}");
+        assert!((2..12).contains(&shown.len()), "{shown:?}");
+        assert!(shown.windows(2).all(|w| w[0].0 < w[1].0), "in order: {shown:?}");
+    }
+
+    #[test]
     fn a_declined_request_for_the_model_fails_the_servers_tool_and_the_task_goes_on() {
         let server = Everything::start();
         let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
