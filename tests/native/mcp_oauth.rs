@@ -97,6 +97,15 @@ impl Oauth {
         query_params(query)
     }
 
+    /// Registers an app as its user would by hand, named `name`, coming back to `redirect`;
+    /// the registration (`client_id`, `client_secret` when confidential).
+    async fn register_app(&self, name: &str, redirect: &str) -> Value {
+        let url = format!("{}/oauth/{}/register", self.base, self.sid);
+        let body = json!({"client_name": name, "redirect_uris": [redirect]}).to_string();
+        let response = self.web.post(url).header("content-type", "application/json").body(body).send().await.unwrap();
+        serde_json::from_str(&response.text().await.unwrap()).unwrap()
+    }
+
     fn config(&self, credentials: Option<McpCredentials>) -> McpServerConfig {
         let mut config = McpServerConfig::parse_http(&format!("notes={}", self.mcp_url())).unwrap();
         if let McpServerTransport::Http { credentials: slot, .. } = &mut config.transport {
@@ -438,18 +447,7 @@ fn a_server_that_registers_no_apps_is_signed_in_to_as_the_users_own() {
         let oauth = Oauth::new(&server, "preregistered");
         oauth.control("config", json!({"noRegistration": true, "confidential": true})).await;
         // The user registers an app by hand (the server's own page, here its endpoint).
-        let made = oauth
-            .web
-            .post(format!("{}/oauth/{}/register", oauth.base, oauth.sid))
-            .header("content-type", "application/json")
-            .body(json!({"client_name": "My vault", "redirect_uris": [REDIRECT]}).to_string())
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let made: Value = serde_json::from_str(&made).unwrap();
+        let made = oauth.register_app("My vault", REDIRECT).await;
         let app = OAuthApp {
             client_id: made["client_id"].as_str().unwrap().into(),
             client_secret: made["client_secret"].as_str().map(Into::into),
@@ -492,18 +490,7 @@ fn the_cli_signs_in_as_the_users_app_on_the_port_it_names() {
         let oauth = Oauth::new(&server, "cli-app");
         oauth.control("config", json!({"noRegistration": true, "confidential": true})).await;
         let redirect = format!("http://127.0.0.1:{port}/callback");
-        let made = oauth
-            .web
-            .post(format!("{}/oauth/{}/register", oauth.base, oauth.sid))
-            .header("content-type", "application/json")
-            .body(json!({"client_name": "My CLI app", "redirect_uris": [redirect]}).to_string())
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let made: Value = serde_json::from_str(&made).unwrap();
+        let made = oauth.register_app("My CLI app", &redirect).await;
         let spec = format!("notes={}", oauth.mcp_url());
         let (id, port) = (made["client_id"].as_str().unwrap(), port.to_string());
         let mut login = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
