@@ -423,6 +423,32 @@ fn cli_search_lists_the_users_language_first_and_can_be_told_another() {
 }
 
 #[test]
+fn run_shows_the_models_thinking_on_stderr_when_asked_and_the_answer_stays_alone_on_stdout() {
+    let vault = sample_vault();
+    let thinking_then_answer = || {
+        let chunk = |delta: Value, finish: Value| {
+            format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+        };
+        let parts = vec![
+            chunk(json!({"reasoning_content": "The plan note "}), Value::Null),
+            chunk(json!({"reasoning_content": "has one item."}), Value::Null),
+            chunk(json!({"content": "One item: ship search."}), Value::Null),
+            chunk(json!({}), json!("stop")),
+            "data: [DONE]\n\n".to_string(),
+        ];
+        Answer::Sse { parts, gate: None }
+    };
+    let (base, _) = serve(vec![thinking_then_answer(), thinking_then_answer()]);
+    let shown = run(vault.path(), &base, &["--thinking"], "What is in my plan?");
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    assert_eq!(text(&shown.stdout).trim(), "One item: ship search.");
+    assert!(text(&shown.stderr).contains("thinking: The plan note has one item.\n"), "{}", text(&shown.stderr));
+    let quiet = run(vault.path(), &base, &[], "What is in my plan?");
+    assert_eq!(text(&quiet.stdout).trim(), "One item: ship search.");
+    assert!(!text(&quiet.stderr).contains("The plan note"), "{}", text(&quiet.stderr));
+}
+
+#[test]
 fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
     let vault = sample_vault();
     let (base, seen) =

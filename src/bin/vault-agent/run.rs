@@ -61,6 +61,9 @@ pub struct Args {
     /// Do not take a learned recipe's fast path; always run the normal loop.
     #[arg(long)]
     no_fast_path: bool,
+    /// Show the model's thinking (where it streams any) on stderr, before its answer.
+    #[arg(long)]
+    thinking: bool,
     #[command(flatten)]
     mcp: crate::mcp::McpArgs,
     /// A domain web_fetch may read without asking (with its subdomains); repeatable.
@@ -125,7 +128,7 @@ pub async fn run(args: Args) -> Result<()> {
         fast_path: !args.no_fast_path,
         ..AgentConfig::default()
     };
-    let host = Rc::new(TerminalHost::new());
+    let host = Rc::new(TerminalHost::new().showing_thinking(args.thinking));
     let servers = args.mcp.servers()?;
     let renewed = crate::mcp::renewed_sink(&servers);
     let mut mcp = McpToolset::new(servers, Rc::new(ReqwestClient::new()), clock.clone(), Some(Rc::new(NativeLauncher)))
@@ -386,6 +389,10 @@ fn summary(report: &RunReport, vault: &std::path::Path) -> String {
 pub(crate) struct TerminalHost {
     inputs: RefCell<HashMap<String, Value>>,
     at_line_start: Cell<bool>,
+    /// Thinking goes to stderr (`--thinking`).
+    show_thinking: bool,
+    /// Thinking is being shown, its line not yet ended.
+    thinking: Cell<bool>,
     interactive: bool,
     asked_without_terminal: Cell<bool>,
     /// The input's lines, read through one buffer: piped input is read ahead of the line asked for.
@@ -397,16 +404,33 @@ impl TerminalHost {
         TerminalHost {
             inputs: RefCell::new(HashMap::new()),
             at_line_start: Cell::new(true),
+            show_thinking: false,
+            thinking: Cell::new(false),
             interactive: std::io::stdin().is_terminal(),
             asked_without_terminal: Cell::new(false),
             lines: tokio::sync::Mutex::new(tokio::io::BufReader::new(tokio::io::stdin()).lines()),
         }
     }
 
-    /// Ends the streamed answer's line, so stderr lines do not run into it.
+    /// Shows the model's thinking on stderr, faint on a terminal.
+    pub(crate) fn showing_thinking(mut self, show: bool) -> Self {
+        self.show_thinking = show;
+        self
+    }
+
+    /// Ends the streamed answer's line, and the thinking shown, so that stderr lines do not
+    /// run into them.
     fn finish_line(&self) {
+        self.end_thinking();
         if !self.at_line_start.replace(true) {
             outln!();
+        }
+    }
+
+    fn end_thinking(&self) {
+        if self.thinking.replace(false) {
+            let reset = if std::io::stderr().is_terminal() { "\x1b[0m" } else { "" };
+            eprintln!("{reset}");
         }
     }
 
@@ -440,11 +464,22 @@ impl TerminalHost {
         let indent = "  ".repeat(depth);
         match event {
             // Only the user's task answers on stdout; a sub-task's answer is its call's result.
+            AgentEvent::ThinkingDelta { text } if depth == 0 && self.show_thinking => {
+                if !self.thinking.get() {
+                    self.finish_line();
+                    self.thinking.set(true);
+                    let faint = if std::io::stderr().is_terminal() { "\x1b[2m" } else { "" };
+                    eprint!("{faint}thinking: ");
+                }
+                eprint!("{text}");
+            }
             AgentEvent::TextDelta { text } if depth == 0 => {
+                self.end_thinking();
                 crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
             AgentEvent::ToolStarted { call_id, input, .. } => {
+                self.end_thinking();
                 self.inputs.borrow_mut().insert(format!("{scope}/{call_id}"), input.clone());
             }
             AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms, .. } => {
