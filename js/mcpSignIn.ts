@@ -1,7 +1,7 @@
 import { Notice } from "obsidian";
 import type { PluginContext } from "./context";
 import type { McpCredentials } from "./generated/protocol";
-import { keepMcpSignIn, mcpApp } from "./settings";
+import { keepMcpSignIn, mcpApp, mcpSignIn } from "./settings";
 
 /** The `obsidian://` action the browser comes back to after signing in to an MCP server. */
 export const SIGN_IN_ACTION = "vault-agent-mcp-auth";
@@ -42,7 +42,9 @@ export function signInAnswered(params: Record<string, string>): void {
 export async function signIn(ctx: PluginContext, name: string, url: string, vaultName: string): Promise<McpCredentials> {
   const { vault } = await ctx.core();
   const app = mcpApp(ctx.apiKeyStore(), name);
-  const started = await vault.mcpSignIn(url, signInRedirect(vaultName), ctx.transport(), app);
+  // After a step-up (a call that needed more access), the kept sign-in says what more to ask for.
+  const more = mcpSignIn(ctx.apiKeyStore(), name)?.stepUpScope;
+  const started = await vault.mcpSignIn(url, signInRedirect(vaultName), ctx.transport(), app, more);
   const answer = await new Promise<Record<string, string>>((resolve, reject) => {
     waiting.set(started.state, resolve);
     window.setTimeout(() => {

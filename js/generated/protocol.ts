@@ -566,7 +566,12 @@ issuer: string,
 /**
  * The MCP server they are for.
  */
-resource: string, };
+resource: string, 
+/**
+ * The scope a request was refused for want of (a `403` with `insufficient_scope`: the
+ * server steps up what it asks for); the next sign-in asks for it as well.
+ */
+stepUpScope?: string, };
 
 /**
  * Vault Agent as the authorization server registered it.

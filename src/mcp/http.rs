@@ -26,6 +26,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::message::{clip, Incoming, RpcError};
+use super::oauth::union_of_scopes;
 use super::oauth::{CredentialsSink, McpCredentials};
 use super::oauth_discovery::bearer_challenge;
 use super::transport::{response_to, Inbox, McpTransport};
@@ -177,9 +178,27 @@ impl StreamableHttp {
             return Ok(response);
         }
         let status = response.status;
-        let asks_sign_in = response.header("www-authenticate").and_then(bearer_challenge).is_some();
+        let challenge = response.header("www-authenticate").and_then(bearer_challenge);
+        let asks_sign_in = challenge.is_some();
         let body = response.text().await.unwrap_or_default();
         let signed_in = self.credentials.borrow().is_some();
+        // A step-up: the sign-in is good, but this request needs more scope than it gave. The
+        // host keeps what to ask for, and the next sign-in asks for it.
+        let more = challenge.filter(|c| c.error.as_deref() == Some("insufficient_scope")).and_then(|c| c.scope);
+        if let (403, Some(more), true) = (status, more, signed_in) {
+            let stepped = self.credentials.borrow().clone().map(|mut credentials| {
+                let kept = credentials.step_up_scope.take().or(credentials.scope.clone()).unwrap_or_default();
+                credentials.step_up_scope = Some(union_of_scopes(&kept, &more));
+                credentials
+            });
+            if let (Some(stepped), Some((server, sink))) = (stepped, &self.sink) {
+                sink(server, &stepped);
+                *self.credentials.borrow_mut() = Some(stepped);
+            }
+            return Err(Error::McpSignIn(format!(
+                "the server asks for more access ({more}) than the sign-in gave: sign in again"
+            )));
+        }
         let sign_in = match status {
             401 if signed_in => Some("the server refused the sign-in: sign in again"),
             401 if asks_sign_in => Some("the server asks you to sign in"),

@@ -55,6 +55,11 @@ pub struct McpCredentials {
     pub issuer: String,
     /// The MCP server they are for.
     pub resource: String,
+    /// The scope a request was refused for want of (a `403` with `insufficient_scope`: the
+    /// server steps up what it asks for); the next sign-in asks for it as well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub step_up_scope: Option<String>,
 }
 
 /// Vault Agent as the authorization server registered it.
@@ -127,17 +132,22 @@ pub struct McpSignIn {
 /// Starts signing in to the MCP server at `server_url`: finds its authorization server,
 /// registers Vault Agent there with `redirect_uri` (where the browser comes back: the
 /// plugin's `obsidian://` address, the CLI's `http://127.0.0.1:PORT/…`) — or, given `app`,
-/// signs in as that app instead — and makes the authorization page's address. Fails, in
-/// words, when the server asks nobody to sign in, does not do PKCE, or takes no registrations
-/// and no app was given.
+/// signs in as that app instead — and makes the authorization page's address, asking for the
+/// scope the server's challenge names and `more_scope` too (what a step-up asked for: the kept
+/// sign-in's [`McpCredentials::step_up_scope`]). Fails, in words, when the server asks nobody
+/// to sign in, does not do PKCE, or takes no registrations and no app was given.
 pub async fn start_sign_in(
     http: &dyn HttpClient,
     server_url: &str,
     redirect_uri: &str,
     app: Option<&OAuthApp>,
+    more_scope: Option<&str>,
     cancel: &CancelToken,
 ) -> Result<McpSignIn> {
-    let found = discover(http, server_url, cancel).await?;
+    let mut found = discover(http, server_url, cancel).await?;
+    if let Some(more) = more_scope {
+        found.scope = Some(union_of_scopes(found.scope.as_deref().unwrap_or_default(), more));
+    }
     let server = &found.server;
     let pkce = server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"));
     if !pkce && !found.defaults {
@@ -227,6 +237,7 @@ pub async fn finish_sign_in(
         ("resource", sign_in.resource.as_str()),
     ];
     let base = McpCredentials {
+        step_up_scope: None,
         access_token: String::new(),
         refresh_token: None,
         expires_at: None,
@@ -365,6 +376,17 @@ async fn answer(
     Ok((body, text))
 }
 
+/// The scopes of `a` and then those of `b` not in `a`, space-separated (OAuth's form).
+pub(crate) fn union_of_scopes(a: &str, b: &str) -> String {
+    let mut all: Vec<&str> = a.split_whitespace().collect();
+    for scope in b.split_whitespace() {
+        if !all.contains(&scope) {
+            all.push(scope);
+        }
+    }
+    all.join(" ")
+}
+
 /// `params` as a form body or query: `a=1&b=x%20y`.
 fn form(params: &[(&str, &str)]) -> String {
     params.iter().map(|(name, value)| format!("{name}={}", url_encode(value))).collect::<Vec<_>>().join("&")
@@ -384,7 +406,15 @@ mod tests {
             token_endpoint: "https://a.example/token".into(),
             issuer: "https://a.example".into(),
             resource: "https://m.example/mcp".into(),
+            step_up_scope: None,
         }
+    }
+
+    #[test]
+    fn scopes_are_joined_once_each_in_order() {
+        assert_eq!(union_of_scopes("notes:read", "notes:read notes:write"), "notes:read notes:write");
+        assert_eq!(union_of_scopes("", " a  b "), "a b");
+        assert_eq!(union_of_scopes("a b", ""), "a b");
     }
 
     #[test]

@@ -187,6 +187,14 @@ impl PlannedCall for Call<'_> {
                 Ok(output)
             }
             Err(crate::Error::Cancelled) => Err(ToolError::Fatal("cancelled".into())),
+            // The server wants a (new) sign-in for this call, a step-up for more access say:
+            // the chat offers it now, not only when a task's list of servers fails.
+            Err(crate::Error::McpSignIn(what)) => {
+                let server = tool.client.server_name().to_string();
+                let message = format!("MCP server {server}: {what}");
+                ctx.host.emit(&AgentEvent::McpSignInNeeded { server, message: message.clone() });
+                Err(ToolError::model(message))
+            }
             // The server is unreachable or broke the protocol: the model may go on without it.
             Err(e) => Err(ToolError::model(e.to_string())),
         }

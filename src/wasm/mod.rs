@@ -210,7 +210,8 @@ impl VaultCore {
     /// Starts signing in to the MCP server at `serverUrl` (OAuth): resolves with an
     /// `McpSignIn` whose `url` is the page to open in the browser, which comes back to
     /// `redirectUri` with the answer for `mcpFinishSignIn`. `app`: the OAuth app the user
-    /// registered there, for a server that registers none itself. Rejects, in words, when the
+    /// registered there, for a server that registers none itself; `moreScope`: a step-up's
+    /// scope to ask for too (the kept sign-in's `stepUpScope`). Rejects, in words, when the
     /// server asks nobody to sign in or cannot be signed in to.
     #[wasm_bindgen(js_name = mcpSignIn, unchecked_return_type = "Protocol.McpSignIn")]
     pub async fn mcp_sign_in(
@@ -219,11 +220,13 @@ impl VaultCore {
         #[wasm_bindgen(js_name = redirectUri)] redirect_uri: String,
         #[wasm_bindgen(unchecked_param_type = "Protocol.Transport | undefined")] transport: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Protocol.OAuthApp | undefined")] app: JsValue,
+        #[wasm_bindgen(js_name = moreScope)] more_scope: Option<String>,
     ) -> Result<JsValue, JsValue> {
         let http = self.settings_http(transport)?;
         let app: Option<crate::mcp::OAuthApp> = if app.is_undefined() || app.is_null() { None } else { from_js(app)? };
         let cancel = CancelToken::new();
-        let sign_in = crate::mcp::start_sign_in(&*http, &server_url, &redirect_uri, app.as_ref(), &cancel).await;
+        let more = more_scope.as_deref();
+        let sign_in = crate::mcp::start_sign_in(&*http, &server_url, &redirect_uri, app.as_ref(), more, &cancel).await;
         to_js(&sign_in.map_err(js_error)?)
     }
 

@@ -3224,6 +3224,56 @@ test("MCP: signing in to a server that asks for it (OAuth) in the browser, then 
   }
 });
 
+test("MCP: a call that needs more access offers the sign-in at once, which asks for it", async () => {
+  const sid = `e2e-step-up-${Date.now()}`;
+  const id = `e2e-mcp-step-up-${Date.now()}`;
+  await script(id, [
+    { toolCalls: [{ id: "w1", name: "mcp__notes__whoami", arguments: {} }] },
+    { text: "The server wants more access." },
+    { toolCalls: [{ id: "w2", name: "mcp__notes__whoami", arguments: {} }] },
+    { text: "Now it answered." },
+  ]);
+  const control = (what, body) => fetch(`${origin}/oauth/${sid}/${what}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  // Listing its tools needs notes:read; calling one needs notes:write too.
+  await control("config", { callScope: "notes:write" });
+  const url = `${origin}/oauth/${sid}/mcp`;
+  const server = { name: "notes", transport: { type: "http", url, headers: [] }, enabled: true, disabledTools: [], trustReadOnly: true };
+  const page = await openHost({ mock: id, data: { mcp: { servers: [server] } } });
+  /** Plays the browser: opens the page the plugin opened and comes back; the scope it asked for. */
+  const browserSignsIn = async (count) => {
+    await until(page, `window.fakeObsidian.opened.length >= ${count}`);
+    const opened = await page.evaluate(() => window.fakeObsidian.opened.at(-1));
+    const back = (await fetch(opened, { redirect: "manual" })).headers.get("location");
+    await page.evaluate((address) => window.fakeObsidian.openObsidianUrl(address), back);
+    return new URL(opened).searchParams.get("scope");
+  };
+  try {
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const box = page.locator(".vault-agent-settings .vault-agent-mcp-server");
+    await box.locator("button", { hasText: "Sign in" }).click();
+    assert.equal(await browserSignsIn(1), "notes:read");
+    await box.locator(".setting-item-description", { hasText: "Signed in (notes:read)." }).waitFor();
+    await page.locator(".modal.mod-settings .modal-close-button").click();
+
+    await send(page, "Who am I on the notes server?");
+    const line = page.locator(".vault-agent-mcp-sign-in-line");
+    await line.waitFor();
+    assert.match(await line.innerText(), /MCP server notes: the server asks for more access \(notes:read notes:write\) than the sign-in gave: sign in again/);
+    await page.locator(".vault-agent-text", { hasText: "The server wants more access." }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-step-up-light.png` });
+    await line.locator("button", { hasText: "Sign in to notes" }).click();
+    assert.equal(await browserSignsIn(2), "notes:read notes:write");
+    await line.locator(".vault-agent-signed-in").waitFor();
+    await send(page, "And now?");
+    await page.locator(".vault-agent-text", { hasText: "Now it answered." }).waitFor();
+    const sent = await requests(id);
+    assert.match(JSON.stringify(sent[3].body.messages), /scope notes:read notes:write/);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("MCP: a server that registers no apps is signed in to as the user's own app, given in the settings", async () => {
   const sid = `e2e-app-${Date.now()}`;
   const control = (what, body) => fetch(`${origin}/oauth/${sid}/${what}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -134,7 +134,7 @@ fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
         let message = refused.err().expect("refused").to_string();
         assert!(message.contains("asks you to sign in"), "{message}");
 
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap();
         let issuer = format!("{}/oauth/{}", oauth.base, oauth.sid);
         assert!(sign_in.url.starts_with(&format!("{issuer}/authorize?response_type=code&")), "{}", sign_in.url);
         let asked = query_params(sign_in.url.split_once('?').unwrap().1);
@@ -227,7 +227,7 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
 
         // An answer from another sign-in (its state differs), or a refusal, is not taken.
         let oauth = Oauth::new(&server, "answers");
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap();
         let mut answer = oauth.browser(&sign_in).await;
         answer.insert("state".into(), "someone-else".into());
         let error = finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap_err().to_string();
@@ -244,11 +244,13 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
         // No PKCE, no registration: refused before the browser is opened.
         let oauth = Oauth::new(&server, "nopkce");
         oauth.control("config", json!({"noPkce": true})).await;
-        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap_err().to_string();
+        let error =
+            start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap_err().to_string();
         assert!(error.contains("PKCE"), "{error}");
         let oauth = Oauth::new(&server, "noreg");
         oauth.control("config", json!({"noRegistration": true})).await;
-        let error = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap_err().to_string();
+        let error =
+            start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap_err().to_string();
         assert!(error.contains("registers no new apps"), "{error}");
         assert!(error.contains(&format!("with {REDIRECT} as its redirect URL")), "says what to register: {error}");
 
@@ -256,7 +258,7 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
         // client proves itself with its secret.
         let oauth = Oauth::new(&server, "confidential");
         oauth.control("config", json!({"noScopeInHeader": true, "confidential": true})).await;
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap();
         assert_eq!(sign_in.scope.as_deref(), Some("notes:read notes:write"));
         assert_eq!(sign_in.client.auth_method, "client_secret_basic");
         let answer = oauth.browser(&sign_in).await;
@@ -268,10 +270,10 @@ fn a_sign_in_is_refused_where_it_would_not_be_safe_or_was_not_this_one() {
 
         // A server that asks nobody to sign in says so.
         let nothing = format!("{}/nothing-here", server.base);
-        let error = start_sign_in(&http, &nothing, REDIRECT, None, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &nothing, REDIRECT, None, None, &cancel).await.unwrap_err().to_string();
         assert_eq!(error, format!("MCP: there is no MCP endpoint at {nothing} (HTTP 404)"));
         let everything = super::mcp::Everything::start();
-        let error = start_sign_in(&http, &everything.url, REDIRECT, None, &cancel).await.unwrap_err().to_string();
+        let error = start_sign_in(&http, &everything.url, REDIRECT, None, None, &cancel).await.unwrap_err().to_string();
         assert!(error.ends_with("lets Vault Agent in without signing in: no sign-in is needed"), "{error}");
     });
 }
@@ -392,7 +394,7 @@ fn a_sign_in_that_ends_mid_chat_is_offered_again_at_the_next_message() {
     let http = ReqwestClient::new();
     let cancel = CancelToken::new();
     let credentials = runtime().block_on(async {
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap();
         let answer = oauth.browser(&sign_in).await;
         finish_sign_in(&http, &sign_in, &answer, 0, &cancel).await.unwrap()
     });
@@ -425,16 +427,16 @@ fn a_sign_in_that_ends_mid_chat_is_offered_again_at_the_next_message() {
         let sent = serde_json::to_string(&provider.requests()[1].messages).unwrap();
         assert!(sent.contains("signed in as Vault Agent"), "{sent}");
         // The sign-in ends on the server's side (revoked): the call fails with words the model
-        // reads, and the chat is not asked yet.
+        // reads, and the chat offers the sign-in at once.
         oauth.control("revoke", json!({})).await;
         chat.send("And now?").await.unwrap();
         let sent = serde_json::to_string(&provider.requests()[3].messages).unwrap();
         assert!(sent.contains("sign in again"), "{sent}");
-        assert_eq!(asked(&host), 0);
-        // The next message: the server is asked afresh, and the chat offers the sign-in.
+        assert_eq!(asked(&host), 1);
+        // The next message: the server is asked afresh, and the chat offers it again.
         chat.send("Once more").await.unwrap();
     });
-    assert_eq!(asked(&host), 1);
+    assert_eq!(asked(&host), 2);
     assert!(provider.requests()[4].tools.iter().all(|t| !t.name.starts_with("mcp__")));
 }
 
@@ -453,7 +455,7 @@ fn a_server_that_registers_no_apps_is_signed_in_to_as_the_users_own() {
             client_secret: made["client_secret"].as_str().map(Into::into),
         };
 
-        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, Some(&app), &cancel).await.unwrap();
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, Some(&app), None, &cancel).await.unwrap();
         assert_eq!(sign_in.client.client_id, app.client_id);
         // The server lists every method: the secret goes as HTTP Basic.
         assert_eq!(sign_in.client.auth_method, "client_secret_basic");
@@ -518,5 +520,52 @@ fn the_cli_signs_in_as_the_users_app_on_the_port_it_names() {
             .output()
             .unwrap();
         assert!(String::from_utf8_lossy(&said.stdout).starts_with("signed in as My CLI app"), "{said:?}");
+    });
+}
+
+#[test]
+fn a_call_that_needs_more_scope_asks_the_next_sign_in_for_it() {
+    let server = TestServer::start();
+    runtime().block_on(async {
+        let http = ReqwestClient::new();
+        let cancel = CancelToken::new();
+        let oauth = Oauth::new(&server, "step-up");
+        // Listing needs notes:read; a call needs notes:write too.
+        oauth.control("config", json!({"callScope": "notes:write"})).await;
+        let sign_in = start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, None, &cancel).await.unwrap();
+        assert_eq!(sign_in.scope.as_deref(), Some("notes:read"));
+        let credentials = finish_sign_in(&http, &sign_in, &oauth.browser(&sign_in).await, 0, &cancel).await.unwrap();
+
+        let kept: Rc<RefCell<Vec<McpCredentials>>> = Rc::default();
+        let keep = kept.clone();
+        let sink: vault_agent::mcp::CredentialsSink = Rc::new(move |_, c: &McpCredentials| keep.borrow_mut().push(c.clone()));
+        let clock = Rc::new(ManualClock::new(0));
+        let connect = |credentials: McpCredentials| {
+            let config = oauth.config(Some(credentials));
+            let (http, clock, sink) = (Rc::new(http.clone()), clock.clone(), Some(sink.clone()));
+            async move { config.connect(http, clock, None, sink, Default::default(), &CancelToken::new()).await }
+        };
+        let client = connect(credentials).await.unwrap();
+        assert_eq!(client.list_tools(&cancel).await.unwrap().len(), 1);
+        let refused = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap_err();
+        assert!(
+            matches!(&refused, vault_agent::Error::McpSignIn(what)
+                if what == "the server asks for more access (notes:read notes:write) than the sign-in gave: sign in again"),
+            "{refused}"
+        );
+        client.close().await;
+        // The host keeps what the next sign-in must ask for.
+        let stepped = kept.borrow().last().cloned().expect("kept");
+        assert_eq!(stepped.step_up_scope.as_deref(), Some("notes:read notes:write"));
+
+        let again =
+            start_sign_in(&http, &oauth.mcp_url(), REDIRECT, None, stepped.step_up_scope.as_deref(), &cancel).await.unwrap();
+        assert_eq!(query_params(again.url.split_once('?').unwrap().1)["scope"], "notes:read notes:write");
+        let fresh = finish_sign_in(&http, &again, &oauth.browser(&again).await, 0, &cancel).await.unwrap();
+        assert_eq!((fresh.scope.as_deref(), fresh.step_up_scope.as_deref()), (Some("notes:read notes:write"), None));
+        let client = connect(fresh).await.unwrap();
+        let said = client.call_tool("whoami", json!({}), &no_progress, &NoForms, &cancel).await.unwrap();
+        assert_eq!(said.text, "signed in as Vault Agent, token 2, scope notes:read notes:write");
+        client.close().await;
     });
 }

@@ -159,7 +159,9 @@ pub async fn login(spec: &str, open_browser: bool, app: Option<&OAuthApp>, port:
     let redirect = format!("http://127.0.0.1:{port}/callback");
     let http = ReqwestClient::new();
     let cancel = CancelToken::new();
-    let sign_in = start_sign_in(&http, &url, &redirect, app, &cancel).await?;
+    // After a step-up the kept sign-in says what more to ask for.
+    let more = file.get(&url).and_then(|kept| kept.step_up_scope);
+    let sign_in = start_sign_in(&http, &url, &redirect, app, more.as_deref(), &cancel).await?;
     eprintln!("Sign in to {name} in your browser:\n  {}", sign_in.url);
     if open_browser {
         open(&sign_in.url);

@@ -17,9 +17,10 @@
 //   POST /oauth/<sid>/token        authorization_code (PKCE S256, resource) and refresh_token
 //        (rotated) grants → at-<sid>-<n>, rt-<sid>-<m>.
 // Test controls:
-//   POST /oauth/<sid>/config {noScopeInHeader, noPkce, noRegistration, confidential, deny, expiresIn}
-//        merged into the session's config. noPkce only drops S256 from the metadata (a client
-//        must then refuse); the authorization endpoint still requires PKCE.
+//   POST /oauth/<sid>/config {noScopeInHeader, noPkce, noRegistration, confidential, deny, expiresIn,
+//        callScope} merged into the session's config. noPkce only drops S256 from the metadata (a
+//        client must then refuse); the authorization endpoint still requires PKCE. callScope: a
+//        tools/call needs that scope too, else 403 with an insufficient_scope challenge (step-up).
 //   POST /oauth/<sid>/expire       every access token so far is expired
 //   POST /oauth/<sid>/revoke       every access and refresh token is dead
 //   GET  /oauth/<sid>/log          [{method, path, query, headers, form?, json?}], every request the
@@ -124,6 +125,12 @@ async function mcp(req, res, url, s, sid) {
       });
     case "tools/call": {
       if (body.params?.name !== "whoami") return fail(-32602, `Unknown tool: ${body.params?.name}`);
+      const needed = s.config.callScope;
+      if (needed && !token.scope.split(" ").includes(needed)) {
+        const wanted = `notes:read ${needed}`;
+        const header = `Bearer resource_metadata="${base(req)}/.well-known/oauth-protected-resource/oauth/${sid}/mcp", scope="${wanted}", error="insufficient_scope"`;
+        return json(res, 403, { error: "insufficient_scope" }, { "www-authenticate": header });
+      }
       const client = s.clients.get(token.clientId);
       const who = client?.client_name ?? token.clientId;
       return answer({ content: [{ type: "text", text: `signed in as ${who}, token ${token.n}, scope ${token.scope}` }] });
