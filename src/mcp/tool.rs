@@ -225,7 +225,7 @@ impl ClientFeatures for UserForms<'_, '_> {
             subtask: None,
         };
         self.ctx.host.emit(&AgentEvent::FormRequested { form: form.clone() });
-        self.ctx.host.fill(&form).await
+        self.ctx.user_time.during(self.ctx.clock, self.ctx.host.fill(&form)).await
     }
 
     async fn sample(&self, request: SamplingRequest) -> SamplingOutcome {
@@ -252,7 +252,8 @@ impl ClientFeatures for UserForms<'_, '_> {
                 subtask: None,
             };
             ctx.host.emit(&AgentEvent::ApprovalRequired { request: approval.clone() });
-            let Ok(decision) = with_cancel(ctx.cancel, ctx.host.approve(&approval)).await else {
+            let asked = ctx.user_time.during(ctx.clock, ctx.host.approve(&approval));
+            let Ok(decision) = with_cancel(ctx.cancel, asked).await else {
                 return SamplingOutcome::Failed("the task was stopped".into());
             };
             ctx.host.emit(&AgentEvent::ApprovalResolved { request_id: approval.id.clone(), decision });

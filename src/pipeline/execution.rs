@@ -24,7 +24,7 @@ use crate::protocol::{
     ToolSpec,
 };
 use crate::tools::{
-    call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry,
+    call_label, Access, Control, OutputItem, ReadLedger, ToolContext, ToolError, ToolKind, ToolRegistry, UserTime,
 };
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::Result;
@@ -381,7 +381,7 @@ impl ToolExecutionPipeline {
         self.registry.get(&call.name).is_some_and(|t| t.parallel_safe(&call.input))
     }
 
-    fn context<'a>(&'a self, call_id: &'a str, index: u32) -> ToolContext<'a> {
+    fn context<'a>(&'a self, call_id: &'a str, index: u32, user_time: &'a UserTime) -> ToolContext<'a> {
         ToolContext {
             vault: &*self.env.vault,
             clock: &*self.env.clock,
@@ -396,13 +396,20 @@ impl ToolExecutionPipeline {
             media: self.env.media,
             sampler: self.sampler.as_deref(),
             policy: &self.policy,
+            user_time,
         }
     }
 
     /// `work`'s value, or why `tool` was stopped: the task was cancelled, or `timeout_ms` passed
     /// (0: no limit).
-    async fn within_limits<T>(&self, tool: &str, timeout_ms: u64, work: impl Future<Output = T>) -> Result<T, Staged> {
-        match with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, work)).await {
+    async fn within_limits<T>(
+        &self,
+        tool: &str,
+        timeout_ms: u64,
+        user_time: &UserTime,
+        work: impl Future<Output = T>,
+    ) -> Result<T, Staged> {
+        match with_cancel(&self.env.cancel, timeout(&*self.env.clock, timeout_ms, user_time, work)).await {
             Err(_) => Err(Staged::refused(CallStatus::Cancelled, "Cancelled while the tool was running.")),
             Ok(None) => Err(Staged::refused(
                 CallStatus::Failed,
@@ -550,10 +557,11 @@ impl ToolExecutionPipeline {
             );
         }
 
-        let ctx = self.context(&call.id, index);
+        let user_time = UserTime::default();
+        let ctx = self.context(&call.id, index, &user_time);
         let timeout_ms = if tool.kind() == ToolKind::Control { 0 } else { self.settings.tool_timeout_ms };
         // The call's one plan: the approval shows it, and execution applies it.
-        let mut planned = match self.within_limits(tool.name(), timeout_ms, parsed.plan(&ctx)).await {
+        let mut planned = match self.within_limits(tool.name(), timeout_ms, &user_time, parsed.plan(&ctx)).await {
             Err(staged) => return staged,
             Ok(Ok(planned)) => planned,
             Ok(Err(e)) => return refused_by_tool(e),
@@ -643,7 +651,7 @@ impl ToolExecutionPipeline {
             }
         }
 
-        let executed = self.within_limits(tool.name(), timeout_ms, planned.apply(&ctx)).await;
+        let executed = self.within_limits(tool.name(), timeout_ms, &user_time, planned.apply(&ctx)).await;
         if tool.kind() == ToolKind::Write {
             // What the write left, whatever its outcome (a failed write changed nothing; one
             // cut short may have changed part): undo compares it with later changes.
@@ -777,16 +785,27 @@ fn outcome(call: &ToolCall, index: u32, staged: Staged, duration_ms: u64) -> Cal
     }
 }
 
-/// `fut`'s value, or `None` if `ms` pass first (`ms == 0`: no limit).
-async fn timeout<T>(clock: &dyn Clock, ms: u64, fut: impl Future<Output = T>) -> Option<T> {
+/// `fut`'s value, or `None` if `ms` pass first (`ms == 0`: no limit), not counting the time
+/// `user_time` says the call waited for the user.
+async fn timeout<T>(clock: &dyn Clock, ms: u64, user_time: &UserTime, fut: impl Future<Output = T>) -> Option<T> {
     if ms == 0 {
         return Some(fut.await);
     }
-    let sleep = clock.sleep(ms);
+    let start = clock.now_ms();
     futures::pin_mut!(fut);
-    match select(fut, sleep).await {
-        Either::Left((value, _)) => Some(value),
-        Either::Right(_) => None,
+    loop {
+        let now = clock.now_ms();
+        // While the user is being asked the deadline moves with the clock: what is left of the
+        // limit is what was left when the asking began.
+        let left = (start + ms + user_time.spent_ms(now)).saturating_sub(now);
+        if left == 0 && !user_time.waiting() {
+            // Done by now, though its wake-up lost the race with the timer's: still in time.
+            return futures::FutureExt::now_or_never(fut.as_mut());
+        }
+        match select(fut.as_mut(), clock.sleep(left.max(1))).await {
+            Either::Left((value, _)) => return Some(value),
+            Either::Right(_) => {}
+        }
     }
 }
 
@@ -811,5 +830,61 @@ fn summarize(tool: &str, input: &Value) -> String {
         "remember" => format!("Remember, as a {}: {}", field("kind"), field("text")),
         _ if input.get("path").is_some() => format!("{tool} {path}"),
         _ => tool.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::host::ManualClock;
+
+    /// Ready once `clock` shows `at`; wakes itself until then (the manual clock moves only
+    /// when the time limit sleeps).
+    struct Until<'a> {
+        clock: &'a ManualClock,
+        at: u64,
+    }
+
+    impl Future for Until<'_> {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.clock.now_ms() >= self.at {
+                return Poll::Ready(());
+            }
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn the_time_limit_does_not_count_the_time_the_user_takes_to_answer() {
+        // The user answers after 20 s, then the tool works 3 s: within a 5 s limit.
+        let clock = ManualClock::new(0);
+        let user = UserTime::default();
+        let call = async {
+            user.during(&clock, Until { clock: &clock, at: 20_000 }).await;
+            Until { clock: &clock, at: clock.now_ms() + 3_000 }.await;
+            "done"
+        };
+        assert_eq!(block_on(timeout(&clock, 5_000, &user, call)), Some("done"));
+        assert!(user.spent_ms(clock.now_ms()) >= 20_000 && !user.waiting());
+
+        // The same answer, then 6 s of the tool's own: over the limit.
+        let clock = ManualClock::new(0);
+        let user = UserTime::default();
+        let call = async {
+            user.during(&clock, Until { clock: &clock, at: 20_000 }).await;
+            Until { clock: &clock, at: clock.now_ms() + 6_000 }.await;
+        };
+        assert_eq!(block_on(timeout(&clock, 5_000, &user, call)), None);
+        // Without the user, 6 s of work is over the limit too.
+        let clock = ManualClock::new(0);
+        let call = Until { clock: &clock, at: 6_000 };
+        assert_eq!(block_on(timeout(&clock, 5_000, &UserTime::default(), call)), None);
     }
 }

@@ -60,7 +60,7 @@ pub use semantic_search::SemanticSearch;
 pub use switch_mode::SwitchMode;
 pub use tool::{
     args_schema, Access, Control, DynTool, OutputItem, ParsedCall, PathUse, PlannedCall, Tool, ToolContext, ToolError,
-    ToolKind, ToolOutput,
+    ToolKind, ToolOutput, UserTime,
 };
 pub use update_frontmatter::{with_frontmatter, UpdateFrontmatter};
 pub use web_fetch::{

@@ -1,7 +1,7 @@
 //! What a tool is: its typed arguments and their schema, what a call touches, the plan it
 //! makes, and what applying the plan does; and the erased form the registry and pipeline hold.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use async_trait::async_trait;
 use schemars::generate::SchemaSettings;
@@ -157,6 +157,38 @@ pub struct ToolContext<'a> {
     pub sampler: Option<&'a ModelSampler>,
     /// The approval policy as it stands, for what a tool asks the user while it runs.
     pub policy: &'a RefCell<ApprovalPolicy>,
+    /// The time this call has spent waiting for the user, which its time limit does not count.
+    pub user_time: &'a UserTime,
+}
+
+/// How long a call has waited for the user (a server's form, a request for the model to
+/// approve): the tool time limit is for the tool, not for the person answering it.
+#[derive(Debug, Default)]
+pub struct UserTime {
+    spent_ms: Cell<u64>,
+    since: Cell<Option<u64>>,
+}
+
+impl UserTime {
+    /// `answer`'s value, its time counted as the user's.
+    pub async fn during<T>(&self, clock: &dyn Clock, answer: impl std::future::Future<Output = T>) -> T {
+        let start = clock.now_ms();
+        self.since.set(Some(start));
+        let value = answer.await;
+        self.since.set(None);
+        self.spent_ms.set(self.spent_ms.get() + clock.now_ms().saturating_sub(start));
+        value
+    }
+
+    /// The time spent waiting for the user up to `now`, a wait under way included.
+    pub fn spent_ms(&self, now: u64) -> u64 {
+        self.spent_ms.get() + self.since.get().map_or(0, |since| now.saturating_sub(since))
+    }
+
+    /// Whether the call is waiting for the user now.
+    pub fn waiting(&self) -> bool {
+        self.since.get().is_some()
+    }
 }
 
 impl ToolContext<'_> {
