@@ -396,8 +396,9 @@ impl McpClient {
     }
 
     /// Calls the tool `name`. Progress reports go to `on_progress` as they arrive, and a form
-    /// or a reply from the model that the server asks for meanwhile to `forms`. When `cancel` fires the
-    /// server is told (`notifications/cancelled`) and the call ends with [`Error::Cancelled`].
+    /// or a reply from the model that the server asks for meanwhile to `forms`. When `cancel`
+    /// fires the server is told (`notifications/cancelled`) and the call ends with
+    /// [`Error::Cancelled`].
     pub async fn call_tool(
         &self,
         name: &str,
