@@ -35,9 +35,9 @@ export function signInAnswered(params: Record<string, string>): void {
 
 /**
  * Signs in to the MCP server `name` at `url` (OAuth): the core finds where and registers the
- * plugin there (or signs in as the app the user registered for it), the browser opens the server's page, and once the user agrees it comes back to
- * this vault through `obsidian://`. The credentials are kept like API keys. Rejects with what
- * went wrong in words.
+ * plugin there (or signs in as the app the user registered for it), the browser opens the
+ * server's page, and once the user agrees it comes back to this vault through `obsidian://`.
+ * The credentials are kept like API keys. Rejects with what went wrong in words.
  */
 export async function signIn(ctx: PluginContext, name: string, url: string, vaultName: string): Promise<McpCredentials> {
   const { vault } = await ctx.core();
