@@ -117,6 +117,18 @@ impl Oauth {
 
 fn no_progress(_: &Progress) {}
 
+/// The page `vault-agent mcp login --no-browser`, running as `login`, prints for the browser,
+/// and the rest of its stderr, to keep open while it runs (it writes there after the page).
+fn page_to_open(login: &mut Child) -> (String, BufReader<std::process::ChildStderr>) {
+    let mut stderr = BufReader::new(login.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.trim_start().starts_with("http") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "login ended before printing the page");
+    }
+    (line.trim().to_string(), stderr)
+}
+
 #[test]
 fn sign_in_then_tools_with_the_token_renewed_when_the_server_refuses_it() {
     let server = TestServer::start();
@@ -298,13 +310,7 @@ fn the_cli_signs_in_through_the_browser_and_keeps_the_renewed_sign_in() {
             .unwrap();
         // It prints the page to open; the browser (here: a client that follows redirects)
         // signs in and comes back to the CLI's address on this machine.
-        let mut stderr = BufReader::new(login.stderr.take().unwrap());
-        let mut line = String::new();
-        while !line.trim_start().starts_with("http") {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "login ended before printing the page");
-        }
-        let page = line.trim().to_string();
+        let (page, _stderr) = page_to_open(&mut login);
         assert!(query_params(page.split_once('?').unwrap().1)["redirect_uri"].starts_with("http://127.0.0.1:"));
         let browser = reqwest::Client::new();
         let back = browser.get(&page).send().await.unwrap().text().await.unwrap();
@@ -503,15 +509,10 @@ fn the_cli_signs_in_as_the_users_app_on_the_port_it_names() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(login.stderr.take().unwrap());
-        let mut line = String::new();
-        while !line.trim_start().starts_with("http") {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "login ended before printing the page");
-        }
-        let asked = query_params(line.trim().split_once('?').unwrap().1);
+        let (page, _stderr) = page_to_open(&mut login);
+        let asked = query_params(page.split_once('?').unwrap().1);
         assert_eq!((asked["client_id"].as_str(), asked["redirect_uri"].as_str()), (id, redirect.as_str()));
-        let back = reqwest::Client::new().get(line.trim()).send().await.unwrap().text().await.unwrap();
+        let back = reqwest::Client::new().get(&page).send().await.unwrap().text().await.unwrap();
         assert!(back.contains("Signed in to notes."), "{back}");
         assert!(login.wait_with_output().unwrap().status.success());
         let said = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
