@@ -350,7 +350,7 @@ impl AgentTask {
             pipeline.screen_with(screener.clone());
         }
         // MCP servers may ask the task's model for a reply (each asked of the user first).
-        let sampler = Rc::new(ModelSampler::new(provider.clone(), mode.model.clone()));
+        let sampler = Rc::new(ModelSampler::new(provider.clone(), mode.model.clone(), config.max_tokens));
         pipeline.sample_with(sampler.clone());
         Ok(AgentTask {
             id,

@@ -149,12 +149,20 @@ pub struct ModelSampler {
     provider: Rc<dyn ModelProvider>,
     /// The mode's model, when it has one of its own.
     model: RefCell<Option<String>>,
+    /// The longest reply: the task's own output limit.
+    max_tokens: u32,
     used: Cell<Usage>,
 }
 
 impl ModelSampler {
-    pub fn new(provider: Rc<dyn ModelProvider>, model: Option<String>) -> ModelSampler {
-        ModelSampler { provider, model: RefCell::new(model), used: Cell::default() }
+    /// Answers with `model` (`None`: the provider's), replies `max_tokens` long at most.
+    pub fn new(provider: Rc<dyn ModelProvider>, model: Option<String>, max_tokens: u32) -> ModelSampler {
+        ModelSampler { provider, model: RefCell::new(model), max_tokens, used: Cell::default() }
+    }
+
+    /// How long a reply a server asking for `asked` tokens gets: no longer than the task's own.
+    pub fn limit(&self, asked: u32) -> u32 {
+        asked.min(self.max_tokens)
     }
 
     /// Answers with `model` (a new mode's own) from now on; `None`: the provider's.
@@ -192,7 +200,7 @@ impl ModelSampler {
             system: request.system.map(|text| vec![SystemPart { text, cache_breakpoint: false }]).unwrap_or_default(),
             messages,
             tools: Vec::new(),
-            max_tokens: request.max_tokens,
+            max_tokens: self.limit(request.max_tokens),
             thinking_budget: None,
             temperature: request.temperature,
             tool_choice: ToolChoice::None,

@@ -21,6 +21,10 @@ use crate::tools::{
 /// The approval's `tool` when a server asks for the task's model: the protocol's method.
 pub const SAMPLING_APPROVAL: &str = "sampling/createMessage";
 
+/// The most requests for the model one call's server gets answered: a server (or one whose
+/// calls run without asking) cannot spend the user's tokens without end.
+const MAX_SAMPLES_PER_CALL: u32 = 10;
+
 /// The least time between two progress reports shown for a call.
 const PROGRESS_EVERY_MS: u64 = 250;
 
@@ -209,7 +213,8 @@ struct UserForms<'c, 'a> {
     server: &'c str,
     /// How many forms this call has asked for, to name each.
     asked: Cell<u32>,
-    /// How many replies this call has asked for, to name each approval.
+    /// How many replies this call's server has asked for: to name each approval, and to stop
+    /// at [`MAX_SAMPLES_PER_CALL`].
     sampled: Cell<u32>,
 }
 
@@ -233,8 +238,14 @@ impl ClientFeatures for UserForms<'_, '_> {
         let Some(sampler) = ctx.sampler else {
             return SamplingOutcome::Failed("no model can answer here".into());
         };
+        self.sampled.set(self.sampled.get() + 1);
+        if self.sampled.get() > MAX_SAMPLES_PER_CALL {
+            return SamplingOutcome::Failed(format!(
+                "this client answers at most {MAX_SAMPLES_PER_CALL} requests for the model in one tool call"
+            ));
+        }
+        let request = SamplingRequest { max_tokens: sampler.limit(request.max_tokens), ..request };
         if !ctx.policy.borrow().is_automatic(ApprovalCategory::Mcp) {
-            self.sampled.set(self.sampled.get() + 1);
             let approval = ApprovalRequest {
                 id: format!("a{}-sampling{}", ctx.call_index, self.sampled.get()),
                 call_id: ctx.call_id.to_string(),

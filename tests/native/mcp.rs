@@ -883,6 +883,28 @@ mod agent {
     }
 
     #[test]
+    fn a_server_gets_ten_replies_a_call_at_most_each_no_longer_than_the_tasks_own() {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/mcp-forms.mjs");
+        let server = Everything::run(&[script]);
+        let config = McpServerConfig::parse_http(&format!("forms={}", server.url)).unwrap();
+        let mut turns = vec![Turn::tools([("mcp__forms__ask_model_often", json!({"count": 12}))])];
+        turns.extend((0..10).map(|_| Turn::text("Reply.")));
+        turns.push(Turn::text("Done."));
+        let provider = Rc::new(ScriptedProvider::new(turns));
+        let host = TestHost::new();
+        host.deciding(|_| ApprovalDecision::Approve);
+        let report = send_for_report(config, provider.clone(), host, "Let the server ask");
+        assert_eq!(report.end, EndReason::Answered);
+        let requests = provider.requests();
+        // It asked for 100,000 tokens each time; the task's own limit (8,192) is what it got.
+        let limit = AgentConfig::default().max_tokens;
+        assert!(requests[1..=10].iter().all(|r| r.max_tokens == limit && r.tools.is_empty()));
+        let sent = serde_json::to_string(&requests[11].messages).unwrap();
+        assert!(sent.contains("answered 10; refused 2: "), "{sent}");
+        assert!(sent.contains("this client answers at most 10 requests for the model in one tool call"), "{sent}");
+    }
+
+    #[test]
     fn a_declined_request_for_the_model_fails_the_servers_tool_and_the_task_goes_on() {
         let server = Everything::start();
         let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
