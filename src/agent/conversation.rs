@@ -357,6 +357,9 @@ impl Conversation {
             task_id,
         };
         let mut task = AgentTask::new(setup).await?;
+        if let Some(mcp) = &self.mcp {
+            task.set_server_notes(mcp.server_notes());
+        }
         let suspended = Rc::new(Cell::new(false));
         *self.suspended.borrow_mut() = suspended.clone();
         task.keep_snapshots(self.chat_id.borrow().clone(), suspended)?;

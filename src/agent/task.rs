@@ -394,6 +394,12 @@ impl AgentTask {
         })
     }
 
+    /// What the connected MCP servers say about their use, by server name: the prompt gives it
+    /// for the servers whose tools the mode offers.
+    pub fn set_server_notes(&mut self, notes: Vec<(String, String)>) {
+        self.instructions.servers = notes;
+    }
+
     /// The task's id (names its checkpoint, log and temporary folder).
     pub fn id(&self) -> &str {
         &self.id

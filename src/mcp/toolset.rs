@@ -17,6 +17,9 @@ use crate::cancel::CancelToken;
 use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
 
+/// The longest note a server's `instructions` give the prompt.
+pub const SERVER_NOTE_CHARS: usize = 2_000;
+
 /// A server whose tools a task goes without, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpProblem {
@@ -141,6 +144,18 @@ impl McpToolset {
             tools.push(Rc::new(read));
         }
         (tools, problems)
+    }
+
+    /// What each connected server says about using it (its `instructions` at `initialize`),
+    /// by server name, each cut at [`SERVER_NOTE_CHARS`].
+    pub fn server_notes(&self) -> Vec<(String, String)> {
+        let open = self.open_sessions().into_iter();
+        open.filter_map(|(name, client)| {
+            let text = client.info().instructions.as_deref()?.trim();
+            let cut: String = text.chars().take(SERVER_NOTE_CHARS).collect();
+            (!cut.is_empty()).then_some((name, cut))
+        })
+        .collect()
     }
 
     /// The connected servers that offer resources.

@@ -1,5 +1,5 @@
-//! What the user wrote for the agent in the vault: rules and skills; and the memories the
-//! agent saved, which the task fills in.
+//! What the user wrote for the agent in the vault: rules and skills; the memories the agent
+//! saved, which the task fills in; what the chat's MCP servers say about their use.
 
 use crate::search::Frontmatter;
 use crate::vault::{Vault, VaultPath};
@@ -34,6 +34,9 @@ pub struct VaultInstructions {
     /// The memories relevant to the task's request, as prompt lines ([`crate::memory::recall`]);
     /// filled in when the task starts, since they depend on the request.
     pub memory: String,
+    /// What the connected MCP servers say about their use (their `instructions`), by server
+    /// name; filled in by the conversation that connects them.
+    pub servers: Vec<(String, String)>,
 }
 
 impl VaultInstructions {
@@ -59,7 +62,7 @@ impl VaultInstructions {
                 path: path.to_string(),
             });
         }
-        Ok(VaultInstructions { rules, skills, memory: String::new() })
+        Ok(VaultInstructions { rules, skills, memory: String::new(), servers: Vec::new() })
     }
 }
 

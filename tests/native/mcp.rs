@@ -766,6 +766,12 @@ mod agent {
         let echo = requests[0].tools.iter().find(|t| t.name == "mcp__everything__echo").expect("offered");
         assert_eq!(echo.input_schema["properties"]["message"]["type"], "string");
         assert!(echo.description.contains("MCP server \"everything\""));
+        // The server's own instructions reach the prompt, under its name.
+        let system: String = requests[0].system.iter().map(|p| p.text.as_str()).collect();
+        assert!(
+            system.contains("## MCP servers\n") && system.contains("### everything\n# Everything Server"),
+            "{system}"
+        );
         // Asked first, in its own category, then run; the model saw the server's answer.
         assert_eq!(approvals(&run.host), [("mcp__everything__echo".to_string(), ApprovalCategory::Mcp)]);
         let sent = serde_json::to_string(&requests[1].messages).unwrap();
