@@ -18,7 +18,7 @@ use crate::host::{Clock, HttpClient, ProcessLauncher};
 use crate::tools::DynTool;
 
 /// The longest note a server's `instructions` give the prompt.
-pub const SERVER_NOTE_CHARS: usize = 2_000;
+const SERVER_NOTE_CHARS: usize = 2_000;
 
 /// A server whose tools a task goes without, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +147,7 @@ impl McpToolset {
     }
 
     /// What each connected server says about using it (its `instructions` at `initialize`),
-    /// by server name, each cut at [`SERVER_NOTE_CHARS`].
+    /// by server name, each cut at `SERVER_NOTE_CHARS` (2,000) characters.
     pub fn server_notes(&self) -> Vec<(String, String)> {
         let open = self.open_sessions().into_iter();
         open.filter_map(|(name, client)| {
