@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::resources::media_block;
 use super::{ClientFeatures, McpClient, McpToolInfo, Progress, ResourceBody, SamplingOutcome, SamplingRequest};
-use crate::cancel::with_cancel;
+use crate::pipeline::ask_user;
 use crate::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormField, FormRequest,
 };
@@ -262,16 +262,12 @@ impl ClientFeatures for UserForms<'_, '_> {
                 preview: None,
                 subtask: None,
             };
-            ctx.host.emit(&AgentEvent::ApprovalRequired { request: approval.clone() });
-            let asked = ctx.user_time.during(ctx.clock, ctx.host.approve(&approval));
-            let Ok(decision) = with_cancel(ctx.cancel, asked).await else {
-                return SamplingOutcome::Failed("the task was stopped".into());
-            };
-            ctx.host.emit(&AgentEvent::ApprovalResolved { request_id: approval.id.clone(), decision });
-            match decision {
-                ApprovalDecision::Approve => {}
-                ApprovalDecision::AlwaysAllow => ctx.policy.borrow_mut().allow(ApprovalCategory::Mcp),
-                ApprovalDecision::Skip | ApprovalDecision::Deny => return SamplingOutcome::Declined,
+            // Not noted in the task's snapshot: a resumed task cannot rejoin the server's call.
+            let answer = ctx.user_time.during(ctx.clock, ctx.host.approve(&approval));
+            match ask_user(ctx.host, ctx.cancel, ctx.policy, &approval, async {}, answer).await {
+                None => return SamplingOutcome::Failed("the task was stopped".into()),
+                Some(ApprovalDecision::Approve | ApprovalDecision::AlwaysAllow) => {}
+                Some(ApprovalDecision::Skip | ApprovalDecision::Deny) => return SamplingOutcome::Declined,
             }
         }
         sampler.answer(request, ctx.cancel).await

@@ -1,8 +1,12 @@
-//! Stage 4's policy: which categories of call run without asking.
+//! Stage 4: which categories of call run without asking, and asking the user about the rest.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::future::Future;
 
-use crate::protocol::ApprovalCategory;
+use crate::cancel::{with_cancel, CancelToken};
+use crate::host::AgentHost;
+use crate::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest};
 
 /// The categories the user lets the agent do without asking. Control calls (finishing the
 /// task, asking a question) never need approval.
@@ -53,6 +57,29 @@ impl ApprovalPolicy {
     pub fn automatic(&self) -> impl Iterator<Item = ApprovalCategory> + '_ {
         self.auto.iter().copied()
     }
+}
+
+/// Asks the user about `request`, the same way for a tool call and for what a running call
+/// asks (an MCP server's request for the model): the request is shown (emitted), `shown` runs
+/// (the task's snapshot notes the wait), `answer` (the host's `approve`, timed as the caller
+/// needs) is awaited unless the task is stopped first (`None`), the answer is shown, and an
+/// "always allow" holds for the request's category from then on.
+pub(crate) async fn ask_user(
+    host: &dyn AgentHost,
+    cancel: &CancelToken,
+    policy: &RefCell<ApprovalPolicy>,
+    request: &ApprovalRequest,
+    shown: impl Future<Output = ()>,
+    answer: impl Future<Output = ApprovalDecision>,
+) -> Option<ApprovalDecision> {
+    host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
+    shown.await;
+    let decision = with_cancel(cancel, answer).await.ok()?;
+    host.emit(&AgentEvent::ApprovalResolved { request_id: request.id.clone(), decision });
+    if decision == ApprovalDecision::AlwaysAllow {
+        policy.borrow_mut().allow(request.category);
+    }
+    Some(decision)
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::audit::{AuditEntry, AuditLog, Outcome};
 use super::{
-    ApprovalPolicy, CheckpointStore, PipelineState, ResultExternalizer, SchemaValidator, ToolRepetitionDetector,
-    TurnJournal,
+    ask_user, ApprovalPolicy, CheckpointStore, PipelineState, ResultExternalizer, SchemaValidator,
+    ToolRepetitionDetector, TurnJournal,
 };
 use crate::cancel::{with_cancel, CancelToken};
 use crate::guard::{DataMarkers, GuardedCall, Guardrails, Screener, Verdict};
@@ -579,14 +579,17 @@ impl ToolExecutionPipeline {
                 preview: planned.preview(),
                 subtask: None,
             };
-            self.env.host.emit(&AgentEvent::ApprovalRequired { request: request.clone() });
-            if let Some(journal) = self.journal() {
-                journal.awaiting_approval(&request, &self.state()).await;
-            }
-            let Ok(decision) = with_cancel(&self.env.cancel, self.env.host.approve(&request)).await else {
+            let noted = async {
+                if let Some(journal) = self.journal() {
+                    journal.awaiting_approval(&request, &self.state()).await;
+                }
+            };
+            // Not the call's user time: the approval comes before its time limit starts.
+            let answer = self.env.host.approve(&request);
+            let asked = ask_user(&*self.env.host, &self.env.cancel, &self.policy, &request, noted, answer);
+            let Some(decision) = asked.await else {
                 return Staged::refused(Cancelled, "Cancelled while waiting for approval.");
             };
-            self.env.host.emit(&AgentEvent::ApprovalResolved { request_id: request.id.clone(), decision });
             approval = match decision {
                 ApprovalDecision::Approve => match self.env.host.accepted_hunks(&request.id) {
                     None => "approved",
@@ -608,10 +611,7 @@ impl ToolExecutionPipeline {
                         "approved_in_part"
                     }
                 },
-                ApprovalDecision::AlwaysAllow => {
-                    self.policy.borrow_mut().allow(category);
-                    "always_allow"
-                }
+                ApprovalDecision::AlwaysAllow => "always_allow",
                 ApprovalDecision::Skip => {
                     let mut staged = Staged::refused(
                         Skipped,

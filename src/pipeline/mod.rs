@@ -16,6 +16,7 @@ mod retention;
 mod undo;
 mod validate;
 
+pub(crate) use approval::ask_user;
 pub use approval::ApprovalPolicy;
 pub use audit::{AuditEntry, AuditLog, Outcome};
 pub use checkpoint::{list_checkpoints, CheckpointStore, CheckpointSummary};
