@@ -59,13 +59,26 @@ pub(super) struct Subtasks {
     /// The parent's mode and its automatic approval categories, as they stand at each turn.
     state: RefCell<(Mode, Vec<ApprovalCategory>)>,
     delegations: RefCell<Vec<Rc<RefCell<Delegation>>>>,
+    /// What the parent's MCP servers say about their tools, which a child is offered too.
+    server_notes: RefCell<Vec<(String, String)>>,
 }
 
 impl Subtasks {
     /// Sub-tasks of the task set up as `parent`, in `mode`, sharing `shared` with it.
     pub(super) fn new(parent: TaskSetup, shared: Shared, mode: Mode) -> Self {
         let auto = parent.config.auto_approve.clone();
-        Subtasks { parent, shared, state: RefCell::new((mode, auto)), delegations: RefCell::new(Vec::new()) }
+        Subtasks {
+            parent,
+            shared,
+            state: RefCell::new((mode, auto)),
+            delegations: RefCell::new(Vec::new()),
+            server_notes: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Tells the sub-tasks started from now on what the parent's MCP servers say.
+    pub(super) fn set_server_notes(&self, notes: Vec<(String, String)>) {
+        *self.server_notes.borrow_mut() = notes;
     }
 
     /// Tells the sub-tasks started from now on the parent's mode and approval policy (with its
@@ -130,6 +143,7 @@ impl Delegate for Subtasks {
         let mut child = AgentTask::child(setup, self.shared.clone())
             .await
             .map_err(|e| ToolError::model(format!("the sub-task could not start: {e}")))?;
+        child.set_server_notes(self.server_notes.borrow().clone());
         let report = child.run(message).await;
         answer(&info, &report)
     }

@@ -396,7 +396,11 @@ impl AgentTask {
 
     /// What the connected MCP servers say about their use, by server name: the prompt gives it
     /// for the servers whose tools the mode offers.
+    /// Its sub-tasks are told the same: they are offered the same servers' tools.
     pub fn set_server_notes(&mut self, notes: Vec<(String, String)>) {
+        if let Some(subtasks) = &self.subtasks {
+            subtasks.set_server_notes(notes.clone());
+        }
         self.instructions.servers = notes;
     }
 

@@ -778,6 +778,21 @@ mod agent {
         assert!(sent.contains("Echo: from the agent"), "{sent}");
     }
 
+    #[test]
+    fn a_sub_task_is_told_what_the_servers_say_about_their_tools_too() {
+        let server = Everything::start();
+        let config = McpServerConfig::parse_http(&format!("everything={}", server.url)).unwrap();
+        let delegate = json!({"mode": "agent", "message": "Echo something through the server"});
+        let turns = vec![Turn::tools([("new_task", delegate)]), Turn::text("Echoed."), Turn::text("Done.")];
+        let run = run(config, turns, ApprovalDecision::Approve);
+        assert_eq!(run.end, EndReason::Answered);
+        // The second request is the child's: the same servers' tools, and their instructions.
+        let requests = run.provider.requests();
+        assert!(requests[1].tools.iter().any(|t| t.name == "mcp__everything__echo"));
+        let system: String = requests[1].system.iter().map(|p| p.text.as_str()).collect();
+        assert!(system.contains("### everything\n# Everything Server"), "{system}");
+    }
+
     fn ask_for_a_haiku() -> Turn {
         Turn::tools([(
             "mcp__everything__trigger-sampling-request",
