@@ -466,6 +466,24 @@ fn run_calls_an_mcp_servers_tool_given_with_mcp_stdio() {
 }
 
 #[test]
+fn run_shows_how_far_a_long_mcp_call_is_as_its_server_reports() {
+    let vault = sample_vault();
+    let long = json!({"duration": 1, "steps": 2});
+    let (base, _) =
+        serve(vec![turn("", &[("mcp__ref__trigger-long-running-operation", long)]), turn("It finished.", &[])]);
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let out = run(vault.path(), &base, &["--yes", "--mcp-stdio", &server], "Run the long operation");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "It finished.");
+    let stderr = text(&out.stderr);
+    // Each step's report, named by the call, before the call's own line.
+    let first = stderr.find("… mcp__ref__trigger-long-running-operation: 1 of 2").expect(&stderr);
+    let last = stderr.find("… mcp__ref__trigger-long-running-operation: 2 of 2").expect(&stderr);
+    let done = stderr.find("✓ mcp__ref__trigger-long-running-operation").expect(&stderr);
+    assert!(first < last && last < done, "{stderr}");
+}
+
+#[test]
 fn run_tells_a_local_mcp_server_the_vaults_folder_and_lets_it_ask_the_model() {
     let vault = sample_vault();
     let calls = [

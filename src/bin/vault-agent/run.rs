@@ -387,7 +387,8 @@ fn summary(report: &RunReport, vault: &std::path::Path) -> String {
 /// The terminal as the user: the answer on stdout, everything else on stderr, approvals and
 /// questions asked on stdin when it is a terminal (denied and unanswered when it is not).
 pub(crate) struct TerminalHost {
-    inputs: RefCell<HashMap<String, Value>>,
+    /// Each running call's tool and arguments, by `scope/call id`.
+    inputs: RefCell<HashMap<String, (String, Value)>>,
     at_line_start: Cell<bool>,
     /// Thinking goes to stderr (`--thinking`).
     show_thinking: bool,
@@ -478,13 +479,28 @@ impl TerminalHost {
                 crate::out::write(text);
                 self.at_line_start.set(text.ends_with('\n'));
             }
-            AgentEvent::ToolStarted { call_id, input, .. } => {
+            AgentEvent::ToolStarted { call_id, tool, input, .. } => {
                 self.end_thinking();
-                self.inputs.borrow_mut().insert(format!("{scope}/{call_id}"), input.clone());
+                self.inputs.borrow_mut().insert(format!("{scope}/{call_id}"), (tool.clone(), input.clone()));
+            }
+            // How far a long call is, as its MCP server says (at most four times a second).
+            AgentEvent::ToolProgress { call_id, progress, total, message } => {
+                self.finish_line();
+                let count = match total {
+                    Some(total) if *total > 0.0 => format!("{progress} of {total}"),
+                    _ => progress.to_string(),
+                };
+                let about = message.as_deref().map(|m| format!(" · {m}")).unwrap_or_default();
+                let call = self
+                    .inputs
+                    .borrow()
+                    .get(&format!("{scope}/{call_id}"))
+                    .map(|(tool, input)| describe(tool, Some(input)));
+                eprintln!("{indent}… {}: {count}{about}", call.as_deref().unwrap_or(call_id));
             }
             AgentEvent::ToolFinished { call_id, tool, is_error, summary, duration_ms, .. } => {
                 self.finish_line();
-                let input = self.inputs.borrow_mut().remove(&format!("{scope}/{call_id}"));
+                let input = self.inputs.borrow_mut().remove(&format!("{scope}/{call_id}")).map(|(_, input)| input);
                 let mark = if *is_error { "✗" } else { "✓" };
                 eprintln!("{indent}{mark} {} ({duration_ms} ms): {summary}", describe(tool, input.as_ref()));
             }
