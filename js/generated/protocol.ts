@@ -237,6 +237,11 @@ server: string,
  */
 message: string, fields: Array<FormField>, 
 /**
+ * A page to open instead of fields to fill in (URL mode: a sign-in, a payment, a secret
+ * that must not pass through this client). Accepting means the user agreed to open it.
+ */
+page?: FormPage | null, 
+/**
  * The sub-task whose call is asking, when it is not the user's task itself.
  */
 subtask?: SubtaskInfo | null, };
@@ -253,6 +258,20 @@ name: string,
  * What the field is called (the schema's title, else its key).
  */
 label: string, description: string, required: boolean, input: FieldInput, };
+
+/**
+ * A page a server asks the user to open, checked before anyone sees it: `https` (or `http`
+ * to this computer), with a host and no user name or password in it.
+ */
+export type FormPage = { 
+/**
+ * The whole address, shown in full before the user agrees to open it.
+ */
+url: string, 
+/**
+ * Where it leads, shown on its own (as written: a look-alike's `xn--` name shows as such).
+ */
+host: string, };
 
 /**
  * What a field takes, and its default.

@@ -15,9 +15,11 @@ export interface FormCard {
 
 /**
  * Draws an MCP server's form (`form_requested`) into `parent`, before `before`: who asks, its
- * message as plain text, a field per value, and Send, Decline, Cancel. `answer` hands the
- * user's answer to the core, which checks it against the form; a refusal's words are shown
- * under the buttons and the form stays open.
+ * message as plain text, a field per value, and Send, Decline, Cancel — or, for a page the
+ * server asks the user to open, where it leads and its whole address, and Open page (which
+ * opens it in the browser), Decline, Cancel. `answer` hands the user's answer to the core,
+ * which checks it against the form; a refusal's words are shown under the buttons and the
+ * form stays open.
  */
 export function showForm(
   parent: HTMLElement,
@@ -25,21 +27,32 @@ export function showForm(
   form: FormRequest,
   answer: (answer: FormAnswer) => Promise<boolean>,
 ): FormCard {
+  const page = form.page ?? null;
   const box = createDiv({ cls: "vault-agent-form" });
   parent.insertBefore(box, before);
   const head = box.createDiv({ cls: "vault-agent-form-head" });
-  setIcon(head.createSpan({ cls: "vault-agent-form-icon" }), "clipboard-list");
-  head.createSpan({ text: `The MCP server “${form.server}” asks` });
-  if (form.subtask) head.createSpan({ cls: "vault-agent-form-subtask", text: ` (sub-task: ${form.subtask.title})` });
+  setIcon(head.createSpan({ cls: "vault-agent-form-icon" }), page ? "globe" : "clipboard-list");
+  // One block beside the icon, which wraps within itself on a narrow sidebar.
+  const title = head.createSpan({ cls: "vault-agent-form-title", text: `The MCP server “${form.server}” asks${page ? " you to open a page" : ""}` });
+  if (form.subtask) title.createSpan({ cls: "vault-agent-form-subtask", text: ` (sub-task: ${form.subtask.title})` });
   // The server's own words: text, never Markdown or HTML.
   if (form.message) box.createDiv({ cls: "vault-agent-form-message", text: form.message });
   const fields = form.fields.map((field) => drawField(box.createDiv({ cls: "vault-agent-form-field" }), field, form.id));
+  if (page) {
+    // Where it leads on its own line, then the whole address: nothing opens before the click.
+    const where = box.createDiv({ cls: "vault-agent-form-page" });
+    where.createSpan({ text: "On " });
+    where.createSpan({ cls: "vault-agent-form-host", text: page.host });
+    box.createDiv({ cls: "vault-agent-form-url", text: page.url });
+  }
   box.createDiv({
     cls: "vault-agent-form-note",
-    text: "What you enter goes to this server, not to the model. Give it no passwords or keys.",
+    text: page
+      ? "It opens in your browser. What you type there goes to that site, not through this chat or to the model."
+      : "What you enter goes to this server, not to the model. Give it no passwords or keys.",
   });
   const buttons = box.createDiv({ cls: "vault-agent-form-buttons" });
-  const send = buttons.createEl("button", { text: "Send", cls: "mod-cta" });
+  const send = buttons.createEl("button", { text: page ? "Open page" : "Send", cls: "mod-cta" });
   const decline = buttons.createEl("button", { text: "Decline" });
   const cancel = buttons.createEl("button", { text: "Cancel" });
   const problem = box.createDiv({ cls: "vault-agent-form-problem" });
@@ -65,13 +78,18 @@ export function showForm(
     const content = action === "accept" ? Object.fromEntries(fields.flatMap((field) => field.read())) : null;
     try {
       const waiting = await answer({ action, content });
-      end(waiting ? ENDED[action] : "The server no longer waits for this form", waiting && action === "accept");
+      const ended = page && action === "accept" ? `Opened ${page.host} in your browser` : ENDED[action];
+      end(waiting ? ended : "The server no longer waits for this form", waiting && action === "accept");
     } catch (error) {
       problem.setText(error instanceof Error ? error.message : String(error));
       problem.show();
     }
   };
-  send.addEventListener("click", () => void submit("accept"));
+  send.addEventListener("click", () => {
+    // Opened in the click itself, which a browser allows; the user has just agreed to it.
+    if (page && open) window.open(page.url);
+    void submit("accept");
+  });
   decline.addEventListener("click", () => void submit("decline"));
   cancel.addEventListener("click", () => void submit("cancel"));
   box.addEventListener("keydown", (evt) => {

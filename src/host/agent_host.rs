@@ -315,6 +315,7 @@ mod tests {
                     default: None,
                 },
             }],
+            page: None,
             subtask: None,
         };
         assert_eq!(channel.answer_form("f1", FormAnswer::cancel()), Ok(false));

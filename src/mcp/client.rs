@@ -13,16 +13,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use super::elicitation;
+use super::elicitation::{self, Elicitation};
 use super::features::{ClientFeatures, ClientOffer, NoForms};
 use super::message::{self, Incoming, RpcError, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::sampling::{self, SamplingOutcome};
 use super::transport::McpTransport;
 use crate::cancel::{with_cancel, CancelToken};
+use crate::protocol::FormAction;
 use crate::{Error, Result};
 
 /// The protocol versions this client speaks, newest first; the first is what it asks for.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// How many pages of `tools/list` are read before the list is called endless.
 const MAX_PAGES: usize = 100;
@@ -440,6 +441,9 @@ impl McpClient {
             };
         match outcome {
             Ok(result) => Ok(render_result(&result)),
+            // The call needs the user to open a page first (a sign-in to a service the server
+            // fronts, say): they are shown it now, and the model may call again once they are done.
+            Err(e) if e.code == elicitation::URL_REQUIRED => Ok(pages_first(&e, forms).await),
             // A protocol-level error (unknown tool, invalid arguments) is something the
             // model can act on, like a tool's own error.
             Err(e) => Ok(CallOutcome {
@@ -494,7 +498,7 @@ impl McpClient {
             }
             Incoming::Request { id, method, params, field_order } if method == elicitation::FORM_METHOD => {
                 let result = match elicitation::read_request(&params, &field_order) {
-                    Ok((message, fields)) => Ok(elicitation::reply(&forms.fill(&message, fields).await)),
+                    Ok(asked) => Ok(elicitation::reply(&asked, &forms.fill(asked.clone()).await)),
                     Err(message) => Err(RpcError { code: INVALID_PARAMS, message, data: None }),
                 };
                 Some(message::response(&id, result))
@@ -519,6 +523,43 @@ impl McpClient {
             }
             other => answer_ping(other),
         }
+    }
+}
+
+/// A call refused until the user opens the pages of `error` (`URLElicitationRequiredError`):
+/// each is shown to the user through `forms`, and the model is told what they chose.
+async fn pages_first(error: &RpcError, forms: &dyn ClientFeatures) -> CallOutcome {
+    let asked = error.data.as_ref().and_then(|d| d.get("elicitations")).and_then(Value::as_array);
+    let mut told = Vec::new();
+    // A few pages at most: a server cannot bury the chat in cards.
+    for params in asked.into_iter().flatten().take(3) {
+        let said = match elicitation::read_request(params, &[]) {
+            Ok(asked @ Elicitation { page: Some(_), .. }) => {
+                let host = asked.page.as_ref().map(|p| p.host.clone()).unwrap_or_default();
+                match forms.fill(asked).await.action {
+                    FormAction::Accept => format!("the user opened the page at {host} in their browser"),
+                    FormAction::Decline => format!("the user declined to open the page at {host}"),
+                    FormAction::Cancel => format!("the page at {host} was not opened"),
+                }
+            }
+            Ok(_) => "the server asked for a form where only a page may be asked".to_string(),
+            Err(why) => format!("the server's page could not be offered: {why}"),
+        };
+        told.push(said);
+    }
+    if told.is_empty() {
+        told.push("the server named no page".to_string());
+    }
+    CallOutcome {
+        text: format!(
+            "The MCP server needs the user to finish a step in their browser before this call ({}). {}: {}. \
+             Call the tool again once the user says they have finished there.",
+            error.message,
+            if told.len() == 1 { "Its page" } else { "Its pages" },
+            told.join("; ")
+        ),
+        is_error: true,
+        parts: Vec::new(),
     }
 }
 

@@ -1,5 +1,6 @@
-//! `elicitation/create` in form mode: a server asks the user for a few values while its tool
-//! runs. The request's schema (flat: text, numbers, yes/no, choices) becomes a form's fields;
+//! `elicitation/create`: a server asks the user for a few values while its tool runs (form
+//! mode: a flat schema of text, numbers, yes/no and choices becomes a form's fields) or to open
+//! a page (URL mode: a sign-in, a payment, a secret that must not pass through this client);
 //! the user's answer becomes the reply.
 
 use std::fmt;
@@ -8,19 +9,36 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, TextFormat};
+use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, FormPage, TextFormat};
 
 /// The method by which a server asks for a form.
 pub(crate) const FORM_METHOD: &str = "elicitation/create";
 
-/// The message and fields of an `elicitation/create` request's `params`, the fields in
-/// `order` (the server's, as [`field_orders`] read it; others after, by name); the error says
-/// what this client cannot show (another mode, a nested schema).
-pub fn read_request(params: &Value, order: &[String]) -> Result<(String, Vec<FormField>), String> {
-    if let Some(mode) = params.get("mode").and_then(Value::as_str).filter(|m| *m != "form") {
-        return Err(format!("elicitation mode {mode:?} is not supported by this client"));
-    }
+/// The error code of a call that needs the user to open a page first
+/// (`URLElicitationRequiredError`); its `data.elicitations` are the pages.
+pub(crate) const URL_REQUIRED: i64 = -32042;
+
+/// What a server asks the user: its message, and the form's fields or the page to open.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicitation {
+    pub message: String,
+    pub fields: Vec<FormField>,
+    pub page: Option<FormPage>,
+}
+
+/// An `elicitation/create` request's `params`, a form's fields in `order` (the server's, as
+/// [`field_orders`] read it; others after, by name); the error says what this client cannot
+/// show (another mode, a nested schema, an address that is not a web page).
+pub fn read_request(params: &Value, order: &[String]) -> Result<Elicitation, String> {
     let message = params.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+    match params.get("mode").and_then(Value::as_str) {
+        None | Some("form") => {}
+        Some("url") => {
+            let url = params.get("url").and_then(Value::as_str).ok_or("url is missing")?;
+            return Ok(Elicitation { message, fields: Vec::new(), page: Some(FormPage::parse(url)?) });
+        }
+        Some(mode) => return Err(format!("elicitation mode {mode:?} is not supported by this client")),
+    }
     let schema = params.get("requestedSchema").ok_or("requestedSchema is missing")?;
     let required: Vec<&str> =
         schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
@@ -39,7 +57,7 @@ pub fn read_request(params: &Value, order: &[String]) -> Result<(String, Vec<For
         });
     }
     fields.sort_by_key(|field| order.iter().position(|name| *name == field.name).unwrap_or(usize::MAX));
-    Ok((message, fields))
+    Ok(Elicitation { message, fields, page: None })
 }
 
 /// For each message in `text` (one, or a batch), the keys of `params.requestedSchema.properties`
@@ -93,9 +111,10 @@ impl<'de> Deserialize<'de> for Keys {
     }
 }
 
-/// The reply's `result` for `answer`.
-pub fn reply(answer: &FormAnswer) -> Value {
+/// The reply's `result` for `answer` to `asked`: a page's acceptance carries no content.
+pub fn reply(asked: &Elicitation, answer: &FormAnswer) -> Value {
     match (answer.action, &answer.content) {
+        (FormAction::Accept, _) if asked.page.is_some() => json!({ "action": "accept" }),
         (FormAction::Accept, content) => json!({ "action": "accept", "content": content.clone().unwrap_or_default() }),
         (FormAction::Decline, _) => json!({ "action": "decline" }),
         (FormAction::Cancel, _) => json!({ "action": "cancel" }),
@@ -189,8 +208,8 @@ mod tests {
                 "required": ["name", "email"]
             }
         });
-        let (message, fields) = read_request(&params, &[]).unwrap();
-        assert_eq!(message, "Tell us about you");
+        let Elicitation { message, fields, page } = read_request(&params, &[]).unwrap();
+        assert_eq!((message.as_str(), page), ("Tell us about you", None));
         let by = |name: &str| fields.iter().find(|f| f.name == name).unwrap();
         assert_eq!(
             (by("name").label.as_str(), by("name").description.as_str(), by("name").required),
@@ -229,15 +248,34 @@ mod tests {
         let nested =
             json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "object"}}}});
         assert_eq!(read_request(&nested, &[]).unwrap_err(), "field \"a\" is not a kind this client can show");
-        let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
-        assert_eq!(read_request(&url, &[]).unwrap_err(), "elicitation mode \"url\" is not supported by this client");
+        let other = json!({"mode": "voice", "message": "m"});
+        assert_eq!(
+            read_request(&other, &[]).unwrap_err(),
+            "elicitation mode \"voice\" is not supported by this client"
+        );
+        let javascript = json!({"mode": "url", "message": "m", "url": "javascript:alert(1)", "elicitationId": "e"});
+        assert_eq!(read_request(&javascript, &[]).unwrap_err(), "the page's address is not a URL");
+    }
+
+    #[test]
+    fn a_page_to_open_is_asked_with_its_host_and_accepted_without_content() {
+        let params =
+            json!({"mode": "url", "message": "Pay here", "url": "https://pay.example.com/c/1", "elicitationId": "e"});
+        let asked = read_request(&params, &[]).unwrap();
+        let page = FormPage { url: "https://pay.example.com/c/1".into(), host: "pay.example.com".into() };
+        assert_eq!(asked, Elicitation { message: "Pay here".into(), fields: Vec::new(), page: Some(page) });
+        let accepted = FormAnswer { action: FormAction::Accept, content: Some(Default::default()) };
+        assert_eq!(reply(&asked, &accepted), json!({"action": "accept"}));
+        assert_eq!(reply(&asked, &FormAnswer::cancel()), json!({"action": "cancel"}));
     }
 
     #[test]
     fn answers_become_replies() {
         let accepted = FormAnswer { action: FormAction::Accept, content: json!({"name": "Ada"}).as_object().cloned() };
-        assert_eq!(reply(&accepted), json!({"action": "accept", "content": {"name": "Ada"}}));
-        assert_eq!(reply(&FormAnswer { action: FormAction::Decline, content: None }), json!({"action": "decline"}));
-        assert_eq!(reply(&FormAnswer::cancel()), json!({"action": "cancel"}));
+        let form = Elicitation { message: "m".into(), fields: Vec::new(), page: None };
+        assert_eq!(reply(&form, &accepted), json!({"action": "accept", "content": {"name": "Ada"}}));
+        let declined = FormAnswer { action: FormAction::Decline, content: None };
+        assert_eq!(reply(&form, &declined), json!({"action": "decline"}));
+        assert_eq!(reply(&form, &FormAnswer::cancel()), json!({"action": "cancel"}));
     }
 }

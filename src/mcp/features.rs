@@ -1,19 +1,21 @@
 //! What this client offers a server beyond answering its requests — MCP's client features:
-//! forms the user fills in while a tool runs (elicitation), the user's model answering the
-//! server (sampling), and the folders the server may work in (roots).
+//! forms the user fills in and pages they open while a tool runs (elicitation), the user's
+//! model answering the server (sampling), and the folders the server may work in (roots).
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::sampling::{SamplingOutcome, SamplingRequest};
-use crate::protocol::{FormAnswer, FormField};
+use super::Elicitation;
+use crate::protocol::FormAnswer;
 
 /// Who answers what a server asks while its tool runs: the user, through the host, and the
 /// user's model.
 #[async_trait(?Send)]
 pub trait ClientFeatures {
-    /// Shows the form `fields` with the server's `message`; the user's answer.
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer;
+    /// Shows what the server `asked` (a form to fill in, or a page to open, which the answerer
+    /// opens once the user agrees); the user's answer.
+    async fn fill(&self, asked: Elicitation) -> FormAnswer;
 
     /// Has the user's model answer the server's `request`, once the user agrees. The default
     /// refuses: only a tool call in a task has a model and a user to ask.
@@ -27,7 +29,7 @@ pub struct NoForms;
 
 #[async_trait(?Send)]
 impl ClientFeatures for NoForms {
-    async fn fill(&self, _message: &str, _fields: Vec<FormField>) -> FormAnswer {
+    async fn fill(&self, _asked: Elicitation) -> FormAnswer {
         FormAnswer::cancel()
     }
 }
@@ -81,10 +83,10 @@ impl ClientOffer {
         ClientOffer { sampling: true, roots: vault_path.and_then(Root::folder).into_iter().collect() }
     }
 
-    /// The `capabilities` of the `initialize` request: forms always, sampling and roots when
-    /// offered.
+    /// The `capabilities` of the `initialize` request: forms and pages to open always, sampling
+    /// and roots when offered.
     pub(crate) fn capabilities(&self) -> Value {
-        let mut capabilities = json!({ "elicitation": {} });
+        let mut capabilities = json!({ "elicitation": { "form": {}, "url": {} } });
         if self.sampling {
             capabilities["sampling"] = json!({});
         }
@@ -118,9 +120,11 @@ mod tests {
 
     #[test]
     fn capabilities_say_what_is_offered() {
-        assert_eq!(ClientOffer::default().capabilities(), json!({"elicitation": {}}));
+        let forms = json!({"form": {}, "url": {}});
+        assert_eq!(ClientOffer::default().capabilities(), json!({"elicitation": forms}));
         let offer = ClientOffer { sampling: true, roots: vec![Root::folder("/v").unwrap()] };
-        assert_eq!(offer.capabilities(), json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": false}}));
+        let all = json!({"elicitation": forms, "sampling": {}, "roots": {"listChanged": false}});
+        assert_eq!(offer.capabilities(), all);
         assert_eq!(offer.roots_list(), json!({"roots": [{"uri": "file:///v", "name": "v"}]}));
     }
 }

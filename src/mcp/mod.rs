@@ -25,6 +25,7 @@ pub use client::{
     PromptArgument, ResourceBody, ResourcePart, ServerInfo, ToolAnnotations, PROTOCOL_VERSIONS,
 };
 pub use config::{McpServerConfig, McpServerTransport};
+pub use elicitation::Elicitation;
 pub use features::{ClientFeatures, ClientOffer, NoForms, Root};
 pub use http::StreamableHttp;
 pub use message::{Incoming, RpcError};

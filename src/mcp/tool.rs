@@ -9,10 +9,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::resources::media_block;
-use super::{ClientFeatures, McpClient, McpToolInfo, Progress, ResourceBody, SamplingOutcome, SamplingRequest};
+use super::{
+    ClientFeatures, Elicitation, McpClient, McpToolInfo, Progress, ResourceBody, SamplingOutcome, SamplingRequest,
+};
 use crate::pipeline::ask_user;
 use crate::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormField, FormRequest,
+    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormRequest,
 };
 use crate::tools::{
     DynTool, ParsedCall, PathUse, PlannedCall, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
@@ -220,13 +222,14 @@ struct UserForms<'c, 'a> {
 
 #[async_trait(?Send)]
 impl ClientFeatures for UserForms<'_, '_> {
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
+    async fn fill(&self, asked: Elicitation) -> FormAnswer {
         self.asked.set(self.asked.get() + 1);
         let form = FormRequest {
             id: format!("form{}-{}", self.ctx.call_index, self.asked.get()),
             server: self.server.to_string(),
-            message: message.to_string(),
-            fields,
+            message: asked.message,
+            fields: asked.fields,
+            page: asked.page,
             subtask: None,
         };
         self.ctx.host.emit(&AgentEvent::FormRequested { form: form.clone() });

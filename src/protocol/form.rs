@@ -1,5 +1,6 @@
 //! A form an MCP server asks the user to fill in while one of its tools runs (`elicitation/create`,
-//! form mode), and the user's answer, checked against the form before it is sent.
+//! form mode) or a page it asks them to open (URL mode), and the user's answer, checked against
+//! the form before it is sent.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -18,9 +19,54 @@ pub struct FormRequest {
     /// What the server says it needs: its own words, shown as plain text.
     pub message: String,
     pub fields: Vec<FormField>,
+    /// A page to open instead of fields to fill in (URL mode: a sign-in, a payment, a secret
+    /// that must not pass through this client). Accepting means the user agreed to open it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<FormPage>,
     /// The sub-task whose call is asking, when it is not the user's task itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtask: Option<SubtaskInfo>,
+}
+
+/// A page a server asks the user to open, checked before anyone sees it: `https` (or `http`
+/// to this computer), with a host and no user name or password in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FormPage {
+    /// The whole address, shown in full before the user agrees to open it.
+    pub url: String,
+    /// Where it leads, shown on its own (as written: a look-alike's `xn--` name shows as such).
+    pub host: String,
+}
+
+impl FormPage {
+    /// The page at `url`, or why it may not be offered.
+    pub fn parse(url: &str) -> Result<FormPage, String> {
+        if url.len() > 2048 || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err("the page's address is not a plain URL".into());
+        }
+        let (scheme, rest) = url.split_once("://").ok_or("the page's address is not a URL")?;
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if authority.contains('@') {
+            return Err("the page's address carries a user name or password".into());
+        }
+        // The host, without a port: `[::1]:8080` keeps its brackets.
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or_default()),
+            None => authority.split(':').next().unwrap_or_default().to_string(),
+        }
+        .to_ascii_lowercase();
+        if host.is_empty() || host == "[]" {
+            return Err("the page's address names no host".into());
+        }
+        let local = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]");
+        match scheme.to_ascii_lowercase().as_str() {
+            "https" => {}
+            "http" if local => {}
+            "http" => return Err(format!("the page at {host} is not served over https")),
+            other => return Err(format!("{other}: addresses are not web pages")),
+        }
+        Ok(FormPage { url: url.to_string(), host })
+    }
 }
 
 /// One field of a form.
@@ -315,6 +361,22 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_page_to_open_must_be_a_web_page_whose_host_is_shown() {
+        let page = FormPage::parse("https://Pay.Example.com:8443/checkout?id=1").unwrap();
+        assert_eq!(page.host, "pay.example.com");
+        assert_eq!(FormPage::parse("http://127.0.0.1:9000/done").unwrap().host, "127.0.0.1");
+        assert_eq!(FormPage::parse("http://[::1]:9000/").unwrap().host, "[::1]");
+        assert_eq!(FormPage::parse("https://xn--pypal-4ve.com/").unwrap().host, "xn--pypal-4ve.com");
+        let refused = |url: &str| FormPage::parse(url).unwrap_err();
+        assert_eq!(refused("http://example.com/"), "the page at example.com is not served over https");
+        assert_eq!(refused("https://user:pw@example.com/"), "the page's address carries a user name or password");
+        assert_eq!(refused("obsidian://open?vault=x"), "obsidian: addresses are not web pages");
+        assert_eq!(refused("javascript:alert(1)"), "the page's address is not a URL");
+        assert_eq!(refused("https:///path"), "the page's address names no host");
+        assert_eq!(refused("https://example.com/a b"), "the page's address is not a plain URL");
+    }
+
     fn field(name: &str, required: bool, input: FieldInput) -> FormField {
         FormField { name: name.into(), label: name.into(), description: String::new(), required, input }
     }
@@ -327,6 +389,7 @@ mod tests {
             id: "f1".into(),
             server: "tickets".into(),
             message: "Which project?".into(),
+            page: None,
             fields: vec![
                 field(
                     "name",

@@ -20,7 +20,7 @@ pub use approval::{
 pub use assemble::MessageAssembler;
 pub use embed_worker::{EmbedWorkersRequest, FromEmbedWorker, ToEmbedWorker};
 pub use event::{AgentEvent, ProviderProblem};
-pub use form::{FieldInput, FormAction, FormAnswer, FormField, FormOption, FormRequest, TextFormat};
+pub use form::{FieldInput, FormAction, FormAnswer, FormField, FormOption, FormPage, FormRequest, TextFormat};
 pub use index_worker::{FromIndexWorker, ToIndexWorker};
 pub use label::{CallLabel, LabelPart, ToolOutcome};
 pub use report::{ContextUse, EndReason, RecipeUse, RunReport, StepReport, ToolCallReport};

@@ -3037,6 +3037,60 @@ test("MCP: a server's form mid-call is filled in the chat, checked by the core, 
   }
 });
 
+test("MCP: a server asks the user to open a page mid-call; the card shows where it leads, and Open page opens it", async () => {
+  const url = "https://pay.example.com/checkout/7?order=1234";
+  const { everything, id, page } = await openWithEverything("mcp-page", [
+    { toolCalls: [{ id: "u1", name: "mcp__everything__trigger-url-elicitation", arguments: { url, message: "Confirm the payment for your order on the shop's page." } }] },
+    { text: "The payment page is open in your browser." },
+    { toolCalls: [{ id: "u2", name: "mcp__everything__trigger-url-elicitation", arguments: { url: "http://pay.example.com/plain" } }] },
+    { text: "That page could not be offered." },
+  ]);
+  try {
+    // The browser the page opens in: recorded, not opened.
+    await page.evaluate(() => {
+      window.opened = [];
+      window.open = (address) => {
+        window.opened.push(String(address));
+        return null;
+      };
+    });
+    await send(page, "Pay for my order through the server");
+    await page.locator('.modal.vault-agent-approval button[data-decision="approve"]').click();
+    const card = page.locator(".vault-agent-form");
+    await card.waitFor();
+    assert.match(await card.locator(".vault-agent-form-head").innerText(), /The MCP server “everything” asks you to open a page/);
+    assert.equal(await card.locator(".vault-agent-form-message").innerText(), "Confirm the payment for your order on the shop's page.");
+    // Where it leads on its own, then the whole address; no field, nothing opened yet.
+    assert.equal(await card.locator(".vault-agent-form-host").innerText(), "pay.example.com");
+    assert.equal(await card.locator(".vault-agent-form-url").innerText(), url);
+    assert.equal(await card.locator(".vault-agent-form-field").count(), 0);
+    assert.deepEqual(await page.evaluate(() => window.opened), []);
+    await card.evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await shootLayouts(page, "mcp-page");
+    await layout(page, "mobile");
+    await assertTouchTargets(page);
+    await layout(page, "wide");
+    await card.locator("button", { hasText: "Open page" }).click();
+    await card.locator(".vault-agent-form-ended", { hasText: "Opened pay.example.com in your browser" }).waitFor();
+    assert.deepEqual(await page.evaluate(() => window.opened), [url]);
+    await page.locator(".vault-agent-text", { hasText: "The payment page is open in your browser." }).waitFor();
+    // The server heard that the user agreed, and the model read what the server made of it.
+    assert.match(JSON.stringify((await requests(id))[1].body.messages), /User completed the URL elicitation flow/);
+
+    // A page that is not served over https is never shown: the server's tool fails, and says why.
+    await send(page, "Try the other page");
+    await page.locator('.modal.vault-agent-approval button[data-decision="approve"]').click();
+    await page.locator(".vault-agent-text", { hasText: "That page could not be offered." }).waitFor();
+    assert.equal(await page.locator(".vault-agent-form").count(), 1);
+    assert.match(JSON.stringify((await requests(id))[3].body.messages), /not served over https/);
+    assert.deepEqual(await page.evaluate(() => window.opened), [url]);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    everything.kill();
+  }
+});
+
 test("MCP: a server's prompts join the slash prompts; one that takes values asks for them, then fills the box", async () => {
   const { everything, page } = await openWithEverything("mcp-prompts", [{ text: "unused" }]);
   try {

@@ -678,9 +678,16 @@ struct FuzzForms;
 
 #[async_trait::async_trait(?Send)]
 impl vault_agent::mcp::ClientFeatures for FuzzForms {
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
-        let form =
-            FormRequest { id: "f".into(), server: "fuzz".into(), message: message.into(), fields, subtask: None };
+    async fn fill(&self, asked: vault_agent::mcp::Elicitation) -> FormAnswer {
+        let message = asked.message.as_str();
+        let form = FormRequest {
+            id: "f".into(),
+            server: "fuzz".into(),
+            message: message.into(),
+            fields: asked.fields.clone(),
+            page: asked.page.clone(),
+            subtask: None,
+        };
         let _ = form.check(&form.defaults());
         for field in &form.fields {
             for value in [json!(message), json!(-1.5), json!([message, "x"]), json!(true)] {

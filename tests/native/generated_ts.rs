@@ -13,10 +13,10 @@ use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{
     AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, BatchRead, CallLabel, CallbackArg, ChangePreview,
     ContentBlock, ContextUse, DiffPart, DiffRow, DiffRowKind, EmbedWorkersRequest, EndReason, ErrorKind, FieldInput,
-    FormAction, FormAnswer, FormField, FormOption, FormRequest, FromCore, FromEmbedWorker, FromIndexWorker, HostCall,
-    HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question, RecipeUse,
-    Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, TextFormat, ToCore, ToEmbedWorker, ToIndexWorker,
-    ToolCallReport, ToolOutcome, Usage,
+    FormAction, FormAnswer, FormField, FormOption, FormPage, FormRequest, FromCore, FromEmbedWorker, FromIndexWorker,
+    HostCall, HttpAnswer, HttpRequest, LabelPart, Message, ProviderError, ProviderProblem, ProviderSetting, Question,
+    RecipeUse, Reply, Role, RunReport, StepReport, StopReason, SubtaskInfo, TextFormat, ToCore, ToEmbedWorker,
+    ToIndexWorker, ToolCallReport, ToolOutcome, Usage,
 };
 use vault_agent::provider::{
     presets_ts, ConnectionCheck, ModelInfo, ModelList, ModelPrice, PresetInfo, ProviderConfig, ProviderKind,
@@ -80,6 +80,7 @@ fn generate() -> String {
         Question,
         FormRequest,
         FormField,
+        FormPage,
         FieldInput,
         TextFormat,
         FormOption,

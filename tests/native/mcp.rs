@@ -14,10 +14,10 @@ use serde_json::{json, Value};
 use vault_agent::cancel::CancelToken;
 use vault_agent::host::{ChildProcess, ManualClock, ReqwestClient};
 use vault_agent::mcp::{
-    ClientFeatures, ClientOffer, McpClient, McpTransport, NoForms, Progress, ResourceBody, Root, SamplingOutcome,
-    SamplingReply, SamplingRequest, Stdio, StreamableHttp,
+    ClientFeatures, ClientOffer, Elicitation, McpClient, McpTransport, NoForms, Progress, ResourceBody, Root,
+    SamplingOutcome, SamplingReply, SamplingRequest, Stdio, StreamableHttp,
 };
-use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, StopReason};
+use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, StopReason};
 use vault_agent::Error;
 
 /// The reference server's entry point, installed by `npm ci` (scripts/setup.sh).
@@ -87,7 +87,7 @@ fn reference_server_over_streamable_http() {
             .await
             .unwrap();
         assert_eq!(client.info().name, "mcp-servers/everything");
-        assert_eq!(client.info().protocol_version, "2025-06-18");
+        assert_eq!(client.info().protocol_version, "2025-11-25");
         assert!(client.info().instructions.as_deref().unwrap_or_default().contains("Everything Server"));
 
         let tools = client.list_tools(&cancel).await.unwrap();
@@ -181,15 +181,70 @@ fn blob_bytes(body: &ResourceBody) -> Vec<u8> {
 /// Answers every form with `answer`, keeping what each asked.
 struct ScriptedForms {
     answer: FormAnswer,
-    asked: RefCell<Vec<(String, Vec<FormField>)>>,
+    asked: RefCell<Vec<Elicitation>>,
 }
 
 #[async_trait::async_trait(?Send)]
 impl ClientFeatures for ScriptedForms {
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
-        self.asked.borrow_mut().push((message.to_string(), fields));
+    async fn fill(&self, asked: Elicitation) -> FormAnswer {
+        self.asked.borrow_mut().push(asked);
         self.answer.clone()
     }
+}
+
+#[test]
+fn a_page_the_server_asks_the_user_to_open_is_shown_with_its_host_and_accepted() {
+    let server = Everything::start();
+    runtime().block_on(async {
+        let cancel = CancelToken::new();
+        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
+            .await
+            .unwrap();
+        // Offered only to a client that says it opens pages (MCP 2025-11-25's URL mode).
+        assert_eq!(client.info().protocol_version, "2025-11-25");
+        let tools = client.list_tools(&cancel).await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "trigger-url-elicitation"));
+        let forms = ScriptedForms {
+            answer: FormAnswer { action: FormAction::Accept, content: None },
+            asked: RefCell::new(Vec::new()),
+        };
+        let pay = json!({"url": "https://pay.example.com/checkout/7", "message": "Pay for the order"});
+        let done =
+            client.call_tool("trigger-url-elicitation", pay.clone(), &no_progress, &forms, &cancel).await.unwrap();
+        assert!(done.text.contains("User completed the URL elicitation flow"), "{}", done.text);
+        {
+            let asked = forms.asked.borrow();
+            assert_eq!(asked[0].message, "Pay for the order");
+            assert!(asked[0].fields.is_empty());
+            let page = asked[0].page.as_ref().expect("a page");
+            assert_eq!(
+                (page.url.as_str(), page.host.as_str()),
+                ("https://pay.example.com/checkout/7", "pay.example.com")
+            );
+        }
+        // A page that is not a web page is refused before anyone sees it.
+        let script = json!({"url": "http://example.com/plain", "message": "Open"});
+        let refused = client.call_tool("trigger-url-elicitation", script, &no_progress, &forms, &cancel).await.unwrap();
+        assert!(refused.is_error && refused.text.contains("not served over https"), "{}", refused.text);
+        assert_eq!(forms.asked.borrow().len(), 1);
+
+        // A call refused until a page is opened (error -32042): the page is shown, and the
+        // model is told to call again once the user has finished; the next call goes through.
+        let first = json!({"url": "https://pay.example.com/checkout/8", "errorPath": true});
+        let needs =
+            client.call_tool("trigger-url-elicitation", first.clone(), &no_progress, &forms, &cancel).await.unwrap();
+        assert!(needs.is_error, "{}", needs.text);
+        assert!(
+            needs.text.contains("the user opened the page at modelcontextprotocol.io in their browser")
+                && needs.text.contains("Call the tool again once the user says they have finished"),
+            "{}",
+            needs.text
+        );
+        assert_eq!(forms.asked.borrow()[1].page.as_ref().unwrap().host, "modelcontextprotocol.io");
+        let again = client.call_tool("trigger-url-elicitation", first, &no_progress, &forms, &cancel).await.unwrap();
+        assert!(again.text.contains("User completed the URL elicitation flow"), "{}", again.text);
+        client.close().await;
+    });
 }
 
 #[test]
@@ -214,7 +269,7 @@ fn a_form_the_server_asks_for_mid_call_is_answered_and_the_call_goes_on() {
         }
         {
             let asked = forms.asked.borrow();
-            let (message, fields) = &asked[0];
+            let (message, fields) = (&asked[0].message, &asked[0].fields);
             assert_eq!(message, "Please provide inputs for the following fields:");
             // In the server's order, not its keys' sorted order.
             let names: Vec<&str> = fields.iter().take(4).map(|f| f.name.as_str()).collect();
@@ -253,8 +308,8 @@ fn a_form_the_server_asks_for_on_the_sessions_own_stream_is_answered_too() {
         assert_eq!(done.text, r#"Booking: {"action":"accept","content":{"guests":4}}"#);
         {
             let asked = forms.asked.borrow();
-            assert_eq!(asked[0].0, "How many guests, and which day?");
-            assert_eq!(asked[0].1.iter().map(|f| f.label.as_str()).collect::<Vec<_>>(), ["Guests", "Day"]);
+            assert_eq!(asked[0].message, "How many guests, and which day?");
+            assert_eq!(asked[0].fields.iter().map(|f| f.label.as_str()).collect::<Vec<_>>(), ["Guests", "Day"]);
         }
         // The stream stays open for the next call.
         let again = client.call_tool("book_table", json!({}), &no_progress, &forms, &cancel).await.unwrap();
@@ -272,7 +327,7 @@ struct ScriptedModel {
 
 #[async_trait::async_trait(?Send)]
 impl ClientFeatures for ScriptedModel {
-    async fn fill(&self, _message: &str, _fields: Vec<FormField>) -> FormAnswer {
+    async fn fill(&self, _asked: Elicitation) -> FormAnswer {
         FormAnswer::cancel()
     }
     async fn sample(&self, request: SamplingRequest) -> SamplingOutcome {
@@ -572,10 +627,10 @@ fn a_server_speaking_an_unknown_version_is_refused() {
         &CancelToken::new(),
     ));
     let Err(Error::Mcp(message)) = result else { panic!("expected a refusal") };
-    assert!(message.contains("old") && message.contains("1999-01-01") && message.contains("2025-06-18"), "{message}");
+    assert!(message.contains("old") && message.contains("1999-01-01") && message.contains("2025-11-25"), "{message}");
     // Asked for the newest version it speaks; sent nothing after the refusal but the close.
     let seen = seen.lock().unwrap();
-    assert_eq!(seen[0].body["params"]["protocolVersion"], "2025-06-18");
+    assert_eq!(seen[0].body["params"]["protocolVersion"], "2025-11-25");
     assert!(seen.iter().all(|s| s.rpc_method() != "notifications/initialized"));
 }
 

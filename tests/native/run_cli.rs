@@ -523,6 +523,33 @@ fn a_form_a_server_asks_for_without_a_terminal_is_cancelled_and_says_so() {
 }
 
 #[test]
+fn a_page_a_server_asks_to_open_without_a_terminal_is_not_opened_and_says_where_it_led() {
+    let server = format!("ref=node {} stdio", crate::mcp::everything_js());
+    let args = r#"{"url": "https://pay.example.com/checkout/7", "message": "Pay for the order"}"#;
+    // Not even with --accept-defaults: a page is never opened without asking.
+    let out = vault_agent(&[
+        "mcp",
+        "call",
+        "--accept-defaults",
+        "--mcp-stdio",
+        &server,
+        "ref",
+        "trigger-url-elicitation",
+        args,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("User cancelled the URL elicitation"), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "page not opened (no terminal to ask): The MCP server \"ref\" asks you to open a page on pay.example.com: \
+             Pay for the order\n  https://pay.example.com/checkout/7"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn mcp_prompts_lists_a_servers_prompts_and_mcp_prompt_fills_one_in() {
     let server = format!("ref=node {} stdio", crate::mcp::everything_js());
     let listed = vault_agent(&["mcp", "prompts", "--mcp-stdio", &server]);

@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 use vault_agent::guard::Secrets;
 use vault_agent::host::AgentHost;
-use vault_agent::mcp::ClientFeatures;
-use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormRequest};
+use vault_agent::mcp::{ClientFeatures, Elicitation};
+use vault_agent::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormPage, FormRequest};
 
 use crate::run::TerminalHost;
 
@@ -16,6 +16,9 @@ pub(crate) async fn fill(host: &TerminalHost, form: &FormRequest) -> FormAnswer 
         Some(sub) => format!("The MCP server \"{}\", called by sub-task {} ({}),", form.server, sub.task_id, sub.title),
         None => format!("The MCP server \"{}\"", form.server),
     };
+    if let Some(page) = &form.page {
+        return open_page(host, &asker, &form.message, page).await;
+    }
     if !host.interactive() {
         eprintln!("form cancelled (no terminal to fill it in): {asker} asks: {}", form.message);
         return FormAnswer::cancel();
@@ -47,6 +50,25 @@ pub(crate) async fn fill(host: &TerminalHost, form: &FormRequest) -> FormAnswer 
         }
     }
     FormAnswer { action: FormAction::Accept, content: Some(content) }
+}
+
+/// Asks whether to open `page` (its host, then its whole address) and opens it in the browser
+/// on yes. Cancelled without a terminal, or when the input ends.
+async fn open_page(host: &TerminalHost, asker: &str, message: &str, page: &FormPage) -> FormAnswer {
+    let shown = format!("{asker} asks you to open a page on {}: {message}\n  {}", page.host, page.url);
+    if !host.interactive() {
+        eprintln!("page not opened (no terminal to ask): {shown}");
+        return FormAnswer::cancel();
+    }
+    eprintln!("\n{shown}");
+    match host.prompt("Open it in your browser? [y]es, [n]o, anything else cancels: ").await.as_deref().map(str::trim) {
+        Some("y" | "Y" | "yes") => {
+            crate::mcp_login::open(&page.url);
+            FormAnswer { action: FormAction::Accept, content: None }
+        }
+        Some("n" | "N" | "no") => FormAnswer { action: FormAction::Decline, content: None },
+        _ => FormAnswer::cancel(),
+    }
 }
 
 /// The prompt for `field`: its label, description, choices and default.
@@ -123,15 +145,17 @@ pub(crate) struct TerminalForms {
 
 #[async_trait(?Send)]
 impl ClientFeatures for TerminalForms {
-    async fn fill(&self, message: &str, fields: Vec<FormField>) -> FormAnswer {
+    async fn fill(&self, asked: Elicitation) -> FormAnswer {
         let form = FormRequest {
             id: "form".into(),
             server: self.server.clone(),
-            message: message.to_string(),
-            fields,
+            message: asked.message,
+            fields: asked.fields,
+            page: asked.page,
             subtask: None,
         };
-        if !self.accept_defaults {
+        // A page is never opened without asking.
+        if !self.accept_defaults || form.page.is_some() {
             return AgentHost::fill(&self.host, &form).await;
         }
         match form.check(&form.defaults()) {

@@ -213,7 +213,7 @@ pub fn logout(spec: &str) -> Result<()> {
 
 /// Opens `url` in the user's browser, where this system says how; nothing happens where it
 /// does not (the address was printed).
-fn open(url: &str) {
+pub(crate) fn open(url: &str) {
     let command: &[&str] = if cfg!(target_os = "macos") {
         &["open"]
     } else if cfg!(windows) {
