@@ -1,4 +1,4 @@
-import { Platform, Setting } from "obsidian";
+import { type ButtonComponent, Platform, Setting } from "obsidian";
 import type { PluginContext } from "./context";
 import type { McpOffer, McpServerConfig } from "./generated/protocol";
 import { signIn, signInRedirect } from "./mcpSignIn";
@@ -211,46 +211,51 @@ function signInRow(
   const row = new Setting(el).setName("Sign-in");
   const problem = el.createDiv({ cls: "vault-agent-error vault-agent-mcp-sign-in-error" });
   problem.hide();
+  // A click while waiting starts again (the browser was closed, say): only the latest
+  // attempt's outcome is shown.
+  let attempt = 0;
+  const signInButton = (b: ButtonComponent, label: string) =>
+    b.setButtonText(label).onClick(async () => {
+      if (!url()) {
+        problem.setText("Put the server's URL above first.");
+        problem.show();
+        return;
+      }
+      const mine = ++attempt;
+      b.setButtonText("Waiting for the browser…");
+      b.setTooltip("Click to start again");
+      problem.hide();
+      try {
+        await signIn(ctx, server.name, url(), vaultName);
+        if (mine === attempt) redraw();
+      } catch (error) {
+        if (mine !== attempt) return;
+        b.setButtonText(label);
+        problem.setText(`Not signed in: ${errorMessage(error)}`);
+        problem.show();
+      }
+    });
   if (kept) {
     const scope = kept.scope ? ` (${kept.scope})` : "";
-    row
-      .setDesc(`Signed in${scope}. The tokens are kept ${keys.secure ? "in Obsidian's secret storage" : "in the plugin's data.json"} and renewed as they run out.`)
-      .addButton((b) =>
-        b.setButtonText("Sign out").onClick(async () => {
-          keys.set(`mcpauth-${server.name}`, "");
-          await ctx.saveSettings();
-          redraw();
-        }),
-      );
+    const where = keys.secure ? "in Obsidian's secret storage" : "in the plugin's data.json";
+    // A call the server refused for want of more access (a step-up): the next sign-in asks for it.
+    const more = kept.stepUpScope
+      ? ` A call needed more access than this sign-in gives (${kept.stepUpScope}): sign in again to grant it.`
+      : "";
+    row.setDesc(`Signed in${scope}. The tokens are kept ${where} and renewed as they run out.${more}`);
+    if (kept.stepUpScope) row.addButton((b) => signInButton(b.setCta(), "Sign in again"));
+    row.addButton((b) =>
+      b.setButtonText("Sign out").onClick(async () => {
+        keys.set(`mcpauth-${server.name}`, "");
+        await ctx.saveSettings();
+        redraw();
+      }),
+    );
     return;
   }
   row
     .setDesc("For a server that asks you to sign in with your account, such as Notion's. Your browser opens the server's page, then comes back to Obsidian.")
-    .addButton((b) => {
-      // A click while waiting starts again (the browser was closed, say): only the latest
-      // attempt's outcome is shown.
-      let attempt = 0;
-      b.setButtonText("Sign in").onClick(async () => {
-        if (!url()) {
-          problem.setText("Put the server's URL above first.");
-          problem.show();
-          return;
-        }
-        const mine = ++attempt;
-        b.setButtonText("Waiting for the browser…");
-        b.setTooltip("Click to start again");
-        problem.hide();
-        try {
-          await signIn(ctx, server.name, url(), vaultName);
-          if (mine === attempt) redraw();
-        } catch (error) {
-          if (mine !== attempt) return;
-          b.setButtonText("Sign in");
-          problem.setText(`Not signed in: ${errorMessage(error)}`);
-          problem.show();
-        }
-      });
-    });
+    .addButton((b) => signInButton(b, "Sign in"));
   // For a server whose authorization server registers no apps (GitHub's): the user's own.
   const app = mcpApp(keys, server.name) ?? { clientId: "" };
   const keepApp = async () => {

@@ -3315,6 +3315,13 @@ test("MCP: a call that needs more access offers the sign-in at once, which asks 
     assert.match(await line.innerText(), /MCP server notes: the server asks for more access \(notes:read notes:write\) than the sign-in gave: sign in again/);
     await page.locator(".vault-agent-text", { hasText: "The server wants more access." }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/mcp-step-up-light.png` });
+    // The settings say so too, with the sign-in that asks for it.
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    await box.locator(".setting-item-description", { hasText: "A call needed more access than this sign-in gives (notes:read notes:write): sign in again to grant it." }).waitFor();
+    await box.locator("button.mod-cta", { hasText: "Sign in again" }).waitFor();
+    await box.evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.screenshot({ path: `${ARTIFACTS}/mcp-step-up-settings-light.png` });
+    await page.locator(".modal.mod-settings .modal-close-button").click();
     await line.locator("button", { hasText: "Sign in to notes" }).click();
     assert.equal(await browserSignsIn(2), "notes:read notes:write");
     await line.locator(".vault-agent-signed-in").waitFor();
