@@ -78,14 +78,17 @@ fn http(url: &str) -> StreamableHttp {
 
 fn no_progress(_: &Progress) {}
 
+/// A session with the reference server that offers nothing beyond forms.
+async fn plain_client(server: &Everything, cancel: &CancelToken) -> McpClient {
+    McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), cancel).await.unwrap()
+}
+
 #[test]
 fn reference_server_over_streamable_http() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
-            .await
-            .unwrap();
+        let client = plain_client(&server, &cancel).await;
         assert_eq!(client.info().name, "mcp-servers/everything");
         assert_eq!(client.info().protocol_version, "2025-11-25");
         assert!(client.info().instructions.as_deref().unwrap_or_default().contains("Everything Server"));
@@ -132,9 +135,7 @@ fn a_servers_resources_and_templates_are_listed_and_read() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
-            .await
-            .unwrap();
+        let client = plain_client(&server, &cancel).await;
         assert!(client.has_resources());
         let listed = client.list_resources(&cancel).await.unwrap();
         // The settings' test: the tools, and how many prompts and resources beside them.
@@ -197,9 +198,7 @@ fn a_page_the_server_asks_the_user_to_open_is_shown_with_its_host_and_accepted()
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
-            .await
-            .unwrap();
+        let client = plain_client(&server, &cancel).await;
         // Offered only to a client that says it opens pages (MCP 2025-11-25's URL mode).
         assert_eq!(client.info().protocol_version, "2025-11-25");
         let tools = client.list_tools(&cancel).await.unwrap();
@@ -252,7 +251,7 @@ fn a_form_the_server_asks_for_mid_call_is_answered_and_the_call_goes_on() {
     let server = Everything::start();
     runtime().block_on(async {
         let cancel = CancelToken::new();
-        let client = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel).await.unwrap();
+        let client = plain_client(&server, &cancel).await;
         // The server offers its form tool only to a client that says it fills in forms.
         let tools = client.list_tools(&cancel).await.unwrap();
         assert!(tools.iter().any(|t| t.name == "trigger-elicitation-request"));
@@ -349,9 +348,7 @@ fn a_server_asks_the_clients_model_for_a_reply_and_is_told_the_vaults_folder() {
     runtime().block_on(async {
         let cancel = CancelToken::new();
         // Without the offer the server keeps both tools to itself.
-        let plain = McpClient::connect("everything", Box::new(http(&server.url)), ClientOffer::default(), &cancel)
-            .await
-            .unwrap();
+        let plain = plain_client(&server, &cancel).await;
         let names: Vec<String> = plain.list_tools(&cancel).await.unwrap().into_iter().map(|t| t.name).collect();
         assert!(!names.iter().any(|n| n == "trigger-sampling-request" || n == "get-roots-list"), "{names:?}");
         plain.close().await;
