@@ -8,7 +8,13 @@ import { serveCore } from "./core/server";
 import { wasmModule } from "./core/wasmModule";
 import { packedWasm } from "./wasmBytes";
 
-export type { RemoteChat as Chat, RemoteInlineEdit as InlineEdit, RemoteSearchEngine as SearchEngine, RemoteVaultCore as VaultCore } from "./core/client";
+export type {
+  RemoteChat as Chat,
+  RemoteInlineEdit as InlineEdit,
+  RemoteSearchEngine as SearchEngine,
+  RemoteSuggester as Suggester,
+  RemoteVaultCore as VaultCore,
+} from "./core/client";
 
 /** Where the core runs: its own worker, or this thread (and why: no worker could be made). */
 export type CoreThread = { kind: "worker" } | { kind: "main"; reason: string };

@@ -14,6 +14,7 @@ import { describeUndo } from "./views/UndoModal";
 import { ChatView, VIEW_TYPE_CHAT } from "./views/ChatView";
 import { SearchModal } from "./views/SearchModal";
 import { editSelection, editorView, inlineEditExtension } from "./views/inlineEdit";
+import { suggestExtension } from "./views/suggest";
 import { isAttachable } from "./views/media";
 import { errorMessage } from "./views/turn";
 
@@ -78,6 +79,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
       },
     });
     this.registerEditorExtension(inlineEditExtension());
+    this.registerEditorExtension(suggestExtension(this, this.app));
     // No default hotkey: users bind one under Settings → Hotkeys.
     this.addCommand({
       id: "edit-selection",

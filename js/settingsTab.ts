@@ -459,6 +459,17 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
         }),
       );
+    new Setting(el)
+      .setName("Suggest as you type")
+      .setDesc(
+        "When you pause at the end of a line in a note, the chat's model suggests how it goes on, in faint text. Press tab or tap it to take it; keep typing to dismiss it. Each pause is a small request to your provider, and notes hidden from the agent are never sent.",
+      )
+      .addToggle((t) =>
+        t.setValue(this.ctx.settings.editor.suggestions).onChange(async (on) => {
+          this.ctx.settings.editor.suggestions = on;
+          await this.save();
+        }),
+      );
   }
 
   /** What the agent is told: the custom instructions, the rule and skill files, and the paths it may not see or change. */

@@ -1,4 +1,4 @@
-import type { Chat, InlineEdit, SearchEngine, VaultCore } from "../../pkg/vault_agent.js";
+import type { Chat, InlineEdit, SearchEngine, Suggester, VaultCore } from "../../pkg/vault_agent.js";
 import type { BatchRead, CallbackArg, FromCore, HostCall, Reply, ToCore } from "../generated/protocol";
 import { readBatch, type VaultHost } from "../host/VaultHost";
 import type { HttpAnswer, HttpRequest } from "../protocol";
@@ -21,12 +21,15 @@ type Remoted<R> = R extends SearchEngine
     ? RemoteChat
     : R extends InlineEdit
       ? RemoteInlineEdit
-      : R;
+      : R extends Suggester
+        ? RemoteSuggester
+        : R;
 
 export type RemoteVaultCore = Remote<VaultCore>;
 export type RemoteSearchEngine = Remote<SearchEngine>;
 export type RemoteChat = Remote<Chat>;
 export type RemoteInlineEdit = Remote<InlineEdit>;
+export type RemoteSuggester = Remote<Suggester>;
 
 type Callback = (...args: unknown[]) => unknown;
 

@@ -1704,6 +1704,24 @@ selection: string,
 instruction: string, };
 
 /**
+ * Where the cursor is, as the editor asks for a suggestion.
+ */
+export type SuggestRequest = { 
+/**
+ * The note's vault path.
+ */
+path: string, 
+/**
+ * The note's text before the cursor, as the editor shows it (the core keeps its last
+ * [`SUGGEST_BEFORE_CHARS`]).
+ */
+before: string, 
+/**
+ * The note's text after the cursor (the core keeps its first [`SUGGEST_AFTER_CHARS`]).
+ */
+after: string, };
+
+/**
  * A provider by name.
  */
 export type ProviderPreset = "anthropic" | "openai" | "azure" | "gemini" | "mistral" | "deepseek" | "xai" | "groq" | "openrouter" | "ollama" | "lmstudio" | "custom";

@@ -252,12 +252,14 @@ fn fit_replacement(selection: &str, answer: &str) -> String {
     format!("{leading}{text}{trailing}")
 }
 
-fn tail_chars(text: &str, n: usize) -> &str {
+/// The last `n` characters of `text` (the context before a selection or a cursor).
+pub(super) fn tail_chars(text: &str, n: usize) -> &str {
     let skip = text.chars().count().saturating_sub(n);
     text.char_indices().nth(skip).map_or("", |(i, _)| &text[i..])
 }
 
-fn head_chars(text: &str, n: usize) -> &str {
+/// The first `n` characters of `text` (the context after a selection or a cursor).
+pub(super) fn head_chars(text: &str, n: usize) -> &str {
     text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
 }
 

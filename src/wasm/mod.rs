@@ -13,6 +13,7 @@ mod process;
 mod request_client;
 mod search;
 mod semantic;
+mod suggest;
 mod tasks;
 mod vault;
 
@@ -31,6 +32,7 @@ pub use inline_edit::InlineEdit;
 pub use process::{JsLauncher, ProcessHost};
 pub use request_client::JsRequestClient;
 pub use search::SearchEngine;
+pub use suggest::Suggester;
 pub use vault::{JsVault, VaultHost};
 
 use crate::agent::{delete_chat, list_chats, load_chat, mark_undone, rename_chat};
@@ -295,6 +297,16 @@ impl VaultCore {
         on_event: js_sys::Function,
     ) -> Result<InlineEdit, JsValue> {
         InlineEdit::new(self, options, on_event)
+    }
+
+    /// Suggestions as the user types in the note editor: `options` as `newChat`'s (the
+    /// provider, agent settings and transport are used).
+    #[wasm_bindgen(js_name = newSuggester)]
+    pub fn new_suggester(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
+    ) -> Result<Suggester, JsValue> {
+        Suggester::new(self, options)
     }
 
     /// Sends one tiny request with `provider` (a `ProviderConfig`), a single attempt, and

@@ -2016,6 +2016,50 @@ async function noteLayout(page, kind) {
   await page.setViewportSize(kind === "mobile" ? { width: 390, height: 844 } : { width: 1280, height: 860 });
 }
 
+test("suggestions as you type: a pause at a line's end shows the model's words faint; Tab takes them, Escape or typing dismisses them", async () => {
+  const id = `e2e-suggest-${Date.now()}`;
+  await script(id, [{ text: "Serve it with butter and salt." }, { text: "Enjoy it warm." }, { text: "never shown" }]);
+  const page = await openHost({ mock: id, data: { editor: { suggestions: true } } });
+  const note = page.locator(".fake-host-note");
+  const ghost = note.locator(".vault-agent-ghost");
+  const text = () => page.evaluate(() => window.fakeObsidian.read("Cooking/Bread.md"));
+  try {
+    await note.locator(".cm-content").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("Serve it with ");
+    // After the pause: the model's words, less what the line already says, faint after the cursor.
+    await ghost.waitFor();
+    assert.equal(await ghost.innerText(), "butter and salt.");
+    const asked = (await requests(id))[0].body;
+    assert.equal(asked.tools, undefined);
+    assert.equal(asked.max_tokens, 64);
+    assert.match(JSON.stringify(asked.messages), /Let the loaf cool for an hour\.\\nServe it with <\/before_cursor><cursor\/>/);
+    await shootLayouts(page, "suggest", { kinds: ["wide", "mobile"], arrange: noteLayout });
+    // Tab takes it, as if typed.
+    await page.keyboard.press("Tab");
+    await ghost.waitFor({ state: "detached" });
+    await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("Serve it with butter and salt."));
+
+    // The next pause's suggestion: Escape dismisses it and the note keeps only what was typed.
+    await page.keyboard.type(" Then ");
+    await ghost.filter({ hasText: "Enjoy it warm." }).waitFor();
+    await page.keyboard.press("Escape");
+    await ghost.waitFor({ state: "detached" });
+    assert.ok((await text()).endsWith("Serve it with butter and salt. Then "), await text());
+    assert.equal((await requests(id)).length, 2);
+
+    // Turned off, a pause asks nothing.
+    await page.evaluate(() => (window.fakeObsidian.plugin.settings.editor.suggestions = false));
+    await page.keyboard.type("more");
+    await page.waitForTimeout(1200);
+    assert.equal(await ghost.count(), 0);
+    assert.equal((await requests(id)).length, 2);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
   const id = `e2e-inline-${Date.now()}`;
   const original = NOTES["Cooking/Bread.md"];

@@ -633,3 +633,22 @@ test("an undo's report reads as a sentence: paths listed with 'and', nothing sai
   assert.equal(describeUndo(three, true), "Redone: Restored a.md, b.md and c.md.");
   assert.equal(describeUndo({ ...report, trashed: [] }), "Nothing to undo: everything was already as before.");
 });
+
+test("suggestions as you type come only at a line's end with words before it, in the body, outside code", async () => {
+  // @codemirror/* is bundled from node_modules here (Obsidian supplies it in the app).
+  const { suggestsAt } = await load("js/views/suggest.ts", "export const editorInfoField = null; export const requireApiVersion = () => true;");
+  const at = (text) => suggestsAt(text.replace("|", ""), text.indexOf("|"));
+  assert.equal(at("# Bread\n\nThe loaf cools |"), true);
+  assert.equal(at("# Bread\n\nThe loaf cools |\n\nServe warm."), true);
+  // Mid-line, on an empty line, at the very start.
+  assert.equal(at("The loaf| cools"), false);
+  assert.equal(at("The loaf cools\n|"), false);
+  assert.equal(at("|"), false);
+  // In the frontmatter, or a note whose frontmatter never closes.
+  assert.equal(at("---\ntags: bre|\n---\nBody"), false);
+  assert.equal(at("---\ntags: bread\n---\nBody text |"), true);
+  assert.equal(at("---\ntags: bread\nBody text |"), false);
+  // Inside a code block, and after it.
+  assert.equal(at("Text\n```js\nconst a = |\n"), false);
+  assert.equal(at("Text\n```js\nconst a = 1;\n```\nAfter the code |"), true);
+});

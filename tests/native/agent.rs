@@ -15,6 +15,9 @@ mod undo;
 #[path = "agent/inline_edit.rs"]
 mod inline_edit;
 
+#[path = "agent/suggest.rs"]
+mod suggest;
+
 #[path = "agent/conversation.rs"]
 mod conversation;
 

@@ -175,6 +175,7 @@ fn generate() -> String {
         VaultInfo,
         ChatOptions,
         vault_agent::agent::InlineEditRequest,
+        vault_agent::agent::SuggestRequest,
         // The providers the settings offer, and their table.
         ProviderPreset,
         PresetInfo,
