@@ -1,6 +1,6 @@
 import { Prec, StateEffect, StateField, type Extension } from "@codemirror/state";
 import { Decoration, EditorView, ViewPlugin, WidgetType, keymap, type DecorationSet, type ViewUpdate } from "@codemirror/view";
-import { editorInfoField, type App } from "obsidian";
+import { editorInfoField, Notice, type App } from "obsidian";
 import type { PluginContext } from "../context";
 import { detach } from "../core/client";
 import type { Suggester } from "../core";
@@ -11,6 +11,9 @@ const PAUSE_MS = 600;
 /** The text around the cursor sent (the core keeps as much of it). */
 const BEFORE_CHARS = 3000;
 const AFTER_CHARS = 1000;
+
+/** Whether a failed suggestion was said this session: once is enough, not at every pause. */
+let told = false;
 
 /** A suggestion shown at `pos`. */
 interface Ghost {
@@ -101,7 +104,6 @@ export function suggestExtension(ctx: PluginContext, app: App): Extension {
       /** Counts questions: an answer to an older one is dropped. */
       private asked = 0;
       private inFlight = false;
-      private failed = false;
       constructor(private readonly view: EditorView) {}
 
       update(update: ViewUpdate): void {
@@ -163,10 +165,9 @@ export function suggestExtension(ctx: PluginContext, app: App): Extension {
           if (mine !== this.asked || !suggestion || this.view.state.selection.main.head !== pos) return;
           this.view.dispatch({ effects: showGhost.of({ pos, text: suggestion }) });
         } catch (error) {
-          // Said once, not at every pause; the next pause makes a new suggester (the settings
-          // may have been fixed meanwhile).
-          if (!this.failed) console.warn("Vault Agent: no suggestion:", error);
-          this.failed = true;
+          // The next pause makes a new suggester: the settings may have been fixed meanwhile.
+          if (!told) new Notice(`Vault Agent could not suggest how the note goes on: ${error instanceof Error ? error.message : String(error)}`);
+          told = true;
           this.forget();
         }
       }

@@ -2018,7 +2018,8 @@ async function noteLayout(page, kind) {
 
 test("suggestions as you type: a pause at a line's end shows the model's words faint; Tab takes them, Escape or typing dismisses them", async () => {
   const id = `e2e-suggest-${Date.now()}`;
-  await script(id, [{ text: "Serve it with butter and salt." }, { text: "Enjoy it warm." }, { text: "never shown" }]);
+  const refused = { status: 401, message: "invalid x-api-key" };
+  await script(id, [{ text: "Serve it with butter and salt." }, { text: "Enjoy it warm." }, refused, refused, { text: "never shown" }]);
   const page = await openHost({ mock: id, data: { editor: { suggestions: true } } });
   const note = page.locator(".fake-host-note");
   const ghost = note.locator(".vault-agent-ghost");
@@ -2048,12 +2049,22 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
     assert.ok((await text()).endsWith("Serve it with butter and salt. Then "), await text());
     assert.equal((await requests(id)).length, 2);
 
+    // A refused key is said once, not at every pause.
+    const notice = page.locator(".notice", { hasText: "Vault Agent could not suggest how the note goes on:" });
+    await page.keyboard.type("slice ");
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /key/i);
+    await page.keyboard.type("it ");
+    await page.waitForTimeout(1200);
+    assert.equal((await requests(id)).length, 4);
+    assert.equal(await notice.count(), 1);
+
     // Turned off, a pause asks nothing.
     await page.evaluate(() => (window.fakeObsidian.plugin.settings.editor.suggestions = false));
     await page.keyboard.type("more");
     await page.waitForTimeout(1200);
     assert.equal(await ghost.count(), 0);
-    assert.equal((await requests(id)).length, 2);
+    assert.equal((await requests(id)).length, 4);
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
