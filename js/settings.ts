@@ -115,8 +115,11 @@ export interface VaultAgentSettings {
   customModes: ModeConfig[];
   /** Notes in this folder are the chat's slash prompts. */
   promptsFolder: string;
-  /** The note editor: `suggestions`, the chat's model continues the line after a pause (off by default: each is a request). */
-  editor: { suggestions: boolean };
+  /**
+   * The note editor: `suggestions`, a model continues the line after a pause (off by default:
+   * each is a request), `suggestionModel` (of the chat's provider; empty: the chat's model).
+   */
+  editor: { suggestions: boolean; suggestionModel: string };
   /** `language`: searches prefer notes in it (see `searchLanguage`); empty: Obsidian's own. */
   indexing: {
     enabled: boolean;
@@ -188,7 +191,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
   retention: { days: 30, tasks: 200 },
   customModes: [],
   promptsFolder: "Prompts",
-  editor: { suggestions: false },
+  editor: { suggestions: false, suggestionModel: "" },
   indexing: { enabled: true, language: "", restartAfterNotes: 2000 },
   semantic: {
     embedder: "static",

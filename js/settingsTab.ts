@@ -470,6 +470,18 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
         }),
       );
+    new Setting(el)
+      .setName("Model for suggestions")
+      .setDesc("A fast model of the same provider suits them: a reasoning model may think through its few words and suggest nothing. Empty: the chat's model.")
+      .addText((t) =>
+        t
+          .setPlaceholder("Chat's model")
+          .setValue(this.ctx.settings.editor.suggestionModel)
+          .onChange(async (value) => {
+            this.ctx.settings.editor.suggestionModel = value.trim();
+            await this.save();
+          }),
+      );
   }
 
   /** What the agent is told: the custom instructions, the rule and skill files, and the paths it may not see or change. */

@@ -143,8 +143,9 @@ export function suggestExtension(ctx: PluginContext, app: App): Extension {
         const text = state.doc.toString();
         const file = state.field(editorInfoField, false)?.file ?? app.workspace.getActiveFile();
         if (this.view.composing || !selection.empty || !file || !suggestsAt(text, selection.head)) return;
-        const config = providerConfig(ctx.settings, ctx.apiKey());
-        if ("missing" in config) return;
+        const chat = providerConfig(ctx.settings, ctx.apiKey());
+        if ("missing" in chat) return;
+        const config = { ...chat, model: ctx.settings.editor.suggestionModel || chat.model };
         const mine = this.asked;
         const pos = selection.head;
         try {

@@ -2020,7 +2020,7 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
   const id = `e2e-suggest-${Date.now()}`;
   const refused = { status: 401, message: "invalid x-api-key" };
   await script(id, [{ text: "Serve it with butter and salt." }, { text: "Enjoy it warm." }, refused, refused, { text: "never shown" }]);
-  const page = await openHost({ mock: id, data: { editor: { suggestions: true } } });
+  const page = await openHost({ mock: id, data: { editor: { suggestions: true, suggestionModel: "claude-haiku-4-5" } } });
   const note = page.locator(".fake-host-note");
   const ghost = note.locator(".vault-agent-ghost");
   const text = () => page.evaluate(() => window.fakeObsidian.read("Cooking/Bread.md"));
@@ -2034,6 +2034,8 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
     const asked = (await requests(id))[0].body;
     assert.equal(asked.tools, undefined);
     assert.equal(asked.max_tokens, 64);
+    // The model set for suggestions, not the chat's.
+    assert.equal(asked.model, "claude-haiku-4-5");
     assert.match(JSON.stringify(asked.messages), /Let the loaf cool for an hour\.\\nServe it with <\/before_cursor><cursor\/>/);
     await shootLayouts(page, "suggest", { kinds: ["wide", "mobile"], arrange: noteLayout });
     // Tab takes it, as if typed.
