@@ -636,7 +636,7 @@ test("an undo's report reads as a sentence: paths listed with 'and', nothing sai
 
 test("suggestions as you type come only at a line's end with words before it, in the body, outside code", async () => {
   // @codemirror/* is bundled from node_modules here (Obsidian supplies it in the app).
-  const { suggestsAt } = await load("js/views/suggest.ts", "export const editorInfoField = null; export const requireApiVersion = () => true;");
+  const { suggestsAt } = await load("js/views/suggest.ts", "export const editorInfoField = null; export class Notice {} export const requireApiVersion = () => true;");
   const at = (text) => suggestsAt(text.replace("|", ""), text.indexOf("|"));
   assert.equal(at("# Bread\n\nThe loaf cools |"), true);
   assert.equal(at("# Bread\n\nThe loaf cools |\n\nServe warm."), true);
