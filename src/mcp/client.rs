@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use ts_rs::TS;
 
-use super::elicitation::{self, Elicitation};
+use super::elicitation;
 use super::features::{ClientFeatures, ClientOffer, NoForms};
 use super::message::{self, Incoming, RpcError, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::sampling::{self, SamplingOutcome};
@@ -534,15 +534,14 @@ async fn pages_first(error: &RpcError, forms: &dyn ClientFeatures) -> CallOutcom
     // A few pages at most: a server cannot bury the chat in cards.
     for params in asked.into_iter().flatten().take(3) {
         let said = match elicitation::read_request(params, &[]) {
-            Ok(asked @ Elicitation { page: Some(_), .. }) => {
-                let host = asked.page.as_ref().map(|p| p.host.clone()).unwrap_or_default();
-                match forms.fill(asked).await.action {
+            Ok(asked) => match asked.page.as_ref().map(|page| page.host.clone()) {
+                Some(host) => match forms.fill(asked).await.action {
                     FormAction::Accept => format!("the user opened the page at {host} in their browser"),
                     FormAction::Decline => format!("the user declined to open the page at {host}"),
                     FormAction::Cancel => format!("the page at {host} was not opened"),
-                }
-            }
-            Ok(_) => "the server asked for a form where only a page may be asked".to_string(),
+                },
+                None => "the server asked for a form where only a page may be asked".to_string(),
+            },
             Err(why) => format!("the server's page could not be offered: {why}"),
         };
         told.push(said);

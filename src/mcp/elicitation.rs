@@ -9,7 +9,7 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, FormPage, TextFormat};
+use crate::protocol::{FieldInput, FormAction, FormAnswer, FormField, FormOption, FormPage, FormRequest, TextFormat};
 
 /// The method by which a server asks for a form.
 pub(crate) const FORM_METHOD: &str = "elicitation/create";
@@ -24,6 +24,13 @@ pub struct Elicitation {
     pub message: String,
     pub fields: Vec<FormField>,
     pub page: Option<FormPage>,
+}
+
+impl Elicitation {
+    /// The form to show for it: `id` names it in the task, `server` is who asks.
+    pub fn into_form(self, id: String, server: String) -> FormRequest {
+        FormRequest { id, server, message: self.message, fields: self.fields, page: self.page, subtask: None }
+    }
 }
 
 /// An `elicitation/create` request's `params`, a form's fields in `order` (the server's, as

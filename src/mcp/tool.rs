@@ -13,9 +13,7 @@ use super::{
     ClientFeatures, Elicitation, McpClient, McpToolInfo, Progress, ResourceBody, SamplingOutcome, SamplingRequest,
 };
 use crate::pipeline::ask_user;
-use crate::protocol::{
-    AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer, FormRequest,
-};
+use crate::protocol::{AgentEvent, ApprovalCategory, ApprovalDecision, ApprovalRequest, ChangePreview, FormAnswer};
 use crate::tools::{
     DynTool, ParsedCall, PathUse, PlannedCall, ToolContext, ToolError, ToolGroup, ToolKind, ToolOutput,
 };
@@ -224,14 +222,8 @@ struct UserForms<'c, 'a> {
 impl ClientFeatures for UserForms<'_, '_> {
     async fn fill(&self, asked: Elicitation) -> FormAnswer {
         self.asked.set(self.asked.get() + 1);
-        let form = FormRequest {
-            id: format!("form{}-{}", self.ctx.call_index, self.asked.get()),
-            server: self.server.to_string(),
-            message: asked.message,
-            fields: asked.fields,
-            page: asked.page,
-            subtask: None,
-        };
+        let form =
+            asked.into_form(format!("form{}-{}", self.ctx.call_index, self.asked.get()), self.server.to_string());
         self.ctx.host.emit(&AgentEvent::FormRequested { form: form.clone() });
         self.ctx.user_time.during(self.ctx.clock, self.ctx.host.fill(&form)).await
     }

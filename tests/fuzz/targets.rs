@@ -679,15 +679,8 @@ struct FuzzForms;
 #[async_trait::async_trait(?Send)]
 impl vault_agent::mcp::ClientFeatures for FuzzForms {
     async fn fill(&self, asked: vault_agent::mcp::Elicitation) -> FormAnswer {
-        let message = asked.message.as_str();
-        let form = FormRequest {
-            id: "f".into(),
-            server: "fuzz".into(),
-            message: message.into(),
-            fields: asked.fields.clone(),
-            page: asked.page.clone(),
-            subtask: None,
-        };
+        let form = asked.into_form("f".into(), "fuzz".into());
+        let message = form.message.as_str();
         let _ = form.check(&form.defaults());
         for field in &form.fields {
             for value in [json!(message), json!(-1.5), json!([message, "x"]), json!(true)] {

@@ -146,14 +146,7 @@ pub(crate) struct TerminalForms {
 #[async_trait(?Send)]
 impl ClientFeatures for TerminalForms {
     async fn fill(&self, asked: Elicitation) -> FormAnswer {
-        let form = FormRequest {
-            id: "form".into(),
-            server: self.server.clone(),
-            message: asked.message,
-            fields: asked.fields,
-            page: asked.page,
-            subtask: None,
-        };
+        let form = asked.into_form("form".into(), self.server.clone());
         // A page is never opened without asking.
         if !self.accept_defaults || form.page.is_some() {
             return AgentHost::fill(&self.host, &form).await;
