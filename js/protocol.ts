@@ -29,6 +29,8 @@ export type {
   ApprovalDecision,
   ApprovalRequest,
   ChangePreview,
+  ChatMatch,
+  ChatPassage,
   ChatSummary,
   ChatTask,
   CheckpointSummary,

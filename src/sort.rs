@@ -24,6 +24,20 @@ pub fn sort_by_key<T, K: Ord>(items: &mut [T], mut key: impl FnMut(&T) -> K) {
     sort_by(items, |a, b| key(a).cmp(&key(b)));
 }
 
+/// `ranges` sorted by their start, those that overlap or touch made one (highlights of words
+/// found in a text: CJK bigrams `录音` + `音机` are one).
+pub fn merged_ranges(mut ranges: Vec<std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+    sort_by_key(&mut ranges, |r| r.start);
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
 /// Sorts `items` in ascending order, keeping equal items in their order, as `slice::sort` does.
 pub fn sort<T: Ord>(items: &mut [T]) {
     sort_by(items, T::cmp);

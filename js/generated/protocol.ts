@@ -975,6 +975,34 @@ export type ChatSummary = { id: string, title: string, updatedMs: number,
 requests: number, };
 
 /**
+ * A saved chat that holds every word of a search.
+ */
+export type ChatMatch = { chat: ChatSummary, 
+/**
+ * Where the words were said; `None` for an empty search, or when only the title holds them.
+ */
+passage: ChatPassage | null, };
+
+/**
+ * The passage of a chat that holds the most of a search's words.
+ */
+export type ChatPassage = { 
+/**
+ * The turn of the chat's transcript it is in (to scroll to).
+ */
+turn: number, by: Speaker, 
+/**
+ * One line of text, the words found marked `**…**` (the text's own `**` left out), with
+ * `…` where it is cut.
+ */
+text: string, };
+
+/**
+ * Who said a passage.
+ */
+export type Speaker = "you" | "agent";
+
+/**
  * A chat, turn by turn.
  */
 export type Transcript = { 

@@ -736,15 +736,25 @@ export class ChatView extends ItemView {
     }
     const { vault } = await this.plugin.core();
     const chats = await vault.listChats();
-    new ChatHistoryModal(this.app, chats, (summary) => void this.openChat(summary.id)).open();
+    const search = (query: string) => vault.searchChats(query);
+    new ChatHistoryModal(this.app, chats, search, (summary, turn) => void this.openChat(summary.id, turn)).open();
   }
 
-  /** Shows a saved chat; the next message continues it. */
-  async openChat(id: string): Promise<void> {
+  /** Shows a saved chat, at its turn `turn` (else at its end); the next message continues it. */
+  async openChat(id: string, turn: number | null = null): Promise<void> {
     const { vault } = await this.plugin.core();
     const transcript = await vault.chatTranscript(id);
     this.showTranscript(transcript);
-    this.scroll(true);
+    const found = turn === null ? null : this.messagesEl.querySelector(`[data-turn="${turn}"]`);
+    if (!(found instanceof HTMLElement)) {
+      this.scroll(true);
+      return;
+    }
+    // Not following the end: an answer drawn after this (Markdown renders async) leaves it be.
+    this.following = false;
+    found.scrollIntoView({ block: "start" });
+    found.addClass("vault-agent-found");
+    this.jumpButton.toggle(!this.atBottom());
   }
 
   /**
@@ -759,7 +769,12 @@ export class ChatView extends ItemView {
     this.showTitle();
     this.clearMessages();
     let open: TurnView | null = null;
-    for (const turn of transcript.turns) open = this.renderTurn(turn) ?? open;
+    transcript.turns.forEach((turn, index) => {
+      const before = this.messagesEl.childElementCount;
+      open = this.renderTurn(turn) ?? open;
+      // Where the turn begins, for the history's search to open the chat there.
+      this.messagesEl.children[before]?.setAttribute("data-turn", String(index));
+    });
     return open;
   }
 

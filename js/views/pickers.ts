@@ -1,7 +1,8 @@
 import { FuzzySuggestModal, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
 import { isAttachable } from "./media";
-import type { ChatSummary, ServerPrompt, ServerResource } from "../protocol";
+import type { ChatMatch, ChatSummary, ServerPrompt, ServerResource } from "../protocol";
 import { count } from "./count";
+import { highlight } from "./SearchModal";
 
 /**
  * What `@` attaches: a vault file, a folder's notes, a web page (an address typed in the
@@ -190,34 +191,43 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
   }
 }
 
-/** Picks an earlier chat to continue. */
-export class ChatHistoryModal extends SuggestModal<ChatSummary> {
+/**
+ * Picks an earlier chat to continue. With words typed, the core finds the chats that said them
+ * (titles, requests and answers) and the passage where; picking one opens the chat at that turn.
+ */
+export class ChatHistoryModal extends SuggestModal<ChatMatch> {
   constructor(
     app: App,
     private readonly chats: ChatSummary[],
-    private readonly onPick: (chat: ChatSummary) => void,
+    private readonly search: (query: string) => Promise<ChatMatch[]>,
+    private readonly onPick: (chat: ChatSummary, turn: number | null) => void,
   ) {
     super(app);
-    this.setPlaceholder("Continue an earlier chat…");
+    this.setPlaceholder("Search earlier chats…");
     this.emptyStateText = "No saved chats yet.";
   }
 
-  getSuggestions(query: string): ChatSummary[] {
-    const q = query.toLowerCase();
-    return this.chats.filter((c) => c.title.toLowerCase().includes(q));
+  async getSuggestions(query: string): Promise<ChatMatch[]> {
+    this.emptyStateText = query.trim() ? "No chat said that." : "No saved chats yet.";
+    if (!query.trim()) return this.chats.map((chat) => ({ chat, passage: null }));
+    return this.search(query);
   }
 
-  renderSuggestion(chat: ChatSummary, el: HTMLElement): void {
+  renderSuggestion({ chat, passage }: ChatMatch, el: HTMLElement): void {
     el.addClass("vault-agent-history-item");
     el.createDiv({ cls: "vault-agent-history-title", text: chat.title });
     el.createDiv({
       cls: "vault-agent-history-meta",
       text: `${new Date(chat.updatedMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} · ${count(chat.requests, "request")}`,
     });
+    if (!passage) return;
+    const line = el.createDiv({ cls: "vault-agent-history-passage" });
+    line.createSpan({ cls: "vault-agent-history-by", text: passage.by === "you" ? "You" : "Agent" });
+    highlight(line.createSpan(), passage.text);
   }
 
-  onChooseSuggestion(chat: ChatSummary): void {
-    this.onPick(chat);
+  onChooseSuggestion({ chat, passage }: ChatMatch): void {
+    this.onPick(chat, passage?.turn ?? null);
   }
 }
 

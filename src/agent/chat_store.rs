@@ -100,6 +100,11 @@ pub async fn load_chat(vault: &dyn Vault, id: &str) -> Result<SavedChat> {
 
 /// Every saved chat, most recently updated first. A damaged file is left out, not an error.
 pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
+    Ok(load_all_chats(vault).await?.iter().map(SavedChat::summary).collect())
+}
+
+/// Every saved chat, whole, most recently updated first; a damaged file is left out.
+pub(super) async fn load_all_chats(vault: &dyn Vault) -> Result<Vec<SavedChat>> {
     let folder = VaultPath::parse(CHAT_FOLDER)?;
     if vault.stat(&folder).await?.is_none() {
         return Ok(Vec::new());
@@ -108,12 +113,7 @@ pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
     for file in vault.list(&folder).await?.files {
         let Some(id) = file.name().and_then(|n| n.strip_suffix(".json")) else { continue };
         if let Ok(chat) = load_chat(vault, id).await {
-            chats.push(ChatSummary {
-                id: chat.id,
-                title: chat.title,
-                updated_ms: chat.updated_ms,
-                requests: chat.messages.iter().filter(|m| is_request(m)).count(),
-            });
+            chats.push(chat);
         }
     }
     crate::sort::sort_by(&mut chats, |a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| b.id.cmp(&a.id)));
@@ -147,6 +147,16 @@ pub async fn delete_chat(vault: &dyn Vault, id: &str) -> Result<()> {
 }
 
 impl SavedChat {
+    /// The chat's line in the history list.
+    pub fn summary(&self) -> ChatSummary {
+        ChatSummary {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            updated_ms: self.updated_ms,
+            requests: self.messages.iter().filter(|m| is_request(m)).count(),
+        }
+    }
+
     /// The chat turn by turn, as the chat view shows it.
     pub fn transcript(&self) -> Transcript {
         Transcript {

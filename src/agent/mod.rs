@@ -2,6 +2,7 @@
 //! through the pipeline, and feeds the results back until the task is done.
 
 mod chat_options;
+mod chat_search;
 mod chat_store;
 mod config;
 mod conversation;
@@ -15,6 +16,7 @@ mod transcript;
 
 pub use crate::mode::Mode;
 pub use chat_options::ChatOptions;
+pub use chat_search::{ChatArchive, ChatMatch, ChatPassage, Speaker};
 pub use chat_store::{
     delete_chat, list_chats, load_chat, mark_undone, rename_chat, save_chat, ChatSummary, ChatTask, SavedChat,
     CHAT_FOLDER,

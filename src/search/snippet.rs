@@ -67,16 +67,9 @@ impl Snippets {
         let range = snippet.fragment_range();
         let fragment = snippet.fragment();
         // Overlapping matches (CJK bigrams `录音` + `音机`) become one highlight.
-        let mut ranges: Vec<std::ops::Range<usize>> =
-            snippet.highlighted().iter().filter(|r| r.end <= fragment.len()).cloned().collect();
-        crate::sort::sort_by_key(&mut ranges, |r| r.start);
-        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
-        for range in ranges {
-            match merged.last_mut() {
-                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
-                _ => merged.push(range),
-            }
-        }
+        let merged = crate::sort::merged_ranges(
+            snippet.highlighted().iter().filter(|r| r.end <= fragment.len()).cloned().collect(),
+        );
         let mut marked = String::with_capacity(fragment.len() + 16);
         let mut at = 0;
         for range in merged {

@@ -17,6 +17,7 @@ mod suggest;
 mod tasks;
 mod vault;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
@@ -35,7 +36,7 @@ pub use search::SearchEngine;
 pub use suggest::Suggester;
 pub use vault::{JsVault, VaultHost};
 
-use crate::agent::{delete_chat, list_chats, load_chat, mark_undone, rename_chat};
+use crate::agent::{delete_chat, load_chat, mark_undone, rename_chat, ChatArchive};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
@@ -126,6 +127,8 @@ pub struct VaultCore {
     search: SharedIndex,
     /// Starts MCP servers' processes, where the host can (desktop).
     launcher: Option<Rc<JsLauncher>>,
+    /// The saved chats as `listChats` read them last, for `searchChats`.
+    chats: RefCell<Option<Rc<ChatArchive>>>,
 }
 
 impl VaultCore {
@@ -136,6 +139,13 @@ impl VaultCore {
             Some(request) => Rc::new(JsRequestClient::new(request)),
             None => Rc::new(FetchClient),
         }
+    }
+
+    /// Reads the saved chats and keeps them for `searchChats`.
+    async fn read_chats(&self) -> Result<Rc<ChatArchive>, JsValue> {
+        let archive = Rc::new(ChatArchive::load(&*self.vault).await.map_err(js_error)?);
+        *self.chats.borrow_mut() = Some(archive.clone());
+        Ok(archive)
     }
 
     /// The HTTP client for `transport`.
@@ -167,7 +177,13 @@ impl VaultCore {
         request: Option<js_sys::Function>,
     ) -> VaultCore {
         let launcher = JsLauncher::of(&host).map(Rc::new);
-        VaultCore { vault: Rc::new(JsVault::new(host)), request, search: SharedIndex::new(), launcher }
+        VaultCore {
+            vault: Rc::new(JsVault::new(host)),
+            request,
+            search: SharedIndex::new(),
+            launcher,
+            chats: RefCell::default(),
+        }
     }
 
     /// The HTTP client for a settings check's `transport` argument (absent or null: `Auto`).
@@ -395,10 +411,23 @@ impl VaultCore {
         mark_undone(&*self.vault, &chat_id, &task_id, undone, JsClock.now_ms()).await.map_err(js_error)
     }
 
-    /// Saved chats, most recent first: `[{id, title, updatedMs, messages}]`.
+    /// Saved chats, most recent first, read again from the vault (and kept for `searchChats`).
     #[wasm_bindgen(js_name = listChats, unchecked_return_type = "Protocol.ChatSummary[]")]
     pub async fn list_chats(&self) -> Result<JsValue, JsValue> {
-        to_js(&list_chats(&*self.vault).await.map_err(js_error)?)
+        to_js(&self.read_chats().await?.summaries())
+    }
+
+    /// The saved chats that hold every word of `query`, with the passage where they were said,
+    /// among the chats as `listChats` read them last (read now if it never did): the history's
+    /// search box calls this for each key without reading every chat again.
+    #[wasm_bindgen(js_name = searchChats, unchecked_return_type = "Protocol.ChatMatch[]")]
+    pub async fn search_chats(&self, query: String) -> Result<JsValue, JsValue> {
+        let kept = self.chats.borrow().clone();
+        let archive = match kept {
+            Some(archive) => archive,
+            None => self.read_chats().await?,
+        };
+        to_js(&archive.search(&query))
     }
 
     /// The saved chat `id` as a note's Markdown: requests, answers, and the tool calls in words.

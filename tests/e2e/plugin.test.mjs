@@ -2564,6 +2564,84 @@ async function assertTouchTargets(page, extra = []) {
   assert.deepEqual(small, [], "touch targets under 44 px");
 }
 
+test("the chat history finds a chat by what was said in it, and opens it where it was said", async () => {
+  const id = `e2e-history-search-${Date.now()}`;
+  const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer about flour.`).join("\n\n");
+  await script(id, [
+    { text: "Bake the **sourdough** on a stone at 250 °C." },
+    { text: long, chunkSize: 400 },
+    { text: "Book the ryokan early: Kyoto in April is busy." },
+  ]);
+  const page = await openHost({ mock: id });
+  const idle = () => page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
+  await send(page, "Tell me about bread");
+  await page.locator(".vault-agent-text", { hasText: "on a stone" }).waitFor();
+  await idle();
+  await send(page, "And everything else?");
+  await page.locator(".vault-agent-text", { hasText: "Line 60 of" }).waitFor();
+  await idle();
+  await page.locator(".vault-agent-new-chat").click();
+  await send(page, "Plan my Kyoto trip");
+  await page.locator(".vault-agent-text", { hasText: "Book the ryokan" }).waitFor();
+  await idle();
+
+  await page.locator(".vault-agent-history").click();
+  const input = page.locator(".prompt-input");
+  const items = page.locator(".suggestion-item");
+  const rows = (n) => page.waitForFunction((n) => document.querySelectorAll(".suggestion-item").length === n, n);
+  await rows(2);
+  assert.equal(await page.locator(".vault-agent-history-passage").count(), 0, "no words, no passages");
+
+  // Words of an answer, typed in another case: the chat that said them, and where.
+  await input.fill("STONE sourdough");
+  await rows(1);
+  assert.equal(await items.locator(".vault-agent-history-title").innerText(), "Tell me about bread");
+  const passage = items.locator(".vault-agent-history-passage");
+  assert.equal(await passage.locator(".vault-agent-history-by").innerText(), "Agent");
+  assert.deepEqual(await passage.locator("mark").allInnerTexts(), ["sourdough", "stone"]);
+  assert.match(await passage.innerText(), /Bake the sourdough on a stone at 250 °C\./);
+  for (const theme of ["light", "dark"]) {
+    await setTheme(page, theme);
+    await page.screenshot({ path: `${ARTIFACTS}/history-search-${theme}.png` });
+  }
+  await setTheme(page, "light");
+
+  // A request's words find the chat too, said by the user; words no chat said, nothing.
+  await input.fill("kyoto");
+  await rows(1);
+  assert.equal(await items.locator(".vault-agent-history-by").innerText(), "You");
+  await input.fill("croissant");
+  await page.locator(".suggestion-empty", { hasText: "No chat said that." }).waitFor();
+
+  // Picked: the chat opens at the turn that said it, not at its end, marked for a moment.
+  await input.fill("stone");
+  await rows(1);
+  await items.first().click();
+  const found = page.locator('.vault-agent-found[data-turn="0"]');
+  await found.waitFor();
+  assert.match(await found.innerText(), /Tell me about bread/);
+  const shown = await found.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const pane = el.closest(".vault-agent-messages").getBoundingClientRect();
+    return box.top >= pane.top - 1 && box.top < pane.bottom;
+  });
+  assert.ok(shown, "the turn that said it is in view");
+  await page.locator(".vault-agent-jump").waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/history-opened-light.png` });
+
+  // On a phone the list fits the screen.
+  await layout(page, "mobile");
+  await page.locator(".vault-agent-history").click();
+  await page.locator(".prompt-input").fill("sourdough");
+  await rows(1);
+  for (const theme of ["light", "dark"]) {
+    await setTheme(page, theme);
+    await page.screenshot({ path: `${ARTIFACTS}/history-search-mobile-${theme}.png` });
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the view follows the answer only while the reader is at the bottom; Jump to latest brings it back", async () => {
   const id = `e2e-scroll-${Date.now()}`;
   const long = Array.from({ length: 60 }, (_, i) => `Line ${i + 1} of a long answer about bread.`).join("\n\n");

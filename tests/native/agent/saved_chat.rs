@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use serde_json::json;
 use vault_agent::agent::{
-    load_chat, mark_undone, rename_chat, AgentConfig, ChatRequest, Conversation, SavedChat, TranscriptStep,
-    TranscriptTurn,
+    load_chat, mark_undone, rename_chat, AgentConfig, ChatArchive, ChatMatch, ChatRequest, Conversation, SavedChat,
+    Speaker, TranscriptStep, TranscriptTurn,
 };
 use vault_agent::protocol::{AgentEvent, EndReason, ErrorKind, ToolOutcome};
 use vault_agent::provider::Turn;
@@ -248,4 +248,56 @@ fn editing_the_first_request_retitles_the_chat_unless_it_was_renamed() {
     let stored = block_on(load_chat(&*h.vault, &id)).unwrap();
     assert_eq!(stored.title, "Grains", "the user's title stays");
     assert_eq!(requests(&stored.transcript().turns), ["tell me about einkorn"]);
+}
+
+#[test]
+fn the_history_finds_a_chat_by_what_was_said_in_it_not_by_the_notes_it_read() {
+    let vault = MemoryVault::with_notes([("Cooking/Bread.md", "# Bread\nFerment it overnight.\n")]).unwrap();
+    let h = Harness::new(
+        vault,
+        [
+            Turn::text_and_tools("Reading it.", [("read_file", json!({"path": "Cooking/Bread.md"}))]),
+            Turn::text("Your note says to bake the **sourdough** at 230 °C."),
+            Turn::text("Kyoto in April: book the ryokan early, and try the bread at Shinshindo."),
+        ],
+    );
+    let first = saved(&h, None);
+    block_on(first.send("What does my bread note say?")).unwrap();
+    h.clock.advance(60_000);
+    let second = saved(&h, None);
+    block_on(second.send("Plan my Kyoto trip")).unwrap();
+    let (first, second) = (first.chat_id().unwrap(), second.chat_id().unwrap());
+    let archive = block_on(ChatArchive::load(&*h.vault)).unwrap();
+    let ids = |found: &[ChatMatch]| found.iter().map(|m| m.chat.id.clone()).collect::<Vec<_>>();
+
+    // No words: every chat, the newest first, with no passage.
+    let all = archive.search("  ");
+    assert_eq!(ids(&all), [second.clone(), first.clone()]);
+    assert!(all.iter().all(|m| m.passage.is_none()));
+    assert_eq!(archive.summaries().iter().map(|c| c.id.clone()).collect::<Vec<_>>(), ids(&all));
+
+    // Words of an answer, in any case: the agent's passage in the chat's first turn, marked
+    // (the answer's own bold left out).
+    let found = archive.search("SOURDOUGH 230");
+    assert_eq!(ids(&found), std::slice::from_ref(&first));
+    let passage = found[0].passage.clone().unwrap();
+    assert_eq!((passage.turn, passage.by), (0, Speaker::Agent));
+    assert_eq!(passage.text, "Your note says to bake the **sourdough** at **230** °C.");
+
+    // Every word must be said in the chat: words of two chats find neither.
+    assert!(archive.search("sourdough ryokan").is_empty());
+    // What a task read is not what the chat said: the note's words find nothing.
+    assert!(archive.search("overnight").is_empty());
+
+    // A chat whose title holds the words comes before a newer one that only said them.
+    let found = archive.search("bread");
+    assert_eq!(ids(&found), [first, second]);
+    let passage = found[0].passage.clone().unwrap();
+    assert_eq!(
+        (passage.turn, passage.by, passage.text.as_str()),
+        (0, Speaker::You, "What does my **bread** note say?")
+    );
+    let passage = found[1].passage.clone().unwrap();
+    assert_eq!(passage.by, Speaker::Agent);
+    assert!(passage.text.contains("try the **bread** at Shinshindo."), "{}", passage.text);
 }
