@@ -2073,6 +2073,30 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
   }
 });
 
+test("suggestions on a phone: a tap on the faint words takes them, the cursor after them", async () => {
+  const id = `e2e-suggest-tap-${Date.now()}`;
+  await script(id, [{ text: "Serve it with butter and salt." }]);
+  const page = await openHost({ mock: id, mobile: true, data: { editor: { suggestions: true } } });
+  const note = page.locator(".fake-host-note");
+  const ghost = note.locator(".vault-agent-ghost");
+  try {
+    await noteLayout(page, "mobile");
+    await note.locator(".cm-content").tap();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("Serve it with ");
+    await ghost.waitFor();
+    await ghost.tap();
+    await ghost.waitFor({ state: "detached" });
+    await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("Serve it with butter and salt."));
+    // The cursor is after the words taken: what is typed next follows them.
+    await page.keyboard.type(" Enjoy");
+    await until(page, async () => (await window.fakeObsidian.read("Cooking/Bread.md")).endsWith("butter and salt. Enjoy"));
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
   const id = `e2e-inline-${Date.now()}`;
   const original = NOTES["Cooking/Bread.md"];
