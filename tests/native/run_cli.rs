@@ -188,6 +188,57 @@ fn run_without_a_task_chats_a_line_at_a_time_and_saves_the_chat() {
     assert!(saved.contains("what is my plan?") && saved.contains("Nothing else is planned."), "{saved}");
 }
 
+/// `vault-agent chats` lists the saved chats, newest first, and finds one by what was said in it;
+/// `run --chat ID` goes on with it, its history the model's.
+#[test]
+fn chats_finds_a_saved_chat_by_what_it_said_and_run_goes_on_with_it() {
+    let vault = sample_vault();
+    let dir = vault.path().to_str().unwrap();
+    let (base, seen) = serve(vec![
+        turn("The plan is to ship search.", &[]),
+        turn("Buy milk.", &[]),
+        turn("Then semantic snippets.", &[]),
+    ]);
+    assert!(chat(vault.path(), &base, &[], "what is my plan?\n").status.success());
+    assert!(chat(vault.path(), &base, &[], "what is in my inbox?\n").status.success());
+
+    let listed = text(&vault_agent(&["chats", "--vault", dir]).stdout);
+    let titles: Vec<&str> = listed.lines().map(|l| l.split_once(": ").unwrap().1).collect();
+    assert_eq!(titles, ["what is in my inbox?", "what is my plan?"], "{listed}");
+
+    // Words of an answer, in any case: the chat that said them, and where.
+    let found = vault_agent(&["chats", "--vault", dir, "SHIP", "search"]);
+    let out = text(&found.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].ends_with("  1 request: what is my plan?"), "{out}");
+    assert_eq!(lines[1], "    Agent: The plan is to **ship** **search**.");
+    assert!(text(&found.stderr).contains("vault-agent run --vault"), "how to go on with it");
+    let none = vault_agent(&["chats", "--vault", dir, "croissant"]);
+    assert_eq!((text(&none.stdout).as_str(), text(&none.stderr).trim()), ("", "no saved chat said that"));
+
+    // Going on with it: the model reads its history, and the chat keeps the new exchange.
+    let id = lines[0].split_whitespace().next().unwrap();
+    let went_on = chat(vault.path(), &base, &["--chat", id], "and after that?\n");
+    let stderr = text(&went_on.stderr);
+    assert!(went_on.status.success(), "{stderr}");
+    assert!(stderr.contains("Going on with the chat “what is my plan?” (1 earlier request)."), "{stderr}");
+    assert_eq!(text(&went_on.stdout), "Then semantic snippets.\n");
+    let asked = seen.lock().unwrap()[2].body.clone();
+    assert!(asked.contains("The plan is to ship search.") && asked.contains("and after that?"), "{asked}");
+    assert!(!asked.contains("Buy milk"), "not the other chat's: {asked}");
+    let json: Value = serde_json::from_slice(&vault_agent(&["chats", "--vault", dir, "--json"]).stdout).unwrap();
+    assert_eq!(json[0]["chat"]["id"], json!(id), "the chat went on is the newest");
+    assert_eq!(json[0]["chat"]["requests"], json!(2));
+    assert_eq!(json.as_array().unwrap().len(), 2, "no new chat");
+
+    // A chat that is not saved: said, before anything is asked.
+    let missing = chat(vault.path(), &base, &["--chat", "20200101-000000"], "hello\n");
+    assert!(!missing.status.success());
+    assert!(text(&missing.stderr).contains("no saved chat 20200101-000000 (vault-agent chats lists them)"));
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
+
 /// In a chat, `/undo` puts back what the chat's last task that changed notes did, and the saved
 /// chat records it; with nothing left to undo it says so.
 #[test]

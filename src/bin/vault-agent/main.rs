@@ -14,6 +14,8 @@ fn main() -> std::process::ExitCode {
 #[cfg(not(target_arch = "wasm32"))]
 mod chat;
 #[cfg(not(target_arch = "wasm32"))]
+mod chats;
+#[cfg(not(target_arch = "wasm32"))]
 mod form;
 #[cfg(not(target_arch = "wasm32"))]
 mod index;
@@ -65,6 +67,9 @@ mod cli {
         Notes(crate::notes::Args),
         /// Ask a model one question and stream its answer to stdout.
         Chat(crate::chat::Args),
+        /// List the saved chats, or find the ones that said some words (`run --chat ID` goes on
+        /// with one).
+        Chats(crate::chats::Args),
         /// List the chat models a provider's server has (to pick one for --model).
         ListModels(crate::list_models::Args),
         /// Run the agent on a task over the vault: it searches, reads and (with approval)
@@ -108,6 +113,7 @@ mod cli {
             match cli.command {
                 Command::Notes(args) => crate::notes::run(args).await,
                 Command::Chat(args) => crate::chat::run(args).await,
+                Command::Chats(args) => crate::chats::run(args).await,
                 Command::ListModels(args) => crate::list_models::run(args).await,
                 Command::Run(args) => crate::run::run(*args).await,
                 Command::Resume(args) => crate::resume::run(args).await,

@@ -13,7 +13,7 @@ use futures::future::{select, Either};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
-use vault_agent::agent::{mark_undone, AgentConfig, Conversation};
+use vault_agent::agent::{load_chat, mark_undone, AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::mcp::{McpToolset, SAMPLING_APPROVAL};
@@ -86,6 +86,10 @@ pub struct Args {
     /// page, `mcp:SERVER:URI` one of an MCP server's resources (see `vault-agent mcp resources`).
     #[arg(long, value_name = "PATH")]
     attach: Vec<String>,
+    /// Go on with the saved chat ID (as `vault-agent chats` lists it) instead of a new one: its
+    /// history is the model's, and what is said now is added to it.
+    #[arg(long, value_name = "ID", conflicts_with = "task")]
+    chat: Option<String>,
     /// What to do. Without it: a chat, one message a line, until an empty line or the input's
     /// end (saved in the vault's chats, which the plugin's history lists); a line `/attach PATH`
     /// attaches a file to the next message, `/undo` puts back the last changes.
@@ -141,7 +145,18 @@ pub async fn run(args: Args) -> Result<()> {
         .await?
         .with_mcp(mcp.clone());
     let Some(task) = &args.task else {
-        let outcome = chat(&conversation.saved_in_vault(None), vault, &host, &args).await;
+        if let Some(id) = &args.chat {
+            let saved = match load_chat(&*vault, id).await {
+                Err(Error::NotFound(_)) => {
+                    return Err(Error::NotFound(format!("no saved chat {id} (vault-agent chats lists them)")))
+                }
+                saved => saved?,
+            };
+            let requests = saved.summary().requests;
+            let plural = if requests == 1 { "" } else { "s" };
+            eprintln!("Going on with the chat “{}” ({requests} earlier request{plural}).", saved.title);
+        }
+        let outcome = chat(&conversation.saved_in_vault(args.chat.clone()), vault, &host, &args).await;
         mcp.close().await;
         return outcome;
     };

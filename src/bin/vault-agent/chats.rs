@@ -1,0 +1,51 @@
+//! `vault-agent chats --vault DIR [WORDS…]`: the saved chats (the plugin's history and `run`'s
+//! chats), newest first, or those that said every word given, with where they said it.
+
+use vault_agent::agent::{ChatArchive, Speaker};
+use vault_agent::host::utc_datetime;
+use vault_agent::{Error, Result};
+
+use crate::out::outln;
+use crate::vault_arg::VaultArg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    vault: VaultArg,
+    /// Print JSON: an array of {"chat": {"id","title","updatedMs","requests"}, "passage":
+    /// {"turn","by","text"} or null}.
+    #[arg(long)]
+    json: bool,
+    /// Words a chat must have said, each of them (in its title, a request or an answer; case
+    /// aside). None: every chat.
+    words: Vec<String>,
+}
+
+pub async fn run(args: Args) -> Result<()> {
+    let vault = args.vault.open()?;
+    let found = ChatArchive::load(&vault).await?.search(&args.words.join(" "));
+    if args.json {
+        let json = serde_json::to_string_pretty(&found).map_err(|e| Error::Invalid(e.to_string()))?;
+        outln!("{json}");
+        return Ok(());
+    }
+    if found.is_empty() {
+        eprintln!("{}", if args.words.is_empty() { "no saved chats" } else { "no saved chat said that" });
+        return Ok(());
+    }
+    for m in &found {
+        let (y, mo, d, h, mi, _) = utc_datetime(m.chat.updated_ms);
+        let requests =
+            if m.chat.requests == 1 { "1 request".to_string() } else { format!("{} requests", m.chat.requests) };
+        outln!("{}  {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC  {requests}: {}", m.chat.id, m.chat.title);
+        if let Some(passage) = &m.passage {
+            let by = match passage.by {
+                Speaker::You => "You",
+                Speaker::Agent => "Agent",
+            };
+            outln!("    {by}: {}", passage.text);
+        }
+    }
+    eprintln!("to go on with one: vault-agent run --vault {} --chat ID", args.vault.vault.display());
+    Ok(())
+}
