@@ -1156,6 +1156,7 @@ impl AgentTask {
         if let Some(fast) = &self.fast {
             tools.retain(|t| fast.tools.contains(&t.name));
         }
+        let now_ms = self.clock.now_ms();
         let system = self.prompt.assemble(&PromptInputs {
             mode: &self.mode,
             tools: &tools,
@@ -1163,7 +1164,8 @@ impl AgentTask {
             instructions: &self.instructions,
             custom_instructions: &self.config.custom_instructions,
             task_security: &self.task_security,
-            now_ms: self.clock.now_ms(),
+            now_ms,
+            utc_offset_minutes: self.clock.utc_offset_minutes(now_ms),
         });
         let mut messages = sanitize(&self.history);
         drop_unseen_media(&mut messages, self.provider.media());

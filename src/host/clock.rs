@@ -10,6 +10,11 @@ use async_trait::async_trait;
 pub trait Clock {
     /// Milliseconds since the Unix epoch.
     fn now_ms(&self) -> u64;
+    /// The user's time zone at `at_ms`: the minutes to add to UTC for the time their clock
+    /// shows (540 in Tokyo, -300 in New York in winter); 0 where the host cannot tell.
+    fn utc_offset_minutes(&self, _at_ms: u64) -> i32 {
+        0
+    }
     /// Resolves after `ms` milliseconds, yielding to the host's event loop meanwhile.
     /// `sleep(0)` just yields.
     async fn sleep(&self, ms: u64);
@@ -32,18 +37,85 @@ pub fn utc_datetime(ms: u64) -> (i64, u32, u32, u32, u32, u32) {
     (year, month, day, (rem / 3600) as u32, (rem % 3600 / 60) as u32, (rem % 60) as u32)
 }
 
+/// `ms` as the user's clock shows it: `(year, month, day, hour, minute, second)`.
+pub fn local_datetime(clock: &dyn Clock, ms: u64) -> (i64, u32, u32, u32, u32, u32) {
+    offset_datetime(ms, clock.utc_offset_minutes(ms))
+}
+
+/// `ms` as a clock `offset_minutes` ahead of UTC shows it.
+pub fn offset_datetime(ms: u64, offset_minutes: i32) -> (i64, u32, u32, u32, u32, u32) {
+    utc_datetime(shifted(ms, offset_minutes))
+}
+
+/// `ms` moved by `offset_minutes` (never before the epoch).
+fn shifted(ms: u64, offset_minutes: i32) -> u64 {
+    (ms as i64 + i64::from(offset_minutes) * 60_000).max(0) as u64
+}
+
+/// The instant the user's clock shows the date and time given (the inverse of
+/// [`local_datetime`]), or `None` for a date that does not exist (month 13, February 30).
+pub fn local_ms(clock: &dyn Clock, (y, mo, d, h, mi): (i64, u32, u32, u32, u32)) -> Option<u64> {
+    let days_in_month = match mo {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if d == 0 || d > days_in_month || h > 23 || mi > 59 || y < 1970 {
+        return None;
+    }
+    let days = days_from_civil(y, mo, d);
+    let wall = ((days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60) * 1000) as u64;
+    // The offset of that moment, near enough: the wall time read as UTC is within a day of it.
+    Some(shifted(wall, -clock.utc_offset_minutes(wall)))
+}
+
+/// Days since 1970-01-01 of a date (Howard Hinnant's algorithm, the inverse of
+/// [`utc_datetime`]'s).
+fn days_from_civil(y: i64, mo: u32, d: u32) -> i64 {
+    let (y, mo) = if mo <= 2 { (y - 1, mo + 12) } else { (y, mo) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (i64::from(mo) - 3) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The day of the week of a date ("Monday").
+pub fn weekday((y, mo, d): (i64, u32, u32)) -> &'static str {
+    const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
+    DAYS[days_from_civil(y, mo, d).rem_euclid(7) as usize]
+}
+
+/// How a time zone is written after a time: `UTC`, `UTC+09:00`, `UTC-03:30`.
+pub fn utc_offset_label(offset_minutes: i32) -> String {
+    if offset_minutes == 0 {
+        return "UTC".to_string();
+    }
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let minutes = offset_minutes.unsigned_abs();
+    format!("UTC{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+}
+
 /// A clock for tests: `sleep` returns at once and advances the time by the amount asked,
 /// and every sleep is recorded, so backoff can be checked without waiting.
 #[derive(Debug, Default)]
 pub struct ManualClock {
     now: Cell<u64>,
     sleeps: RefCell<Vec<u64>>,
+    utc_offset: Cell<i32>,
 }
 
 impl ManualClock {
     /// A clock showing `start_ms`.
     pub fn new(start_ms: u64) -> Self {
-        ManualClock { now: Cell::new(start_ms), sleeps: RefCell::new(Vec::new()) }
+        ManualClock { now: Cell::new(start_ms), sleeps: RefCell::new(Vec::new()), utc_offset: Cell::new(0) }
+    }
+
+    /// The clock in a time zone `minutes` ahead of UTC (behind when negative).
+    pub fn set_utc_offset(&self, minutes: i32) {
+        self.utc_offset.set(minutes);
     }
 
     /// Moves the time forward by `ms`.
@@ -63,6 +135,10 @@ impl Clock for ManualClock {
         self.now.get()
     }
 
+    fn utc_offset_minutes(&self, _at_ms: u64) -> i32 {
+        self.utc_offset.get()
+    }
+
     async fn sleep(&self, ms: u64) {
         self.sleeps.borrow_mut().push(ms);
         self.advance(ms);
@@ -72,6 +148,26 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::utc_datetime;
+
+    #[test]
+    fn local_dates_and_times_turn_into_instants_and_back() {
+        use super::{local_datetime, local_ms, utc_offset_label, weekday, ManualClock};
+        let tokyo = ManualClock::new(0);
+        tokyo.set_utc_offset(540);
+        // 2026-11-23 00:00 UTC is 09:00 in Tokyo.
+        assert_eq!(local_datetime(&tokyo, 1_795_392_000_000), (2026, 11, 23, 9, 0, 0));
+        assert_eq!(local_ms(&tokyo, (2026, 11, 23, 9, 0)), Some(1_795_392_000_000));
+        assert_eq!(local_ms(&ManualClock::default(), (2024, 2, 29, 12, 34)), Some(1_709_210_040_000));
+        assert_eq!(local_ms(&tokyo, (2025, 2, 29, 0, 0)), None, "not a leap year");
+        assert_eq!(local_ms(&tokyo, (2026, 13, 1, 0, 0)), None);
+        assert_eq!(weekday((2026, 11, 23)), "Monday");
+        assert_eq!(weekday((1970, 1, 1)), "Thursday");
+        assert_eq!(weekday((2024, 2, 29)), "Thursday");
+        assert_eq!(
+            [0, 540, -300, -210].map(utc_offset_label),
+            ["UTC", "UTC+09:00", "UTC-05:00", "UTC-03:30"].map(String::from)
+        );
+    }
 
     #[test]
     fn civil_dates() {

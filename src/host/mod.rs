@@ -19,7 +19,9 @@ mod native_http;
 mod native_process;
 
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
-pub use clock::{utc_datetime, Clock, ManualClock};
+pub use clock::{
+    local_datetime, local_ms, offset_datetime, utc_datetime, utc_offset_label, weekday, Clock, ManualClock,
+};
 pub use fallback_http::{FallbackClient, Transport};
 pub use http::{cancellable, query_params, url_encode, ByteStream, HttpClient, HttpRequest, HttpResponse};
 #[cfg(not(target_arch = "wasm32"))]

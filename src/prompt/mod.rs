@@ -42,6 +42,8 @@ pub struct PromptInputs<'a> {
     /// This task's own security lines (the canary, the data markers' rule); empty: none.
     pub task_security: &'a str,
     pub now_ms: u64,
+    /// The user's time zone: minutes ahead of UTC.
+    pub utc_offset_minutes: i32,
 }
 
 impl PromptInputs<'_> {
@@ -49,7 +51,7 @@ impl PromptInputs<'_> {
     pub fn sections(&self) -> Vec<Section> {
         let mut all = sections::core();
         all.extend(self.context());
-        all.extend(sections::volatile(self.vault, self.now_ms));
+        all.extend(sections::volatile(self.vault, self.now_ms, self.utc_offset_minutes));
         all
     }
 
@@ -111,8 +113,10 @@ impl SystemPrompt {
             self.builds.set(self.builds.get() + 1);
         }
         let mut parts = self.cached.borrow().as_ref().map(|(_, p)| p.clone()).unwrap_or_default();
-        let volatile: Vec<String> =
-            sections::volatile(inputs.vault, inputs.now_ms).into_iter().map(|s| s.text).collect();
+        let volatile: Vec<String> = sections::volatile(inputs.vault, inputs.now_ms, inputs.utc_offset_minutes)
+            .into_iter()
+            .map(|s| s.text)
+            .collect();
         parts.push(SystemPart { text: volatile.join("\n\n"), cache_breakpoint: false });
         parts
     }

@@ -28,6 +28,7 @@ fn inputs<'a>(
         custom_instructions: "Answer in haiku.",
         task_security: "",
         now_ms,
+        utc_offset_minutes: 0,
     }
 }
 
@@ -50,7 +51,11 @@ fn the_same_inputs_give_a_byte_identical_prompt_built_once() {
     assert_eq!(later[..2], first[..2]);
     assert_ne!(later[2], first[2]);
     assert!(first[0].cache_breakpoint && first[1].cache_breakpoint && !first[2].cache_breakpoint);
-    assert!(first[2].text.starts_with("Current date and time: 1970-01-01 00:00 UTC"));
+    assert!(first[2].text.starts_with("Current date and time: 1970-01-01 00:00 UTC, a Thursday"));
+    // In the user's time zone: in Tokyo it is already the next day, a Friday.
+    let tokyo =
+        PromptInputs { utc_offset_minutes: 540, ..inputs(&mode, &tools, &vault, &instructions, 16 * 3_600_000) };
+    assert!(prompt.assemble(&tokyo)[2].text.starts_with("Current date and time: 1970-01-02 01:00 UTC+09:00, a Friday"));
 }
 
 #[test]

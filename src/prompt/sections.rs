@@ -1,7 +1,7 @@
 //! The system prompt's sections, by name. Each is a function of its inputs only, so the same
 //! inputs always give the same bytes.
 
-use crate::host::utc_datetime;
+use crate::host::{offset_datetime, utc_offset_label, weekday};
 use crate::mode::Mode;
 use crate::protocol::ToolSpec;
 
@@ -123,11 +123,17 @@ pub fn context(
     .collect()
 }
 
-/// The sections that change with every request: the time and the note open in the editor.
-/// Last, after the cache breakpoints, so they never break the cache.
-pub fn volatile(vault: &VaultInfo, now_ms: u64) -> Vec<Section> {
-    let (y, mo, d, h, mi, _) = utc_datetime(now_ms);
-    let mut text = format!("Current date and time: {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC");
+/// The sections that change with every request: the user's date and time (with the weekday,
+/// for "last Monday"; in their time zone, `utc_offset_minutes` ahead of UTC, so that "today"
+/// is the date their daily note has), and the note open in the editor. Last, after the cache
+/// breakpoints, so they never break the cache.
+pub fn volatile(vault: &VaultInfo, now_ms: u64, utc_offset_minutes: i32) -> Vec<Section> {
+    let (y, mo, d, h, mi, _) = offset_datetime(now_ms, utc_offset_minutes);
+    let mut text = format!(
+        "Current date and time: {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} {}, a {}",
+        utc_offset_label(utc_offset_minutes),
+        weekday((y, mo, d))
+    );
     if let Some(active) = &vault.active_note {
         text.push_str(&format!("\nThe note open in the editor: {active}"));
     }

@@ -19,6 +19,11 @@ impl Clock for JsClock {
         js_sys::Date::now() as u64
     }
 
+    fn utc_offset_minutes(&self, at_ms: u64) -> i32 {
+        // `getTimezoneOffset` is UTC less local time, in minutes, for that date (DST included).
+        -(js_sys::Date::new(&JsValue::from_f64(at_ms as f64)).get_timezone_offset() as i32)
+    }
+
     async fn sleep(&self, ms: u64) {
         if ms == 0 {
             if let Some(turn) = next_turn() {

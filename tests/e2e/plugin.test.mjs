@@ -87,9 +87,9 @@ async function requests(id) {
  * A fresh page: the fake host with `files`, the plugin's data.json `data` and secrets, the chat
  * open. `provider` names a mock session to point an Anthropic provider at (null: none).
  */
-async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl, keys = {}, routes } = {}) {
+async function openHost({ mock = null, data = {}, theme = "light", files = NOTES, transport, gate, noWorker, mobile, pageOrigin = origin, baseUrl, keys = {}, routes, timezoneId } = {}) {
   const viewport = mobile ? { width: 390, height: 844 } : { width: 1280, height: 860 };
-  const page = await browser.newPage({ viewport, hasTouch: !!mobile });
+  const page = await browser.newPage({ viewport, hasTouch: !!mobile, timezoneId });
   // Requests to other addresses (the page's and its workers'), answered by the test.
   if (routes) await routes(page);
   // A platform that cannot make a worker: the core runs in the page's thread.
@@ -2587,6 +2587,23 @@ async function assertTouchTargets(page, extra = []) {
   selector);
   assert.deepEqual(small, [], "touch targets under 44 px");
 }
+
+test("the agent is told the date and time as the user's clock shows them, from the core's worker", async () => {
+  const id = `e2e-local-time-${Date.now()}`;
+  await script(id, [{ text: "It is Tuesday morning there." }]);
+  const page = await openHost({ mock: id, timezoneId: "Asia/Tokyo" });
+  await send(page, "What day is it?");
+  await page.locator(".vault-agent-text", { hasText: "Tuesday morning" }).waitFor();
+  const system = JSON.stringify((await requests(id))[0].body.system);
+  const [, date, zone, weekday] = system.match(/Current date and time: (\d{4}-\d\d-\d\d) \d\d:\d\d (\S+), a (\w+)/) ?? [];
+  assert.equal(zone, "UTC+09:00", system);
+  // The date and weekday are Tokyo's, whatever the machine's own zone.
+  const tokyo = new Date(Date.now() + 9 * 3_600_000);
+  assert.ok([0, -60_000].some((skew) => new Date(tokyo.getTime() + skew).toISOString().startsWith(date)), `${date} in ${system}`);
+  assert.equal(weekday, new Intl.DateTimeFormat("en-US", { weekday: "long", timeZone: "Asia/Tokyo" }).format(new Date()));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
 
 test("the chat history finds a chat by what was said in it, and opens it where it was said", async () => {
   const id = `e2e-history-search-${Date.now()}`;

@@ -831,3 +831,26 @@ fn run_speaks_the_responses_api_when_told_to() {
     assert_eq!(output["call_id"], "call_1");
     assert!(output["output"].as_str().unwrap().contains("ship search"), "{output}");
 }
+
+/// The CLI tells the model the date and time as the computer's clock shows them: its time zone
+/// (here a POSIX `TZ` nine hours ahead of UTC, which needs no time zone files), with the weekday.
+#[test]
+fn run_tells_the_model_the_local_date_and_time() {
+    let vault = sample_vault();
+    let (base, seen) = serve(vec![turn("Noted.", &[])]);
+    let url = format!("{base}/v1");
+    let output = Command::new(env!("CARGO_BIN_EXE_vault-agent"))
+        .args(["run", "--vault", vault.path().to_str().unwrap(), "--provider", "openai", "--base-url", &url])
+        .args(["--model", "local", "--no-memory-extraction", "what day is it?"])
+        .env_remove("OPENAI_API_KEY")
+        .env("TZ", "JST-9")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let body: Value = serde_json::from_str(&seen.lock().unwrap()[0].body).unwrap();
+    let system = body["messages"][0]["content"].to_string();
+    let line = system.split("Current date and time: ").nth(1).expect(&system);
+    let line = &line[..line.find("\\n").unwrap_or(line.len())];
+    assert!(line.contains(" UTC+09:00, a "), "{line}");
+}

@@ -101,6 +101,8 @@ mod cli {
     }
 
     pub fn main() -> ExitCode {
+        // While the process has one thread, the only time the time zone can be read safely.
+        vault_agent::host::SystemClock::local_utc_offset();
         let cli = Cli::parse();
         let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(rt) => rt,
