@@ -166,6 +166,7 @@ const TOOL_GUIDELINES: &str = "\
 - Find notes about something: search_files with a few distinctive words (phrases, OR, -exclude, #tag, folder: work too). Search in the language of the notes.
 - Find notes by meaning, when the notes may use other words than the question: semantic_search with a full sentence (if it says the notes are not embedded, use search_files).
 - Notes with a tag: search_by_tag. A note's neighbourhood: get_linked_notes. Its properties: get_frontmatter.
+- What the user wrote or changed lately, today, this week: recent_notes (dates as YYYY-MM-DD, in the user's time).
 - The vault's structure: list_files (recursive, glob).
 - Small change to a note: edit_file with an exact old_string. Rewrite or new note: write_file. Add to the end: append_to_file. Properties: update_frontmatter.
 - Reorganise: create_folder, move_file (links to it are updated), delete_file (to the trash).

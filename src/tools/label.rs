@@ -55,6 +55,17 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
                 .count(count(("note", "notes")))
                 .group("Ran {n} searches")
         }
+        "recent_notes" => {
+            let span = match super::recent_notes::span(arg("since"), arg("before")) {
+                span if span.is_empty() => " changed last".to_string(),
+                span => span,
+            };
+            let place = arg("folder").map(|f| format!(" in {}", f.trim_end_matches('/'))).unwrap_or_default();
+            label
+                .text(&format!("{} the notes{span}{place}", verb("Listed", "List")))
+                .count(count(("note", "notes")))
+                .group("Ran {n} searches")
+        }
         "write_file" => label.text(verb("Wrote ", "Write ")).note(path).group("Wrote {n} notes"),
         "edit_file" => label.text(verb("Edited ", "Edit ")).note(path).group("Edited {n} notes"),
         "replace_selection" => label.text(verb("Edited the selection in ", "Edit the selection in ")).note(path),

@@ -20,6 +20,7 @@ mod move_file;
 mod new_task;
 mod note_io;
 mod read_file;
+mod recent_notes;
 mod registry;
 mod remember;
 mod replace_selection;
@@ -51,6 +52,7 @@ pub use move_file::MoveFile;
 pub use new_task::{subtask_title, Delegate, NewTask, NEW_TASK};
 pub(crate) use note_io::plural;
 pub use read_file::ReadFile;
+pub use recent_notes::RecentNotes;
 pub use registry::ToolRegistry;
 pub use remember::Remember;
 pub use replace_selection::{ReplaceSelection, REPLACE_SELECTION};
@@ -81,6 +83,7 @@ pub fn builtin_tools() -> ToolRegistry {
         Rc::new(SearchFiles),
         Rc::new(SemanticSearch),
         Rc::new(SearchByTag),
+        Rc::new(RecentNotes),
         Rc::new(GetFrontmatter),
         Rc::new(GetLinkedNotes),
         Rc::new(WriteFile),

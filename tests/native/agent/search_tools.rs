@@ -150,3 +150,78 @@ fn frontmatter_is_read_and_updated_and_the_index_follows_the_agents_writes() {
         seen[4]
     );
 }
+
+/// `recent_notes` lists notes by when they changed, in the user's time zone: the dates it is
+/// given and the times it shows are theirs (Tokyo here), the ignored ones left out.
+#[test]
+fn recent_notes_lists_what_changed_newest_first_in_the_users_time() {
+    use vault_agent::vault::Vault;
+    // UTC instants: 2026-12-01 01:00 is 10:00 in Tokyo; 2026-11-30 20:00 is already 12-01 05:00.
+    const HOUR: u64 = 3_600_000;
+    let dec1_utc = 1_796_083_200_000; // 2026-12-01 00:00 UTC
+    let vault = MemoryVault::new();
+    for (path, at) in [
+        ("Projects/Old.md", dec1_utc - 11 * 24 * HOUR + 3 * HOUR), // 11-20 12:00 Tokyo
+        ("Inbox.md", dec1_utc - 4 * HOUR),                         // 12-01 05:00 Tokyo
+        ("Journal/2026-12-01.md", dec1_utc + HOUR),                // 12-01 10:00 Tokyo
+        ("Private/Secret.md", dec1_utc + 2 * HOUR),
+        ("Projects/Plan.md", dec1_utc + 5 * 24 * HOUR + 14 * HOUR + HOUR / 2), // 12-06 23:30 Tokyo
+        (".obsidian-agentignore", dec1_utc),
+    ] {
+        vault.set_now(at - 1);
+        let text = if path.ends_with("ignore") { "Private/\n" } else { "# Note\n" };
+        block_on(vault.write(&p(path), text)).unwrap();
+    }
+    let turns = vec![
+        Turn::tools([("recent_notes", json!({}))]),
+        Turn::tools([("recent_notes", json!({"since": "2026-12-01", "limit": 2}))]),
+        Turn::tools([("recent_notes", json!({"before": "2026-12-01", "folder": "Projects"}))]),
+        Turn::tools([("recent_notes", json!({"since": "2026-12-06 23:31"}))]),
+        Turn::tools([("recent_notes", json!({"since": "last week"}))]),
+        Turn::text("done"),
+    ];
+    let h = Harness::new(vault, turns);
+    h.clock.set_utc_offset(540);
+    let report = block_on(h.task(config()).run("what did I write this week?"));
+    assert_eq!(report.end, EndReason::Answered, "{report:?}");
+    let seen: Vec<String> = h.provider.requests().iter().skip(1).map(last_user_text).collect();
+
+    assert!(
+        seen[0].contains(
+            "4 notes, the most recently changed first (times in UTC+09:00):\n\
+         2026-12-06 23:30  Projects/Plan.md\n\
+         2026-12-01 10:00  Journal/2026-12-01.md\n\
+         2026-12-01 05:00  Inbox.md\n\
+         2026-11-20 12:00  Projects/Old.md"
+        ),
+        "{}",
+        seen[0]
+    );
+    assert!(!seen[0].contains("Secret"), "an ignored note is not listed");
+    // Tokyo's 1 December began at 15:00 UTC the day before: the note of 05:00 is in it.
+    assert!(
+        seen[1].contains(
+            "3 notes changed since 2026-12-01, the most recently changed first (times in UTC+09:00):\n\
+         2026-12-06 23:30  Projects/Plan.md\n\
+         2026-12-01 10:00  Journal/2026-12-01.md\n[1 more; raise limit or narrow the dates]"
+        ),
+        "{}",
+        seen[1]
+    );
+    assert!(
+        seen[2].contains("1 note changed before 2026-12-01 in Projects/, the most recently changed first"),
+        "{}",
+        seen[2]
+    );
+    assert!(seen[2].contains("2026-11-20 12:00  Projects/Old.md") && !seen[2].contains("Inbox"), "{}", seen[2]);
+    assert!(seen[3].contains("No notes changed since 2026-12-06 23:31."), "{}", seen[3]);
+    assert!(seen[4].contains("since: \"last week\" is not a date; write YYYY-MM-DD"), "{}", seen[4]);
+
+    // The card reads as a sentence.
+    let label = |input| vault_agent::tools::call_label("recent_notes", &input, Some(&[])).text();
+    assert_eq!(
+        label(json!({"since": "2026-12-01", "folder": "Projects"})),
+        "Listed the notes changed since 2026-12-01 in Projects — 0 notes"
+    );
+    assert_eq!(label(json!({})), "Listed the notes changed last — 0 notes");
+}
