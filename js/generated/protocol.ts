@@ -1680,7 +1680,15 @@ export type VaultInfo = { name: string, noteCount: number | null,
 /**
  * The note open in the editor, if any.
  */
-activeNote: string | null, };
+activeNote: string | null, 
+/**
+ * Obsidian's settings folder (`app.vault.configDir`); none: `.obsidian`.
+ */
+configDir: string | null, 
+/**
+ * The app's language for dates (`moment.locale()`: `en`, `de`…); none: English.
+ */
+locale: string | null, };
 
 /**
  * What the plugin's `VaultCore.newChat` takes: the provider, and optionally the agent's

@@ -17,6 +17,7 @@ import type {
   UndoChoices,
 } from "../protocol";
 import { signIn } from "../mcpSignIn";
+import { obsidianLanguage } from "../search";
 import { agentConfig, keepMcpSignIn, mcpServers, PRESETS, providerConfig, providerModel, webSearch, type PresetInfo } from "../settings";
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
@@ -608,6 +609,8 @@ export class ChatView extends ItemView {
       name: this.app.vault.getName(),
       noteCount: this.app.vault.getMarkdownFiles().length,
       activeNote: active?.path ?? null,
+      configDir: this.app.vault.configDir,
+      locale: obsidianLanguage(),
     };
   }
 

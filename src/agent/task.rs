@@ -31,7 +31,7 @@ use crate::pipeline::{
     ApprovalPolicy, CallOutcome, CallStatus, CheckpointStore, PipelineHost, PipelineSettings, PipelineState, ToolCall,
     ToolExecutionPipeline, CHECKPOINT_FOLDER, LOG_FOLDER,
 };
-use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions};
+use crate::prompt::{PromptInputs, SystemPrompt, VaultInfo, VaultInstructions, CONFIG_DIR};
 use crate::protocol::{
     AgentEvent, ContentBlock, ContextUse, EndReason, ErrorKind, Message, MessageAssembler, ModelRequest, ProviderError,
     Role, RunReport, StepReport, StopReason, StreamEvent, ToolCallReport, ToolChoice, Usage,
@@ -259,7 +259,8 @@ impl AgentTask {
             None => new_task_id(&*vault, clock.now_ms()).await?,
         };
         let rules = PathRules::load(&*vault).await?;
-        let instructions = VaultInstructions::load(&*vault).await?;
+        let config_dir = vault_info.config_dir.as_deref().unwrap_or(CONFIG_DIR);
+        let instructions = VaultInstructions::load(&*vault, config_dir).await?;
         // `new_task` is each task's own (it starts children of this task), or none at the depth
         // limit: neither offered nor known there.
         let mut tools: ToolRegistry = tools.unwrap_or_else(builtin_tools).iter().filter(|t| t.name() != NEW_TASK).fold(

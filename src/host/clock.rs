@@ -73,7 +73,7 @@ pub fn local_ms(clock: &dyn Clock, (y, mo, d, h, mi): (i64, u32, u32, u32, u32))
 
 /// Days since 1970-01-01 of a date (Howard Hinnant's algorithm, the inverse of
 /// [`utc_datetime`]'s).
-fn days_from_civil(y: i64, mo: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, mo: u32, d: u32) -> i64 {
     let (y, mo) = if mo <= 2 { (y - 1, mo + 12) } else { (y, mo) };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;

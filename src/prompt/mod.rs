@@ -8,11 +8,13 @@
 //! [`SystemPrompt`] keeps the assembled core and context and rebuilds them only when one of
 //! their inputs changes.
 
+mod daily_notes;
 mod instructions;
 mod sections;
 
 use std::cell::{Cell, RefCell};
 
+pub use daily_notes::{format_date, DailyNotes, CONFIG_DIR};
 pub use instructions::{Rule, Skill, VaultInstructions, RULES_FOLDER, SKILLS_FOLDER};
 pub use sections::Section;
 
@@ -28,6 +30,10 @@ pub struct VaultInfo {
     pub note_count: Option<usize>,
     /// The note open in the editor, if any.
     pub active_note: Option<String>,
+    /// Obsidian's settings folder (`app.vault.configDir`); none: `.obsidian`.
+    pub config_dir: Option<String>,
+    /// The app's language for dates (`moment.locale()`: `en`, `de`…); none: English.
+    pub locale: Option<String>,
 }
 
 /// Everything the prompt is made of.
@@ -51,7 +57,7 @@ impl PromptInputs<'_> {
     pub fn sections(&self) -> Vec<Section> {
         let mut all = sections::core();
         all.extend(self.context());
-        all.extend(sections::volatile(self.vault, self.now_ms, self.utc_offset_minutes));
+        all.extend(sections::volatile(self.vault, self.instructions, self.now_ms, self.utc_offset_minutes));
         all
     }
 
@@ -113,10 +119,11 @@ impl SystemPrompt {
             self.builds.set(self.builds.get() + 1);
         }
         let mut parts = self.cached.borrow().as_ref().map(|(_, p)| p.clone()).unwrap_or_default();
-        let volatile: Vec<String> = sections::volatile(inputs.vault, inputs.now_ms, inputs.utc_offset_minutes)
-            .into_iter()
-            .map(|s| s.text)
-            .collect();
+        let volatile: Vec<String> =
+            sections::volatile(inputs.vault, inputs.instructions, inputs.now_ms, inputs.utc_offset_minutes)
+                .into_iter()
+                .map(|s| s.text)
+                .collect();
         parts.push(SystemPart { text: volatile.join("\n\n"), cache_breakpoint: false });
         parts
     }

@@ -37,7 +37,7 @@ fn the_same_inputs_give_a_byte_identical_prompt_built_once() {
     let (mode, tools, vault) = (
         Mode::agent(),
         tools(&["read_file", "write_file"]),
-        VaultInfo { name: "Notes".into(), note_count: Some(3), active_note: None },
+        VaultInfo { name: "Notes".into(), note_count: Some(3), active_note: None, ..VaultInfo::default() },
     );
     let instructions = VaultInstructions::default();
     let prompt = SystemPrompt::new();
@@ -60,7 +60,12 @@ fn the_same_inputs_give_a_byte_identical_prompt_built_once() {
 
 #[test]
 fn a_mode_switch_changes_only_the_mode_and_tools_sections() {
-    let vault = VaultInfo { name: "Notes".into(), note_count: Some(3), active_note: Some("a.md".into()) };
+    let vault = VaultInfo {
+        name: "Notes".into(),
+        note_count: Some(3),
+        active_note: Some("a.md".into()),
+        ..VaultInfo::default()
+    };
     let instructions = VaultInstructions {
         rules: vec![Rule { name: "style".into(), text: "Use British spelling.".into() }],
         skills: vec![Skill {
@@ -70,6 +75,7 @@ fn a_mode_switch_changes_only_the_mode_and_tools_sections() {
         }],
         memory: "- The user's projects live in Projects/.".into(),
         servers: Vec::new(),
+        daily_notes: None,
     };
     let (agent, ask) = (Mode::agent(), Mode::ask());
     let (all, read) = (tools(&["read_file", "write_file"]), tools(&["read_file"]));

@@ -127,13 +127,22 @@ pub fn context(
 /// for "last Monday"; in their time zone, `utc_offset_minutes` ahead of UTC, so that "today"
 /// is the date their daily note has), and the note open in the editor. Last, after the cache
 /// breakpoints, so they never break the cache.
-pub fn volatile(vault: &VaultInfo, now_ms: u64, utc_offset_minutes: i32) -> Vec<Section> {
+pub fn volatile(
+    vault: &VaultInfo,
+    instructions: &VaultInstructions,
+    now_ms: u64,
+    utc_offset_minutes: i32,
+) -> Vec<Section> {
     let (y, mo, d, h, mi, _) = offset_datetime(now_ms, utc_offset_minutes);
     let mut text = format!(
         "Current date and time: {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} {}, a {}",
         utc_offset_label(utc_offset_minutes),
         weekday((y, mo, d))
     );
+    if let Some(daily) = &instructions.daily_notes {
+        text.push('\n');
+        text.push_str(&daily.prompt_line((y, mo, d), vault.locale.as_deref()));
+    }
     if let Some(active) = &vault.active_note {
         text.push_str(&format!("\nThe note open in the editor: {active}"));
     }

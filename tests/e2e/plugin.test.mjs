@@ -2588,10 +2588,16 @@ async function assertTouchTargets(page, extra = []) {
   assert.deepEqual(small, [], "touch targets under 44 px");
 }
 
-test("the agent is told the date and time as the user's clock shows them, from the core's worker", async () => {
+test("the agent is told the date and time as the user's clock shows them, and today's daily note, from the core's worker", async () => {
   const id = `e2e-local-time-${Date.now()}`;
   await script(id, [{ text: "It is Tuesday morning there." }]);
-  const page = await openHost({ mock: id, timezoneId: "Asia/Tokyo" });
+  // Obsidian's Daily notes, on in the vault's settings folder (the app's `configDir`).
+  const files = {
+    ...NOTES,
+    ".obsidian/core-plugins.json": JSON.stringify({ "daily-notes": true }),
+    ".obsidian/daily-notes.json": JSON.stringify({ folder: "Journal", format: "YYYY-MM-DD" }),
+  };
+  const page = await openHost({ mock: id, timezoneId: "Asia/Tokyo", files });
   await send(page, "What day is it?");
   await page.locator(".vault-agent-text", { hasText: "Tuesday morning" }).waitFor();
   const system = JSON.stringify((await requests(id))[0].body.system);
@@ -2601,6 +2607,8 @@ test("the agent is told the date and time as the user's clock shows them, from t
   const tokyo = new Date(Date.now() + 9 * 3_600_000);
   assert.ok([0, -60_000].some((skew) => new Date(tokyo.getTime() + skew).toISOString().startsWith(date)), `${date} in ${system}`);
   assert.equal(weekday, new Intl.DateTimeFormat("en-US", { weekday: "long", timeZone: "Asia/Tokyo" }).format(new Date()));
+  // Today's daily note is Tokyo's today's.
+  assert.ok(system.includes(`Today's daily note: Journal/${date}.md (Obsidian's daily notes are in Journal/`), system);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -310,7 +310,7 @@ fn run_over_wire(replies: Vec<Reply>) -> (RunReport, usize) {
         tools: None,
         web: None,
         modes: Vec::new(),
-        vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
+        vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None, ..VaultInfo::default() },
         search: vault_agent::index::SharedIndex::new(),
         condense_hook: None,
         end_hook: None,

@@ -373,7 +373,12 @@ pub(crate) fn finish(report: &RunReport, host: &TerminalHost, vault: &std::path:
 async fn vault_info(dir: &std::path::Path, vault: &dyn Vault) -> Result<VaultInfo> {
     let notes = list_notes(vault).await?;
     let name = dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-    Ok(VaultInfo { name: name.unwrap_or_else(|| "vault".into()), note_count: Some(notes.len()), active_note: None })
+    Ok(VaultInfo {
+        name: name.unwrap_or_else(|| "vault".into()),
+        note_count: Some(notes.len()),
+        active_note: None,
+        ..VaultInfo::default()
+    })
 }
 
 fn summary(report: &RunReport, vault: &std::path::Path) -> String {

@@ -355,3 +355,45 @@ fn a_restored_history_with_a_dangling_call_is_sanitised_before_it_is_sent() {
     );
     assert_eq!(sent[2].text(), "new question");
 }
+
+/// With Obsidian's Daily notes on, the prompt names today's note — today where the user is —
+/// from the vault's own settings (a settings folder named otherwise too); off, nothing is said.
+#[test]
+fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_zone() {
+    use vault_agent::prompt::DailyNotes;
+    let vault = || {
+        MemoryVault::with_notes([
+            (".obsidian/core-plugins.json", r#"{"file-explorer": true, "daily-notes": true}"#),
+            (".obsidian/daily-notes.json", r#"{"folder": "Journal/", "format": "YYYY-MM-DD dddd", "template": ""}"#),
+        ])
+        .unwrap()
+    };
+    let system_of = |h: &Harness| h.provider.requests()[0].system.iter().map(|s| s.text.clone()).collect::<String>();
+    // 2026-11-23 00:00 UTC: Monday 09:00 in Tokyo, still Sunday 19:00 in New York.
+    for (offset, expected) in [(540, "Journal/2026-11-23 Monday.md"), (-300, "Journal/2026-11-22 Sunday.md")] {
+        let h = Harness::new(vault(), [Turn::text("ok")]);
+        h.clock.set_utc_offset(offset);
+        block_on(h.task(config()).run("add a line to today's note"));
+        let system = system_of(&h);
+        assert!(
+            system.contains(&format!(
+                "Today's daily note: {expected} (Obsidian's daily notes are in Journal/, named in the moment.js format \
+                 YYYY-MM-DD dddd)."
+            )),
+            "{system}"
+        );
+    }
+
+    // Turned off (the older list form of the settings): nothing about daily notes.
+    let off = MemoryVault::with_notes([(".obsidian/core-plugins.json", r#"["file-explorer", "graph"]"#)]).unwrap();
+    let h = Harness::new(off, [Turn::text("ok")]);
+    block_on(h.task(config()).run("hello"));
+    assert!(!system_of(&h).contains("daily note"));
+
+    // On, in a settings folder of another name, with no settings of its own: the defaults.
+    let elsewhere = MemoryVault::with_notes([(".config/core-plugins.json", r#"["daily-notes"]"#)]).unwrap();
+    let found = block_on(DailyNotes::load(&elsewhere, ".config")).unwrap().unwrap();
+    assert_eq!((found.folder.as_str(), found.format.as_str()), ("", "YYYY-MM-DD"));
+    assert_eq!(found.path_for((2026, 12, 8), None).as_deref(), Some("2026-12-08.md"));
+    assert_eq!(block_on(DailyNotes::load(&elsewhere, ".obsidian")).unwrap(), None, "no settings there");
+}

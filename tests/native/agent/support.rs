@@ -242,7 +242,7 @@ impl Harness {
             tools: None,
             web: self.web.clone(),
             modes: self.modes.clone(),
-            vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None },
+            vault_info: VaultInfo { name: "Test".into(), note_count: None, active_note: None, ..VaultInfo::default() },
             search: self.search.clone(),
             condense_hook: self.condense_hook.clone(),
             end_hook: self.end_hook.clone(),
