@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   ApprovalDecision,
   ApprovalRequest,
+  ChatSummary,
   InterruptedTask,
   ModeConfig,
   ModelInfo,
@@ -740,7 +741,8 @@ export class ChatView extends ItemView {
     const { vault } = await this.plugin.core();
     const chats = await vault.listChats();
     const search = (query: string) => vault.searchChats(query);
-    new ChatHistoryModal(this.app, chats, search, (summary, turn) => void this.openChat(summary.id, turn)).open();
+    const pick = (summary: ChatSummary, turn: number | null) => void this.openChat(summary.id, turn);
+    new ChatHistoryModal(this.app, chats, search, pick, () => detach(vault.closeChatSearch())).open();
   }
 
   /** Shows a saved chat, at its turn `turn` (else at its end); the next message continues it. */

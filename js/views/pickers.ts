@@ -201,10 +201,16 @@ export class ChatHistoryModal extends SuggestModal<ChatMatch> {
     private readonly chats: ChatSummary[],
     private readonly search: (query: string) => Promise<ChatMatch[]>,
     private readonly onPick: (chat: ChatSummary, turn: number | null) => void,
+    private readonly onDone: () => void,
   ) {
     super(app);
     this.setPlaceholder("Search earlier chats…");
     this.emptyStateText = "No saved chats yet.";
+  }
+
+  onClose(): void {
+    super.onClose();
+    this.onDone();
   }
 
   async getSuggestions(query: string): Promise<ChatMatch[]> {

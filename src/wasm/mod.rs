@@ -430,6 +430,13 @@ impl VaultCore {
         to_js(&archive.search(&query))
     }
 
+    /// Drops the chats `listChats` kept for `searchChats` (the history closed): their text is
+    /// not held while nobody searches it.
+    #[wasm_bindgen(js_name = closeChatSearch)]
+    pub fn close_chat_search(&self) {
+        self.chats.borrow_mut().take();
+    }
+
     /// The saved chat `id` as a note's Markdown: requests, answers, and the tool calls in words.
     #[wasm_bindgen(js_name = exportChat)]
     pub async fn export_chat(&self, id: String) -> Result<String, JsValue> {
