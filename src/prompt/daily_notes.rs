@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use crate::host::{days_from_civil, utc_datetime};
 use crate::vault::{Vault, VaultPath};
-use crate::Result;
 
 /// Obsidian's settings folder when the host names none.
 pub const CONFIG_DIR: &str = ".obsidian";
@@ -25,33 +24,31 @@ pub struct DailyNotes {
 
 impl DailyNotes {
     /// The settings in `config_dir`, or `None` when the plugin is not turned on there (or the
-    /// folder is not an Obsidian vault's). Settings it cannot read are the plugin's defaults.
-    pub async fn load(vault: &dyn Vault, config_dir: &str) -> Result<Option<DailyNotes>> {
+    /// folder is not an Obsidian vault's, or its settings cannot be read: a task never fails
+    /// for them). Settings it cannot read are the plugin's defaults.
+    pub async fn load(vault: &dyn Vault, config_dir: &str) -> Option<DailyNotes> {
         let read = |name: &str| {
             let path = VaultPath::parse(&format!("{}/{name}", config_dir.trim_end_matches('/')));
             async move {
-                match vault.read(&path?).await {
-                    Ok(text) => Ok(serde_json::from_str::<Value>(&text).ok()),
-                    Err(e) if e.is_not_found() => Ok(None),
-                    Err(e) => Err(e),
-                }
+                let text = vault.read(&path.ok()?).await.ok()?;
+                serde_json::from_str::<Value>(&text).ok()
             }
         };
         // Newer Obsidian writes `{"daily-notes": true, …}`; older, the list of the plugins on.
-        let on = match read("core-plugins.json").await? {
+        let on = match read("core-plugins.json").await {
             Some(Value::Object(plugins)) => plugins.get("daily-notes") == Some(&Value::Bool(true)),
             Some(Value::Array(plugins)) => plugins.iter().any(|p| p == "daily-notes"),
             _ => false,
         };
         if !on {
-            return Ok(None);
+            return None;
         }
-        let settings = read("daily-notes.json").await?.unwrap_or(Value::Null);
+        let settings = read("daily-notes.json").await.unwrap_or(Value::Null);
         let setting = |key: &str| settings.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
-        Ok(Some(DailyNotes {
+        Some(DailyNotes {
             folder: setting("folder").unwrap_or_default().trim_matches('/').to_string(),
             format: setting("format").unwrap_or(DEFAULT_FORMAT).to_string(),
-        }))
+        })
     }
 
     /// The vault path of the daily note of a date, or `None` when the format holds what this

@@ -66,7 +66,7 @@ impl VaultInstructions {
                 path: path.to_string(),
             });
         }
-        let daily_notes = DailyNotes::load(vault, config_dir).await?;
+        let daily_notes = DailyNotes::load(vault, config_dir).await;
         Ok(VaultInstructions { rules, skills, memory: String::new(), servers: Vec::new(), daily_notes })
     }
 }

@@ -392,8 +392,8 @@ fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_
 
     // On, in a settings folder of another name, with no settings of its own: the defaults.
     let elsewhere = MemoryVault::with_notes([(".config/core-plugins.json", r#"["daily-notes"]"#)]).unwrap();
-    let found = block_on(DailyNotes::load(&elsewhere, ".config")).unwrap().unwrap();
+    let found = block_on(DailyNotes::load(&elsewhere, ".config")).unwrap();
     assert_eq!((found.folder.as_str(), found.format.as_str()), ("", "YYYY-MM-DD"));
     assert_eq!(found.path_for((2026, 12, 8), None).as_deref(), Some("2026-12-08.md"));
-    assert_eq!(block_on(DailyNotes::load(&elsewhere, ".obsidian")).unwrap(), None, "no settings there");
+    assert_eq!(block_on(DailyNotes::load(&elsewhere, ".obsidian")), None, "no settings there");
 }
