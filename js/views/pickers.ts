@@ -129,6 +129,10 @@ export const BUILT_IN_PROMPTS: readonly { name: string; text: string }[] = [
     text: "Find everything I wrote about the topic below and merge it into one new note: each fact once, a link back to every source, the originals left as they are. Topic: ",
   },
   {
+    name: "Review my week",
+    text: "Look at the notes I changed in the last seven days and write a short review of my week: what I worked on, grouped by project or theme, what I finished and what is still open, each point with a link to its notes. Change nothing.",
+  },
+  {
     name: "Fix spelling and grammar",
     text: "Fix the spelling and grammar of the open note. Keep its wording, structure, links and formatting, and list what you changed.",
   },

@@ -921,6 +921,7 @@ test("@ attaches a note, / fills in a prompt, and the mode picker limits the too
   assert.deepEqual(listed.slice(0, 2).sort(), ["Find related notes", "Summarise"]);
   assert.equal(listed.filter((t) => t.startsWith("Find related notes")).length, 1, listed.join(" | "));
   assert.ok(listed.slice(2).every((t) => t.endsWith("built in")), listed.join(" | "));
+  assert.ok(listed.some((t) => t.startsWith("Review my week")), listed.join(" | "));
   await page.locator(".prompt-input").fill("merge");
   await page.keyboard.press("Enter");
   assert.match(await page.locator(".vault-agent-input").inputValue(), /^Find everything I wrote about the topic below.* Topic: $/);
