@@ -20,6 +20,8 @@ pub struct DailyNotes {
     pub folder: String,
     /// Their names, as a moment.js format (`YYYY-MM-DD`; `/` makes subfolders).
     pub format: String,
+    /// The note a new daily note starts from (its vault path, with `.md`); empty: none.
+    pub template: String,
 }
 
 impl DailyNotes {
@@ -45,9 +47,18 @@ impl DailyNotes {
         }
         let settings = read("daily-notes.json").await.unwrap_or(Value::Null);
         let setting = |key: &str| settings.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+        // Obsidian stores the template's path without its extension.
+        let template = setting("template").map(|t| t.trim_matches('/')).filter(|t| !t.is_empty());
         Some(DailyNotes {
             folder: setting("folder").unwrap_or_default().trim_matches('/').to_string(),
             format: setting("format").unwrap_or(DEFAULT_FORMAT).to_string(),
+            template: template.map_or_else(String::new, |t| {
+                if t.ends_with(".md") {
+                    t.to_string()
+                } else {
+                    format!("{t}.md")
+                }
+            }),
         })
     }
 
@@ -60,14 +71,22 @@ impl DailyNotes {
         Some(if self.folder.is_empty() { format!("{name}.md") } else { format!("{}/{name}.md", self.folder) })
     }
 
-    /// The prompt's line: where today's note is (when it can be told), the folder and format.
+    /// The prompt's line: where today's note is (when it can be told), the folder and format,
+    /// and the template a new one starts from.
     pub fn prompt_line(&self, today: (i64, u32, u32), locale: Option<&str>) -> String {
         let folder = if self.folder.is_empty() { "the vault's root".to_string() } else { format!("{}/", self.folder) };
         let settings = format!("Obsidian's daily notes are in {folder}, named in the moment.js format {}", self.format);
-        match self.path_for(today, locale) {
+        let mut line = match self.path_for(today, locale) {
             Some(path) => format!("Today's daily note: {path} ({settings})."),
             None => format!("{settings}; today's note is named after today's date in that format."),
+        };
+        if !self.template.is_empty() {
+            line.push_str(&format!(
+                " A new daily note starts as a copy of {} with its {{{{date}}}}, {{{{time}}}} and {{{{title}}}} filled in.",
+                self.template
+            ));
         }
+        line
     }
 }
 
@@ -218,7 +237,7 @@ mod tests {
         assert_eq!(f("[unclosed", (2026, 12, 8)), None);
         assert_eq!(format_date("YYYY-MM-DD dddd", (2026, 12, 8), false), None);
         assert_eq!(format_date("YYYY-MM-DD", (2026, 12, 8), false).as_deref(), Some("2026-12-08"));
-        let notes = DailyNotes { folder: "Journal".into(), format: "YYYY-MM-DD dddd".into() };
+        let notes = DailyNotes { folder: "Journal".into(), format: "YYYY-MM-DD dddd".into(), template: String::new() };
         assert_eq!(notes.path_for((2026, 12, 8), Some("en-gb")).as_deref(), Some("Journal/2026-12-08 Tuesday.md"));
         assert_eq!(notes.path_for((2026, 12, 8), Some("de")), None);
         assert!(notes.prompt_line((2026, 12, 8), Some("de")).contains("named in the moment.js format YYYY-MM-DD dddd"));

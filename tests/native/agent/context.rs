@@ -364,7 +364,10 @@ fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_
     let vault = || {
         MemoryVault::with_notes([
             (".obsidian/core-plugins.json", r#"{"file-explorer": true, "daily-notes": true}"#),
-            (".obsidian/daily-notes.json", r#"{"folder": "Journal/", "format": "YYYY-MM-DD dddd", "template": ""}"#),
+            (
+                ".obsidian/daily-notes.json",
+                r#"{"folder": "Journal/", "format": "YYYY-MM-DD dddd", "template": "Templates/Day"}"#,
+            ),
         ])
         .unwrap()
     };
@@ -378,7 +381,8 @@ fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_
         assert!(
             system.contains(&format!(
                 "Today's daily note: {expected} (Obsidian's daily notes are in Journal/, named in the moment.js format \
-                 YYYY-MM-DD dddd)."
+                 YYYY-MM-DD dddd). A new daily note starts as a copy of Templates/Day.md with its {{{{date}}}}, \
+                 {{{{time}}}} and {{{{title}}}} filled in."
             )),
             "{system}"
         );
@@ -393,7 +397,7 @@ fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_
     // On, in a settings folder of another name, with no settings of its own: the defaults.
     let elsewhere = MemoryVault::with_notes([(".config/core-plugins.json", r#"["daily-notes"]"#)]).unwrap();
     let found = block_on(DailyNotes::load(&elsewhere, ".config")).unwrap();
-    assert_eq!((found.folder.as_str(), found.format.as_str()), ("", "YYYY-MM-DD"));
+    assert_eq!((found.folder.as_str(), found.format.as_str(), found.template.as_str()), ("", "YYYY-MM-DD", ""));
     assert_eq!(found.path_for((2026, 12, 8), None).as_deref(), Some("2026-12-08.md"));
     assert_eq!(block_on(DailyNotes::load(&elsewhere, ".obsidian")), None, "no settings there");
 }
