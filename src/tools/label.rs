@@ -56,13 +56,13 @@ pub fn call_label(tool: &str, input: &Value, found: Option<&[OutputItem]>) -> Ca
                 .group("Ran {n} searches")
         }
         "recent_notes" => {
-            let span = match super::recent_notes::span(arg("since"), arg("before")) {
-                span if span.is_empty() => " changed last".to_string(),
-                span => span,
+            let what = match super::recent_notes::span(arg("since"), arg("before")) {
+                span if span.is_empty() => "the latest notes".to_string(),
+                span => format!("the notes{span}"),
             };
             let place = arg("folder").map(|f| format!(" in {}", f.trim_end_matches('/'))).unwrap_or_default();
             label
-                .text(&format!("{} the notes{span}{place}", verb("Listed", "List")))
+                .text(&format!("{} {what}{place}", verb("Listed", "List")))
                 .count(count(("note", "notes")))
                 .group("Ran {n} searches")
         }

@@ -223,5 +223,5 @@ fn recent_notes_lists_what_changed_newest_first_in_the_users_time() {
         label(json!({"since": "2026-12-01", "folder": "Projects"})),
         "Listed the notes changed since 2026-12-01 in Projects — 0 notes"
     );
-    assert_eq!(label(json!({})), "Listed the notes changed last — 0 notes");
+    assert_eq!(label(json!({})), "Listed the latest notes — 0 notes");
 }
