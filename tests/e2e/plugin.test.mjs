@@ -2591,7 +2591,11 @@ async function assertTouchTargets(page, extra = []) {
 
 test("the agent is told the date and time as the user's clock shows them, and today's daily note, from the core's worker", async () => {
   const id = `e2e-local-time-${Date.now()}`;
-  await script(id, [{ text: "It is Tuesday morning there." }]);
+  const tokyoToday = new Date(Date.now() + 9 * 3_600_000).toISOString().slice(0, 10);
+  await script(id, [
+    { toolCalls: [{ id: "r1", name: "recent_notes", arguments: { since: tokyoToday } }] },
+    { text: "It is Tuesday morning there." },
+  ]);
   // Obsidian's Daily notes, on in the vault's settings folder (the app's `configDir`).
   const files = {
     ...NOTES,
@@ -2610,6 +2614,13 @@ test("the agent is told the date and time as the user's clock shows them, and to
   assert.equal(weekday, new Intl.DateTimeFormat("en-US", { weekday: "long", timeZone: "Asia/Tokyo" }).format(new Date()));
   // Today's daily note is Tokyo's today's.
   assert.ok(system.includes(`Today's daily note: Journal/${date}.md (Obsidian's daily notes are in Journal/`), system);
+  // The notes changed today, Tokyo's: the vault's four, opened this session; the card says so.
+  const card = page.locator('.vault-agent-tool-card[data-tool="recent_notes"]');
+  assert.equal(await card.locator(".vault-agent-tool-label").innerText(), `Listed the notes changed since ${tokyoToday} — 4 notes`);
+  const told = JSON.stringify((await requests(id))[1].body.messages.at(-1));
+  assert.match(told, /4 notes changed since \d{4}-\d\d-\d\d, the most recently changed first \(times in UTC\+09:00\)/);
+  await card.locator(".vault-agent-tool-head").click();
+  await page.screenshot({ path: `${ARTIFACTS}/recent-notes-light.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
