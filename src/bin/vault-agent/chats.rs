@@ -2,7 +2,7 @@
 //! chats), newest first, or those that said every word given, with where they said it.
 
 use vault_agent::agent::{ChatArchive, Speaker};
-use vault_agent::host::utc_datetime;
+use vault_agent::host::{local_datetime, utc_offset_label, Clock, SystemClock};
 use vault_agent::{Error, Result};
 
 use crate::out::outln;
@@ -34,10 +34,12 @@ pub async fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     for m in &found {
-        let (y, mo, d, h, mi, _) = utc_datetime(m.chat.updated_ms);
+        // In the computer's time zone, as the user reads the time.
+        let (y, mo, d, h, mi, _) = local_datetime(&SystemClock, m.chat.updated_ms);
+        let zone = utc_offset_label(SystemClock.utc_offset_minutes(m.chat.updated_ms));
         let requests =
             if m.chat.requests == 1 { "1 request".to_string() } else { format!("{} requests", m.chat.requests) };
-        outln!("{}  {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} UTC  {requests}: {}", m.chat.id, m.chat.title);
+        outln!("{}  {y:04}-{mo:02}-{d:02} {h:02}:{mi:02} {zone}  {requests}: {}", m.chat.id, m.chat.title);
         if let Some(passage) = &m.passage {
             let by = match passage.by {
                 Speaker::You => "You",
