@@ -219,9 +219,37 @@ fn recent_notes_lists_what_changed_newest_first_in_the_users_time() {
 
     // The card reads as a sentence.
     let label = |input| vault_agent::tools::call_label("recent_notes", &input, Some(&[])).text();
+    assert_eq!(report.steps[0].tool_calls[0].label.as_ref().unwrap().text(), "Listed the latest notes — 4 notes");
     assert_eq!(
         label(json!({"since": "2026-12-01", "folder": "Projects"})),
         "Listed the notes changed since 2026-12-01 in Projects — 0 notes"
     );
     assert_eq!(label(json!({})), "Listed the latest notes — 0 notes");
+}
+
+/// A note the agent writes is the latest one for its next `recent_notes` in the same task: the
+/// pipeline refreshes the index after each write.
+#[test]
+fn recent_notes_lists_what_the_task_itself_just_wrote_first() {
+    use vault_agent::protocol::ApprovalCategory;
+    use vault_agent::vault::Vault;
+    let vault = MemoryVault::new();
+    vault.set_now(1_795_000_000_000);
+    block_on(vault.write(&p("Old.md"), "# Old\n")).unwrap();
+    // The first call builds the index; the second must see the write made after it.
+    let turns = vec![
+        Turn::tools([("recent_notes", json!({}))]),
+        Turn::tools([("write_file", json!({"path": "Projects/New.md", "content": "# New\n"}))]),
+        Turn::tools([("recent_notes", json!({}))]),
+        Turn::text("done"),
+    ];
+    let h = Harness::new(vault, turns);
+    let config = AgentConfig { auto_approve: vec![ApprovalCategory::Write], ..config() };
+    let report = block_on(h.task(config).run("write a note, then list the latest"));
+    assert!(report.changed_paths.iter().any(|p| p == "Projects/New.md"), "{:?}", report.changed_paths);
+    let before = last_user_text(&h.provider.requests()[1]);
+    assert!(before.contains("1 note,") && !before.contains("New.md"), "{before}");
+    let told = last_user_text(&h.provider.requests()[3]);
+    let listed: Vec<&str> = told.lines().skip(1).map(|l| l.rsplit("  ").next().unwrap()).collect();
+    assert_eq!(listed, ["Projects/New.md", "Old.md"], "{told}");
 }
