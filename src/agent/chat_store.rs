@@ -98,12 +98,8 @@ pub async fn load_chat(vault: &dyn Vault, id: &str) -> Result<SavedChat> {
     serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("saved chat {id} is damaged: {e}")))
 }
 
-/// Every saved chat, most recently updated first. A damaged file is left out, not an error.
-pub async fn list_chats(vault: &dyn Vault) -> Result<Vec<ChatSummary>> {
-    Ok(load_all_chats(vault).await?.iter().map(SavedChat::summary).collect())
-}
-
-/// Every saved chat, whole, most recently updated first; a damaged file is left out.
+/// Every saved chat, whole, most recently updated first; a damaged file is left out, not an
+/// error. (The history lists them through [`super::ChatArchive`].)
 pub(super) async fn load_all_chats(vault: &dyn Vault) -> Result<Vec<SavedChat>> {
     let folder = VaultPath::parse(CHAT_FOLDER)?;
     if vault.stat(&folder).await?.is_none() {
@@ -288,11 +284,11 @@ mod tests {
         assert_ne!(a.id, b.id);
         let again = block_on(save_chat(&vault, a.clone(), 5_000)).unwrap();
         assert_eq!(again.id, a.id);
-        let list = block_on(list_chats(&vault)).unwrap();
+        let list: Vec<ChatSummary> = block_on(load_all_chats(&vault)).unwrap().iter().map(SavedChat::summary).collect();
         assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["first", "second"]);
         assert_eq!(list[0].requests, 1, "the answer is not a request");
         block_on(delete_chat(&vault, &a.id)).unwrap();
-        assert_eq!(block_on(list_chats(&vault)).unwrap().len(), 1);
+        assert_eq!(block_on(load_all_chats(&vault)).unwrap().len(), 1);
     }
 
     #[test]
@@ -310,7 +306,7 @@ mod tests {
         assert!(block_on(load_chat(&vault, "../x")).is_err());
         block_on(vault.write(&VaultPath::parse(".obsidian-agent/chats/bad.json").unwrap(), "{")).unwrap();
         assert!(block_on(load_chat(&vault, "bad")).is_err());
-        assert!(block_on(list_chats(&vault)).unwrap().is_empty());
+        assert!(block_on(load_all_chats(&vault)).unwrap().is_empty());
     }
 
     #[test]

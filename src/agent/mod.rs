@@ -18,8 +18,7 @@ pub use crate::mode::Mode;
 pub use chat_options::ChatOptions;
 pub use chat_search::{ChatArchive, ChatMatch, ChatPassage, Speaker};
 pub use chat_store::{
-    delete_chat, list_chats, load_chat, mark_undone, rename_chat, save_chat, ChatSummary, ChatTask, SavedChat,
-    CHAT_FOLDER,
+    delete_chat, load_chat, mark_undone, rename_chat, save_chat, ChatSummary, ChatTask, SavedChat, CHAT_FOLDER,
 };
 pub use config::{AgentConfig, GuardConfig};
 pub use conversation::{

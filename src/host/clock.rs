@@ -82,10 +82,18 @@ pub(crate) fn days_from_civil(y: i64, mo: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The days of the week, Sunday first (as [`weekday_index`] counts them).
+pub(crate) const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/// The day of the week of a date: 0 for Sunday … 6 for Saturday.
+pub(crate) fn weekday_index((y, mo, d): (i64, u32, u32)) -> usize {
+    // 1970-01-01 was a Thursday.
+    (days_from_civil(y, mo, d) + 4).rem_euclid(7) as usize
+}
+
 /// The day of the week of a date ("Monday").
-pub fn weekday((y, mo, d): (i64, u32, u32)) -> &'static str {
-    const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
-    DAYS[days_from_civil(y, mo, d).rem_euclid(7) as usize]
+pub fn weekday(date: (i64, u32, u32)) -> &'static str {
+    WEEKDAYS[weekday_index(date)]
 }
 
 /// How a time zone is written after a time: `UTC`, `UTC+09:00`, `UTC-03:30`.

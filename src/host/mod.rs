@@ -19,7 +19,7 @@ mod native_http;
 mod native_process;
 
 pub use agent_host::{AgentHost, ChannelHost, SilentHost};
-pub(crate) use clock::days_from_civil;
+pub(crate) use clock::{days_from_civil, weekday_index, WEEKDAYS};
 pub use clock::{
     local_datetime, local_ms, offset_datetime, utc_datetime, utc_offset_label, weekday, Clock, ManualClock,
 };

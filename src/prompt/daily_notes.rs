@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::host::{days_from_civil, utc_datetime};
+use crate::host::{days_from_civil, utc_datetime, weekday_index, WEEKDAYS};
 use crate::vault::{Vault, VaultPath};
 
 /// Obsidian's settings folder when the host names none.
@@ -104,7 +104,6 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// moment.js's tokens this writes, longest first (moment takes the longest at each place).
 const TOKENS: [&str; 26] = [
@@ -117,7 +116,7 @@ const TOKENS: [&str; 26] = [
 /// `gggg`, whose rules differ by locale), or names (of months, weekdays) or ordinals and
 /// `english` is false. `W` and `GGGG` are ISO weeks and their years.
 pub fn format_date(format: &str, (y, mo, d): (i64, u32, u32), english: bool) -> Option<String> {
-    let weekday = weekday_index(y, mo, d); // 0 = Sunday
+    let weekday = weekday_index((y, mo, d)); // 0 = Sunday
     let (iso_year, iso_week) = iso_week(y, mo, d);
     let day_of_year = day_of_year(y, mo, d);
     let mut out = String::new();
@@ -183,12 +182,6 @@ fn ordinal(n: u32) -> String {
         _ => "th",
     };
     format!("{n}{suffix}")
-}
-
-/// 0 for Sunday … 6 for Saturday.
-fn weekday_index(y: i64, mo: u32, d: u32) -> usize {
-    // 1970-01-01 was a Thursday (4).
-    (days_from_civil(y, mo, d) + 4).rem_euclid(7) as usize
 }
 
 fn day_of_year(y: i64, mo: u32, d: u32) -> u32 {

@@ -14,7 +14,7 @@ mod sections;
 
 use std::cell::{Cell, RefCell};
 
-pub use daily_notes::{format_date, DailyNotes, CONFIG_DIR};
+pub use daily_notes::{DailyNotes, CONFIG_DIR};
 pub use instructions::{Rule, Skill, VaultInstructions, RULES_FOLDER, SKILLS_FOLDER};
 pub use sections::Section;
 
