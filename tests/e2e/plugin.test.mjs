@@ -2620,7 +2620,7 @@ test("the agent is told the date and time as the user's clock shows them, and to
   const told = JSON.stringify((await requests(id))[1].body.messages.at(-1));
   assert.match(told, /4 notes changed since \d{4}-\d\d-\d\d, the most recently changed first \(times in UTC\+09:00\)/);
   await card.locator(".vault-agent-tool-head").click();
-  await page.screenshot({ path: `${ARTIFACTS}/recent-notes-light.png` });
+  await shootLayouts(page, "recent-notes");
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -2688,7 +2688,7 @@ test("the chat history finds a chat by what was said in it, and opens it where i
   });
   assert.ok(shown, "the turn that said it is in view");
   await page.locator(".vault-agent-jump").waitFor();
-  await page.screenshot({ path: `${ARTIFACTS}/history-opened-light.png` });
+  await shootLayouts(page, "history-opened");
 
   // On a phone the list fits the screen.
   await layout(page, "mobile");
