@@ -522,9 +522,17 @@ async function loadPlugin(app, parts, store) {
   };
   settingsButton(parts.ribbon, () => openSettings(tabs[0]));
 
-  // When the plugin's onload ran and how long it took (bench/ui.mjs reads them).
+  // Loaded as Obsidian loads it, through `load()`, so that `unload()` later runs the plugin's
+  // `onunload` and drops what it registered (a plugin whose `onload` alone ran is not "loaded":
+  // its unload does nothing, and its vault events and core live on beside the next one's).
+  // `load()` does not wait for an async `onload`; Obsidian does, and so does this host. When the
+  // plugin's onload ran and how long it took: bench/ui.mjs reads them.
+  const onload = plugin.onload.bind(plugin);
+  let loading = null;
+  plugin.onload = () => (loading = onload());
   host.onloadStart = performance.now();
-  await plugin.onload();
+  plugin.load();
+  await loading;
   host.onloadMs = performance.now() - host.onloadStart;
   host.notes.useExtensions(plugin.editorExtensions__);
 }
