@@ -25,6 +25,11 @@ export interface PluginContext {
   transport(): Transport;
   openSettings(): void;
   openSearch(): void;
+  /**
+   * Deletes the saved chat `id` (the caller asked first); every chat view showing it starts a new
+   * chat. False, with a notice saying why, when it was not deleted.
+   */
+  deleteChat(id: string): Promise<boolean>;
   /** The vault's search index (search, related notes, indexing progress). */
   readonly search: SearchService;
   /** Semantic search: the embedder, background embedding, search by meaning. */

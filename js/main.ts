@@ -412,6 +412,23 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     });
   }
 
+  async deleteChat(id: string): Promise<boolean> {
+    const showing = this.chatViews().filter((view) => view.chatId() === id);
+    if (showing.some((view) => view.isRunning())) {
+      new Notice("That chat is running a task: stop it first.");
+      return false;
+    }
+    try {
+      const { vault } = await this.core();
+      await vault.deleteChat(id);
+    } catch (error) {
+      new Notice(`The chat could not be deleted: ${errorMessage(error)}`);
+      return false;
+    }
+    for (const view of showing) view.chatDeleted();
+    return true;
+  }
+
   private chatViews(): ChatView[] {
     return this.app.workspace
       .getLeavesOfType(VIEW_TYPE_CHAT)

@@ -23,7 +23,7 @@ import { agentConfig, keepMcpSignIn, mcpServers, PRESETS, providerConfig, provid
 import { ApprovalModal } from "./ApprovalModal";
 import { renderInterrupted } from "./interrupted";
 import { count } from "./count";
-import { ConfirmModal, PromptArgumentsModal, TextPromptModal } from "./dialogs";
+import { confirmDeleteChat, PromptArgumentsModal, TextPromptModal } from "./dialogs";
 import { attachedResource, attachmentLabel, imageFiles, isImage, keepPastedImage, showMedia } from "./media";
 import { pickModel } from "./ModelPickerModal";
 import { ChatHistoryModal, NotePickerModal, PromptPickerModal, promptText } from "./pickers";
@@ -702,19 +702,21 @@ export class ChatView extends ItemView {
       new Notice("Stop the running task first.");
       return;
     }
-    const id = this.saved.id;
-    const message = `“${this.saved.title}” and its saved results go. Undo data of its tasks stays until it expires.`;
-    new ConfirmModal(this.app, "Delete this chat?", message, "Delete", (confirmed) => {
-      if (!confirmed) return;
-      void this.plugin
-        .core()
-        .then(({ vault }) => vault.deleteChat(id))
-        .then(() => {
-          this.saved = { id: "", title: "" };
-          this.newChat();
-        })
-        .catch((error: unknown) => new Notice(`The chat could not be deleted: ${errorMessage(error)}`));
-    }).open();
+    const { id, title } = this.saved;
+    confirmDeleteChat(this.app, title, (confirmed) => {
+      if (confirmed) void this.plugin.deleteChat(id);
+    });
+  }
+
+  /** The saved chat this view shows ("" for a new one not saved yet). */
+  chatId(): string {
+    return this.saved.id;
+  }
+
+  /** The chat shown here was deleted: a new one takes its place. */
+  chatDeleted(): void {
+    this.saved = { id: "", title: "" };
+    this.newChat();
   }
 
   private newChat(): void {
@@ -742,7 +744,8 @@ export class ChatView extends ItemView {
     const chats = await vault.listChats();
     const search = (query: string) => vault.searchChats(query);
     const pick = (summary: ChatSummary, turn: number | null) => void this.openChat(summary.id, turn);
-    new ChatHistoryModal(this.app, chats, search, pick, () => detach(vault.closeChatSearch())).open();
+    const remove = (summary: ChatSummary) => this.plugin.deleteChat(summary.id);
+    new ChatHistoryModal(this.app, chats, search, pick, remove, () => detach(vault.closeChatSearch())).open();
   }
 
   /** Shows a saved chat, at its turn `turn` (else at its end); the next message continues it. */

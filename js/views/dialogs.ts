@@ -73,6 +73,12 @@ export class ConfirmModal extends Modal {
   }
 }
 
+/** Asks before the saved chat `title` is deleted (from the chat's header or the history). */
+export function confirmDeleteChat(app: App, title: string, done: (confirmed: boolean) => void): void {
+  const message = `“${title}” and its saved results go. Undo data of its tasks stays until it expires.`;
+  new ConfirmModal(app, "Delete this chat?", message, "Delete", done).open();
+}
+
 /**
  * Asks for the values an MCP server's prompt takes (each a line of text); `done` gets them by
  * argument name, or null when cancelled. A required one left blank is named, and the dialog stays.

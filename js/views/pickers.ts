@@ -1,4 +1,5 @@
-import { FuzzySuggestModal, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
+import { FuzzySuggestModal, setIcon, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
+import { confirmDeleteChat } from "./dialogs";
 import { isAttachable } from "./media";
 import type { ChatMatch, ChatSummary, ServerPrompt, ServerResource } from "../protocol";
 import { count } from "./count";
@@ -202,9 +203,10 @@ export class PromptPickerModal extends FuzzySuggestModal<SlashPrompt> {
 export class ChatHistoryModal extends SuggestModal<ChatMatch> {
   constructor(
     app: App,
-    private readonly chats: ChatSummary[],
+    private chats: ChatSummary[],
     private readonly search: (query: string) => Promise<ChatMatch[]>,
     private readonly onPick: (chat: ChatSummary, turn: number | null) => void,
+    private readonly onDelete: (chat: ChatSummary) => Promise<boolean>,
     private readonly onDone: () => void,
   ) {
     super(app);
@@ -225,19 +227,45 @@ export class ChatHistoryModal extends SuggestModal<ChatMatch> {
 
   renderSuggestion({ chat, passage }: ChatMatch, el: HTMLElement): void {
     el.addClass("vault-agent-history-item");
-    el.createDiv({ cls: "vault-agent-history-title", text: chat.title });
-    el.createDiv({
+    const body = el.createDiv({ cls: "vault-agent-history-body" });
+    body.createDiv({ cls: "vault-agent-history-title", text: chat.title });
+    body.createDiv({
       cls: "vault-agent-history-meta",
       text: `${new Date(chat.updatedMs).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })} · ${count(chat.requests, "request")}`,
     });
+    // An icon as the chat's header has (Obsidian's `clickable-icon`), not a framed button.
+    const remove = el.createDiv({
+      cls: "clickable-icon vault-agent-history-delete",
+      attr: { "aria-label": "Delete this chat", role: "button" },
+    });
+    setIcon(remove, "trash");
+    // The row's own click opens the chat: this one does not reach it.
+    remove.addEventListener("click", (evt) => {
+      evt.stopPropagation();
+      evt.preventDefault();
+      this.delete(chat);
+    });
     if (!passage) return;
-    const line = el.createDiv({ cls: "vault-agent-history-passage" });
+    const line = body.createDiv({ cls: "vault-agent-history-passage" });
     line.createSpan({ cls: "vault-agent-history-by", text: passage.by === "you" ? "You" : "Agent" });
     highlight(line.createSpan(), passage.text);
   }
 
   onChooseSuggestion({ chat, passage }: ChatMatch): void {
     this.onPick(chat, passage?.turn ?? null);
+  }
+
+  /** Asks, deletes, and lists again without it (the box keeps what was typed). */
+  private delete(chat: ChatSummary): void {
+    confirmDeleteChat(this.app, chat.title, (confirmed) => {
+      this.inputEl.focus();
+      if (!confirmed) return;
+      void this.onDelete(chat).then((deleted) => {
+        if (!deleted) return;
+        this.chats = this.chats.filter((c) => c.id !== chat.id);
+        this.inputEl.dispatchEvent(new Event("input"));
+      });
+    });
   }
 }
 

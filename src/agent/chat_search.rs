@@ -99,6 +99,13 @@ impl ChatArchive {
         Ok(ChatArchive { chats })
     }
 
+    /// Leaves the chat `id` out from now on (it was deleted); whether it was here.
+    pub fn forget(&mut self, id: &str) -> bool {
+        let before = self.chats.len();
+        self.chats.retain(|c| c.summary.id != id);
+        self.chats.len() != before
+    }
+
     /// Every chat, most recently updated first.
     pub fn summaries(&self) -> Vec<ChatSummary> {
         self.chats.iter().map(|c| c.summary.clone()).collect()

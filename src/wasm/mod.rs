@@ -443,10 +443,20 @@ impl VaultCore {
         Ok(load_chat(&*self.vault, &id).await.map_err(js_error)?.to_markdown())
     }
 
-    /// Deletes the saved chat `id`.
+    /// Deletes the saved chat `id`; the history's search (if open) no longer finds it.
     #[wasm_bindgen(js_name = deleteChat)]
     pub async fn delete_chat(&self, id: String) -> Result<(), JsValue> {
-        delete_chat(&*self.vault, &id).await.map_err(js_error)
+        delete_chat(&*self.vault, &id).await.map_err(js_error)?;
+        let mut kept = self.chats.borrow_mut();
+        // Nobody holds the archive between calls; if somebody did, the next search reads again.
+        match kept.as_mut().map(Rc::get_mut) {
+            Some(Some(archive)) => {
+                archive.forget(&id);
+            }
+            Some(None) => *kept = None,
+            None => {}
+        }
+        Ok(())
     }
 
     /// Restores what the task `taskId` changed, keeping every file changed since (see

@@ -2652,6 +2652,13 @@ test("the chat history finds a chat by what was said in it, and opens it where i
   const rows = (n) => page.waitForFunction((n) => document.querySelectorAll(".suggestion-item").length === n, n);
   await rows(2);
   assert.equal(await page.locator(".vault-agent-history-passage").count(), 0, "no words, no passages");
+  // On a desktop a row's delete button shows on the row selected or under the pointer only.
+  await page.mouse.move(0, 0);
+  const deleteShown = (i) => items.nth(i).locator(".vault-agent-history-delete").evaluate((el) => getComputedStyle(el).opacity);
+  assert.deepEqual([await deleteShown(0), await deleteShown(1)], ["1", "0"]);
+  await items.nth(1).hover();
+  await page.waitForFunction(() => getComputedStyle(document.querySelectorAll(".vault-agent-history-delete")[1]).opacity === "1");
+  await page.screenshot({ path: `${ARTIFACTS}/history-list-light.png` });
 
   // Words of an answer, typed in another case: the chat that said them, and where.
   await input.fill("STONE sourdough");
@@ -2699,6 +2706,35 @@ test("the chat history finds a chat by what was said in it, and opens it where i
     await setTheme(page, theme);
     await page.screenshot({ path: `${ARTIFACTS}/history-search-mobile-${theme}.png` });
   }
+
+  // Deleted from the list (its button shows on a phone, which has no hover): asked first —
+  // Cancel keeps it and opens nothing —, then gone from the list, its search and the vault; the
+  // view that showed it starts a new chat.
+  const remove = items.first().locator(".vault-agent-history-delete");
+  assert.ok(await remove.isVisible());
+  await assertTouchTargets(page, [".vault-agent-history-delete"]);
+  await remove.click();
+  const confirm = page.locator(".modal", { hasText: "Delete this chat?" });
+  await confirm.waitFor();
+  assert.match(await confirm.innerText(), /“Tell me about bread” and its saved results go\./);
+  await page.screenshot({ path: `${ARTIFACTS}/history-delete-mobile-light.png` });
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await confirm.waitFor({ state: "detached" });
+  await rows(1);
+  assert.match(await page.locator(".vault-agent-title").innerText(), /Tell me about bread/);
+  await remove.click();
+  await confirm.locator(".vault-agent-confirm").click();
+  await page.locator(".suggestion-empty", { hasText: "No chat said that." }).waitFor();
+  assert.equal(await page.locator(".prompt-input").inputValue(), "sourdough", "the box keeps what was typed");
+  await page.locator(".prompt-input").fill("");
+  await rows(1);
+  assert.equal(await items.locator(".vault-agent-history-title").innerText(), "Plan my Kyoto trip");
+  assert.equal(await page.locator(".vault-agent-title").innerText(), "Vault Agent");
+  assert.equal(await page.locator(".vault-agent-messages .vault-agent-text").count(), 0);
+  const saved = await page.evaluate(async () => (await window.fakeObsidian.app.vault.adapter.list(".obsidian-agent/chats")).files.length);
+  assert.equal(saved, 1);
+  await page.keyboard.press("Escape");
+  await layout(page, "wide");
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -232,6 +232,21 @@ fn chats_finds_a_saved_chat_by_what_it_said_and_run_goes_on_with_it() {
     assert_eq!(json[0]["chat"]["requests"], json!(2));
     assert_eq!(json.as_array().unwrap().len(), 2, "no new chat");
 
+    // Shown as a note would hold it, then deleted: the list no longer has it.
+    let shown = text(&vault_agent(&["chats", "--vault", dir, "--show", id]).stdout);
+    for said in ["what is my plan?", "The plan is to ship search.", "and after that?", "Then semantic snippets."] {
+        assert!(shown.contains(said), "{said} in {shown}");
+    }
+    let deleted = vault_agent(&["chats", "--vault", dir, "--delete", id]);
+    assert!(deleted.status.success());
+    assert_eq!(text(&deleted.stderr).trim(), "Deleted the chat “what is my plan?”.");
+    let json: Value = serde_json::from_slice(&vault_agent(&["chats", "--vault", dir, "--json"]).stdout).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 1);
+    assert_ne!(json[0]["chat"]["id"], json!(id));
+    let again = vault_agent(&["chats", "--vault", dir, "--delete", id]);
+    assert!(!again.status.success());
+    assert!(text(&again.stderr).contains(&format!("no saved chat {id} (vault-agent chats lists them)")));
+
     // A chat that is not saved: said, before anything is asked.
     let missing = chat(vault.path(), &base, &["--chat", "20200101-000000"], "hello\n");
     assert!(!missing.status.success());

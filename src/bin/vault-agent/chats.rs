@@ -1,8 +1,10 @@
 //! `vault-agent chats --vault DIR [WORDS…]`: the saved chats (the plugin's history and `run`'s
-//! chats), newest first, or those that said every word given, with where they said it.
+//! chats), newest first, or those that said every word given, with where they said it; `--show
+//! ID` prints one as Markdown, `--delete ID` deletes one.
 
-use vault_agent::agent::{ChatArchive, Speaker};
+use vault_agent::agent::{delete_chat, load_chat, ChatArchive, SavedChat, Speaker};
 use vault_agent::host::{local_datetime, utc_offset_label, Clock, SystemClock};
+use vault_agent::vault::Vault;
 use vault_agent::{Error, Result};
 
 use crate::out::outln;
@@ -16,13 +18,39 @@ pub struct Args {
     /// {"turn","by","text"} or null}.
     #[arg(long)]
     json: bool,
+    /// Print the saved chat ID as a note would hold it: its requests and answers, the tool calls
+    /// in words.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["words", "json", "delete"])]
+    show: Option<String>,
+    /// Delete the saved chat ID and the results its tasks kept (what undoes its tasks stays
+    /// until it expires).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["words", "json"])]
+    delete: Option<String>,
     /// Words a chat must have said, each of them (in its title, a request or an answer; case
     /// aside). None: every chat.
     words: Vec<String>,
 }
 
+/// The saved chat `id`, or an error that says where the ids are listed.
+pub async fn saved_chat(vault: &dyn Vault, id: &str) -> Result<SavedChat> {
+    match load_chat(vault, id).await {
+        Err(Error::NotFound(_)) => Err(Error::NotFound(format!("no saved chat {id} (vault-agent chats lists them)"))),
+        saved => saved,
+    }
+}
+
 pub async fn run(args: Args) -> Result<()> {
     let vault = args.vault.open()?;
+    if let Some(id) = &args.show {
+        outln!("{}", saved_chat(&vault, id).await?.to_markdown().trim_end());
+        return Ok(());
+    }
+    if let Some(id) = &args.delete {
+        let title = saved_chat(&vault, id).await?.title;
+        delete_chat(&vault, id).await?;
+        eprintln!("Deleted the chat “{title}”.");
+        return Ok(());
+    }
     let found = ChatArchive::load(&vault).await?.search(&args.words.join(" "));
     if args.json {
         let json = serde_json::to_string_pretty(&found).map_err(|e| Error::Invalid(e.to_string()))?;

@@ -13,7 +13,7 @@ use futures::future::{select, Either};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use vault_agent::agent::list_interrupted;
-use vault_agent::agent::{load_chat, mark_undone, AgentConfig, Conversation};
+use vault_agent::agent::{mark_undone, AgentConfig, Conversation};
 use vault_agent::host::{AgentHost, Clock, NativeLauncher, ReqwestClient, SystemClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::mcp::{McpToolset, SAMPLING_APPROVAL};
@@ -146,12 +146,7 @@ pub async fn run(args: Args) -> Result<()> {
         .with_mcp(mcp.clone());
     let Some(task) = &args.task else {
         if let Some(id) = &args.chat {
-            let saved = match load_chat(&*vault, id).await {
-                Err(Error::NotFound(_)) => {
-                    return Err(Error::NotFound(format!("no saved chat {id} (vault-agent chats lists them)")))
-                }
-                saved => saved?,
-            };
+            let saved = crate::chats::saved_chat(&*vault, id).await?;
             let requests = saved.summary().requests;
             let plural = if requests == 1 { "" } else { "s" };
             eprintln!("Going on with the chat “{}” ({requests} earlier request{plural}).", saved.title);

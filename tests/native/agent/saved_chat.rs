@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use serde_json::json;
 use vault_agent::agent::{
-    load_chat, mark_undone, rename_chat, AgentConfig, ChatArchive, ChatMatch, ChatRequest, Conversation, SavedChat,
-    Speaker, TranscriptStep, TranscriptTurn,
+    delete_chat, load_chat, mark_undone, rename_chat, AgentConfig, ChatArchive, ChatMatch, ChatRequest, Conversation,
+    SavedChat, Speaker, TranscriptStep, TranscriptTurn,
 };
 use vault_agent::protocol::{AgentEvent, EndReason, ErrorKind, ToolOutcome};
 use vault_agent::provider::Turn;
@@ -291,7 +291,7 @@ fn the_history_finds_a_chat_by_what_was_said_in_it_not_by_the_notes_it_read() {
 
     // A chat whose title holds the words comes before a newer one that only said them.
     let found = archive.search("bread");
-    assert_eq!(ids(&found), [first, second]);
+    assert_eq!(ids(&found), [first.clone(), second.clone()]);
     let passage = found[0].passage.clone().unwrap();
     assert_eq!(
         (passage.turn, passage.by, passage.text.as_str()),
@@ -300,4 +300,14 @@ fn the_history_finds_a_chat_by_what_was_said_in_it_not_by_the_notes_it_read() {
     let passage = found[1].passage.clone().unwrap();
     assert_eq!(passage.by, Speaker::Agent);
     assert!(passage.text.contains("try the **bread** at Shinshindo."), "{}", passage.text);
+
+    // A chat deleted from the history is no longer found, by the archive the history keeps
+    // (told to forget it) or by one read again; the other chat still is.
+    let mut archive = archive;
+    block_on(delete_chat(&*h.vault, &first)).unwrap();
+    assert!(archive.forget(&first));
+    assert!(!archive.forget(&first));
+    assert_eq!(ids(&archive.search("bread")), std::slice::from_ref(&second));
+    let reread = block_on(ChatArchive::load(&*h.vault)).unwrap();
+    assert_eq!(ids(&reread.search("bread")), [second]);
 }
