@@ -1,7 +1,7 @@
 //! What the user wrote for the agent in the vault: rules and skills; the memories the agent
 //! saved, which the task fills in; what the chat's MCP servers say about their use.
 
-use super::DailyNotes;
+use super::PeriodicNotes;
 use crate::search::Frontmatter;
 use crate::vault::{Vault, VaultPath};
 use crate::Result;
@@ -38,13 +38,13 @@ pub struct VaultInstructions {
     /// What the connected MCP servers say about their use (their `instructions`), by server
     /// name; filled in by the conversation that connects them.
     pub servers: Vec<(String, String)>,
-    /// Obsidian's Daily notes settings, when the plugin is on.
-    pub daily_notes: Option<DailyNotes>,
+    /// Where the user's daily, weekly and monthly notes are, when a plugin keeps them.
+    pub periodic_notes: Option<PeriodicNotes>,
 }
 
 impl VaultInstructions {
     /// Reads rules and skills (missing folders and files are empty) and the Daily notes
-    /// settings in Obsidian's settings folder `config_dir`. Memory is left empty.
+    /// settings in Obsidian's settings folder `config_dir` (daily, weekly and monthly notes). Memory is left empty.
     pub async fn load(vault: &dyn Vault, config_dir: &str) -> Result<Self> {
         let mut rules = Vec::new();
         for (path, text) in markdown_files(vault, RULES_FOLDER).await? {
@@ -66,8 +66,8 @@ impl VaultInstructions {
                 path: path.to_string(),
             });
         }
-        let daily_notes = DailyNotes::load(vault, config_dir).await;
-        Ok(VaultInstructions { rules, skills, memory: String::new(), servers: Vec::new(), daily_notes })
+        let periodic_notes = PeriodicNotes::load(vault, config_dir).await;
+        Ok(VaultInstructions { rules, skills, memory: String::new(), servers: Vec::new(), periodic_notes })
     }
 }
 

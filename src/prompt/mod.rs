@@ -8,14 +8,16 @@
 //! [`SystemPrompt`] keeps the assembled core and context and rebuilds them only when one of
 //! their inputs changes.
 
-mod daily_notes;
 mod instructions;
+mod moment_format;
+mod periodic_notes;
 mod sections;
 
 use std::cell::{Cell, RefCell};
 
-pub use daily_notes::{DailyNotes, CONFIG_DIR};
 pub use instructions::{Rule, Skill, VaultInstructions, RULES_FOLDER, SKILLS_FOLDER};
+pub use moment_format::MomentLocale;
+pub use periodic_notes::{NoteSeries, NotesPlugin, Period, PeriodicNotes, CONFIG_DIR};
 pub use sections::Section;
 
 use crate::hash::content_hash;

@@ -75,7 +75,7 @@ fn a_mode_switch_changes_only_the_mode_and_tools_sections() {
         }],
         memory: "- The user's projects live in Projects/.".into(),
         servers: Vec::new(),
-        daily_notes: None,
+        periodic_notes: None,
     };
     let (agent, ask) = (Mode::agent(), Mode::ask());
     let (all, read) = (tools(&["read_file", "write_file"]), tools(&["read_file"]));

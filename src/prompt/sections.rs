@@ -139,9 +139,11 @@ pub fn volatile(
         utc_offset_label(utc_offset_minutes),
         weekday((y, mo, d))
     );
-    if let Some(daily) = &instructions.daily_notes {
+    for line in
+        instructions.periodic_notes.iter().flat_map(|notes| notes.prompt_lines((y, mo, d), vault.locale.as_deref()))
+    {
         text.push('\n');
-        text.push_str(&daily.prompt_line((y, mo, d), vault.locale.as_deref()));
+        text.push_str(&line);
     }
     if let Some(active) = &vault.active_note {
         text.push_str(&format!("\nThe note open in the editor: {active}"));

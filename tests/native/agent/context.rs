@@ -360,7 +360,7 @@ fn a_restored_history_with_a_dangling_call_is_sanitised_before_it_is_sent() {
 /// from the vault's own settings (a settings folder named otherwise too); off, nothing is said.
 #[test]
 fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_zone() {
-    use vault_agent::prompt::DailyNotes;
+    use vault_agent::prompt::{MomentLocale, PeriodicNotes};
     let vault = || {
         MemoryVault::with_notes([
             (".obsidian/core-plugins.json", r#"{"file-explorer": true, "daily-notes": true}"#),
@@ -396,8 +396,94 @@ fn the_prompt_names_todays_daily_note_from_obsidians_settings_in_the_users_time_
 
     // On, in a settings folder of another name, with no settings of its own: the defaults.
     let elsewhere = MemoryVault::with_notes([(".config/core-plugins.json", r#"["daily-notes"]"#)]).unwrap();
-    let found = block_on(DailyNotes::load(&elsewhere, ".config")).unwrap();
+    let found = block_on(PeriodicNotes::load(&elsewhere, ".config")).unwrap().series.remove(0);
     assert_eq!((found.folder.as_str(), found.format.as_str(), found.template.as_str()), ("", "YYYY-MM-DD", ""));
-    assert_eq!(found.path_for((2026, 12, 8), None).as_deref(), Some("2026-12-08.md"));
-    assert_eq!(block_on(DailyNotes::load(&elsewhere, ".obsidian")), None, "no settings there");
+    assert_eq!(found.path_for((2026, 12, 8), MomentLocale::new(None, None)).as_deref(), Some("2026-12-08.md"));
+    assert_eq!(block_on(PeriodicNotes::load(&elsewhere, ".obsidian")), None, "no settings there");
+}
+
+/// With the Periodic Notes plugin on, its daily notes replace the core plugin's, and the prompt
+/// names this week's note too, counted from the first weekday the Calendar plugin sets; the
+/// Calendar plugin's own weekly notes and Periodic Notes 1.x's settings are read as well.
+#[test]
+fn the_prompt_names_this_weeks_note_from_the_periodic_notes_plugin() {
+    use vault_agent::prompt::{NotesPlugin, Period, PeriodicNotes};
+    let vault = || {
+        MemoryVault::with_notes([
+            (".obsidian/core-plugins.json", r#"{"daily-notes": true}"#),
+            (".obsidian/daily-notes.json", r#"{"folder": "Old"}"#),
+            (".obsidian/community-plugins.json", r#"["calendar", "periodic-notes"]"#),
+            (
+                ".obsidian/plugins/periodic-notes/data.json",
+                r#"{"showGettingStartedBanner": false,
+                    "daily": {"enabled": true, "folder": "Journal/Daily", "format": "YYYY-MM-DD", "template": "Templates/Day"},
+                    "weekly": {"enabled": true, "folder": "Journal/Weekly", "format": "", "template": ""},
+                    "monthly": {"enabled": false, "folder": "Months", "format": "YYYY-MM", "template": ""}}"#,
+            ),
+            (".obsidian/plugins/calendar/data.json", r#"{"weekStart": "monday", "showWeeklyNote": true}"#),
+        ])
+        .unwrap()
+    };
+    let system_of = |h: &Harness| h.provider.requests()[0].system.iter().map(|s| s.text.clone()).collect::<String>();
+    // 2026-11-23 00:00 UTC: Monday in Tokyo, which starts week 48; still Sunday in New York,
+    // the last day of week 47 when weeks start on Monday.
+    for (offset, day, week) in [(540, "2026-11-23", "2026-W48"), (-300, "2026-11-22", "2026-W47")] {
+        let h = Harness::new(vault(), [Turn::text("ok")]);
+        h.clock.set_utc_offset(offset);
+        block_on(h.task(config()).run("what did I plan this week?"));
+        let system = system_of(&h);
+        assert!(
+            system.contains(&format!(
+                "Today's daily note: Journal/Daily/{day}.md (the Periodic Notes plugin's daily notes are in \
+                 Journal/Daily/, named in the moment.js format YYYY-MM-DD). A new daily note starts as a copy of \
+                 Templates/Day.md"
+            )),
+            "{system}"
+        );
+        assert!(
+            system.contains(&format!(
+                "\nThis week's note: Journal/Weekly/{week}.md (the Periodic Notes plugin's weekly notes are in \
+                 Journal/Weekly/, named in the moment.js format gggg-[W]ww)."
+            )),
+            "{system}"
+        );
+        assert!(!system.contains("Old/") && !system.contains("monthly"), "{system}");
+    }
+
+    // The Calendar plugin alone keeps weekly notes; Periodic Notes 1.x keeps calendar sets.
+    let calendar = MemoryVault::with_notes([
+        (".obsidian/community-plugins.json", r#"["calendar"]"#),
+        (".obsidian/plugins/calendar/data.json", r#"{"showWeeklyNote": true, "weeklyNoteFolder": "Weeks/"}"#),
+    ])
+    .unwrap();
+    let found = block_on(PeriodicNotes::load(&calendar, ".obsidian")).unwrap();
+    let weekly = &found.series[..];
+    assert_eq!(weekly.len(), 1);
+    assert_eq!((weekly[0].period, weekly[0].plugin), (Period::Week, NotesPlugin::Calendar));
+    assert_eq!((weekly[0].folder.as_str(), weekly[0].format.as_str()), ("Weeks", "gggg-[W]ww"));
+    let sets = MemoryVault::with_notes([
+        (".obsidian/community-plugins.json", r#"["periodic-notes"]"#),
+        (
+            ".obsidian/plugins/periodic-notes/data.json",
+            r#"{"activeCalendarSet": "Work", "calendarSets": [
+                {"id": "Default", "day": {"enabled": true, "folder": "Home"}},
+                {"id": "Work", "day": {"enabled": true, "format": "DD-MM-YYYY", "folder": "Days", "templatePath": "T/Day.md"},
+                 "week": {"enabled": false}}]}"#,
+        ),
+    ])
+    .unwrap();
+    let found = block_on(PeriodicNotes::load(&sets, ".obsidian")).unwrap();
+    assert_eq!(found.series.len(), 1);
+    let day = &found.series[0];
+    assert_eq!(
+        (day.period, day.plugin, day.folder.as_str(), day.format.as_str(), day.template.as_str()),
+        (Period::Day, NotesPlugin::PeriodicNotes, "Days", "DD-MM-YYYY", "T/Day.md")
+    );
+    // Installed but turned off in Obsidian: nothing.
+    let off = MemoryVault::with_notes([
+        (".obsidian/community-plugins.json", r#"["dataview"]"#),
+        (".obsidian/plugins/periodic-notes/data.json", r#"{"daily": {"enabled": true}}"#),
+    ])
+    .unwrap();
+    assert_eq!(block_on(PeriodicNotes::load(&off, ".obsidian")), None);
 }
