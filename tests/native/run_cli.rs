@@ -246,6 +246,13 @@ fn chats_finds_a_saved_chat_by_what_it_said_and_run_goes_on_with_it() {
     let again = vault_agent(&["chats", "--vault", dir, "--delete", id]);
     assert!(!again.status.success());
     assert!(text(&again.stderr).contains(&format!("no saved chat {id} (vault-agent chats lists them)")));
+    // A damaged chat file, which no list shows, is deleted by its id all the same.
+    let damaged = vault.path().join(".obsidian-agent/chats/20200101-000000.json");
+    std::fs::write(&damaged, "{ not json").unwrap();
+    let deleted = vault_agent(&["chats", "--vault", dir, "--delete", "20200101-000000"]);
+    assert!(deleted.status.success(), "{}", text(&deleted.stderr));
+    assert!(text(&deleted.stderr).starts_with("Deleted chat 20200101-000000, which could not be read (saved chat"));
+    assert!(!damaged.exists());
 
     // A chat that is not saved: said, before anything is asked.
     let missing = chat(vault.path(), &base, &["--chat", "20200101-000000"], "hello\n");

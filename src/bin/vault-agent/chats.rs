@@ -46,9 +46,15 @@ pub async fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     if let Some(id) = &args.delete {
-        let title = saved_chat(&vault, id).await?.title;
+        // A damaged file is deleted all the same: it was asked for by its id, and nothing else
+        // can remove it (the list leaves it out).
+        let deleted = match saved_chat(&vault, id).await {
+            Ok(chat) => format!("the chat “{}”", chat.title),
+            Err(Error::Invalid(why)) => format!("chat {id}, which could not be read ({why})"),
+            Err(e) => return Err(e),
+        };
         delete_chat(&vault, id).await?;
-        eprintln!("Deleted the chat “{title}”.");
+        eprintln!("Deleted {deleted}.");
         return Ok(());
     }
     let found = ChatArchive::load(&vault).await?.search(&args.words.join(" "));
