@@ -4,7 +4,7 @@ import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import { Processes } from "./host/processes";
 import { SIGN_IN_ACTION, signInAnswered } from "./mcpSignIn";
-import type { Transport } from "./protocol";
+import type { SuggestionUsage, Transport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
@@ -28,6 +28,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   thread: CoreThread | null = null;
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
+  /** What the suggestions of the cores before a restart took (the new core counts on from it). */
+  private suggestionsCarried: SuggestionUsage | null = null;
   /** A restart that gives memory back is due (see `settleSoon`), or under way. */
   private settleTimer: number | null = null;
   private restarting = false;
@@ -256,7 +258,9 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.search.reset(reload);
     this.started = null;
     try {
-      (await started.catch(() => null))?.core.close();
+      const old = await started.catch(() => null);
+      this.suggestionsCarried = (await old?.vault.suggestionUsage().catch(() => null)) ?? this.suggestionsCarried;
+      old?.core.close();
       // Chats re-create themselves in the new core from their history.
       for (const view of this.chatViews()) view.refresh();
     } finally {
@@ -322,6 +326,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
         // requestUrl: the transport without CORS, and the only one on mobile.
         const host = new ObsidianVaultHost(this.app, Platform.isDesktopApp ? this.processes : undefined);
         const vault = await core.open(host, requestWithObsidian);
+        // After a restart, the session's suggestions go on counting from the old core's total.
+        if (this.suggestionsCarried) await vault.carrySuggestionUsage(this.suggestionsCarried);
         this.thread = core.thread;
         return { core, vault };
       })

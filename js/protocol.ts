@@ -32,6 +32,7 @@ export type {
   ChatMatch,
   ChatPassage,
   ChatSummary,
+  SuggestionUsage,
   ChatTask,
   CheckpointSummary,
   ConnectionCheck,

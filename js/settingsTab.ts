@@ -18,7 +18,8 @@ import {
   type LocalModel,
   type ProviderPreset,
 } from "./settings";
-import { errorMessage } from "./views/turn";
+import { count } from "./views/count";
+import { errorMessage, usageParts } from "./views/turn";
 import { markdownFiles, VaultFileModal, type EditTarget } from "./views/VaultFileModal";
 import { pickModel } from "./views/ModelPickerModal";
 
@@ -470,6 +471,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
         }),
       );
+    this.suggestionUsage(el);
     new Setting(el)
       .setName("Model for suggestions")
       .setDesc("A fast model of the same provider suits them: a reasoning model may think through its few words and suggest nothing. Empty: the chat's model.")
@@ -482,6 +484,25 @@ export class VaultAgentSettingTab extends PluginSettingTab {
             await this.save();
           }),
       );
+  }
+
+  /** What the suggestions asked since Obsidian started took: each is billed by the provider. */
+  private suggestionUsage(el: HTMLElement): void {
+    const line = new Setting(el).setName("Suggestions this session").setDesc("…");
+    line.settingEl.addClass("vault-agent-suggestion-usage");
+    void this.ctx
+      .core()
+      .then(({ vault }) => vault.suggestionUsage())
+      .then(({ asked, answered, usage, cost }) => {
+        if (asked === 0) {
+          line.setDesc("None asked yet.");
+          return;
+        }
+        const priced = cost === null ? ["cost unknown for this model"] : [];
+        const parts = [`${count(asked, "suggestion")} asked, ${answered} answered`, ...usageParts(usage, cost), ...priced];
+        line.setDesc(parts.join(" · "));
+      })
+      .catch((error: unknown) => line.setDesc(`Not known: ${errorMessage(error)}`));
   }
 
   /** What the agent is told: the custom instructions, the rule and skill files, and the paths it may not see or change. */

@@ -1758,6 +1758,26 @@ before: string,
 after: string, };
 
 /**
+ * What the suggestions asked so far took: each pause is a request to the user's provider,
+ * which a paid API bills like any other.
+ */
+export type SuggestionUsage = { 
+/**
+ * Suggestions asked of the model, stopped ones (the writer typed on) included.
+ */
+asked: number, 
+/**
+ * Those the model answered; the tokens below are theirs (a stopped request's usage never
+ * arrives, though the provider may bill what it had written).
+ */
+answered: number, usage: Usage, 
+/**
+ * What the answered ones cost in US dollars, at each one's model's price; `None` once one
+ * had no known price.
+ */
+cost: number | null, };
+
+/**
  * A provider by name.
  */
 export type ProviderPreset = "anthropic" | "openai" | "azure" | "gemini" | "mistral" | "deepseek" | "xai" | "groq" | "openrouter" | "ollama" | "lmstudio" | "custom";

@@ -433,9 +433,7 @@ export class TurnView extends Component {
    * full the model's context is.
    */
   private showMeter(usage: Usage, cost: number | null | undefined, durationMs?: number, context?: ContextUse | null): void {
-    const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    const parts = [`${tokens(input)} in`, `${tokens(usage.outputTokens)} out`];
-    if (typeof cost === "number") parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
+    const parts = usageParts(usage, cost);
     if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
     if (context && context.window > 0) {
       const percent = (100 * context.tokens) / context.window;
@@ -992,6 +990,14 @@ export function argumentSummary(input: unknown): string {
 }
 
 const clip = (text: string, max = 80): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Tokens in and out, and their cost when known ("free" for a model on this machine). */
+export function usageParts(usage: Usage, cost: number | null | undefined): string[] {
+  const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  const parts = [`${tokens(input)} in`, `${tokens(usage.outputTokens)} out`];
+  if (typeof cost === "number") parts.push(cost === 0 ? "free" : `$${cost.toFixed(cost < 0.1 ? 4 : cost < 10 ? 3 : 2)}`);
+  return parts;
+}
 
 const tokens = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 

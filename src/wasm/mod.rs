@@ -36,7 +36,7 @@ pub use search::SearchEngine;
 pub use suggest::Suggester;
 pub use vault::{JsVault, VaultHost};
 
-use crate::agent::{delete_chat, load_chat, mark_undone, rename_chat, ChatArchive};
+use crate::agent::{delete_chat, load_chat, mark_undone, rename_chat, ChatArchive, SuggestionMeter};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
@@ -129,6 +129,8 @@ pub struct VaultCore {
     launcher: Option<Rc<JsLauncher>>,
     /// The saved chats as `listChats` read them last, for `searchChats`.
     chats: RefCell<Option<Rc<ChatArchive>>>,
+    /// What every editor's suggestions took this session.
+    pub(crate) suggestions: Rc<SuggestionMeter>,
 }
 
 impl VaultCore {
@@ -183,6 +185,7 @@ impl VaultCore {
             search: SharedIndex::new(),
             launcher,
             chats: RefCell::default(),
+            suggestions: Rc::default(),
         }
     }
 
@@ -323,6 +326,23 @@ impl VaultCore {
         #[wasm_bindgen(unchecked_param_type = "Protocol.ChatOptions")] options: JsValue,
     ) -> Result<Suggester, JsValue> {
         Suggester::new(self, options)
+    }
+
+    /// What the suggestions asked as the user typed took since the core started, every
+    /// editor's together: a `SuggestionUsage` (`asked`, `answered`, `usage`, `cost`).
+    #[wasm_bindgen(js_name = suggestionUsage, unchecked_return_type = "Protocol.SuggestionUsage")]
+    pub fn suggestion_usage(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.suggestions.total())
+    }
+
+    /// Adds `earlier` (`suggestionUsage` of the core this one replaces) to the session's total.
+    #[wasm_bindgen(js_name = carrySuggestionUsage)]
+    pub fn carry_suggestion_usage(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.SuggestionUsage")] earlier: JsValue,
+    ) -> Result<(), JsValue> {
+        self.suggestions.carry(from_js(earlier)?);
+        Ok(())
     }
 
     /// Sends one tiny request with `provider` (a `ProviderConfig`), a single attempt, and

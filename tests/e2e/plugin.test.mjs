@@ -2068,6 +2068,15 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
     await page.waitForTimeout(1200);
     assert.equal(await ghost.count(), 0);
     assert.equal((await requests(id)).length, 4);
+
+    // The settings say what the session's suggestions took: four asked, two answered (the
+    // refused ones billed nothing), their tokens, and their cost at Haiku's price.
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const usage = page.locator(".vault-agent-settings .vault-agent-suggestion-usage");
+    await usage.locator(".setting-item-description", { hasText: "asked" }).waitFor();
+    assert.match(await usage.innerText(), /Suggestions this session\s+4 suggestions asked, 2 answered · [\d.]+k? in · \d+ out · \$0\.\d{4}$/);
+    await usage.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/settings-suggestion-usage-light.png` });
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();

@@ -179,6 +179,7 @@ fn generate() -> String {
         ChatOptions,
         vault_agent::agent::InlineEditRequest,
         vault_agent::agent::SuggestRequest,
+        vault_agent::agent::SuggestionUsage,
         // The providers the settings offer, and their table.
         ProviderPreset,
         PresetInfo,
