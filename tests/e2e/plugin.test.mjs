@@ -255,6 +255,7 @@ test("notes changed while Obsidian was closed are found after it starts again; u
       (await window.fakeObsidian.app.vault.adapter.list(".obsidian-agent/index")).files.map((f) => f.split("/").pop()).sort(),
     );
   const built = await indexFiles();
+  assert.equal(await page.evaluate(() => window.fakeObsidian.liveWorkers()), 1, "the core's worker");
   await page.evaluate(() => {
     const { app } = window.fakeObsidian;
     window.notesRead = [];
@@ -272,6 +273,8 @@ test("notes changed while Obsidian was closed are found after it starts again; u
     }),
   );
   await status.filter({ hasText: "Search index: 4 notes" }).waitFor();
+  // The plugin that closed ended its core's worker: one is left, the new plugin's.
+  await page.waitForFunction(() => window.fakeObsidian.liveWorkers() === 1);
   const found = (text) => page.evaluate(async (text) => (await window.fakeObsidian.plugin.search.search(text)).map((h) => h.path), text);
   await until(page, async () => (await window.fakeObsidian.plugin.search.search("blistered"))[0]?.path === "Cooking/Pizza.md");
   assert.deepEqual(await found("flowers"), ["Garden/Basil.md"]);

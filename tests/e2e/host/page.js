@@ -148,6 +148,22 @@ host.openObsidianUrl = (address) => {
   handler({ action, ...Object.fromEntries(url.searchParams) });
 };
 
+// The workers the page's scripts made and have not ended: a plugin that unloads ends its own.
+const liveWorkers = new Set();
+if (typeof window.Worker === "function") {
+  window.Worker = class extends window.Worker {
+    constructor(...args) {
+      super(...args);
+      liveWorkers.add(this);
+    }
+    terminate() {
+      liveWorkers.delete(this);
+      super.terminate();
+    }
+  };
+}
+host.liveWorkers = () => liveWorkers.size;
+
 host.read = async (path) => host.app.vault.adapter.read(path);
 host.exists = async (path) => (await host.app.vault.adapter.stat(path)) !== null;
 
