@@ -42,8 +42,13 @@ const STOPPED = "ESTOPPED";
  */
 export function detach(call: Promise<unknown> | undefined): void {
   call?.catch((error: unknown) => {
-    if ((error as { code?: unknown } | null)?.code !== STOPPED) console.error("Vault Agent:", error);
+    if (!coreEnded(error)) console.error("Vault Agent:", error);
   });
+}
+
+/** Whether `error` says the core ended (a restart, an unload) before it answered the call. */
+export function coreEnded(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === STOPPED;
 }
 
 /** Where the core's calls to the main thread go. */

@@ -2,7 +2,7 @@ import { Prec, StateEffect, StateField, type Extension } from "@codemirror/state
 import { Decoration, EditorView, ViewPlugin, WidgetType, keymap, type DecorationSet, type ViewUpdate } from "@codemirror/view";
 import { editorInfoField, Notice, type App } from "obsidian";
 import type { PluginContext } from "../context";
-import { detach } from "../core/client";
+import { coreEnded, detach } from "../core/client";
 import type { Suggester } from "../core";
 import { agentConfig, providerConfig } from "../settings";
 
@@ -137,7 +137,8 @@ export function suggestExtension(ctx: PluginContext, app: App): Extension {
         if (this.inFlight) void this.suggester?.then((s) => detach(s.cancel())).catch(() => {});
       }
 
-      private async ask(): Promise<void> {
+      /** `again`: the first try found its core ended (see below). */
+      private async ask(again = false): Promise<void> {
         const state = this.view.state;
         const selection = state.selection.main;
         const text = state.doc.toString();
@@ -166,6 +167,12 @@ export function suggestExtension(ctx: PluginContext, app: App): Extension {
           if (mine !== this.asked || !suggestion || this.view.state.selection.main.head !== pos) return;
           this.view.dispatch({ effects: showGhost.of({ pos, text: suggestion }) });
         } catch (error) {
+          // The core restarted (it does, to give memory back after a large build): the
+          // suggester was the old core's. The new core is asked, with nothing said.
+          if (coreEnded(error) && !again && mine === this.asked) {
+            this.forget();
+            return this.ask(true);
+          }
           // The next pause makes a new suggester: the settings may have been fixed meanwhile.
           if (!told) new Notice(`Vault Agent could not suggest how the note goes on: ${error instanceof Error ? error.message : String(error)}`);
           told = true;

@@ -2110,6 +2110,35 @@ test("suggestions on a phone: a tap on the faint words takes them, the cursor af
   }
 });
 
+test("after the core restarts to give memory back, the next pause asks the new core, says no error, and the count goes on", async () => {
+  const id = `e2e-suggest-restart-${Date.now()}`;
+  await script(id, [{ text: "Serve it with butter." }, { text: "Enjoy it warm." }]);
+  const page = await openHost({ mock: id, data: { editor: { suggestions: true } } });
+  const note = page.locator(".fake-host-note");
+  const ghost = note.locator(".vault-agent-ghost");
+  try {
+    await note.locator(".cm-content").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("Serve it with ");
+    await ghost.filter({ hasText: "butter." }).waitFor();
+    await page.keyboard.press("Tab");
+    await ghost.waitFor({ state: "detached" });
+    // The editor's suggester belonged to the core that ends here.
+    assert.ok(await page.evaluate(() => window.fakeObsidian.plugin.restartCore()));
+    await page.keyboard.type(" Then ");
+    await ghost.filter({ hasText: "Enjoy it warm." }).waitFor();
+    assert.equal(await page.locator(".notice", { hasText: "could not suggest" }).count(), 0);
+    assert.equal((await requests(id)).length, 2);
+    await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const usage = page.locator(".vault-agent-settings .vault-agent-suggestion-usage .setting-item-description");
+    await usage.filter({ hasText: "asked" }).waitFor();
+    assert.match(await usage.innerText(), /^2 suggestions asked, 2 answered · /);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("inline edit: a prompt at the selection, the rewrite as a diff in the editor; accept, undo, reject, a conflict", async () => {
   const id = `e2e-inline-${Date.now()}`;
   const original = NOTES["Cooking/Bread.md"];
