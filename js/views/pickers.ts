@@ -1,4 +1,4 @@
-import { FuzzySuggestModal, setIcon, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
+import { FuzzySuggestModal, Platform, setIcon, SuggestModal, TFile, TFolder, type App, type FuzzyMatch } from "obsidian";
 import { confirmDeleteChat } from "./dialogs";
 import { isAttachable } from "./media";
 import type { ChatMatch, ChatSummary, ServerPrompt, ServerResource } from "../protocol";
@@ -212,7 +212,26 @@ export class ChatHistoryModal extends SuggestModal<ChatMatch> {
     super(app);
     this.setPlaceholder("Search earlier chats…");
     this.emptyStateText = "No saved chats yet.";
+    // A phone has no keys to name: its rows' bins are always shown.
+    if (!Platform.isPhone) {
+      this.setInstructions([
+        { command: "↑↓", purpose: "to move" },
+        { command: "↵", purpose: "to open" },
+        { command: "shift del", purpose: "to delete" },
+      ]);
+    }
+    this.inputEl.addEventListener("keydown", (evt) => {
+      if (evt.key !== "Delete" || !evt.shiftKey) return;
+      const selected = this.resultContainerEl.querySelector<HTMLElement>(".suggestion-item.is-selected");
+      const chat = selected && this.rows.get(selected);
+      if (!chat) return;
+      evt.preventDefault();
+      this.delete(chat);
+    });
   }
+
+  /** The chat each row shows, for the key that deletes the selected one. */
+  private readonly rows = new WeakMap<HTMLElement, ChatSummary>();
 
   onClose(): void {
     super.onClose();
@@ -227,6 +246,7 @@ export class ChatHistoryModal extends SuggestModal<ChatMatch> {
 
   renderSuggestion({ chat, passage }: ChatMatch, el: HTMLElement): void {
     el.addClass("vault-agent-history-item");
+    this.rows.set(el, chat);
     const body = el.createDiv({ cls: "vault-agent-history-body" });
     body.createDiv({ cls: "vault-agent-history-title", text: chat.title });
     body.createDiv({

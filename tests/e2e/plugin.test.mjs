@@ -2776,6 +2776,16 @@ test("the chat history finds a chat by what was said in it, and opens it where i
   assert.equal(saved, 1);
   await page.keyboard.press("Escape");
   await layout(page, "wide");
+
+  // By keyboard: Shift+Delete asks the same for the row selected.
+  await page.locator(".vault-agent-history").click();
+  await rows(1);
+  await page.locator(".prompt-input").press("Shift+Delete");
+  await confirm.waitFor();
+  assert.match(await confirm.innerText(), /“Plan my Kyoto trip” and its saved results go/);
+  await confirm.locator(".vault-agent-confirm").click();
+  await page.locator(".suggestion-empty", { hasText: "No saved chats yet." }).waitFor();
+  await page.keyboard.press("Escape");
   assert.deepEqual(page.errors, []);
   await page.close();
 });
