@@ -111,9 +111,9 @@ impl ChatArchive {
         self.chats.iter().map(|c| c.summary.clone()).collect()
     }
 
-    /// The chats that hold every word of `query` (case aside; a word matches inside a longer one,
-    /// so a CJK phrase needs no spaces), those whose title holds them all first, then the most
-    /// recently updated. An empty query finds every chat.
+    /// The chats that hold every word of `query` (case and Latin letters' accents aside; a word
+    /// matches inside a longer one, so a CJK phrase needs no spaces), those whose title holds
+    /// them all first, then the most recently updated. An empty query finds every chat.
     pub fn search(&self, query: &str) -> Vec<ChatMatch> {
         let words = query_words(query);
         let mut titled = Vec::new();
@@ -142,7 +142,7 @@ impl ChatArchive {
 /// The words of `query`, lower-cased, each once, at most [`MAX_WORDS`].
 fn query_words(query: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
-    for word in query.split_whitespace().map(str::to_lowercase) {
+    for word in query.split_whitespace().map(fold) {
         if !words.contains(&word) && words.len() < MAX_WORDS {
             words.push(word);
         }
@@ -164,45 +164,37 @@ fn best_passage(said: &[Said], words: &[String]) -> Option<ChatPassage> {
     Some(ChatPassage { turn: said.turn, by: said.by, text: said.text.passage(words) })
 }
 
-/// A text with its lower-cased form, and where each byte of that form comes from when
-/// lower-casing changed some character's length (`İ`, a few others).
+/// A text with the form it is searched in: lower case, Latin letters without their accents (see
+/// [`fold`]).
 #[derive(Debug)]
 struct Folded {
     text: String,
     folded: String,
-    /// For each byte of `folded` and one past its end, the byte of `text` its character starts
-    /// at; `None` when the two have the same layout.
-    origin: Option<Vec<usize>>,
 }
 
 impl Folded {
     fn new(text: String) -> Folded {
-        let folded = text.to_lowercase();
-        let same_layout =
-            folded.len() == text.len() && text.chars().zip(folded.chars()).all(|(a, b)| a.len_utf8() == b.len_utf8());
-        let origin = (!same_layout).then(|| {
-            let mut origin = Vec::with_capacity(folded.len() + 1);
-            for (at, c) in text.char_indices() {
-                let len: usize = c.to_lowercase().map(char::len_utf8).sum();
-                origin.extend(std::iter::repeat_n(at, len));
-            }
-            origin.push(text.len());
-            origin
-        });
-        Folded { text, folded, origin }
-    }
-
-    /// Byte `at` of the folded form, in the text.
-    fn at(&self, at: usize) -> usize {
-        self.origin.as_ref().map_or(at, |origin| origin[at])
+        let folded = fold(&text);
+        Folded { text, folded }
     }
 
     /// Where `words` are found in the text, sorted, overlapping ones merged.
     fn found(&self, words: &[String]) -> Vec<std::ops::Range<usize>> {
+        // Each byte of the folded form, and one past its end, maps to the byte of the text its
+        // character starts at: made here, for the few texts a passage is cut from, rather than
+        // kept for every text searched.
+        let mut origin = Vec::with_capacity(self.folded.len() + 1);
+        let mut one = String::new();
+        for (at, c) in self.text.char_indices() {
+            one.clear();
+            fold_char(c, &mut one);
+            origin.extend(std::iter::repeat_n(at, one.len()));
+        }
+        origin.push(self.text.len());
         crate::sort::merged_ranges(
             words
                 .iter()
-                .flat_map(|w| self.folded.match_indices(w.as_str()).map(|(at, m)| self.at(at)..self.at(at + m.len())))
+                .flat_map(|w| self.folded.match_indices(w.as_str()).map(|(at, m)| origin[at]..origin[at + m.len()]))
                 .filter(|r| !r.is_empty())
                 .collect(),
         )
@@ -277,6 +269,41 @@ fn passage_end(text: &str, start: usize) -> usize {
     }
 }
 
+/// `text` as it is searched: lower case, and Latin letters without their accents, so that a word
+/// typed without them finds it ("cafe" finds "Café", "strasse" "Straße").
+fn fold(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len());
+    for c in text.chars() {
+        fold_char(c, &mut folded);
+    }
+    folded
+}
+
+/// One character of [`fold`]. Only Latin letters lose their marks: in other scripts a mark
+/// makes another letter (a kana's voicing mark, Hangul's syllables), which typing without it
+/// does not mean.
+fn fold_char(c: char, out: &mut String) {
+    for lower in c.to_lowercase() {
+        match lower {
+            'ß' => out.push_str("ss"),
+            'æ' => out.push_str("ae"),
+            'œ' => out.push_str("oe"),
+            'þ' => out.push_str("th"),
+            'ø' => out.push('o'),
+            'ł' => out.push('l'),
+            'đ' => out.push('d'),
+            '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => {
+                unicode_normalization::char::decompose_canonical(lower, |part| {
+                    if !unicode_normalization::char::is_combining_mark(part) {
+                        out.push(part);
+                    }
+                });
+            }
+            other => out.push(other),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +342,18 @@ mod tests {
         assert_eq!(passage, "İzmir, then the **ISTANBUL** notes, and **bold** text");
         let cjk = Folded::new("我买了一台录音机。".to_string()).passage(&words("录音"));
         assert_eq!(cjk, "我买了一台**录音**机。");
+    }
+
+    #[test]
+    fn latin_letters_are_found_without_their_accents_and_other_scripts_keep_theirs() {
+        let passage = Folded::new("Un Café crème à Zürich, puis la Straße.".to_string())
+            .passage(&words("cafe creme zurich strasse"));
+        assert_eq!(passage, "Un **Café** **crème** à **Zürich**, puis la **Straße**.");
+        // Typed with the accents, they find the text written without them too.
+        assert_eq!(Folded::new("my resume".to_string()).passage(&words("résumé")), "my **resume**");
+        // A kana's voicing mark makes another word: か does not find が.
+        assert!(Folded::new("がっこう".to_string()).found(&words("かっこう")).is_empty());
+        assert_eq!(Folded::new("한국어 노트".to_string()).passage(&words("한국")), "**한국**어 노트");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, value_name = "ID", conflicts_with_all = ["words", "json"])]
     delete: Option<String>,
     /// Words a chat must have said, each of them (in its title, a request or an answer; case
-    /// aside). None: every chat.
+    /// and accents aside). None: every chat.
     words: Vec<String>,
 }
 
