@@ -4,7 +4,7 @@ import { startCore, type CoreThread } from "./core";
 import { ObsidianVaultHost } from "./host/obsidianVaultHost";
 import { Processes } from "./host/processes";
 import { SIGN_IN_ACTION, signInAnswered } from "./mcpSignIn";
-import type { SuggestionUsage, Transport } from "./protocol";
+import type { Spend, Transport } from "./protocol";
 import { ApiKeys, DEFAULT_SETTINGS, embedderOptions, migrateSettings, type VaultAgentSettings } from "./settings";
 import { VaultAgentSettingTab } from "./settingsTab";
 import { SearchService } from "./search";
@@ -28,8 +28,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
   thread: CoreThread | null = null;
   private keys!: ApiKeys;
   private started: Promise<CoreHandle> | null = null;
-  /** What the suggestions of the cores before a restart took (the new core counts on from it). */
-  private suggestionsCarried: SuggestionUsage | null = null;
+  /** What the model calls of the cores before a restart took (the new core counts on from it). */
+  private spendingCarried: Spend[] | null = null;
   /** A restart that gives memory back is due (see `settleSoon`), or under way. */
   private settleTimer: number | null = null;
   private restarting = false;
@@ -259,7 +259,7 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
     this.started = null;
     try {
       const old = await started.catch(() => null);
-      this.suggestionsCarried = (await old?.vault.suggestionUsage().catch(() => null)) ?? this.suggestionsCarried;
+      this.spendingCarried = (await old?.vault.spending().catch(() => null)) ?? this.spendingCarried;
       old?.core.close();
       // Chats re-create themselves in the new core from their history.
       for (const view of this.chatViews()) view.refresh();
@@ -326,8 +326,8 @@ export default class VaultAgentPlugin extends Plugin implements PluginContext {
         // requestUrl: the transport without CORS, and the only one on mobile.
         const host = new ObsidianVaultHost(this.app, Platform.isDesktopApp ? this.processes : undefined);
         const vault = await core.open(host, requestWithObsidian);
-        // After a restart, the session's suggestions go on counting from the old core's total.
-        if (this.suggestionsCarried) await vault.carrySuggestionUsage(this.suggestionsCarried);
+        // After a restart, the session's spending goes on counting from the old core's totals.
+        if (this.spendingCarried) await vault.carrySpending(this.spendingCarried);
         this.thread = core.thread;
         return { core, vault };
       })

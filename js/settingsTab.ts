@@ -4,7 +4,7 @@ import { obsidianLanguage } from "./search";
 import { mcpSection } from "./settingsMcp";
 import { memorySection } from "./settingsMemory";
 import { safetySection } from "./settingsSafety";
-import type { ApprovalCategory, ModeConfig, ToolGroup } from "./protocol";
+import type { ApprovalCategory, CallPurpose, ModeConfig, Spend, ToolGroup } from "./protocol";
 import {
   APPROVAL_CATEGORIES,
   LOCAL_MODELS,
@@ -44,6 +44,9 @@ const CATEGORY_NAMES: Record<ApprovalCategory, string> = {
 };
 
 /** The settings tab: provider, agent limits, approvals, modes, prompts, indexing, semantic search. */
+/** What each purpose of a model call is called in the settings' spending lines. */
+const PURPOSES: Record<CallPurpose, string> = { chat: "Chat", suggestions: "Suggestions", inlineEdit: "Inline edits" };
+
 export class VaultAgentSettingTab extends PluginSettingTab {
   constructor(
     app: App,
@@ -261,6 +264,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       .setClass("vault-agent-price")
       .addText((t) => t.setPlaceholder("Input").setValue(draft.input).onChange((v) => setPrice("input", v)))
       .addText((t) => t.setPlaceholder("Output").setValue(draft.output).onChange((v) => setPrice("output", v)));
+    this.spendingLine(el, "Spent this session", "vault-agent-spending", ["chat", "suggestions", "inlineEdit"]);
   }
 
   /**
@@ -471,7 +475,7 @@ export class VaultAgentSettingTab extends PluginSettingTab {
           await this.save();
         }),
       );
-    this.suggestionUsage(el);
+    this.spendingLine(el, "Suggestions this session", "vault-agent-suggestion-usage", ["suggestions"]);
     new Setting(el)
       .setName("Model for suggestions")
       .setDesc("A fast model of the same provider suits them: a reasoning model may think through its few words and suggest nothing. Empty: the chat's model.")
@@ -486,21 +490,24 @@ export class VaultAgentSettingTab extends PluginSettingTab {
       );
   }
 
-  /** What the suggestions asked since Obsidian started took: each is billed by the provider. */
-  private suggestionUsage(el: HTMLElement): void {
-    const line = new Setting(el).setName("Suggestions this session").setDesc("…");
-    line.settingEl.addClass("vault-agent-suggestion-usage");
+  /**
+   * A line saying what this session's model calls for `purposes` took (each is billed by the
+   * provider), filled in once the core answers.
+   */
+  private spendingLine(el: HTMLElement, name: string, cls: string, purposes: CallPurpose[]): void {
+    const line = new Setting(el).setName(name).setDesc("…");
+    line.settingEl.addClass(cls);
     void this.ctx
       .core()
-      .then(({ vault }) => vault.suggestionUsage())
-      .then(({ asked, answered, usage, cost }) => {
-        if (asked === 0) {
-          line.setDesc("None asked yet.");
-          return;
-        }
-        const priced = cost === null ? ["cost unknown for this model"] : [];
-        const parts = [`${count(asked, "suggestion")} asked, ${answered} answered`, ...usageParts(usage, cost), ...priced];
-        line.setDesc(parts.join(" · "));
+      .then(({ vault }) => vault.spending())
+      .then((spending) => {
+        const spent = spending.filter((s) => purposes.includes(s.purpose));
+        const label = purposes.length > 1 ? (s: Spend) => `${PURPOSES[s.purpose]}: ` : () => "";
+        const described = spent.map((s) => {
+          const cost = s.cost === null ? ["cost unknown for this model"] : [];
+          return label(s) + [count(s.requests, "request"), ...usageParts(s.usage, s.cost), ...cost].join(" · ");
+        });
+        line.setDesc(described.length ? described.join("; ") : "Nothing asked yet.");
       })
       .catch((error: unknown) => line.setDesc(`Not known: ${errorMessage(error)}`));
   }

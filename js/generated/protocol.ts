@@ -1758,22 +1758,26 @@ before: string,
 after: string, };
 
 /**
- * What the suggestions asked so far took: each pause is a request to the user's provider,
- * which a paid API bills like any other.
+ * What asked for a model call.
  */
-export type SuggestionUsage = { 
+export type CallPurpose = "chat" | "suggestions" | "inlineEdit";
+
 /**
- * Suggestions asked of the model, stopped ones (the writer typed on) included.
+ * The model calls made for one purpose.
  */
-asked: number, 
+export type Spend = { purpose: CallPurpose, 
 /**
- * Those the model answered; the tokens below are theirs (a stopped request's usage never
- * arrives, though the provider may bill what it had written).
+ * Calls started, stopped ones included.
  */
-answered: number, usage: Usage, 
+requests: number, 
 /**
- * What the answered ones cost in US dollars, at each one's model's price; `None` once one
- * had no known price.
+ * The tokens the servers reported (a call stopped before its end reports what it had, or
+ * nothing).
+ */
+usage: Usage, 
+/**
+ * What they cost in US dollars, at the user's price or each model's; `None` once a call's
+ * model had no known price.
  */
 cost: number | null, };
 

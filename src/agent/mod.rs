@@ -30,10 +30,7 @@ pub use snapshot::{
     discard_snapshot, list_interrupted, load_snapshot, parse_snapshot, snapshot_path, InterruptedTask, RunProgress,
     TaskSnapshot, SNAPSHOT_VERSION, TASK_FOLDER,
 };
-pub use suggest::{
-    fit_suggestion, SuggestRequest, Suggester, SuggestionMeter, SuggestionUsage, SUGGEST_AFTER_CHARS,
-    SUGGEST_BEFORE_CHARS,
-};
+pub use suggest::{fit_suggestion, SuggestRequest, Suggester, SUGGEST_AFTER_CHARS, SUGGEST_BEFORE_CHARS};
 pub use task::{new_task_id, AgentTask, TaskSetup};
 pub use transcript::{
     split_request, task_transcript, transcript_turns, ChatRequest, Transcript, TranscriptStep, TranscriptTurn,

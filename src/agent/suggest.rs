@@ -2,17 +2,17 @@
 //! the editor shows it as ghost text the user takes (Tab, or a tap) or types over. The core
 //! writes nothing: what the user takes, the editor inserts as their own typing.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use ts_rs::TS;
 
 use super::inline_edit::{head_chars, tail_chars};
 use super::AgentConfig;
 use crate::cancel::{with_cancel, CancelToken};
-use crate::protocol::{ErrorKind, ModelRequest, Usage};
-use crate::provider::{complete, ModelPrice, ModelProvider};
+use crate::protocol::{ErrorKind, ModelRequest};
+use crate::provider::{complete, ModelProvider};
 use crate::vault::{PathRules, Vault, VaultPath};
 use crate::{Error, Result};
 
@@ -47,89 +47,19 @@ pub struct SuggestRequest {
     pub after: String,
 }
 
-/// What the suggestions asked so far took: each pause is a request to the user's provider,
-/// which a paid API bills like any other.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct SuggestionUsage {
-    /// Suggestions asked of the model, stopped ones (the writer typed on) included.
-    pub asked: u32,
-    /// Those the model answered; the tokens below are theirs (a stopped request's usage never
-    /// arrives, though the provider may bill what it had written).
-    pub answered: u32,
-    pub usage: Usage,
-    /// What the answered ones cost in US dollars, at each one's model's price; `None` once one
-    /// had no known price.
-    pub cost: Option<f64>,
-}
-
-/// The running total of the suggestions of every editor, for the settings to show.
-#[derive(Debug)]
-pub struct SuggestionMeter {
-    total: Cell<SuggestionUsage>,
-}
-
-impl Default for SuggestionMeter {
-    fn default() -> Self {
-        SuggestionMeter { total: Cell::new(SuggestionUsage { cost: Some(0.0), ..SuggestionUsage::default() }) }
-    }
-}
-
-impl SuggestionMeter {
-    /// Every suggestion counted so far.
-    pub fn total(&self) -> SuggestionUsage {
-        self.total.get()
-    }
-
-    /// Adds what an earlier core's suggestions took (the plugin restarts its core to give memory
-    /// back; the session's total goes on).
-    pub fn carry(&self, earlier: SuggestionUsage) {
-        let mut total = self.total.get();
-        total.asked += earlier.asked;
-        total.answered += earlier.answered;
-        total.usage += earlier.usage;
-        total.cost = total.cost.zip(earlier.cost).map(|(now, then)| now + then);
-        self.total.set(total);
-    }
-
-    fn asked(&self) {
-        let mut total = self.total.get();
-        total.asked += 1;
-        self.total.set(total);
-    }
-
-    fn answered(&self, usage: Usage, price: Option<ModelPrice>) {
-        let mut total = self.total.get();
-        total.answered += 1;
-        total.usage += usage;
-        total.cost = total.cost.zip(price).map(|(cost, price)| cost + price.cost(&usage));
-        self.total.set(total);
-    }
-}
-
 /// Suggestions for one editor, one at a time: a new one stops the one before.
 pub struct Suggester {
     config: AgentConfig,
     provider: Rc<dyn ModelProvider>,
     vault: Rc<dyn Vault>,
     cancel: RefCell<CancelToken>,
-    meter: Rc<SuggestionMeter>,
-    price: Option<ModelPrice>,
 }
 
 impl Suggester {
     /// Suggestions from `provider` (the chat's model and temperature in `config`) for the notes
     /// of `vault`.
     pub fn new(config: AgentConfig, provider: Rc<dyn ModelProvider>, vault: Rc<dyn Vault>) -> Self {
-        let meter = Rc::new(SuggestionMeter::default());
-        Suggester { config, provider, vault, cancel: RefCell::new(CancelToken::new()), meter, price: None }
-    }
-
-    /// Counts each suggestion in `meter`, at `price` (the user's own price, else the model's).
-    pub fn metered(mut self, meter: Rc<SuggestionMeter>, price: Option<ModelPrice>) -> Self {
-        self.meter = meter;
-        self.price = self.config.price.or(price);
-        self
+        Suggester { config, provider, vault, cancel: RefCell::new(CancelToken::new()) }
     }
 
     /// Stops the suggestion being asked for: it comes back empty.
@@ -154,15 +84,11 @@ impl Suggester {
             temperature: self.config.temperature,
             ..ModelRequest::one_shot(SYSTEM, prompt(&path, &request.before, &request.after), MAX_TOKENS)
         };
-        self.meter.asked();
         match with_cancel(&cancel, complete(&*self.provider, &model_request, &cancel)).await {
             Err(_) => Ok(String::new()),
             Ok(Err(error)) if error.kind == ErrorKind::Cancelled => Ok(String::new()),
             Ok(Err(error)) => Err(Error::Provider(error)),
-            Ok(Ok(answer)) => {
-                self.meter.answered(answer.usage, self.price);
-                Ok(fit_suggestion(&request.before, &request.after, &answer.message.text()))
-            }
+            Ok(Ok(answer)) => Ok(fit_suggestion(&request.before, &request.after, &answer.message.text())),
         }
     }
 }

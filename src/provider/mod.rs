@@ -22,6 +22,7 @@ mod config;
 mod context_window;
 pub mod dialect;
 pub mod formats;
+mod metered;
 mod models;
 mod openai;
 mod preset;
@@ -42,6 +43,7 @@ pub use config::{
 };
 pub use context_window::{known_context_window, FALLBACK_CONTEXT_WINDOW};
 pub use dialect::{TextToolDialect, TextToolProvider};
+pub use metered::{CallPurpose, MeteredProvider, Spend, SpendMeter};
 pub use models::{list_models, models_request, parse_models, ModelInfo, ModelList};
 pub use openai::OpenAiProvider;
 pub use preset::{presets_ts, PresetInfo, ProviderPreset};

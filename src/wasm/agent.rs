@@ -10,7 +10,7 @@ use crate::cancel::CancelToken;
 use crate::host::{ChannelHost, ProcessLauncher};
 use crate::mcp::McpToolset;
 use crate::protocol::{ApprovalDecision, FormAnswer};
-use crate::provider::build;
+use crate::provider::{build, CallPurpose};
 use crate::vault::Vault;
 
 /// A chat with the agent. `send` runs one message as a task and resolves with its run report;
@@ -45,6 +45,7 @@ impl Chat {
         let vault = core.vault.clone();
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http.clone(), Rc::new(JsClock)).map_err(js_error)?;
+        let provider = core.metered(provider, CallPurpose::Chat, options.agent.price);
         let launcher = core.launcher.clone().map(|l| l as Rc<dyn ProcessLauncher>);
         let offer = options.mcp_offer();
         let mut mcp = McpToolset::new(options.mcp_servers, http, Rc::new(JsClock), launcher).with_offer(offer);
@@ -53,7 +54,7 @@ impl Chat {
         }
         let mcp = Rc::new(mcp);
         let host = event_host(on_event);
-        let conversation = Conversation::new(options.agent, Rc::from(provider), vault, Rc::new(JsClock), host.clone())
+        let conversation = Conversation::new(options.agent, provider, vault, Rc::new(JsClock), host.clone())
             .saved_in_vault(options.chat_id)
             .with_modes(options.modes)
             .with_search(core.search.clone())

@@ -10,7 +10,7 @@ use super::{from_js, js_error, to_js, JsClock, VaultCore};
 use crate::agent::{ChatOptions, InlineEdit as Edit, InlineEditRequest};
 use crate::host::ChannelHost;
 use crate::protocol::ApprovalDecision;
-use crate::provider::build;
+use crate::provider::{build, CallPurpose};
 
 /// Inline edits of one editor, one at a time.
 #[wasm_bindgen]
@@ -24,8 +24,9 @@ impl InlineEdit {
         let options: ChatOptions = from_js(options)?;
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http, Rc::new(JsClock)).map_err(js_error)?;
+        let provider = core.metered(provider, CallPurpose::InlineEdit, options.agent.price);
         let host = event_host(on_event);
-        let edit = Edit::new(options.agent, Rc::from(provider), core.vault.clone(), Rc::new(JsClock), host.clone())
+        let edit = Edit::new(options.agent, provider, core.vault.clone(), Rc::new(JsClock), host.clone())
             .with_search(core.search.clone());
         Ok(InlineEdit { edit, host })
     }

@@ -36,7 +36,7 @@ pub use search::SearchEngine;
 pub use suggest::Suggester;
 pub use vault::{JsVault, VaultHost};
 
-use crate::agent::{delete_chat, load_chat, mark_undone, rename_chat, ChatArchive, SuggestionMeter};
+use crate::agent::{delete_chat, load_chat, mark_undone, rename_chat, ChatArchive};
 use crate::cancel::CancelToken;
 use crate::host::{Clock, FallbackClient, HttpClient, Transport};
 use crate::index::SharedIndex;
@@ -46,7 +46,10 @@ use crate::pipeline::{
     ORPHAN_AGE_MS,
 };
 use crate::protocol::{ErrorKind, ProviderError};
-use crate::provider::{build, check_connection, ProviderConfig, RetryPolicy};
+use crate::provider::{
+    build, check_connection, CallPurpose, MeteredProvider, ModelPrice, ModelProvider, ProviderConfig, RetryPolicy,
+    Spend, SpendMeter,
+};
 use crate::vault::Vault;
 
 /// The generated `.d.ts` names what the core's methods take and answer by the types generated
@@ -129,8 +132,8 @@ pub struct VaultCore {
     launcher: Option<Rc<JsLauncher>>,
     /// The saved chats as `listChats` read them last, for `searchChats`.
     chats: RefCell<Option<Rc<ChatArchive>>>,
-    /// What every editor's suggestions took this session.
-    pub(crate) suggestions: Rc<SuggestionMeter>,
+    /// What this session's model calls took, by what asked for them.
+    spend: Rc<SpendMeter>,
 }
 
 impl VaultCore {
@@ -141,6 +144,17 @@ impl VaultCore {
             Some(request) => Rc::new(JsRequestClient::new(request)),
             None => Rc::new(FetchClient),
         }
+    }
+
+    /// `provider`'s calls, counted in the session's spending for `purpose` (at the user's own
+    /// `price`, else the model's).
+    pub(crate) fn metered(
+        &self,
+        provider: Box<dyn ModelProvider>,
+        purpose: CallPurpose,
+        price: Option<ModelPrice>,
+    ) -> Rc<dyn ModelProvider> {
+        Rc::new(MeteredProvider::new(Rc::from(provider), self.spend.clone(), purpose, price))
     }
 
     /// Reads the saved chats and keeps them for `searchChats`.
@@ -185,7 +199,7 @@ impl VaultCore {
             search: SharedIndex::new(),
             launcher,
             chats: RefCell::default(),
-            suggestions: Rc::default(),
+            spend: Rc::default(),
         }
     }
 
@@ -328,20 +342,21 @@ impl VaultCore {
         Suggester::new(self, options)
     }
 
-    /// What the suggestions asked as the user typed took since the core started, every
-    /// editor's together: a `SuggestionUsage` (`asked`, `answered`, `usage`, `cost`).
-    #[wasm_bindgen(js_name = suggestionUsage, unchecked_return_type = "Protocol.SuggestionUsage")]
-    pub fn suggestion_usage(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.suggestions.total())
+    /// What the model calls made since the core started took, by what asked for them (chat
+    /// tasks, suggestions, inline edits): `Spend[]`, each `{purpose, requests, usage, cost}`.
+    #[wasm_bindgen(unchecked_return_type = "Protocol.Spend[]")]
+    pub fn spending(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.spend.totals())
     }
 
-    /// Adds `earlier` (`suggestionUsage` of the core this one replaces) to the session's total.
-    #[wasm_bindgen(js_name = carrySuggestionUsage)]
-    pub fn carry_suggestion_usage(
+    /// Adds `earlier` (`spending()` of the core this one replaces) to this session's totals.
+    #[wasm_bindgen(js_name = carrySpending)]
+    pub fn carry_spending(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Protocol.SuggestionUsage")] earlier: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Protocol.Spend[]")] earlier: JsValue,
     ) -> Result<(), JsValue> {
-        self.suggestions.carry(from_js(earlier)?);
+        let earlier: Vec<Spend> = from_js(earlier)?;
+        self.spend.carry(&earlier);
         Ok(())
     }
 

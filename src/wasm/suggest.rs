@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{from_js, js_error, JsClock, VaultCore};
 use crate::agent::{ChatOptions, SuggestRequest, Suggester as Suggestions};
-use crate::provider::{build, price_for};
+use crate::provider::{build, CallPurpose};
 
 /// Suggestions for the note editor, one at a time.
 #[wasm_bindgen]
@@ -19,9 +19,8 @@ impl Suggester {
         let options: ChatOptions = from_js(options)?;
         let http = core.http(options.transport)?;
         let provider = build(&options.provider, http, Rc::new(JsClock)).map_err(js_error)?;
-        let suggestions = Suggestions::new(options.agent, Rc::from(provider), core.vault.clone())
-            .metered(core.suggestions.clone(), price_for(&options.provider));
-        Ok(Suggester { suggestions })
+        let provider = core.metered(provider, CallPurpose::Suggestions, options.agent.price);
+        Ok(Suggester { suggestions: Suggestions::new(options.agent, provider, core.vault.clone()) })
     }
 }
 

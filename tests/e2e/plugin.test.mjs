@@ -2072,12 +2072,12 @@ test("suggestions as you type: a pause at a line's end shows the model's words f
     assert.equal(await ghost.count(), 0);
     assert.equal((await requests(id)).length, 4);
 
-    // The settings say what the session's suggestions took: four asked, two answered (the
-    // refused ones billed nothing), their tokens, and their cost at Haiku's price.
+    // The settings say what the session's suggestions took: four requests (the refused ones
+    // billed nothing), the tokens of the two answered, their cost at Haiku's price.
     await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
     const usage = page.locator(".vault-agent-settings .vault-agent-suggestion-usage");
-    await usage.locator(".setting-item-description", { hasText: "asked" }).waitFor();
-    assert.match(await usage.innerText(), /Suggestions this session\s+4 suggestions asked, 2 answered · [\d.]+k? in · \d+ out · \$0\.\d{4}$/);
+    await usage.locator(".setting-item-description", { hasText: "requests" }).waitFor();
+    assert.match(await usage.innerText(), /Suggestions this session\s+4 requests · [\d.]+k? in · \d+ out · \$0\.\d{4}$/);
     await usage.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${ARTIFACTS}/settings-suggestion-usage-light.png` });
     assert.deepEqual(page.errors, []);
@@ -2112,11 +2112,14 @@ test("suggestions on a phone: a tap on the faint words takes them, the cursor af
 
 test("after the core restarts to give memory back, the next pause asks the new core, says no error, and the count goes on", async () => {
   const id = `e2e-suggest-restart-${Date.now()}`;
-  await script(id, [{ text: "Serve it with butter." }, { text: "Enjoy it warm." }]);
+  await script(id, [{ text: "It keeps two days." }, { text: "Serve it with butter." }, { text: "Enjoy it warm." }]);
   const page = await openHost({ mock: id, data: { editor: { suggestions: true } } });
   const note = page.locator(".fake-host-note");
   const ghost = note.locator(".vault-agent-ghost");
   try {
+    await send(page, "How long does bread keep?");
+    await page.locator(".vault-agent-text", { hasText: "It keeps two days." }).waitFor();
+    await page.locator(".vault-agent-send", { hasText: "Send" }).waitFor();
     await note.locator(".cm-content").click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("Serve it with ");
@@ -2128,11 +2131,17 @@ test("after the core restarts to give memory back, the next pause asks the new c
     await page.keyboard.type(" Then ");
     await ghost.filter({ hasText: "Enjoy it warm." }).waitFor();
     assert.equal(await page.locator(".notice", { hasText: "could not suggest" }).count(), 0);
-    assert.equal((await requests(id)).length, 2);
+    assert.equal((await requests(id)).length, 3);
+    // What the session spent, by what asked: the chat's task and the two suggestions, the old
+    // core's counted with the new one's.
     await page.evaluate(() => window.fakeObsidian.app.setting.openTabById("vault-agent"));
+    const spent = page.locator(".vault-agent-settings .vault-agent-spending .setting-item-description");
+    await spent.filter({ hasText: "requests" }).waitFor();
+    assert.match(await spent.innerText(), /^Chat: 1 request · [\d.]+k? in · \d+ out · \$0\.\d{4}; Suggestions: 2 requests · [\d.]+k? in · \d+ out · \$0\.\d{4}$/);
     const usage = page.locator(".vault-agent-settings .vault-agent-suggestion-usage .setting-item-description");
-    await usage.filter({ hasText: "asked" }).waitFor();
-    assert.match(await usage.innerText(), /^2 suggestions asked, 2 answered · /);
+    assert.match(await usage.innerText(), /^2 requests · /);
+    await spent.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/settings-spending-light.png` });
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();

@@ -18,6 +18,9 @@ mod inline_edit;
 #[path = "agent/suggest.rs"]
 mod suggest;
 
+#[path = "agent/spending.rs"]
+mod spending;
+
 #[path = "agent/conversation.rs"]
 mod conversation;
 

@@ -179,7 +179,8 @@ fn generate() -> String {
         ChatOptions,
         vault_agent::agent::InlineEditRequest,
         vault_agent::agent::SuggestRequest,
-        vault_agent::agent::SuggestionUsage,
+        vault_agent::provider::CallPurpose,
+        vault_agent::provider::Spend,
         // The providers the settings offer, and their table.
         ProviderPreset,
         PresetInfo,

@@ -12,7 +12,7 @@ use vault_agent::host::{AgentHost, HttpClient, ManualClock};
 use vault_agent::index::SharedIndex;
 use vault_agent::prompt::VaultInfo;
 use vault_agent::protocol::{AgentEvent, ApprovalDecision, ApprovalRequest, ErrorKind, ModelRequest, Question};
-use vault_agent::provider::{ScriptedProvider, Turn};
+use vault_agent::provider::{ModelProvider, ScriptedProvider, Turn};
 use vault_agent::vault::{walk_files, Listing, MemoryVault, Stat, Vault, VaultPath};
 
 pub fn p(raw: &str) -> VaultPath {
@@ -232,9 +232,14 @@ impl Harness {
 
     /// A task with the id `id` (tasks of one harness that must be told apart: undo, recipes).
     pub fn task_named(&self, config: AgentConfig, id: &str) -> AgentTask {
+        self.task_through(config, id, self.provider.clone())
+    }
+
+    /// A task `id` whose model calls go through `provider` (one wrapping the scripted model).
+    pub fn task_through(&self, config: AgentConfig, id: &str, provider: Rc<dyn ModelProvider>) -> AgentTask {
         block_on(AgentTask::new(TaskSetup {
             config,
-            provider: self.provider.clone(),
+            provider,
             vault: self.vault.clone(),
             clock: self.clock.clone(),
             host: self.host.clone(),
