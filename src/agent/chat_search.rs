@@ -272,9 +272,16 @@ fn passage_end(text: &str, start: usize) -> usize {
 /// `text` as it is searched: lower case, and Latin letters without their accents, so that a word
 /// typed without them finds it ("cafe" finds "Café", "strasse" "Straße").
 fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let mut folded = String::with_capacity(text.len());
     for c in text.chars() {
-        fold_char(c, &mut folded);
+        if c.is_ascii() {
+            folded.push(c.to_ascii_lowercase());
+        } else {
+            fold_char(c, &mut folded);
+        }
     }
     folded
 }
