@@ -2767,7 +2767,11 @@ test("the chat history finds a chat by what was said in it, and opens it where i
   const confirm = page.locator(".modal", { hasText: "Delete this chat?" });
   await confirm.waitFor();
   assert.match(await confirm.innerText(), /“Tell me about bread” and its saved results go\./);
-  await page.screenshot({ path: `${ARTIFACTS}/history-delete-mobile-light.png` });
+  for (const theme of ["light", "dark"]) {
+    await setTheme(page, theme);
+    await page.screenshot({ path: `${ARTIFACTS}/history-delete-mobile-${theme}.png` });
+  }
+  await setTheme(page, "light");
   await confirm.getByRole("button", { name: "Cancel" }).click();
   await confirm.waitFor({ state: "detached" });
   await rows(1);
