@@ -715,7 +715,6 @@ export class ChatView extends ItemView {
 
   /** The chat shown here was deleted: a new one takes its place. */
   chatDeleted(): void {
-    this.saved = { id: "", title: "" };
     this.newChat();
   }
 

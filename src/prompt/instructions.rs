@@ -43,8 +43,8 @@ pub struct VaultInstructions {
 }
 
 impl VaultInstructions {
-    /// Reads rules and skills (missing folders and files are empty) and the Daily notes
-    /// settings in Obsidian's settings folder `config_dir` (daily, weekly and monthly notes). Memory is left empty.
+    /// Reads rules and skills (missing folders and files are empty) and, in Obsidian's settings
+    /// folder `config_dir`, where the daily, weekly and monthly notes are. Memory is left empty.
     pub async fn load(vault: &dyn Vault, config_dir: &str) -> Result<Self> {
         let mut rules = Vec::new();
         for (path, text) in markdown_files(vault, RULES_FOLDER).await? {
